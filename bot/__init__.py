@@ -1,0 +1,3 @@
+"""The AI Safety Claims registry bot."""
+
+__version__ = "0.1.0"
