@@ -1,0 +1,30 @@
+"""Settings the bot itself owns (not the registry's rules), read once at the edge.
+
+Thresholds that decide evidence or verdicts live in `shared-rules/common-v1.yaml` and the market
+contracts, never here. These are safety caps on what the bot is willing to read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Limits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Caps checked before parsing, so a hostile file costs bounded time and memory."""
+
+    # Every YAML file the registry holds is a short, hand-written document.
+    max_yaml_bytes: int = 1_000_000
+    # Nesting deeper than this is refused before PyYAML's recursive composer overflows.
+    max_yaml_depth: int = 64
+    # One JSONL record (a case or a trial); a 48 MiB line cost 867 MiB in `json` (SECURITY-NOTES).
+    max_jsonl_line_bytes: int = 1_000_000
+    max_jsonl_bytes: int = 512 * 1024 * 1024
+    # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
+    max_attempt_files: int = 200
+    max_attempt_file_bytes: int = 600 * 1024 * 1024
+    # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
+    fetch_timeout: float = 20.0
+    fetch_deadline: float = 600.0

@@ -1,0 +1,137 @@
+"""JSON Schema validation (draft 2020-12) whose errors come back as findings with file and line.
+
+The schemas are the bot's own (`schemas/` beside the package, from the trusted checkout), never
+the copy inside a pull request. A `date-time` that is a date-time without an offset is reported
+as `timestamp-naive`, every other error as `schema`, naming the field and the line it is on.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+
+from bot.findings import Code, Finding
+from bot.load.document import FieldPath
+from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
+
+__all__ = ["SCHEMA_DIR", "SCHEMA_NAMES", "validate"]
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+_BASE = "https://ai-safety-claims.github.io/registry/schemas/"
+SCHEMA_NAMES = (
+    "shared-rules",
+    "market",
+    "attempt",
+    "freeze",
+    "freeze-case",
+    "trial",
+    "scores",
+    "certificate",
+    "judgments",
+    "challenge-run",
+    "adapter",
+)
+# A file with thousands of bad lines reports the first ones; the count says how many more.
+_MAX_ERRORS_PER_DOCUMENT = 20
+_MAX_MESSAGE = 300
+
+_FORMATS = FormatChecker(formats=())
+
+
+@_FORMATS.checks("date-time")
+def _is_timestamp(value: object) -> bool:
+    return not isinstance(value, str) or parse_timestamp(value) is not None
+
+
+@_FORMATS.checks("date")
+def _is_date(value: object) -> bool:
+    return not isinstance(value, str) or parse_date(value) is not None
+
+
+@cache
+def _validators() -> dict[str, Draft202012Validator]:
+    resources = []
+    for file in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        contents = json.loads(file.read_text(encoding="utf-8"))
+        resources.append((contents["$id"], Resource.from_contents(contents)))
+    registry: Registry = Registry().with_resources(resources)
+    validators = {}
+    for name in SCHEMA_NAMES:
+        schema = registry.contents(f"{_BASE}{name}.schema.json")
+        Draft202012Validator.check_schema(schema)
+        validators[name] = Draft202012Validator(schema, registry=registry, format_checker=_FORMATS)
+    return validators
+
+
+def _field(path: FieldPath) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text or "(top level)"
+
+
+def _is_naive(error: ValidationError) -> bool:
+    if not isinstance(error.instance, str) or not is_naive_timestamp(error.instance):
+        return False
+    if error.validator == "format":
+        return error.validator_value == "date-time"
+    return any(_is_naive(sub) for sub in error.context or ())
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _message(error: ValidationError) -> str:
+    field = _field(tuple(error.absolute_path))
+    if _is_naive(error):
+        text = (
+            f"got {_short(error.instance)}, a time without a UTC offset; write it in RFC 3339"
+            " with Z or +HH:MM, e.g. 2027-01-31T09:00:00Z"
+        )
+    elif error.validator == "required" or error.validator == "additionalProperties":
+        text = error.message
+    elif error.validator in ("oneOf", "anyOf"):
+        text = f"{_short(error.instance)} matches none of the allowed forms"
+    elif error.validator == "format":
+        text = f"got {_short(error.instance)}, expected a {error.validator_value}"
+    else:
+        text = error.message
+    text = f"{field}: {text}"
+    return text if len(text) <= _MAX_MESSAGE else f"{text[: _MAX_MESSAGE - 3]}..."
+
+
+def validate(
+    name: str,
+    data: object,
+    file: str,
+    lines: Mapping[FieldPath, int] | None = None,
+    line: int | None = None,
+) -> list[Finding]:
+    """Validate `data` against schema `name`. Return one finding per error (capped).
+
+    `lines` maps field paths to lines (a YAML document); `line` is the line of a JSONL record.
+    """
+    validator = _validators()[name]
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    findings = []
+    for error in errors[:_MAX_ERRORS_PER_DOCUMENT]:
+        where = tuple(error.absolute_path)
+        at = line
+        if lines is not None:
+            at = next(
+                (lines[where[:n]] for n in range(len(where), -1, -1) if where[:n] in lines), None
+            )
+        code = Code.TIMESTAMP_NAIVE if _is_naive(error) else Code.SCHEMA
+        findings.append(Finding(code, _message(error), file, at))
+    if len(errors) > _MAX_ERRORS_PER_DOCUMENT:
+        more = len(errors) - _MAX_ERRORS_PER_DOCUMENT
+        findings.append(Finding(Code.SCHEMA, f"... and {more} more schema errors", file, line))
+    return findings

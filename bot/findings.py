@@ -1,0 +1,98 @@
+"""The only vocabulary for problems: a `Finding` is a reason code, a message, a file and a line.
+
+Problems in a user's registry are data, collected into lists, never raised. Reason codes are
+stable strings that tests and docs key on (SPEC section 12; every code is documented in
+`docs/reason-codes.md`, and a test checks that the two lists agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["Code", "Finding", "Severity"]
+
+
+class Code(StrEnum):
+    """Stable reason codes. The value is what reports print and what tests match."""
+
+    # Reading files (bot/load)
+    FILE_MISSING = "file-missing"
+    FILE_TOO_LARGE = "file-too-large"
+    YAML_UNSAFE = "yaml-unsafe"
+    YAML_INVALID = "yaml-invalid"
+    JSONL_INVALID = "jsonl-invalid"
+    SCHEMA = "schema"
+    TIMESTAMP_NAIVE = "timestamp-naive"
+    # The attempt folder
+    SYMLINK = "symlink"
+    ATTEMPT_LOCATION = "attempt-location"
+    PATH_OUTSIDE_ATTEMPT = "path-outside-attempt"
+    MARKET_UNKNOWN = "market-unknown"
+    KIND_NOT_ACCEPTED = "kind-not-accepted"
+    # Cases and trials (SPEC 4)
+    CASE_HASH_MISMATCH = "case-hash-mismatch"
+    DUPLICATE_CASE = "duplicate-case"
+    DUPLICATE_TRIAL = "duplicate-trial"
+    UNKNOWN_CASE = "unknown-case"
+    RAW_LOG_HASH_MISMATCH = "raw-log-hash-mismatch"
+    RAW_LOG_EXCERPT = "raw-log-excerpt"
+    RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
+    FREEZE_ORDER = "freeze-order"
+    TRIAL_BEFORE_FREEZE = "trial-before-freeze"
+    WITHHELD_FIELD_LEAK = "withheld-field-leak"
+    # Later stages (SPEC 4, 7, 9): reserved here so the vocabulary is in one place.
+    SCORE_TABLE_MISMATCH = "score-table-mismatch"
+    ADAPTER_MISMATCH = "adapter-mismatch"
+    ADAPTER_FAILED = "adapter-failed"
+    RELEASED_DATA_HASH = "released-data-hash"
+    SAMPLE_SIZE = "sample-size"
+    SYSTEMS_FLOOR = "systems-floor"
+    FAMILY_COVERAGE = "family-coverage"
+    BAR_NOT_EXERCISED = "bar-not-exercised"
+    ADVERSARIAL_BUDGET = "adversarial-budget"
+    UNIVERSAL_ABSTENTION = "universal-abstention"
+    EVIDENCE_LATE = "evidence-late"
+    FILED_LATE = "filed-late"
+    JUDGED_NOT_QUALIFYING = "judged-not-qualifying"
+    UNRESOLVED_JUDGMENT = "unresolved-judgment"
+    # The registry itself (maintainers' files): an environment error, exit code 2.
+    REGISTRY_INVALID = "registry-invalid"
+
+
+class Severity(StrEnum):
+    """`error` makes evidence invalid; `warning` is shown but changes no verdict."""
+
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem: what (code), why (message: "got X, expected Y"), where (file, line).
+
+    `file` is a POSIX path relative to the registry root (or as given on the command line);
+    `line` is 1-based, or None when the problem concerns the whole file or folder.
+    """
+
+    code: Code
+    message: str
+    file: str | None = None
+    line: int | None = None
+    severity: Severity = Severity.ERROR
+
+    def to_json(self) -> dict[str, object]:
+        """The SPEC 12 shape: {"code", "message", "file", "line"} (+ severity)."""
+        return {
+            "code": self.code.value,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "severity": self.severity.value,
+        }
+
+    def location(self) -> str:
+        """`file:line`, `file`, or an empty string."""
+        if self.file is None:
+            return ""
+        return f"{self.file}:{self.line}" if self.line is not None else self.file

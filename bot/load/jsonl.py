@@ -1,0 +1,133 @@
+"""JSONL read line by line, with the line number of every record and of every refusal.
+
+Refused, each as a `jsonl-invalid` finding with its line (SECURITY-NOTES, "Parsers"):
+a byte order mark, blank lines, lines over `Limits.max_jsonl_line_bytes` (read with a cap, so
+a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN/Infinity and
+numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
+silently), and lines that are not a JSON object. One bad line never hides the next.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+from bot.config import Limits
+from bot.findings import Code, Finding
+from bot.load.document import Record
+
+__all__ = ["load_jsonl", "parse_jsonl"]
+
+_BOM = b"\xef\xbb\xbf"
+_CHUNK = 1 << 16
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _no_constant(name: str) -> object:
+    raise _Bad(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Bad(f"number {text[:40]} is out of range")
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    result: dict[str, object] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Bad(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _decode(raw: bytes) -> object:
+    return json.loads(
+        raw.decode("utf-8"),
+        parse_constant=_no_constant,
+        parse_float=_finite_float,
+        object_pairs_hook=_unique_keys,
+    )
+
+
+def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
+    """Yield (line without its newline, too_long). A too-long line is skipped, not buffered."""
+    while True:
+        raw = stream.readline(cap + 1)
+        if not raw:
+            return
+        if len(raw) > cap and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # drain the rest of the line in chunks
+                raw = stream.readline(_CHUNK)
+            yield b"", True
+            continue
+        yield raw.rstrip(b"\n").removesuffix(b"\r"), False
+
+
+def parse_jsonl(
+    stream: BinaryIO, path: str, limits: Limits = Limits()
+) -> tuple[list[Record], list[Finding]]:
+    """Read JSONL from a binary stream. Return the object records and the refused lines."""
+    records: list[Record] = []
+    findings: list[Finding] = []
+    cap = limits.max_jsonl_line_bytes
+
+    def refuse(message: str, line: int) -> None:
+        findings.append(Finding(Code.JSONL_INVALID, message, path, line))
+
+    for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
+        if too_long:
+            refuse(f"line longer than {cap} bytes", number)
+            continue
+        if raw.startswith(_BOM):
+            refuse(
+                "byte order mark (BOM) at the start of the line; save as UTF-8 without BOM", number
+            )
+            continue
+        if not raw.strip():
+            refuse("blank line (every line must hold one JSON object)", number)
+            continue
+        try:
+            value = _decode(raw)
+        except UnicodeDecodeError as error:
+            refuse(f"not UTF-8 text ({error.reason} at byte {error.start})", number)
+            continue
+        except _Bad as error:
+            refuse(str(error), number)
+            continue
+        except json.JSONDecodeError as error:
+            refuse(f"not JSON: {error.msg} at column {error.colno}", number)
+            continue
+        except (ValueError, RecursionError) as error:
+            refuse(f"not readable JSON: {type(error).__name__}: {str(error)[:120]}", number)
+            continue
+        if not isinstance(value, dict):
+            refuse(f"got a JSON {type(value).__name__}, expected an object", number)
+            continue
+        records.append(Record(number, value))
+    return records, findings
+
+
+def load_jsonl(
+    file: Path, display: str, limits: Limits = Limits()
+) -> tuple[list[Record], list[Finding]]:
+    """Read a JSONL file; `display` is the path reports show. See `parse_jsonl`."""
+    try:
+        size = file.stat().st_size
+        if size > limits.max_jsonl_bytes:
+            message = f"{size} bytes, over the {limits.max_jsonl_bytes}-byte limit"
+            return [], [Finding(Code.JSONL_INVALID, message, display)]
+        with file.open("rb") as stream:
+            return parse_jsonl(stream, display, limits)
+    except FileNotFoundError:
+        return [], [Finding(Code.FILE_MISSING, "file not found", display)]
+    except OSError as error:
+        return [], [Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", display)]

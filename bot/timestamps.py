@@ -1,0 +1,53 @@
+"""RFC 3339 timestamps with an explicit offset, and plain dates.
+
+Comparing naive and aware datetimes raises TypeError (SECURITY-NOTES), so a naive time is
+refused when it is read and everything past the loader holds aware datetimes.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+
+__all__ = ["is_naive_timestamp", "parse_date", "parse_timestamp"]
+
+# RFC 3339 section 5.6 `date-time`: https://www.rfc-editor.org/rfc/rfc3339#section-5.6
+_DATE_TIME = re.compile(
+    r"\A(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})\Z"
+)
+_NAIVE = re.compile(r"\A\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\Z")
+_DATE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+
+
+def parse_timestamp(text: str) -> datetime | None:
+    """Return the aware datetime (in UTC) that `text` names, or None if it is not RFC 3339."""
+    match = _DATE_TIME.match(text)
+    if match is None:
+        return None
+    # Python keeps microseconds: pad or cut the fraction to six digits.
+    fraction = match.group(7)[:7].ljust(7, "0") if match.group(7) else ""
+    offset = match.group(8).upper()
+    normalized = (
+        f"{match.group(1)}-{match.group(2)}-{match.group(3)}T"
+        f"{match.group(4)}:{match.group(5)}:{match.group(6)}{fraction}"
+        f"{'+00:00' if offset == 'Z' else offset}"
+    )
+    try:
+        return datetime.fromisoformat(normalized).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def is_naive_timestamp(text: str) -> bool:
+    """True when `text` looks like a date-time without an offset (or a bare date)."""
+    return _NAIVE.match(text) is not None
+
+
+def parse_date(text: str) -> date | None:
+    """Return the calendar date `YYYY-MM-DD` names, or None."""
+    if _DATE.match(text) is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        return None
