@@ -39,6 +39,7 @@ class Code(StrEnum):
     RAW_LOG_EXCERPT = "raw-log-excerpt"
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
     FREEZE_ORDER = "freeze-order"
+    FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
     # Later stages (SPEC 4, 7, 9): reserved here so the vocabulary is in one place.

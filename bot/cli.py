@@ -1,0 +1,159 @@
+"""`claims`: parse arguments, build the objects a command needs, run it, return an exit code.
+
+Exit codes (SPEC 12): 0 all evidence valid, 1 some evidence invalid, 2 usage or environment
+error (including problems in the registry's own files, which a maintainer must fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from bot import __version__
+from bot.errors import ClaimsError
+from bot.findings import Finding
+
+__all__ = ["main"]
+
+EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="claims", description="The AI Safety Claims registry bot."
+    )
+    parser.add_argument("--version", action="version", version=f"claims {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    verify = commands.add_parser(
+        "verify",
+        help="check attempt folders' evidence",
+        description="Check every evidence rule of SPEC 4 on attempt folders and report "
+        "each problem with its reason code, file and line.",
+    )
+    verify.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="attempt folders, or folders holding them (default: attempts/, "
+        "or with --base-ref the attempt folders the branch changes)",
+    )
+    verify.add_argument(
+        "--registry",
+        type=Path,
+        metavar="ROOT",
+        help="the registry root (default: found above PATH or here)",
+    )
+    verify.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    verify.add_argument(
+        "--markdown",
+        type=Path,
+        metavar="FILE",
+        help="write a Markdown report (for a PR comment) here",
+    )
+    verify.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="the base branch of a pull request (default: main): freeze order is "
+        "read from it and the branch may change only its attempt folders",
+    )
+    verify.add_argument(
+        "--fetch-raw-logs",
+        action="store_true",
+        help="also download raw_log.url and check its sha256, size, head, tail",
+    )
+    verify.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
+
+    demo = commands.add_parser(
+        "demo",
+        help="build the demo registry in a temporary git repository and verify it",
+        description="Build examples/ into a fresh git repository with dated commits "
+        "(freezes merged before the runs), then run verify on it and print the results.",
+    )
+    demo.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="build the demo registry here and keep it (default: a temp folder)",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run `claims` with `argv`; return the exit code."""
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "verify":
+            return _verify(args)
+        if args.command == "demo":
+            from bot.demo.run import run_demo
+
+            return run_demo(args.keep)
+    except ClaimsError as error:
+        print(error.diagnostics(), file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:  # pragma: no cover
+        return EXIT_ERROR
+    raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from bot.history import History, open_history
+    from bot.registry import attempt_folders, open_registry
+    from bot.report.json_ import render_json
+    from bot.report.markdown import render_markdown
+    from bot.report.text import render_text
+    from bot.verify import VerifyOptions, changed_attempt_folders, check_changes, verify_attempt
+
+    start = args.paths[0] if args.paths else Path.cwd()
+    registry = open_registry(args.registry, start)
+    history = open_history(registry.root, args.base_ref)
+    change_findings: list[Finding] = []
+    paths = list(args.paths)
+    if args.base_ref and isinstance(history, History):
+        changes = history.changes()
+        changed = changed_attempt_folders(changes)
+        if not paths:
+            paths = [registry.root / f for f in changed if (registry.root / f).is_dir()]
+            if not paths:
+                raise ClaimsError(f"the branch changes no attempt folder against {args.base_ref}")
+        change_findings = check_changes(changes, changed)
+    folders = attempt_folders(registry.root, paths)
+    if not folders:
+        raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
+    fetcher = None
+    if args.fetch_raw_logs:
+        from bot.fetch import check_raw_log_url
+
+        fetcher = check_raw_log_url
+    options = VerifyOptions(history=history, fetch_raw_log=fetcher)
+    verdicts = [
+        replace(verdict, findings=(*change_findings, *verdict.findings))
+        for verdict in (verify_attempt(registry, folder, options) for folder in folders)
+    ]
+    registry_findings = list(dict.fromkeys(f for v in verdicts for f in v.registry_findings))
+    base_ref = history.base_ref if isinstance(history, History) else None
+    if args.json:
+        _write(args.json, render_json(verdicts, registry_findings, base_ref))
+    if args.markdown:
+        _write(args.markdown, render_markdown(verdicts, registry_findings))
+    text = render_text(verdicts, registry_findings)
+    print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
+    if registry_findings:
+        return EXIT_ERROR
+    return EXIT_INVALID if any(v.evidence == "invalid" for v in verdicts) else EXIT_VALID
+
+
+def _write(path: Path, text: str) -> None:
+    """Write atomically: a crash never leaves a half-written report."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        raise ClaimsError(f"cannot write {path}: {error.strerror}") from None

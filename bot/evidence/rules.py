@@ -1,0 +1,259 @@
+"""Cross-record evidence rules (SPEC 4): values in, findings out, no I/O.
+
+Each function checks one rule of the seed's Evidence and Statistics sections and returns the
+findings it produced, so a caller can run them all and report every problem at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+import rfc8785
+
+from bot.evidence.models import Case, Trial
+from bot.evidence.schema import validate
+from bot.findings import Code, Finding
+from bot.load.document import Record
+from bot.timestamps import parse_date, parse_timestamp
+
+__all__ = [
+    "RawLogFile",
+    "case_hash",
+    "check_cases",
+    "check_raw_log",
+    "check_trial_order",
+    "check_trials",
+    "check_withheld",
+    "evidence_digest",
+    "paper_freeze_time",
+]
+
+
+def case_hash(content: Mapping[str, Any]) -> str:
+    """Hex SHA-256 of the RFC 8785 (JCS) canonical form of `content`.
+
+    Raises `rfc8785.CanonicalizationError` for values JCS cannot represent (e.g. integers
+    beyond 2**53, which JSON numbers cannot carry exactly).
+    """
+    return hashlib.sha256(rfc8785.dumps(content)).hexdigest()
+
+
+def check_cases(records: Sequence[Record], file: str) -> tuple[dict[str, Case], list[Finding]]:
+    """Schema, content hash and unique ids of frozen cases. Return cases by id and findings."""
+    cases: dict[str, Case] = {}
+    findings: list[Finding] = []
+    for record in records:
+        problems = validate("freeze-case", record.data, file, line=record.line)
+        if problems:
+            findings += problems
+            continue
+        case = Case.from_data(record.line, record.data)
+        if case.case_id in cases:
+            first = cases[case.case_id].line
+            message = f"case_id {case.case_id!r} appears again (first on line {first})"
+            findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            continue
+        cases[case.case_id] = case
+        if case.content is not None:
+            try:
+                actual = case_hash(case.content)
+            except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
+                message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
+                findings.append(Finding(Code.SCHEMA, message, file, record.line))
+                continue
+            if actual != case.sha256:
+                message = (
+                    f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
+                    f" its content hashes to {actual}"
+                )
+                findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
+    if not records:
+        findings.append(Finding(Code.SCHEMA, "no frozen cases: the file is empty", file))
+    return cases, findings
+
+
+def check_trials(
+    records: Sequence[Record],
+    cases: Mapping[str, Case] | None,
+    unit_keys: Sequence[str],
+    file: str,
+) -> tuple[list[Trial], list[Finding]]:
+    """Schema, one trial per case, known cases, unit keys present. Return trials and findings.
+
+    `cases` is None when freeze-cases.jsonl could not be read; unknown-case is then not judged.
+    """
+    trials: list[Trial] = []
+    first_line: dict[str, int] = {}
+    findings: list[Finding] = []
+    for record in records:
+        problems = validate("trial", record.data, file, line=record.line)
+        missing = [key for key in unit_keys if key not in record.data]
+        if missing:
+            message = (
+                f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
+                " (null means 'not applicable')"
+            )
+            problems.append(Finding(Code.SCHEMA, message, file, record.line))
+        if problems:
+            findings += problems
+            continue
+        started_at = parse_timestamp(record.data["started_at"])
+        assert started_at is not None  # the schema's date-time format checked it
+        trial = Trial.from_data(record.line, record.data, started_at)
+        if trial.case_id in first_line:
+            message = (
+                f"a second trial for case {trial.case_id!r} (first on line"
+                f" {first_line[trial.case_id]}); the rules allow exactly one trial per case"
+            )
+            findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
+            continue
+        first_line[trial.case_id] = record.line
+        if cases is not None and trial.case_id not in cases:
+            message = f"trial names case {trial.case_id!r}, which is not in freeze-cases.jsonl"
+            findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
+            continue
+        trials.append(trial)
+    if not records:
+        findings.append(Finding(Code.SCHEMA, "no trials: the file is empty", file))
+    return trials, findings
+
+
+def check_trial_order(
+    trials: Iterable[Trial], freeze_time: datetime, what: str, file: str
+) -> list[Finding]:
+    """Every trial must start strictly after `freeze_time` (`trial-before-freeze`)."""
+    return [
+        Finding(
+            Code.TRIAL_BEFORE_FREEZE,
+            f"trial of case {trial.case_id!r} started at {trial.started_at.isoformat()},"
+            f" not after {what} ({freeze_time.isoformat()})",
+            file,
+            trial.line,
+        )
+        for trial in trials
+        if trial.started_at <= freeze_time
+    ]
+
+
+def paper_freeze_time(text: str) -> datetime | None:
+    """The instant a paper's dated freeze ends: a timestamp as given, a date at its last moment.
+
+    A freeze dated only by day is taken to hold until the end of that day anywhere on Earth
+    (UTC-12), so no trial of that day can count as after it.
+    """
+    moment = parse_timestamp(text)
+    if moment is not None:
+        return moment
+    day = parse_date(text)
+    if day is None:
+        return None
+    return datetime.combine(day + timedelta(days=1), time(12, 0), tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class RawLogFile:
+    """A file under raw-log/: its name, size and SHA-256, and its bytes for excerpts."""
+
+    name: str
+    size: int
+    sha256: str
+
+
+def check_raw_log(
+    files: Sequence[RawLogFile],
+    claim: Mapping[str, Any],
+    max_local_log_bytes: int,
+    excerpt_bytes: int,
+    folder: str,
+    attempt_file: str,
+    claim_line: int | None,
+) -> list[Finding]:
+    """The raw log is kept whole (hash and size equal `raw_log`) or as exact head/tail excerpts.
+
+    Whole: one file, at most `max_local_log_bytes`, whose sha256 and size equal the claim.
+    Excerpts: exactly `head` and `tail`, each exactly `excerpt_bytes`, and the claimed full
+    size over `max_local_log_bytes` (a log that fits must be kept whole).
+    """
+    names = sorted(file.name for file in files)
+    claimed_size = int(claim["bytes"])
+    if not files:
+        return [Finding(Code.FILE_MISSING, "raw-log/ holds no file", folder)]
+    if names == ["head", "tail"]:
+        findings = []
+        if claimed_size <= max_local_log_bytes:
+            message = (
+                f"raw_log.bytes is {claimed_size}, within the {max_local_log_bytes}-byte limit:"
+                " keep the whole log in raw-log/, not excerpts"
+            )
+            findings.append(Finding(Code.RAW_LOG_EXCERPT, message, attempt_file, claim_line))
+        for file in files:
+            if file.size != excerpt_bytes:
+                message = f"got {file.size} bytes, expected exactly {excerpt_bytes}"
+                findings.append(Finding(Code.RAW_LOG_EXCERPT, message, f"{folder}/{file.name}"))
+        return findings
+    if len(files) != 1 or names[0] in ("head", "tail"):
+        message = (
+            f"raw-log/ holds {', '.join(names)}: expected the whole log as one file, or"
+            " exactly two excerpts named head and tail"
+        )
+        return [Finding(Code.RAW_LOG_EXCERPT, message, folder)]
+    whole = files[0]
+    path = f"{folder}/{whole.name}"
+    if whole.size > max_local_log_bytes:
+        message = (
+            f"{whole.size} bytes, over the {max_local_log_bytes}-byte limit: keep its first"
+            f" and last {excerpt_bytes} bytes as raw-log/head and raw-log/tail"
+        )
+        return [Finding(Code.RAW_LOG_EXCERPT, message, path)]
+    findings = []
+    if whole.size != claimed_size:
+        message = f"the log has {whole.size} bytes, raw_log.bytes says {claimed_size}"
+        findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
+    if whole.sha256 != claim["sha256"]:
+        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim['sha256']}"
+        findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
+    return findings
+
+
+def check_withheld(
+    records: Iterable[Record], withholdable: Sequence[str], file: str
+) -> list[Finding]:
+    """No field the contract marks withholdable appears, at any depth, in a published record."""
+    if not withholdable:
+        return []
+    hidden = set(withholdable)
+    findings = []
+    for record in records:
+        leaked = sorted(_keys(record.data) & hidden)
+        if leaked:
+            message = f"withholdable field(s) {', '.join(leaked)} must never be published"
+            findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, record.line))
+    return findings
+
+
+def _keys(value: object, depth: int = 0) -> set[str]:
+    if depth > 64:
+        return set()
+    if isinstance(value, dict):
+        found = set(value)
+        for item in value.values():
+            found |= _keys(item, depth + 1)
+        return found
+    if isinstance(value, list):
+        return set().union(*(_keys(item, depth + 1) for item in value)) if value else set()
+    return set()
+
+
+def evidence_digest(file_hashes: Mapping[str, str]) -> str:
+    """SHA-256 of the sorted `path sha256` lines of every file but judgments.yaml (SPEC 8).
+
+    Paths are POSIX, relative to the attempt folder; each line ends with a newline.
+    """
+    lines = sorted(
+        f"{path} {sha}\n" for path, sha in file_hashes.items() if path != "judgments.yaml"
+    )
+    return hashlib.sha256("".join(lines).encode("utf-8")).hexdigest()

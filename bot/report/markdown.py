@@ -1,0 +1,91 @@
+"""Markdown for a pull-request comment or a job summary.
+
+Messages quote filer-controlled text (case ids, file names), so everything is made inert:
+NFC, control and bidirectional-override characters removed, Markdown and HTML escaped,
+@mentions and #references broken with a zero-width joiner, and lengths capped
+(GitHub comments hold 65,536 characters).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from bot.findings import Finding
+from bot.verdict import AttemptVerdict
+
+__all__ = ["MAX_COMMENT", "escape", "render_markdown"]
+
+MAX_COMMENT = 60_000
+_MAX_FINDINGS_SHOWN = 50
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+
+
+def escape(text: str, limit: int = 500) -> str:
+    """Return `text` safe to place in Markdown: no markup, links, mentions or hidden text."""
+    text = unicodedata.normalize("NFC", text)
+    text = _INVISIBLE.sub("", text).replace("\n", " ").replace("\r", " ")
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    text = text.replace("&", "&amp;")
+    text = _MARKDOWN.sub(r"\\\1", text)
+    return text.replace("@", "@\u2060")
+
+
+def _row(finding: Finding) -> str:
+    where = escape(finding.location() or "-", 200)
+    return f"| `{finding.code.value}` | {where} | {escape(finding.message)} |"
+
+
+def render_markdown(
+    verdicts: Sequence[AttemptVerdict], registry_findings: Sequence[Finding] = ()
+) -> str:
+    """Return the comment body: a summary table, then each attempt's problems."""
+    invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
+    headline = "✅ Evidence valid" if not invalid else f"❌ Evidence invalid ({invalid})"
+    parts = [
+        f"### {headline}",
+        "",
+        "| attempt | market | kind | evidence | problems |",
+        "|---|---|---|---|---|",
+    ]
+    for verdict in verdicts:
+        parts.append(
+            f"| {escape(verdict.attempt, 200)} | {verdict.market or '?'} |"
+            f" {escape(verdict.kind or '?', 20)} | {verdict.evidence} |"
+            f" {len(verdict.findings)} |"
+        )
+    for verdict in verdicts:
+        if not verdict.findings:
+            continue
+        parts += [
+            "",
+            f"#### {escape(verdict.attempt, 200)}",
+            "",
+            "| code | where | problem |",
+            "|---|---|---|",
+        ]
+        parts += [_row(finding) for finding in verdict.findings[:_MAX_FINDINGS_SHOWN]]
+        if len(verdict.findings) > _MAX_FINDINGS_SHOWN:
+            more = len(verdict.findings) - _MAX_FINDINGS_SHOWN
+            parts.append(f"| … | | {more} more; run `claims verify` locally for all |")
+    if registry_findings:
+        parts += [
+            "",
+            "#### Registry problems (for maintainers)",
+            "",
+            "| code | where | problem |",
+            "|---|---|---|",
+        ]
+        parts += [_row(finding) for finding in registry_findings[:_MAX_FINDINGS_SHOWN]]
+    digests = [v for v in verdicts if v.digest]
+    if digests:
+        parts += ["", "<details><summary>Evidence digests</summary>", ""]
+        parts += [f"- {escape(v.attempt, 200)}: `{v.digest}`" for v in digests]
+        parts += ["", "</details>"]
+    body = "\n".join(parts) + "\n"
+    if len(body) > MAX_COMMENT:
+        body = body[: MAX_COMMENT - 80] + "\n\n… (truncated; the JSON report has everything)\n"
+    return body

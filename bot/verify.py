@@ -1,0 +1,474 @@
+"""`claims verify`: read one attempt folder, run every evidence rule, return its verdict.
+
+This is the imperative shell around the pure rules in `bot/evidence/rules.py`: it reads files
+(never following links), asks git when the freeze landed, optionally streams the raw log, and
+collects every finding. One bad file never hides the next: each step runs on whatever the
+earlier steps could read.
+
+Steps (numbers repeated inline):
+ 1. scan the folder: regular files only, with sizes and hashes (the evidence digest);
+ 2. attempt.yaml, its market (market 14 and unknown markets refused) and its location;
+ 3. freeze.yaml and freeze-cases.jsonl (schema, case hashes, unique ids);
+ 4. trials.jsonl (schema, one trial per case, known cases, unit keys);
+ 5. the other files that have schemas (scores, certificates, judgments, adapter);
+ 6. the raw log, kept whole or as excerpts, and with --fetch-raw-logs its URL;
+ 7. freeze order: run attempts against git, wrapped against the paper's freeze, challenge
+    attempts against the run's freeze-cases;
+ 8. hidden suites: no withholdable field in a published file;
+ 9. a pull request's diff, with --base-ref: nothing outside its attempt folders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from bot.config import Limits
+from bot.evidence.models import Case, Trial
+from bot.evidence.rules import (
+    RawLogFile,
+    check_cases,
+    check_raw_log,
+    check_trial_order,
+    check_trials,
+    check_withheld,
+    evidence_digest,
+    paper_freeze_time,
+)
+from bot.evidence.schema import validate
+from bot.findings import Code, Finding, Severity
+from bot.history import Change, History
+from bot.load.document import Document, Record
+from bot.load.folder import FileEntry, read_regular, scan_folder
+from bot.load.jsonl import load_jsonl
+from bot.load.yaml_ import load_yaml
+from bot.models import Market
+from bot.registry import Registry, market_path
+from bot.verdict import AttemptVerdict
+
+__all__ = [
+    "RawLogFetcher",
+    "VerifyOptions",
+    "changed_attempt_folders",
+    "check_changes",
+    "verify_attempt",
+]
+
+# (url, sha256, size, head, tail, file, line, limits) -> findings; bot.fetch provides it.
+RawLogFetcher = Callable[..., list[Finding]]
+
+_PROTECTED = ("markets/", "shared-rules/", "challenge-runs/", "bot/", ".github/", "schemas/")
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """How to verify: the base branch's history (or why it is unreadable) and the fetcher."""
+
+    history: History | str
+    fetch_raw_log: RawLogFetcher | None = None
+
+
+class _Attempt:
+    """The files of one attempt folder, read on demand, regular files only."""
+
+    def __init__(self, registry: Registry, folder: Path, display: str) -> None:
+        self.registry = registry
+        self.folder = folder
+        self.display = display
+        self.limits: Limits = registry.limits
+        self.findings: list[Finding] = []
+        self.entries: dict[str, FileEntry] = {}
+
+    def path(self, name: str) -> str:
+        return f"{self.display}/{name}"
+
+    def has(self, name: str) -> bool:
+        return name in self.entries
+
+    def yaml(self, name: str, schema: str, required: bool) -> Document | None:
+        if not self.has(name):
+            if required and not self._refused(name):
+                self.findings.append(Finding(Code.FILE_MISSING, "required file", self.path(name)))
+            return None
+        document, problems = load_yaml(self.folder / name, self.path(name), self.limits)
+        self.findings.extend(problems)
+        if document is None:
+            return None
+        problems = validate(schema, document.data, document.path, document.lines)
+        self.findings.extend(problems)
+        return None if problems else document
+
+    def jsonl(self, name: str, required: bool) -> list[Record] | None:
+        if not self.has(name):
+            if required and not self._refused(name):
+                self.findings.append(Finding(Code.FILE_MISSING, "required file", self.path(name)))
+            return None
+        records, problems = load_jsonl(self.folder / name, self.path(name), self.limits)
+        self.findings.extend(problems)
+        return records
+
+    def _refused(self, name: str) -> bool:
+        """True if the scan already reported this path (a symlink, say)."""
+        return any(f.file == self.path(name) for f in self.findings)
+
+
+def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> AttemptVerdict:
+    """Check one attempt folder's evidence. Returns its verdict; never raises for bad input."""
+    display = _display(registry.root, folder)
+    attempt = _Attempt(registry, folder, display)
+    rules = registry.rules
+
+    # 1. scan the folder
+    attempt.entries, problems = scan_folder(folder, display, registry.limits)
+    attempt.findings.extend(problems)
+    digest = evidence_digest({path: entry.sha256 for path, entry in attempt.entries.items()})
+
+    if _is_freeze_only(attempt):
+        return _verify_freeze_only(attempt, digest)
+
+    # 2. attempt.yaml, market, location
+    document = attempt.yaml("attempt.yaml", "attempt", required=True)
+    data: dict[str, Any] = document.data if document and isinstance(document.data, dict) else {}
+    market, registry_findings = _market(attempt, document, data)
+    kind: str | None = data.get("kind")
+    if document is not None:
+        _check_location(attempt, display, data, document)
+
+    # 3. freeze.yaml and freeze-cases.jsonl
+    freeze = attempt.yaml("freeze.yaml", "freeze", required=True)
+    case_records = attempt.jsonl("freeze-cases.jsonl", required=True)
+    cases: dict[str, Case] | None = None
+    if case_records is not None:
+        cases, problems = check_cases(case_records, attempt.path("freeze-cases.jsonl"))
+        attempt.findings.extend(problems)
+
+    # 4. trials.jsonl
+    unit_keys = market.unit_keys if market else rules.unit_keys
+    trial_records = attempt.jsonl("trials.jsonl", required=True)
+    trials: list[Trial] = []
+    if trial_records is not None:
+        trials, problems = check_trials(
+            trial_records, cases, unit_keys, attempt.path("trials.jsonl")
+        )
+        attempt.findings.extend(problems)
+
+    # 5. the other files with schemas
+    attempt.yaml("scores.yaml", "scores", required=False)
+    attempt.yaml("judgments.yaml", "judgments", required=False)
+    certificate_records = attempt.jsonl("certificates.jsonl", required=False) or []
+    for record in certificate_records:
+        attempt.findings += validate(
+            "certificate", record.data, attempt.path("certificates.jsonl"), line=record.line
+        )
+    if kind == "wrapped":
+        attempt.yaml("adapter/adapter.yaml", "adapter", required=True)
+
+    # 6. the raw log
+    if document is not None and "raw_log" in data:
+        _check_raw_log(attempt, data["raw_log"], document, options)
+
+    # 7. freeze order
+    if freeze is not None and isinstance(freeze.data, dict) and document is not None:
+        _check_freeze_order(attempt, kind, freeze, data, trials, options)
+
+    # 8. hidden suites
+    withholdable = market.withholdable if market else ()
+    for name, records in (("freeze-cases.jsonl", case_records), ("trials.jsonl", trial_records)):
+        attempt.findings += check_withheld(records or [], withholdable, attempt.path(name))
+
+    counts = {
+        "files": len(attempt.entries),
+        "cases": len(cases or {}),
+        "trials": len(trials),
+        "systems": len({trial.system for trial in trials}),
+        "families": len({cases[t.case_id].family for t in trials if cases and t.case_id in cases}),
+    }
+    return AttemptVerdict(
+        attempt=display,
+        market=data.get("market") if isinstance(data.get("market"), int) else None,
+        kind=kind,
+        findings=tuple(attempt.findings),
+        registry_findings=tuple(registry_findings),
+        digest=digest,
+        counts=counts,
+    )
+
+
+def _is_freeze_only(attempt: _Attempt) -> bool:
+    """A freeze filed ahead of its run: freeze files, and no attempt.yaml or trials yet."""
+    return (
+        attempt.has("freeze.yaml")
+        and not attempt.has("attempt.yaml")
+        and not attempt.has("trials.jsonl")
+        and not any(f.file == attempt.path("attempt.yaml") for f in attempt.findings)
+    )
+
+
+def _verify_freeze_only(attempt: _Attempt, digest: str) -> AttemptVerdict:
+    """3. only: a freeze pull request, checked before its run exists."""
+    attempt.yaml("freeze.yaml", "freeze", required=True)
+    records = attempt.jsonl("freeze-cases.jsonl", required=True)
+    cases: dict[str, Case] = {}
+    if records is not None:
+        cases, problems = check_cases(records, attempt.path("freeze-cases.jsonl"))
+        attempt.findings.extend(problems)
+    attempt.findings.append(
+        Finding(
+            Code.FREEZE_ONLY,
+            "only the freeze is filed: attempt.yaml, trials.jsonl and raw-log/ come in a later"
+            " pull request, after this freeze is merged",
+            attempt.display,
+            severity=Severity.WARNING,
+        )
+    )
+    return AttemptVerdict(
+        attempt=attempt.display,
+        market=None,
+        kind=None,
+        findings=tuple(attempt.findings),
+        digest=digest,
+        counts={"files": len(attempt.entries), "cases": len(cases)},
+    )
+
+
+def _display(root: Path, folder: Path) -> str:
+    try:
+        return folder.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return folder.as_posix()
+
+
+def _market(
+    attempt: _Attempt, document: Document | None, data: dict[str, Any]
+) -> tuple[Market | None, list[Finding]]:
+    """2. The attempt's market: refused when it is market 14 or has no contract."""
+    if document is None:
+        return None, []
+    number = int(data["market"])
+    rules = attempt.registry.rules
+    where = document.path, document.line_of(("market",))
+    if rules.budget_by_market.get(number) == "not_in_registry":
+        attempt.findings.append(Finding(Code.MARKET_UNKNOWN, rules.not_in_registry_message, *where))
+        return None, []
+    market, registry_findings = attempt.registry.market(number)
+    if market is None and not registry_findings:
+        message = f"market {number} has no contract in this registry ({market_path(number)})"
+        attempt.findings.append(Finding(Code.MARKET_UNKNOWN, message, *where))
+    if market is not None and data["kind"] not in market.kinds:
+        message = f"kind {data['kind']!r}: market {number} accepts {', '.join(market.kinds)}"
+        attempt.findings.append(
+            Finding(Code.KIND_NOT_ACCEPTED, message, document.path, document.line_of(("kind",)))
+        )
+    return market, registry_findings
+
+
+def _check_location(
+    attempt: _Attempt, display: str, data: dict[str, Any], document: Document
+) -> None:
+    """2. attempts/market-NN/<submitter>/<attempt>/, matching attempt.yaml."""
+    expected = f"attempts/market-{int(data['market']):02d}/{data['submitter']}/"
+    parts = PurePosixPath(display).parts
+    if not (display.startswith(expected) and len(parts) == 4):
+        message = (
+            f"the folder is {display}/, expected {expected}<attempt-slug>/ from attempt.yaml's"
+            " market and submitter"
+        )
+        attempt.findings.append(
+            Finding(Code.ATTEMPT_LOCATION, message, document.path, document.line_of(("submitter",)))
+        )
+        return
+    slug = parts[3]
+    if not (
+        3 <= len(slug) <= 64
+        and slug.replace("-", "").isalnum()
+        and slug.islower()
+        and not slug.startswith("-")
+        and not slug.endswith("-")
+    ):
+        message = f"attempt folder {slug!r}: use 3-64 lower-case letters, digits and hyphens"
+        attempt.findings.append(Finding(Code.ATTEMPT_LOCATION, message, display))
+
+
+def _check_raw_log(
+    attempt: _Attempt, claim: dict[str, Any], document: Document, options: VerifyOptions
+) -> None:
+    """6. raw-log/: whole and matching, or exact excerpts; with a fetcher, the URL too."""
+    rules = attempt.registry.rules
+    files = [
+        RawLogFile(path.removeprefix("raw-log/"), entry.size, entry.sha256)
+        for path, entry in attempt.entries.items()
+        if path.startswith("raw-log/")
+    ]
+    line = document.line_of(("raw_log",))
+    if not files and not any(f.file == attempt.path("raw-log") for f in attempt.findings):
+        attempt.findings.append(
+            Finding(
+                Code.FILE_MISSING,
+                "raw-log/ is missing: keep the harness's raw log here",
+                attempt.path("raw-log"),
+            )
+        )
+        return
+    problems = check_raw_log(
+        files,
+        claim,
+        rules.max_local_log_bytes,
+        rules.excerpt_bytes,
+        attempt.path("raw-log"),
+        document.path,
+        line,
+    )
+    attempt.findings.extend(problems)
+    if options.fetch_raw_log is None or problems:
+        return
+    names = sorted(file.name for file in files)
+    head = tail = None
+    if names == ["head", "tail"]:
+        head = read_regular(attempt.folder / "raw-log" / "head", rules.excerpt_bytes + 1)
+        tail = read_regular(attempt.folder / "raw-log" / "tail", rules.excerpt_bytes + 1)
+    attempt.findings += options.fetch_raw_log(
+        claim["url"],
+        sha256=claim["sha256"],
+        size=int(claim["bytes"]),
+        head=head,
+        tail=tail,
+        file=document.path,
+        line=line,
+        limits=attempt.limits,
+    )
+
+
+def _check_freeze_order(
+    attempt: _Attempt,
+    kind: str | None,
+    freeze: Document,
+    data: dict[str, Any],
+    trials: Sequence[Trial],
+    options: VerifyOptions,
+) -> None:
+    """7. Every trial after the freeze: git for run attempts, the paper's date for wrapped."""
+    trials_file = attempt.path("trials.jsonl")
+    freeze_data: dict[str, Any] = freeze.data  # type: ignore[assignment]
+    if kind == "wrapped":
+        paper = freeze_data.get("paper_freeze")
+        if paper is None:
+            attempt.findings.append(
+                Finding(
+                    Code.SCHEMA,
+                    "paper_freeze: required for a wrapped attempt (the paper's own"
+                    " dated freeze: date, url, sha256)",
+                    freeze.path,
+                    freeze.line_of(),
+                )
+            )
+            return
+        moment = paper_freeze_time(paper["date"])
+        if moment is not None:
+            attempt.findings += check_trial_order(
+                trials, moment, f"the paper's freeze of {paper['date']}", trials_file
+            )
+        return
+    history = options.history
+    if isinstance(history, str):
+        attempt.findings.append(Finding(Code.FREEZE_ORDER, history, freeze.path))
+        return
+    if kind == "challenge":
+        run = data.get("challenge_run", "")
+        files = [f"challenge-runs/{run}/freeze-cases.jsonl"]
+        sources = [attempt.registry.root / files[0]]
+        own = attempt.folder / "freeze-cases.jsonl"
+        if (
+            attempt.has("freeze-cases.jsonl")
+            and sources[0].is_file()
+            and (read_regular(own, 1 << 30) != read_regular(sources[0], 1 << 30))
+        ):
+            attempt.findings.append(
+                Finding(
+                    Code.FREEZE_ORDER,
+                    f"freeze-cases.jsonl differs from the challenge run's {files[0]}",
+                    attempt.path("freeze-cases.jsonl"),
+                )
+            )
+    else:
+        files = [attempt.path("freeze.yaml"), attempt.path("freeze-cases.jsonl")]
+        sources = [attempt.folder / "freeze.yaml", attempt.folder / "freeze-cases.jsonl"]
+    latest = None
+    for file, source in zip(files, sources, strict=True):
+        try:
+            content = read_regular(source, 1 << 30)
+        except OSError:
+            attempt.findings.append(Finding(Code.FREEZE_ORDER, "cannot read the freeze", file))
+            return
+        found = history.freeze_commit(file, content)
+        if isinstance(found, str):
+            attempt.findings.append(Finding(Code.FREEZE_ORDER, found, file))
+            return
+        if latest is None or found.committed_at > latest.committed_at:
+            latest = found
+    if latest is not None:
+        what = f"the freeze merged to {history.base_ref} in {latest.sha[:12]}"
+        if latest.clamped:
+            what += " (its date taken no earlier than the commit before it on main)"
+        attempt.findings += check_trial_order(trials, latest.committed_at, what, trials_file)
+
+
+def changed_attempt_folders(changes: Sequence[Change]) -> list[str]:
+    """The attempt folders (attempts/market-NN/<submitter>/<attempt>) a diff touches."""
+    folders = {
+        "/".join(change.path.split("/")[:4])
+        for change in changes
+        if change.path.startswith("attempts/") and change.path.count("/") >= 4
+    }
+    return sorted(folders)
+
+
+def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> list[Finding]:
+    """9. A PR may add or change files only inside its own attempt folder.
+
+    judgments.yaml and the registry's own folders need a maintainer; links, submodules and
+    executable files are refused wherever they are; one PR files one attempt.
+    """
+    findings = []
+    if len(attempt_folders) > 1:
+        message = (
+            f"this pull request changes {len(attempt_folders)} attempt folders"
+            f" ({', '.join(attempt_folders)}); file one attempt per pull request"
+        )
+        findings.append(Finding(Code.PATH_OUTSIDE_ATTEMPT, message))
+    folders = tuple(f"{folder.rstrip('/')}/" for folder in attempt_folders)
+    for change in changes:
+        path = change.path
+        if change.mode in ("120000", "160000"):
+            what = "a symbolic link" if change.mode == "120000" else "a submodule"
+            findings.append(Finding(Code.SYMLINK, f"{what}; refused", path))
+            continue
+        if change.mode == "100755":
+            findings.append(
+                Finding(
+                    Code.PATH_OUTSIDE_ATTEMPT,
+                    "an executable file; evidence files must not be executable",
+                    path,
+                )
+            )
+        if not path.startswith(folders):
+            owner = next((p for p in _PROTECTED if path.startswith(p)), None)
+            reason = f"{owner} needs a maintainer" if owner else "outside the attempt folder"
+            findings.append(
+                Finding(
+                    Code.PATH_OUTSIDE_ATTEMPT,
+                    f"this pull request changes {path}: {reason}; a PR may change files only"
+                    " inside its own attempt folder",
+                    path,
+                )
+            )
+        elif PurePosixPath(path).name == "judgments.yaml":
+            findings.append(
+                Finding(
+                    Code.PATH_OUTSIDE_ATTEMPT,
+                    "judgments.yaml is written by maintainers only (or by /judge comments)",
+                    path,
+                )
+            )
+    return findings
