@@ -190,7 +190,7 @@ def attempt_files(spec: AttemptSpec) -> dict[str, bytes]:
         for system in spec.systems
     ]
     schema = _SCHEMA_BASE
-    return {
+    files = {
         "attempt.yaml": dump_yaml(attempt, f"{schema}/attempt.schema.json"),
         "freeze.yaml": dump_yaml(freeze, f"{schema}/freeze.schema.json"),
         "freeze-cases.jsonl": jsonl(cases),
@@ -198,6 +198,26 @@ def attempt_files(spec: AttemptSpec) -> dict[str, bytes]:
         "certificates.jsonl": jsonl(certificates),
         "raw-log/harness.log": log,
     }
+    if spec.kind == "wrapped":
+        released = jsonl(trials)
+        files["adapter/adapter.yaml"] = dump_yaml(
+            {
+                "description": "Copies the paper's released per-trial records into trials.jsonl"
+                " without changing any field.",
+                "command": ["python", "convert.py", "released/trials.jsonl"],
+                "released_data": [{
+                    "url": f"https://papers.example.org/{spec.slug}/data/trials.jsonl",
+                    "sha256": hashlib.sha256(released).hexdigest(),
+                    "path": "released/trials.jsonl",
+                }],
+                "outputs": ["trials.jsonl"],
+            },
+            "../../../../../schemas/adapter.schema.json",
+        )
+        files["adapter/convert.py"] = (
+            b"import shutil, sys\nshutil.copyfile(sys.argv[1], 'out/trials.jsonl')\n"
+        )
+    return files
 
 
 def market_document(

@@ -1,0 +1,258 @@
+"""`--fetch-raw-logs`: stream `raw_log.url` and check it against the attempt's claims (SPEC 4).
+
+An attempt names its harness's raw log by URL, SHA-256 and size, and commits either the whole
+log or a `head` and a `tail` excerpt. This module downloads the URL and reports, as findings,
+every way the served file disagrees with those claims.
+
+Why it looks like this:
+- Bounded memory: raw logs run to hundreds of megabytes and the URL is chosen by the filer. The
+  body is hashed as it streams; the bot keeps only the first `len(head)` bytes and a rolling
+  buffer of the last `len(tail)` bytes, and stops reading once more than `raw_log.bytes` bytes
+  have arrived. `Accept-Encoding: identity` asks for the file as stored, so the count is the
+  file's size.
+- Bounded time: `fetch_timeout` caps connecting and each wait for bytes; `fetch_deadline` caps
+  the whole body. The body is read with `read1` (whatever bytes have arrived, up to 64 KiB)
+  rather than `iter_content`, which blocks until a full chunk arrives: a server trickling one
+  byte a second would pass every read timeout and never reach a deadline check. (Headers are
+  read by `http.client` under the read timeout only; the CI job's own timeout is the backstop.)
+- Redirects (at most `MAX_REDIRECTS`) are followed here, one hop at a time: requests would read
+  each redirect's whole body into memory, and every target must again be a plain http(s) URL.
+- Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a scheme other
+  than http(s), credentials in the URL) is a `raw-log-unavailable` finding, never a pass and
+  never an exception. Own sessions ignore `~/.netrc` and proxy variables (`trust_env=False`),
+  so the bot sends no credentials: the log must be public.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import urllib3.exceptions
+
+from bot.config import Limits
+from bot.findings import Code, Finding
+
+__all__ = ["CHUNK_BYTES", "MAX_REDIRECTS", "build_session", "check_raw_log_url"]
+
+CHUNK_BYTES = 64 * 1024
+MAX_REDIRECTS = 5
+# Longer exception texts (urllib3 nests its causes) are cut to keep messages readable.
+_MAX_DETAIL_CHARS = 300
+
+
+class _Tally:
+    """What the bot keeps of a download: a running hash, a count, the head and a rolling tail."""
+
+    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
+        self.sha256 = hashlib.sha256()
+        self.count = 0
+        self.head = bytearray()
+        self.tail = bytearray()
+        self._head_bytes = head_bytes
+        self._tail_bytes = tail_bytes
+
+    def add(self, chunk: bytes) -> None:
+        self.sha256.update(chunk)
+        self.count += len(chunk)
+        missing = self._head_bytes - len(self.head)
+        if missing > 0:
+            self.head += chunk[:missing]
+        self.tail += chunk
+        excess = len(self.tail) - self._tail_bytes
+        if excess > 0:
+            del self.tail[:excess]
+
+
+def build_session() -> requests.Session:
+    """A session that sends no credentials: no `~/.netrc`, no proxies from the environment.
+
+    Close it after use (`with`). Redirects are followed by this module, not by the session.
+    """
+    session = requests.Session()
+    session.trust_env = False
+    return session
+
+
+def check_raw_log_url(
+    url: str,
+    *,
+    sha256: str,
+    size: int,
+    head: bytes | None,
+    tail: bytes | None,
+    file: str,
+    line: int | None = None,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+) -> list[Finding]:
+    """Stream `url` and compare it with `raw_log` {sha256, bytes} and the committed excerpts.
+
+    `head`/`tail` are the committed excerpts, or None when the whole log is committed (its hash
+    is checked locally). A given `session` is used as is; by default `build_session()`'s.
+    Returns the findings (empty when the served file matches), each located at `file`/`line`:
+    `raw-log-unavailable` when the file cannot be read, `raw-log-hash-mismatch` for size or
+    hash, `raw-log-excerpt` for head or tail. Never raises for network or HTTP problems.
+    """
+    refusal = _refuse_url(url)
+    if refusal is not None:
+        return [Finding(Code.RAW_LOG_UNAVAILABLE, refusal, file, line)]
+    tally = _Tally(len(head) if head is not None else 0, len(tail) if tail is not None else 0)
+    try:
+        if session is None:
+            with build_session() as own:
+                _download(own, url, tally, size, limits)
+        else:
+            _download(session, url, tally, size, limits)
+    except _UnavailableError as exc:
+        return [Finding(Code.RAW_LOG_UNAVAILABLE, str(exc), file, line)]
+    messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
+    return [Finding(code, message, file, line) for code, message in messages]
+
+
+def _refuse_url(url: str) -> str | None:
+    """Why the bot will not request `url`, or None. Checked before any network access."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a malformed port
+    except ValueError as exc:
+        return f"raw_log.url is not a valid URL ({exc}): {url}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"raw_log.url must be http(s), got scheme {parts.scheme!r}: {url}"
+    if not parts.hostname:
+        return f"raw_log.url has no host: {url}"
+    if parts.username is not None or parts.password is not None:
+        return f"raw_log.url must not carry credentials (user:password@): {url}"
+    return None
+
+
+class _UnavailableError(Exception):
+    """Why the raw log could not be read; becomes a `raw-log-unavailable` finding."""
+
+
+def _download(
+    session: requests.Session, url: str, tally: _Tally, size: int, limits: Limits
+) -> None:
+    """Stream `url` into `tally`. Raises `_UnavailableError` when the body cannot be read."""
+    deadline = time.monotonic() + limits.fetch_deadline
+    timeout = limits.fetch_timeout
+    try:
+        with _open(session, url, limits, deadline) as response:
+            _read_body(response, url, tally, size, deadline, limits)
+    except (requests.Timeout, urllib3.exceptions.ReadTimeoutError) as exc:
+        raise _UnavailableError(f"timed out after {timeout:g} s reading {url}") from exc
+    except requests.ConnectionError as exc:
+        raise _UnavailableError(f"could not connect to {url}: {_detail(exc)}") from exc
+    except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
+        raise _UnavailableError(f"could not read {url}: {_detail(exc)}") from exc
+
+
+def _open(
+    session: requests.Session, url: str, limits: Limits, deadline: float
+) -> requests.Response:
+    """GET `url`, following up to `MAX_REDIRECTS` redirects; return the 200 response, open.
+
+    Redirects are followed here, not by requests: `Session.send` reads a redirect's whole body
+    into memory (even with `allow_redirects=False`), and each target must pass `_refuse_url`.
+    """
+    current = url
+    for _ in range(MAX_REDIRECTS + 1):
+        _check_deadline(url, deadline, limits, 0)
+        response = _send(session, current, limits.fetch_timeout)
+        if not response.is_redirect:
+            return _check_status(response, url, current)
+        response.close()
+        current = urljoin(current, response.headers["location"])
+        refusal = _refuse_url(current)
+        if refusal is not None:
+            raise _UnavailableError(f"{url} redirects to a refused URL: {refusal}")
+    raise _UnavailableError(f"more than {MAX_REDIRECTS} redirects from {url}")
+
+
+def _send(session: requests.Session, url: str, timeout: float) -> requests.Response:
+    """One GET through the session's adapter (its headers, TLS and proxy settings), no redirects."""
+    prepared = session.prepare_request(
+        requests.Request("GET", url, headers={"Accept-Encoding": "identity"})
+    )
+    target = prepared.url or url
+    settings = session.merge_environment_settings(target, {}, True, None, None)
+    verify = settings["verify"]
+    return session.get_adapter(target).send(
+        prepared,
+        stream=True,
+        timeout=(timeout, timeout),
+        verify=True if verify is None else verify,
+        cert=settings["cert"],
+        proxies=settings["proxies"],
+    )
+
+
+def _check_status(response: requests.Response, url: str, current: str) -> requests.Response:
+    if response.status_code == 200:
+        return response
+    response.close()
+    via = "" if current == url else f" (redirected from {url})"
+    raise _UnavailableError(f"HTTP {response.status_code} from {current}{via}")
+
+
+def _read_body(
+    response: requests.Response,
+    url: str,
+    tally: _Tally,
+    size: int,
+    deadline: float,
+    limits: Limits,
+) -> None:
+    """Read until the end, until more than `size` bytes arrived, or until the deadline."""
+    while tally.count <= size:
+        _check_deadline(url, deadline, limits, tally.count)
+        # read1: return whatever has arrived (see the module docstring), decoded if the server
+        # applied a Content-Encoding despite `identity`.
+        chunk = response.raw.read1(CHUNK_BYTES, decode_content=True)
+        if not chunk:
+            return
+        tally.add(chunk)
+
+
+def _check_deadline(url: str, deadline: float, limits: Limits, count: int) -> None:
+    if time.monotonic() > deadline:
+        raise _UnavailableError(
+            f"deadline of {limits.fetch_deadline:g} s exceeded reading {url} ({count} bytes read)"
+        )
+
+
+def _compare_whole(tally: _Tally, sha256: str, size: int) -> list[tuple[Code, str]]:
+    if tally.count > size:
+        # Reading stopped early, so there is no hash of the whole served file to report.
+        message = f"raw_log.url serves more than {size} bytes, raw_log.bytes says {size}"
+        return [(Code.RAW_LOG_HASH_MISMATCH, message)]
+    found: list[tuple[Code, str]] = []
+    if tally.count != size:
+        message = f"raw_log.url serves {tally.count} bytes, raw_log.bytes says {size}"
+        found.append((Code.RAW_LOG_HASH_MISMATCH, message))
+    served = tally.sha256.hexdigest()
+    if served != sha256.lower():
+        message = f"raw_log.url has sha256 {served}, raw_log.sha256 says {sha256}"
+        found.append((Code.RAW_LOG_HASH_MISMATCH, message))
+    return found
+
+
+def _compare_excerpts(
+    tally: _Tally, head: bytes | None, tail: bytes | None, size: int
+) -> list[tuple[Code, str]]:
+    found: list[tuple[Code, str]] = []
+    if head is not None and tally.head != head:
+        message = f"raw-log/head differs from the first {len(head)} bytes of raw_log.url"
+        found.append((Code.RAW_LOG_EXCERPT, message))
+    # After an early stop the served file's last bytes are unknown; the size finding covers it.
+    if tail is not None and tally.count <= size and tally.tail != tail:
+        message = f"raw-log/tail differs from the last {len(tail)} bytes of raw_log.url"
+        found.append((Code.RAW_LOG_EXCERPT, message))
+    return found
+
+
+def _detail(exc: Exception) -> str:
+    text = str(exc) or type(exc).__name__
+    return text if len(text) <= _MAX_DETAIL_CHARS else text[: _MAX_DETAIL_CHARS - 1] + "…"

@@ -1,0 +1,285 @@
+"""`bot/fetch.py` against a real HTTP server on loopback (pytest-httpserver); no internet."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+import threading
+import tracemalloc
+from collections.abc import Iterator
+
+import pytest
+import requests
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from bot.config import Limits
+from bot.fetch import MAX_REDIRECTS, check_raw_log_url
+from bot.findings import Code, Finding
+
+FILE = "attempts/market-01/alice/run-1/attempt.yaml"
+LINE = 7
+LOG = bytes(i * 7 % 251 for i in range(3000))
+# How long a stalled test server waits before giving up by itself (tests release it sooner).
+STALL_SECONDS = 2.0
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def check(
+    url: str,
+    *,
+    sha256: str = sha(LOG),
+    size: int = len(LOG),
+    head: bytes | None = None,
+    tail: bytes | None = None,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+) -> list[Finding]:
+    return check_raw_log_url(
+        url,
+        sha256=sha256,
+        size=size,
+        head=head,
+        tail=tail,
+        file=FILE,
+        line=LINE,
+        limits=limits,
+        session=session,
+    )
+
+
+def serve(httpserver: HTTPServer, data: bytes = LOG, path: str = "/log") -> str:
+    httpserver.expect_request(path).respond_with_data(data)
+    return httpserver.url_for(path)
+
+
+@pytest.fixture
+def release() -> Iterator[threading.Event]:
+    """Set at teardown so a stalled handler frees the single-threaded test server at once."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+def only(findings: list[Finding], code: Code) -> Finding:
+    assert [f.code for f in findings] == [code], findings
+    assert (findings[0].file, findings[0].line) == (FILE, LINE)
+    return findings[0]
+
+
+# --- the served file matches -------------------------------------------------------------
+
+
+def test_whole_file_matches(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/log", headers={"Accept-Encoding": "identity"}).respond_with_data(
+        LOG
+    )
+    assert check(httpserver.url_for("/log")) == []
+    httpserver.check_assertions()
+    (request, _), *_ = httpserver.log
+    assert "Authorization" not in request.headers
+
+
+def test_head_and_tail_match(httpserver: HTTPServer) -> None:
+    url = serve(httpserver)
+    assert check(url, head=LOG[:1000], tail=LOG[-1000:]) == []
+    httpserver.check_assertions()
+
+
+def test_redirect_is_followed(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/old").respond_with_data(
+        "", status=302, headers={"Location": "/log"}
+    )
+    serve(httpserver)
+    assert check(httpserver.url_for("/old")) == []
+    httpserver.check_assertions()
+
+
+# --- size, hash and excerpts -------------------------------------------------------------
+
+
+def test_wrong_hash(httpserver: HTTPServer) -> None:
+    claimed = sha(b"another log")
+    finding = only(check(serve(httpserver), sha256=claimed), Code.RAW_LOG_HASH_MISMATCH)
+    assert sha(LOG) in finding.message
+    assert claimed in finding.message
+
+
+def test_shorter_file_reports_size_and_hash(httpserver: HTTPServer) -> None:
+    findings = check(serve(httpserver, LOG[:2000]))
+    assert [f.code for f in findings] == [Code.RAW_LOG_HASH_MISMATCH] * 2
+    assert findings[0].message == "raw_log.url serves 2000 bytes, raw_log.bytes says 3000"
+    assert sha(LOG[:2000]) in findings[1].message
+
+
+def test_longer_file_stops_early(httpserver: HTTPServer, release: threading.Event) -> None:
+    """5 MB served for 1000 claimed bytes: the server stalls after its first 64 KiB, so only a
+    client that stops early reports the size (a reader that went on would time out)."""
+    block = b"x" * 65536
+
+    def body() -> Iterator[bytes]:
+        yield block
+        release.wait(STALL_SECONDS)
+        for _ in range(79):
+            yield block
+
+    headers = {"Content-Length": str(80 * len(block))}
+    httpserver.expect_request("/big").respond_with_handler(
+        lambda _: Response(body(), headers=headers)
+    )
+    limits = Limits(fetch_timeout=1.0)
+    findings = check(httpserver.url_for("/big"), size=1000, head=LOG[:1000], limits=limits)
+    assert [f.code for f in findings] == [Code.RAW_LOG_HASH_MISMATCH, Code.RAW_LOG_EXCERPT]
+    assert findings[0].message == "raw_log.url serves more than 1000 bytes, raw_log.bytes says 1000"
+
+
+def test_wrong_head(httpserver: HTTPServer) -> None:
+    findings = check(serve(httpserver), head=b"h" * 1000, tail=LOG[-1000:])
+    finding = only(findings, Code.RAW_LOG_EXCERPT)
+    assert finding.message == "raw-log/head differs from the first 1000 bytes of raw_log.url"
+
+
+def test_wrong_tail(httpserver: HTTPServer) -> None:
+    findings = check(serve(httpserver), head=LOG[:1000], tail=LOG[-1001:-1])
+    finding = only(findings, Code.RAW_LOG_EXCERPT)
+    assert finding.message == "raw-log/tail differs from the last 1000 bytes of raw_log.url"
+
+
+# --- the log cannot be read --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("status", [500, 404])
+def test_http_error(httpserver: HTTPServer, status: int) -> None:
+    httpserver.expect_request("/log").respond_with_data("nope", status=status)
+    url = httpserver.url_for("/log")
+    finding = only(check(url), Code.RAW_LOG_UNAVAILABLE)
+    assert finding.message == f"HTTP {status} from {url}"
+    httpserver.check_assertions()
+
+
+def test_slow_server_times_out(httpserver: HTTPServer, release: threading.Event) -> None:
+    def stall(_: Request) -> Response:
+        release.wait(STALL_SECONDS)
+        return Response(LOG)
+
+    httpserver.expect_request("/log").respond_with_handler(stall)
+    url = httpserver.url_for("/log")
+    finding = only(check(url, limits=Limits(fetch_timeout=0.5)), Code.RAW_LOG_UNAVAILABLE)
+    assert finding.message == f"timed out after 0.5 s reading {url}"
+
+
+@pytest.mark.parametrize("content_length", [True, False])
+def test_deadline_stops_a_trickling_server(
+    httpserver: HTTPServer, release: threading.Event, content_length: bool
+) -> None:
+    """Bytes arrive every 0.1 s, well within the read timeout; only the deadline stops it."""
+    chunks = 100
+
+    def trickle() -> Iterator[bytes]:
+        for _ in range(chunks):
+            if release.wait(0.1):
+                return
+            yield b"t" * 10
+
+    headers = {"Content-Length": str(10 * chunks)} if content_length else {}
+    httpserver.expect_request("/log").respond_with_handler(
+        lambda _: Response(trickle(), headers=headers)
+    )
+    url = httpserver.url_for("/log")
+    limits = Limits(fetch_timeout=1.0, fetch_deadline=0.5)
+    finding = only(check(url, size=10 * chunks, limits=limits), Code.RAW_LOG_UNAVAILABLE)
+    assert finding.message.startswith(f"deadline of 0.5 s exceeded reading {url} (")
+
+
+def test_too_many_redirects(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/loop").respond_with_data(
+        "", status=302, headers={"Location": "/loop"}
+    )
+    url = httpserver.url_for("/loop")
+    finding = only(check(url), Code.RAW_LOG_UNAVAILABLE)
+    assert finding.message == f"more than {MAX_REDIRECTS} redirects from {url}"
+    assert len(httpserver.log) == MAX_REDIRECTS + 1
+
+
+def test_redirect_to_a_file_url_is_refused(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/log").respond_with_data(
+        "", status=302, headers={"Location": "file:///etc/passwd"}
+    )
+    finding = only(check(httpserver.url_for("/log")), Code.RAW_LOG_UNAVAILABLE)
+    assert "file:///etc/passwd" in finding.message
+    assert len(httpserver.log) == 1
+
+
+def test_connection_refused() -> None:
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/log"
+    finding = only(check(url), Code.RAW_LOG_UNAVAILABLE)
+    assert finding.message.startswith(f"could not connect to {url}: ")
+
+
+class NoNetworkSession(requests.Session):
+    def get_adapter(self, url: str) -> requests.adapters.BaseAdapter:
+        raise AssertionError(f"the bot tried to fetch {url}")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://example.org/log.txt",
+        "https://user:secret@example.org/log.txt",
+        "https:///log.txt",
+        "http://example.org:99999/log.txt",
+        "/etc/passwd",
+    ],
+)
+def test_refused_url_is_never_requested(url: str) -> None:
+    with NoNetworkSession() as session:
+        finding = only(check(url, session=session), Code.RAW_LOG_UNAVAILABLE)
+    assert url in finding.message
+
+
+# --- bounded memory ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("excerpt_bytes", [None, 1_000_000])
+def test_memory_stays_bounded(httpserver: HTTPServer, excerpt_bytes: int | None) -> None:
+    """20 MB streamed, hashed and matched in a few MB: about 0.2 MB for a whole-file check, about
+    head + 2 x tail (the rolling buffer while it grows) with 1 MB excerpts, measured 3.6 MB. The
+    server sends one reused 64 KiB block, so its side allocates nothing large either."""
+    block = bytes(range(256)) * 256
+    repeats = 320
+    total = hashlib.sha256()
+    for _ in range(repeats):
+        total.update(block)
+    whole = block * (excerpt_bytes // len(block) + 1) if excerpt_bytes else b""
+    head = whole[:excerpt_bytes] if excerpt_bytes else None
+    tail = whole[-excerpt_bytes:] if excerpt_bytes else None
+    # No Content-Length, so each body ends when the server closes. With one, the client closes
+    # first, and werkzeug's server thread (traced too) drains the socket with a 10 MB read.
+    httpserver.expect_request("/big").respond_with_handler(
+        lambda _: Response(block for _ in range(repeats))
+    )
+    httpserver.expect_request("/warm-up").respond_with_handler(lambda _: Response(iter([LOG])))
+    # Lazy imports on the first request are not the download's memory.
+    assert check(httpserver.url_for("/warm-up")) == []
+    tracemalloc.start()
+    try:
+        findings = check(
+            httpserver.url_for("/big"),
+            sha256=total.hexdigest(),
+            size=repeats * len(block),
+            head=head,
+            tail=tail,
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert findings == []
+    assert peak < 4_000_000 + (excerpt_bytes or 0), peak
+    httpserver.check_assertions()
