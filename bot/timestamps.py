@@ -12,11 +12,13 @@ from datetime import UTC, date, datetime
 __all__ = ["is_naive_timestamp", "parse_date", "parse_timestamp"]
 
 # RFC 3339 section 5.6 `date-time`: https://www.rfc-editor.org/rfc/rfc3339#section-5.6
+# re.ASCII: RFC 3339 digits are ASCII; a bare `\d` also matches e.g. Arabic-Indic digits.
 _DATE_TIME = re.compile(
-    r"\A(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})\Z"
+    r"\A(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})\Z",
+    re.ASCII,
 )
-_NAIVE = re.compile(r"\A\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\Z")
-_DATE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+_NAIVE = re.compile(r"\A\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\Z", re.ASCII)
+_DATE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z", re.ASCII)
 
 
 def parse_timestamp(text: str) -> datetime | None:
@@ -34,7 +36,9 @@ def parse_timestamp(text: str) -> datetime | None:
     )
     try:
         return datetime.fromisoformat(normalized).astimezone(UTC)
-    except ValueError:
+    except (ValueError, OverflowError):
+        # OverflowError: a valid local time whose UTC instant falls outside years 1..9999,
+        # e.g. 0001-01-01T00:00:00+01:00.
         return None
 
 

@@ -1,0 +1,415 @@
+"""Each evidence reason code of SPEC 4, triggered alone by one change to an honest attempt.
+
+Every case builds a real git registry (freeze merged as a PR before the run), runs
+`claims verify --json` in-process and asserts the exact set of codes, so a check that fires
+too eagerly fails here as surely as one that never fires.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from bot.demo.specimen import AttemptSpec, dump_yaml, market_document
+from tests.support import RULES, Files, rewrite
+
+
+def test_valid_attempt_passes_with_no_reasons(make_registry, run_claims) -> None:
+    built = make_registry()
+    result = run_claims("verify", built.attempt)
+    assert result.code == 0, result.out
+    attempt = result.attempt()
+    assert attempt["evidence"] == "valid"
+    assert attempt["reasons"] == []
+    assert attempt["market"] == 3
+    assert len(attempt["evidence_digest"]) == 64
+    assert "VALID" in result.out
+
+
+def _edit_content(files: Files) -> None:
+    def edit(cases: list[dict[str, Any]]) -> None:
+        cases[1]["content"]["prompt"] += "!"
+
+    rewrite(files, "freeze-cases.jsonl", edit)
+
+
+def _duplicate_case(files: Files) -> None:
+    rewrite(files, "freeze-cases.jsonl", lambda cases: cases.append(dict(cases[0])))
+
+
+def _second_trial(files: Files) -> None:
+    rewrite(
+        files,
+        "trials.jsonl",
+        lambda trials: trials.append(dict(trials[0], trajectory="traj-again")),
+    )
+
+
+def _unfrozen_case(files: Files) -> None:
+    rewrite(
+        files,
+        "trials.jsonl",
+        lambda trials: trials.append(dict(trials[0], case_id="never-frozen", trajectory="t")),
+    )
+
+
+def _truncate_log(files: Files) -> None:
+    files["raw-log/harness.log"] = files["raw-log/harness.log"][:-10]
+
+
+def _naive_time(files: Files) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[3]["started_at"] = trials[3]["started_at"].removesuffix("Z")
+
+    rewrite(files, "trials.jsonl", edit)
+
+
+def _drop_title(files: Files) -> None:
+    files["attempt.yaml"] = files["attempt.yaml"].replace(b"\ntitle:", b"\nheadline:")
+
+
+def _anchor(files: Files) -> None:
+    text = files["attempt.yaml"].replace(
+        b"assumed_access: black-box", b"assumed_access: &a black-box"
+    )
+    files["attempt.yaml"] = text.replace(b"    access: black-box", b"    access: *a")
+
+
+def _duplicate_key(files: Files) -> None:
+    files["freeze.yaml"] += b"scorer: another\n"
+
+
+def _blank_line(files: Files) -> None:
+    lines = files["trials.jsonl"].split(b"\n")
+    files["trials.jsonl"] = b"\n".join([*lines[:2], b"", *lines[2:]])
+
+
+def _bad_yaml(files: Files) -> None:
+    files["freeze.yaml"] += b"notes: [unclosed\n"
+
+
+def _no_trials(files: Files) -> None:
+    del files["trials.jsonl"]
+
+
+def _leak(files: Files) -> None:
+    def edit(cases: list[dict[str, Any]]) -> None:
+        cases[0]["public"]["reference_answer"] = "the answer"
+
+    rewrite(files, "freeze-cases.jsonl", edit)
+
+
+def _wrong_submitter(files: Files) -> None:
+    files["attempt.yaml"] = files["attempt.yaml"].replace(
+        b"submitter: alice-lab", b"submitter: mallory"
+    )
+
+
+def _market(number: int) -> Any:
+    def edit(files: Files) -> None:
+        files["attempt.yaml"] = files["attempt.yaml"].replace(
+            b"market: 3", f"market: {number}".encode()
+        )
+
+    return edit
+
+
+def _wrong_type(files: Files) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[0]["result"] = "caught"
+
+    rewrite(files, "trials.jsonl", edit)
+
+
+CASES = [
+    ("case-hash-mismatch", _edit_content, {"case-hash-mismatch"}),
+    ("duplicate-case", _duplicate_case, {"duplicate-case"}),
+    ("duplicate-trial", _second_trial, {"duplicate-trial"}),
+    ("unknown-case", _unfrozen_case, {"unknown-case"}),
+    ("raw-log-hash-mismatch", _truncate_log, {"raw-log-hash-mismatch"}),
+    ("timestamp-naive", _naive_time, {"timestamp-naive"}),
+    ("schema: attempt.yaml", _drop_title, {"schema"}),
+    ("schema: trial", _wrong_type, {"schema"}),
+    ("yaml-unsafe: anchor", _anchor, {"yaml-unsafe"}),
+    ("yaml-unsafe: duplicate key", _duplicate_key, {"yaml-unsafe"}),
+    ("yaml-invalid", _bad_yaml, {"yaml-invalid"}),
+    ("jsonl-invalid", _blank_line, {"jsonl-invalid"}),
+    ("file-missing", _no_trials, {"file-missing"}),
+    ("withheld-field-leak", _leak, {"withheld-field-leak"}),
+    ("market-unknown: 14", _market(14), {"market-unknown", "attempt-location"}),
+    ("market-unknown: no contract", _market(9), {"market-unknown", "attempt-location"}),
+    ("attempt-location", _wrong_submitter, {"attempt-location"}),
+]
+
+
+@pytest.mark.parametrize(("name", "change", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_one_change_one_code(make_registry, run_claims, name, change, expected) -> None:
+    built = make_registry(change=change)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == expected, result.out
+    assert result.code == 1
+    assert result.attempt()["evidence"] == "invalid"
+    for reason in result.attempt()["reasons"]:
+        assert reason["file"], reason  # every problem names a file
+
+
+def test_market_14_says_it_is_not_in_this_registry(run_claims, make_registry) -> None:
+    spec = AttemptSpec(market=14)
+    result = run_claims("verify", make_registry(spec).attempt)
+    assert result.codes() == {"market-unknown"}
+    assert result.attempt()["reasons"][0]["message"] == "Market 14 is not in this registry."
+    assert result.attempt()["reasons"][0]["line"] == 2
+
+
+def test_errors_name_file_line_and_field(make_registry, run_claims) -> None:
+    result = run_claims("verify", make_registry(change=_wrong_type).attempt)
+    (reason,) = result.attempt()["reasons"]
+    assert reason["file"].endswith("/trials.jsonl")
+    assert reason["line"] == 1
+    assert reason["message"].startswith("result:")
+
+
+def test_kind_not_accepted(make_registry, run_claims) -> None:
+    markets = {
+        "markets/market-03.yaml": dump_yaml(market_document(3, "default", kinds=["wrapped"]))
+    }
+    result = run_claims("verify", make_registry(markets=markets).attempt)
+    assert result.codes() == {"kind-not-accepted"}
+
+
+# ---- freeze order ---------------------------------------------------------------------------
+
+
+def test_trial_before_freeze(make_registry, run_claims) -> None:
+    spec = AttemptSpec(
+        frozen_at=datetime(2027, 1, 10, tzinfo=UTC),
+        first_trial_at=datetime(2027, 1, 11, 9, tzinfo=UTC),
+    )
+    # The freeze merges at 10:00 on the 11th; the first trials started from 09:00.
+    built = make_registry(spec, freeze_merged_at=datetime(2027, 1, 11, 10, tzinfo=UTC))
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"trial-before-freeze"}
+    lines = sorted(r["line"] for r in result.attempt()["reasons"])
+    # Trials every 7 minutes from 09:00: those at 09:00 ... 09:56 (9 trials) and 10:00? no.
+    assert lines == list(range(1, 10))
+
+
+def test_freeze_arriving_with_the_run_is_after_the_trials(make_registry, run_claims) -> None:
+    result = run_claims("verify", make_registry(freeze_in_run=True).attempt)
+    assert result.codes() == {"trial-before-freeze"}
+
+
+def test_freeze_changed_after_merge_is_freeze_order(make_registry, run_claims) -> None:
+    def rehash(files: Files) -> None:
+        from bot.evidence.rules import case_hash
+
+        def edit(cases: list[dict[str, Any]]) -> None:
+            cases[0]["content"]["prompt"] = "easier"
+            cases[0]["sha256"] = case_hash(cases[0]["content"])
+
+        rewrite(files, "freeze-cases.jsonl", edit)
+
+    built = make_registry(change_in_run=rehash, run="open")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"freeze-order"}
+    assert "differs from the version on main" in result.attempt()["reasons"][0]["message"]
+
+
+def test_freeze_never_merged_is_freeze_order(make_registry, run_claims) -> None:
+    built = make_registry(freeze_in_run=True, run="open")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"freeze-order"}
+    assert "is not on main" in result.attempt()["reasons"][0]["message"]
+
+
+def test_open_pr_with_valid_evidence_passes(make_registry, run_claims) -> None:
+    built = make_registry(run="open")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 0, result.out
+    assert result.attempt()["attempt"] == "attempts/market-03/alice-lab/monitor-v1"
+
+
+def test_outside_git_freeze_order_cannot_be_checked(make_registry, run_claims, tmp_path) -> None:
+    import shutil
+
+    built = make_registry()
+    copy = tmp_path / "plain"
+    shutil.copytree(built.root, copy, ignore=shutil.ignore_patterns(".git"))
+    result = run_claims("verify", copy / "attempts")
+    assert result.codes() == {"freeze-order"}
+    assert "not in a git repository" in result.attempt()["reasons"][0]["message"]
+
+
+def test_wrapped_trial_before_paper_freeze(make_registry, run_claims) -> None:
+    # The paper froze on the 20th (a date: it holds to the end of that day everywhere);
+    # trials from 09:00 on the 20th are not after it.
+    spec = AttemptSpec(
+        kind="wrapped",
+        frozen_at=datetime(2027, 1, 20, tzinfo=UTC),
+        first_trial_at=datetime(2027, 1, 20, 9, tzinfo=UTC),
+    )
+    result = run_claims("verify", make_registry(spec).attempt)
+    assert result.codes() == {"trial-before-freeze"}
+    assert "the paper's freeze of 2027-01-20" in result.attempt()["reasons"][0]["message"]
+
+
+def test_wrapped_after_paper_freeze_is_valid(make_registry, run_claims) -> None:
+    spec = AttemptSpec(kind="wrapped")
+    result = run_claims("verify", make_registry(spec).attempt)
+    assert result.code == 0, result.out
+
+
+def test_wrapped_without_adapter_is_file_missing(make_registry, run_claims) -> None:
+    def drop(files: Files) -> None:
+        del files["adapter/adapter.yaml"]
+
+    result = run_claims("verify", make_registry(AttemptSpec(kind="wrapped"), change=drop).attempt)
+    assert result.codes() == {"file-missing"}
+
+
+# ---- the folder and the pull request --------------------------------------------------------
+
+
+def test_symlink_is_refused(make_registry, run_claims) -> None:
+    built = make_registry()
+    os.symlink("/etc/passwd", built.attempt / "notes.txt")
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"symlink"}
+    assert result.attempt()["reasons"][0]["file"].endswith("/notes.txt")
+
+
+def test_symlinked_evidence_file_is_never_read(make_registry, run_claims) -> None:
+    built = make_registry()
+    trials = built.attempt / "trials.jsonl"
+    trials.unlink()
+    os.symlink("/etc/passwd", trials)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"symlink"}
+
+
+def test_pr_outside_its_attempt_folder(make_registry, run_claims) -> None:
+    extra = {"markets/market-03.yaml": dump_yaml(market_document(3, "default", title="Easier"))}
+    built = make_registry(run="open", run_extra=extra)
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"path-outside-attempt"}
+    assert result.attempt()["reasons"][0]["file"] == "markets/market-03.yaml"
+
+
+def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> None:
+    judgments = dump_yaml(
+        {
+            "checks": {
+                "reconstructible": {
+                    "verdict": "pass",
+                    "by": "filer",
+                    "at": "2027-03-01",
+                    "evidence_digest": "0" * 64,
+                }
+            }
+        }
+    )
+    extra = {"attempts/market-03/alice-lab/monitor-v1/judgments.yaml": judgments}
+    built = make_registry(run="open", run_extra=extra)
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"path-outside-attempt"}
+    assert "maintainers only" in result.attempt()["reasons"][0]["message"]
+
+
+def test_pr_touching_two_attempts(make_registry, run_claims) -> None:
+    extra = {"attempts/market-03/other-lab/other-one/README.md": b"hello\n"}
+    built = make_registry(run="open", run_extra=extra)
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root, built.attempt)
+    assert result.codes() == {"path-outside-attempt"}
+    assert "changes 2 attempt folders" in result.attempt()["reasons"][0]["message"]
+
+
+# ---- raw log kept as excerpts ---------------------------------------------------------------
+
+
+def _big_log(size: int) -> Any:
+    log = (b"0123456789abcdef" * (size // 16 + 1))[:size]
+
+    def edit(files: Files) -> None:
+        del files["raw-log/harness.log"]
+        files["raw-log/head"] = log[:1_000_000]
+        files["raw-log/tail"] = log[-1_000_000:]
+        digest = hashlib.sha256(log).hexdigest()
+        text = files["attempt.yaml"].decode()
+        old_sha = text.split("sha256: ", 1)[1].split("\n", 1)[0]
+        old_bytes = text.split("bytes: ", 1)[1].split("\n", 1)[0]
+        text = text.replace(old_sha, digest).replace(f"bytes: {old_bytes}", f"bytes: {size}")
+        files["attempt.yaml"] = text.encode()
+
+    return edit
+
+
+def test_excerpts_of_a_large_log_are_valid(make_registry, run_claims) -> None:
+    result = run_claims("verify", make_registry(change=_big_log(2_500_000)).attempt)
+    assert result.code == 0, result.out
+
+
+def test_excerpt_of_wrong_length(make_registry, run_claims) -> None:
+    def short_tail(files: Files) -> None:
+        _big_log(2_500_000)(files)
+        files["raw-log/tail"] = files["raw-log/tail"][1:]
+
+    result = run_claims("verify", make_registry(change=short_tail).attempt)
+    assert result.codes() == {"raw-log-excerpt"}
+    assert result.attempt()["reasons"][0]["file"].endswith("raw-log/tail")
+
+
+def test_excerpts_of_a_log_that_fits(make_registry, run_claims) -> None:
+    result = run_claims("verify", make_registry(change=_big_log(1_999_999)).attempt)
+    assert result.codes() == {"raw-log-excerpt"}
+
+
+def test_whole_log_over_the_limit(make_registry, run_claims) -> None:
+    def whole(files: Files) -> None:
+        log = b"x" * 2_000_001
+        files["raw-log/harness.log"] = log
+        text = files["attempt.yaml"].decode()
+        old_sha = text.split("sha256: ", 1)[1].split("\n", 1)[0]
+        old_bytes = text.split("bytes: ", 1)[1].split("\n", 1)[0]
+        text = text.replace(old_sha, hashlib.sha256(log).hexdigest())
+        files["attempt.yaml"] = text.replace(f"bytes: {old_bytes}", "bytes: 2000001").encode()
+
+    result = run_claims("verify", make_registry(change=whole).attempt)
+    assert result.codes() == {"raw-log-excerpt"}
+
+
+# ---- the registry's own files: exit code 2 --------------------------------------------------
+
+
+def test_invalid_market_contract_is_a_registry_problem(make_registry, run_claims) -> None:
+    markets = {"markets/market-03.yaml": dump_yaml(market_document(3, "serious"))}
+    result = run_claims("verify", make_registry(markets=markets).attempt)
+    assert result.code == 2
+    problems = result.report["registry_problems"]
+    assert [p["code"] for p in problems] == ["registry-invalid"]
+    assert "the shared rules' table says 'default'" in problems[0]["message"]
+
+
+def test_invalid_shared_rules_exit_2(make_registry, run_claims) -> None:
+    rules = RULES.replace(b"confidence: 0.95", b"confidence: 2")
+    result = run_claims("verify", make_registry(rules=rules).attempt)
+    assert result.code == 2
+    assert "the shared rules are invalid" in result.err
+    assert "statistics.confidence" in result.err
+
+
+def test_freeze_only_folder_is_a_warning(make_registry, run_claims) -> None:
+    built = make_registry(run="none")
+    result = run_claims("verify", built.attempt)
+    assert result.code == 0
+    assert result.codes() == {"freeze-only"}
+    assert result.attempt()["reasons"][0]["severity"] == "warning"
+
+
+def test_spec_is_replaceable() -> None:
+    # Guard for the fixture: AttemptSpec stays a frozen dataclass usable with replace().
+    assert replace(AttemptSpec(), seed=9).seed == 9
