@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 import git
-from gitdb.exc import BadName
+from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.errors import ClaimsError
 

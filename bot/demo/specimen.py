@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -38,7 +38,7 @@ def dump_yaml(data: Mapping[str, Any], schema: str | None = None) -> bytes:
     return (header + text).encode("utf-8")
 
 
-def jsonl(records: list[Mapping[str, Any]]) -> bytes:
+def jsonl(records: Sequence[Mapping[str, Any]]) -> bytes:
     """One compact JSON object a line, each line ending with a newline."""
     return b"".join(
         json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
@@ -93,7 +93,9 @@ def _cases(spec: AttemptSpec, rng: random.Random) -> list[dict[str, Any]]:
     return cases
 
 
-def _trials(spec: AttemptSpec, cases: list[dict[str, Any]], rng: random.Random) -> list[dict]:
+def _trials(
+    spec: AttemptSpec, cases: list[dict[str, Any]], rng: random.Random
+) -> list[dict[str, Any]]:
     trials = []
     for index, case in enumerate(cases):
         attack = case["kind"] == "attack"
@@ -205,11 +207,13 @@ def attempt_files(spec: AttemptSpec) -> dict[str, bytes]:
                 "description": "Copies the paper's released per-trial records into trials.jsonl"
                 " without changing any field.",
                 "command": ["python", "convert.py", "released/trials.jsonl"],
-                "released_data": [{
-                    "url": f"https://papers.example.org/{spec.slug}/data/trials.jsonl",
-                    "sha256": hashlib.sha256(released).hexdigest(),
-                    "path": "released/trials.jsonl",
-                }],
+                "released_data": [
+                    {
+                        "url": f"https://papers.example.org/{spec.slug}/data/trials.jsonl",
+                        "sha256": hashlib.sha256(released).hexdigest(),
+                        "path": "released/trials.jsonl",
+                    }
+                ],
                 "outputs": ["trials.jsonl"],
             },
             "../../../../../schemas/adapter.schema.json",

@@ -101,7 +101,7 @@ def check_trials(
         if problems:
             findings += problems
             continue
-        started_at = parse_timestamp(record.data["started_at"])
+        started_at = parse_timestamp(str(record.data["started_at"]))
         assert started_at is not None  # the schema's date-time format checked it
         trial = Trial.from_data(record.line, record.data, started_at)
         if trial.case_id in first_line:

@@ -1,0 +1,45 @@
+"""The README's first quick-start command, and the honesty of the committed examples."""
+
+from __future__ import annotations
+
+import filecmp
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support import PROJECT
+
+
+def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["claims", "demo", "--keep", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "demo OK: all 11 examples gave the codes they demonstrate." in done.stdout
+    assert "UNEXPECTED" not in done.stdout
+    assert (tmp_path / "demo" / ".git").is_dir()
+
+
+def _differences(left: Path, right: Path) -> list[str]:
+    comparison = filecmp.dircmp(left, right)
+    found = [
+        f"{left.name}/{name}"
+        for name in comparison.left_only + comparison.right_only + comparison.diff_files
+    ]
+    for sub in comparison.common_dirs:
+        found += _differences(left / sub, right / sub)
+    return found
+
+
+def test_examples_are_exactly_what_the_generator_writes(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, str(PROJECT / "examples" / "generate.py"), str(tmp_path)], check=True
+    )
+    for part in ("registry", "history"):
+        assert _differences(PROJECT / "examples" / part, tmp_path / part) == []
+    assert (PROJECT / "examples" / "demo-plan.yaml").read_bytes() == (
+        tmp_path / "demo-plan.yaml"
+    ).read_bytes()
