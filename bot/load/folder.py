@@ -64,7 +64,11 @@ def scan_folder(
         for child in children:
             relative = f"{prefix}{child.name}"
             shown = f"{display}/{relative}"
-            mode = child.stat(follow_symlinks=False).st_mode
+            try:
+                mode = child.stat(follow_symlinks=False).st_mode
+            except OSError as error:  # gone since it was listed
+                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
+                continue
             if stat.S_ISLNK(mode):
                 target = os.readlink(child.path)
                 findings.append(
@@ -111,7 +115,12 @@ def scan_folder(
                     )
                 )
                 return entries, findings
-            entries[relative] = FileEntry(relative, size, _hash(Path(child.path)))
+            try:
+                digest = _hash(Path(child.path))
+            except OSError as error:  # unreadable, or replaced by a link since it was listed
+                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
+                continue
+            entries[relative] = FileEntry(relative, size, digest)
     return entries, findings
 
 

@@ -59,17 +59,22 @@ def _decode(raw: bytes) -> object:
 
 
 def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
-    """Yield (line without its newline, too_long). A too-long line is skipped, not buffered."""
+    """Yield (line without its newline, too_long). A too-long line is skipped, not buffered.
+
+    The cap counts the line's bytes without its LF or CRLF, so a line of exactly `cap` bytes
+    is read whichever line ending it has: read up to cap + 2 bytes (the line and "\r\n").
+    """
     while True:
-        raw = stream.readline(cap + 1)
+        raw = stream.readline(cap + 2)
         if not raw:
             return
-        if len(raw) > cap and not raw.endswith(b"\n"):
-            while raw and not raw.endswith(b"\n"):  # drain the rest of the line in chunks
-                raw = stream.readline(_CHUNK)
-            yield b"", True
+        line = raw.removesuffix(b"\n").removesuffix(b"\r")
+        if len(line) <= cap:
+            yield line, False
             continue
-        yield raw.rstrip(b"\n").removesuffix(b"\r"), False
+        while raw and not raw.endswith(b"\n"):  # drain the rest of the line in chunks
+            raw = stream.readline(_CHUNK)
+        yield b"", True
 
 
 def parse_jsonl(

@@ -29,7 +29,7 @@ from yaml.events import (
 )
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.parser import Parser
-from yaml.reader import Reader
+from yaml.reader import Reader, ReaderError
 from yaml.resolver import BaseResolver
 from yaml.scanner import Scanner
 
@@ -113,6 +113,14 @@ class _SafeComposer(Reader, Scanner, Parser, Composer, _CoreResolver):  # type: 
         return super().compose_node(parent, index)  # type: ignore[no-any-return]
 
 
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _line_at(text: str, position: int) -> int:
+    """The 1-based line of `text[position]`, counting line breaks as PyYAML's reader does."""
+    return len(_BREAK.findall(text, 0, position)) + 1
+
+
 def _line(event: object) -> int | None:
     mark = getattr(event, "start_mark", None)
     return None if mark is None else int(mark.line) + 1
@@ -181,7 +189,13 @@ def parse_yaml(
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        return None, [Finding(Code.YAML_INVALID, f"not UTF-8 text ({error.reason})", path)]
+        # `error.object` is what the decoder saw (the BOM may be cut off); the bytes before
+        # the first bad one are valid UTF-8, so their lines can be counted.
+        seen = bytes(error.object)
+        before = seen[: error.start].decode("utf-8")
+        offset = len(raw) - len(seen) + error.start
+        message = f"not UTF-8 text ({error.reason} at byte {offset})"
+        return None, [Finding(Code.YAML_INVALID, message, path, _line_at(before, len(before)))]
     try:
         composer = _SafeComposer(text, limits.max_yaml_depth)
         try:
@@ -197,6 +211,11 @@ def parse_yaml(
         line = None if mark is None else mark.line + 1
         problem = error.problem or error.context or "invalid YAML"
         return None, [Finding(Code.YAML_INVALID, f"YAML syntax: {problem}", path, line)]
+    except ReaderError as error:  # a control character; `position` indexes `text`
+        character = error.character
+        what = f"U+{character:04X}" if isinstance(character, int) else repr(character)
+        message = f"control character {what} is not allowed in YAML"
+        return None, [Finding(Code.YAML_INVALID, message, path, _line_at(text, error.position))]
     except yaml.YAMLError as error:
         message = " ".join(str(error).split())
         return None, [Finding(Code.YAML_INVALID, f"YAML: {message}", path)]

@@ -1,0 +1,256 @@
+"""bot/load/folder.py: scan an attempt folder without following links or opening special files."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from bot.config import Limits
+from bot.findings import Code
+from bot.load import folder as folder_module
+from bot.load.folder import FileEntry, read_regular, scan_folder
+
+SHOWN = "attempts/market-01/alice/a1"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write(root: Path, relative: str, data: bytes) -> None:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def test_regular_files_in_nested_folders(tmp_path: Path) -> None:
+    files = {
+        "attempt.yaml": b"market: 1\n",
+        "trials.jsonl": b"",
+        "raw-log/head": b"h" * 5000,
+        "raw-log/tail": b"t" * 3,
+        "adapter/scripts/run_2.py": b"print('hi')\n",
+        "adapter/adapter.yaml": b"command: x\n",
+    }
+    for relative, data in files.items():
+        write(tmp_path, relative, data)
+    (tmp_path / "empty-dir").mkdir()
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert findings == []
+    assert entries == {
+        relative: FileEntry(relative, len(data), sha(data)) for relative, data in files.items()
+    }
+    assert entries["trials.jsonl"].sha256 == (
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    )
+
+
+def test_large_file_hash_is_over_all_chunks(tmp_path: Path) -> None:
+    data = bytes(range(256)) * 9000  # > 2 MiB, several read chunks
+    write(tmp_path, "raw-log/log", data)
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert findings == []
+    assert entries["raw-log/log"] == FileEntry("raw-log/log", len(data), sha(data))
+
+
+def test_symlink_to_a_file_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    write(outside, "secret", b"secret\n")
+    attempt = tmp_path / "attempt"
+    write(attempt, "attempt.yaml", b"a: 1\n")
+    (attempt / "trials.jsonl").symlink_to(outside / "secret")
+    entries, findings = scan_folder(attempt, SHOWN)
+    assert list(entries) == ["attempt.yaml"]
+    assert [(f.code, f.file, f.line) for f in findings] == [
+        (Code.SYMLINK, f"{SHOWN}/trials.jsonl", None)
+    ]
+    assert "secret" in findings[0].message
+
+
+def test_dangling_and_relative_symlinks_are_refused(tmp_path: Path) -> None:
+    write(tmp_path, "real", b"x")
+    (tmp_path / "dangling").symlink_to(tmp_path / "does-not-exist")
+    (tmp_path / "relative").symlink_to("real")
+    (tmp_path / "loop").symlink_to("loop")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["real"]
+    assert sorted((f.code, f.file) for f in findings) == [
+        (Code.SYMLINK, f"{SHOWN}/dangling"),
+        (Code.SYMLINK, f"{SHOWN}/loop"),
+        (Code.SYMLINK, f"{SHOWN}/relative"),
+    ]
+
+
+def test_symlink_to_a_directory_is_refused_and_not_entered(tmp_path: Path) -> None:
+    other = tmp_path / "other-attempt"
+    write(other, "trials.jsonl", b'{"a": 1}\n')
+    write(other, "deeper/freeze.yaml", b"x: 1\n")
+    attempt = tmp_path / "attempt"
+    write(attempt, "attempt.yaml", b"a: 1\n")
+    (attempt / "raw-log").symlink_to(other, target_is_directory=True)
+    entries, findings = scan_folder(attempt, SHOWN)
+    assert list(entries) == ["attempt.yaml"]
+    assert [(f.code, f.file) for f in findings] == [(Code.SYMLINK, f"{SHOWN}/raw-log")]
+    assert not any("trials.jsonl" in (f.file or "") for f in findings)
+
+
+def test_symlinked_root_folder_is_not_listed_through_a_nested_link(tmp_path: Path) -> None:
+    write(tmp_path, "a/b/c.txt", b"c")
+    (tmp_path / "a" / "b" / "up").symlink_to(tmp_path, target_is_directory=True)
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["a/b/c.txt"]
+    assert [(f.code, f.file) for f in findings] == [(Code.SYMLINK, f"{SHOWN}/a/b/up")]
+
+
+def test_fifo_is_refused_and_never_opened(tmp_path: Path) -> None:
+    write(tmp_path, "attempt.yaml", b"a: 1\n")
+    os.mkfifo(tmp_path / "trials.jsonl")
+    os.mkfifo(tmp_path / "raw-log-pipe")
+
+    # Opening a FIFO with no writer blocks: turn such a hang into a failure, not a stuck run.
+    def hung(signum: int, frame: object) -> None:
+        raise AssertionError("scan_folder opened a FIFO")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(30)
+    try:
+        entries, findings = scan_folder(tmp_path, SHOWN)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert list(entries) == ["attempt.yaml"]
+    assert sorted((f.code, f.file) for f in findings) == [
+        (Code.SYMLINK, f"{SHOWN}/raw-log-pipe"),
+        (Code.SYMLINK, f"{SHOWN}/trials.jsonl"),
+    ]
+    assert all("not a regular file" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "caf\u00e9.yaml",
+        "attempt\u200b.yaml",  # zero-width space
+        "\u0430ttempt.yaml",  # Cyrillic a
+        "trials\u202ejsonl",  # right-to-left override
+        "with space.txt",
+        "semi;colon",
+        "-leading-dash",
+        ".hidden",
+        "x" * 129,
+    ],
+)
+def test_bad_file_names_are_refused(tmp_path: Path, name: str) -> None:
+    write(tmp_path, "ok.txt", b"ok")
+    write(tmp_path, name, b"bad")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["ok.txt"]
+    assert [(f.code, f.file) for f in findings] == [(Code.ATTEMPT_LOCATION, f"{SHOWN}/{name}")]
+
+
+def test_longest_allowed_name(tmp_path: Path) -> None:
+    name = "x" * 128
+    write(tmp_path, name, b"x")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert (list(entries), findings) == ([name], [])
+
+
+@pytest.mark.parametrize("name", [".git", ".gitattributes", ".github", ".gitmodules"])
+def test_names_starting_with_dot_git_are_refused(tmp_path: Path, name: str) -> None:
+    write(tmp_path, "attempt.yaml", b"a: 1\n")
+    write(tmp_path, name, b"[core]\n")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["attempt.yaml"]
+    assert [(f.code, f.file) for f in findings] == [(Code.ATTEMPT_LOCATION, f"{SHOWN}/{name}")]
+
+
+def test_a_refused_directory_is_not_entered(tmp_path: Path) -> None:
+    write(tmp_path, ".git/config", b"[core]\n")
+    write(tmp_path, ".git/hooks/pre-commit", b"#!/bin/sh\n")
+    write(tmp_path, "d\u00e9j\u00e0/trials.jsonl", b"{}\n")
+    write(tmp_path, "ok/trials.jsonl", b"{}\n")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["ok/trials.jsonl"]
+    assert sorted(f.file or "" for f in findings) == [
+        f"{SHOWN}/.git",
+        f"{SHOWN}/d\u00e9j\u00e0",
+    ]
+
+
+def test_bad_names_in_nested_folders_name_the_whole_path(tmp_path: Path) -> None:
+    write(tmp_path, "raw-log/.gitignore", b"*\n")
+    _, findings = scan_folder(tmp_path, SHOWN)
+    assert [(f.code, f.file) for f in findings] == [
+        (Code.ATTEMPT_LOCATION, f"{SHOWN}/raw-log/.gitignore")
+    ]
+
+
+def test_file_count_cap(tmp_path: Path) -> None:
+    for index in range(5):
+        write(tmp_path, f"f{index}", b"x")
+    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_files=5))
+    assert (len(entries), findings) == (5, [])
+    write(tmp_path, "sub/f5", b"x")
+    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_files=5))
+    assert len(entries) == 5
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_TOO_LARGE, SHOWN)]
+    assert "more than 5 files" in findings[0].message
+
+
+def test_file_count_cap_default(tmp_path: Path) -> None:
+    cap = Limits().max_attempt_files
+    for index in range(cap + 10):
+        write(tmp_path, f"d{index % 3}/f{index}", b"")
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert len(entries) == cap
+    assert [f.code for f in findings] == [Code.FILE_TOO_LARGE]
+
+
+def test_file_size_cap(tmp_path: Path) -> None:
+    write(tmp_path, "small", b"x" * 10)
+    write(tmp_path, "big", b"x" * 11)
+    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_file_bytes=10))
+    assert list(entries) == ["small"]
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_TOO_LARGE, f"{SHOWN}/big")]
+    assert "11 bytes" in findings[0].message
+
+
+def test_missing_folder_is_a_finding(tmp_path: Path) -> None:
+    entries, findings = scan_folder(tmp_path / "nope", SHOWN)
+    assert entries == {}
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_MISSING, SHOWN)]
+
+
+def test_unreadable_file_is_a_finding_not_an_exception(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As root, chmod 000 still reads; simulate the open failing (EACCES, or ELOOP for a file
+    # swapped for a link after the listing).
+    write(tmp_path, "ok", b"ok")
+    write(tmp_path, "locked", b"x")
+    real_hash = folder_module._hash
+
+    def failing_hash(path: Path) -> str:
+        if path.name == "locked":
+            raise PermissionError(13, "Permission denied")
+        return real_hash(path)
+
+    monkeypatch.setattr(folder_module, "_hash", failing_hash)
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["ok"]
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_MISSING, f"{SHOWN}/locked")]
+    assert "Permission denied" in findings[0].message
+
+
+def test_read_regular_caps_and_refuses_links(tmp_path: Path) -> None:
+    write(tmp_path, "log", b"0123456789")
+    assert read_regular(tmp_path / "log", 4) == b"0123"
+    assert read_regular(tmp_path / "log", 100) == b"0123456789"
+    (tmp_path / "link").symlink_to(tmp_path / "log")
+    with pytest.raises(OSError):
+        read_regular(tmp_path / "link", 100)

@@ -1,0 +1,241 @@
+"""bot/load/jsonl.py: one JSON object a line; every refusal names its line; none hides the next."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from bot.config import Limits
+from bot.findings import Code
+from bot.load.jsonl import load_jsonl, parse_jsonl
+
+PATH = "attempts/market-01/alice/a1/trials.jsonl"
+
+
+def read(
+    raw: bytes, limits: Limits = Limits()
+) -> tuple[list[tuple[int, object]], list[int | None]]:
+    """(line, data) of every record, and the lines of the findings (all `jsonl-invalid`)."""
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH, limits)
+    assert all(f.code is Code.JSONL_INVALID for f in findings), findings
+    assert all(f.file == PATH for f in findings)
+    return [(r.line, r.data) for r in records], [f.line for f in findings]
+
+
+def refusal(raw: bytes, limits: Limits = Limits()) -> tuple[int | None, str]:
+    """The line and message of the single finding for `raw`, which yields no record."""
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH, limits)
+    assert records == []
+    assert len(findings) == 1, findings
+    assert findings[0].code is Code.JSONL_INVALID
+    return findings[0].line, findings[0].message
+
+
+GOOD = b'{"case_id": "c1", "n": 1}\n'
+
+
+def test_plain_records_with_their_lines() -> None:
+    raw = b'{"a": 1}\n{"b": [1, 2.5, null, true]}\n{"c": {"d": "e"}}\n'
+    assert read(raw) == (
+        [(1, {"a": 1}), (2, {"b": [1, 2.5, None, True]}), (3, {"c": {"d": "e"}})],
+        [],
+    )
+
+
+def test_empty_file_has_no_records_and_no_findings() -> None:
+    assert read(b"") == ([], [])
+
+
+@pytest.mark.parametrize(
+    ("bad", "word"),
+    [
+        (b'{"a": NaN}', "NaN"),
+        (b'{"a": Infinity}', "Infinity"),
+        (b'{"a": -Infinity}', "-Infinity"),
+        (b'{"a": [1, 2, NaN]}', "NaN"),
+        (b'{"a": 1e400}', "1e400"),
+        (b'{"a": -1e400}', "-1e400"),
+        (b'{"a": {"b": 1.5E+999}}', "1.5E+999"),
+        (b'{"a": 1, "a": 2}', "'a'"),
+        (b'{"x": {"b": 1, "b": 1}}', "'b'"),
+        (b"[1, 2]", "list"),
+        (b'"a string"', "str"),
+        (b"42", "int"),
+        (b"null", "NoneType"),
+        (b"{bad json", "not JSON"),
+        (b'{"a": 1} {"b": 2}', "not JSON"),
+        (b'{"a": 1},', "not JSON"),
+        (b"{'a': 1}", "not JSON"),
+        (b'{"a": "caf\xe9"}', "UTF-8"),
+        (b'{"a": "\xed\xa0\x80"}', "UTF-8"),
+        (b"\xff\xfe{}", "UTF-8"),
+        (b'{"a": ' + b"9" * 5000 + b"}", "JSON"),
+    ],
+)
+def test_each_refusal_names_its_line(bad: bytes, word: str) -> None:
+    raw = GOOD + GOOD.replace(b"c1", b"c2") + bad + b"\n" + GOOD.replace(b"c1", b"c4")
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH)
+    assert [(r.line, r.data["case_id"]) for r in records] == [(1, "c1"), (2, "c2"), (4, "c4")]
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.JSONL_INVALID, PATH, 3)]
+    assert word in findings[0].message
+
+
+def test_bom_on_line_one() -> None:
+    raw = b"\xef\xbb\xbf" + GOOD + GOOD
+    records, lines = read(raw)
+    assert records == [(2, {"case_id": "c1", "n": 1})]
+    assert lines == [1]
+    assert refusal(b"\xef\xbb\xbf{}")[1].startswith("byte order mark")
+
+
+def test_bom_on_a_later_line() -> None:
+    assert read(GOOD + b"\xef\xbb\xbf{}\n")[1] == [2]
+
+
+@pytest.mark.parametrize("blank", [b"", b" ", b"\t", b"\r", b"  \t "])
+def test_blank_line_in_the_middle(blank: bytes) -> None:
+    records, lines = read(GOOD + blank + b"\n" + GOOD)
+    assert [line for line, _ in records] == [1, 3]
+    assert lines == [2]
+
+
+def test_blank_lines_at_the_end_are_refused_too() -> None:
+    assert read(GOOD + b"\n\n") == ([(1, {"case_id": "c1", "n": 1})], [2, 3])
+
+
+def test_deep_nesting_is_a_finding_not_a_crash() -> None:
+    line, message = refusal(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    assert line == 1
+    assert "RecursionError" in message
+
+
+def test_long_line_is_refused_and_the_next_line_is_still_read() -> None:
+    limits = Limits(max_jsonl_line_bytes=64)
+    long = b'{"pad": "' + b"x" * 500 + b'"}\n'
+    raw = GOOD + long + b'{"after": true}\n' + long + long + b'{"last": 1}'
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH, limits)
+    assert [(r.line, r.data) for r in records] == [
+        (1, {"case_id": "c1", "n": 1}),
+        (3, {"after": True}),
+        (6, {"last": 1}),
+    ]
+    assert [f.line for f in findings] == [2, 4, 5]
+    assert all("64 bytes" in f.message for f in findings)
+
+
+def test_long_line_with_default_limit() -> None:
+    cap = Limits().max_jsonl_line_bytes
+    long = b'{"pad": "' + b"x" * cap + b'"}\n'
+    assert read(long + b'{"next": 2}\n') == ([(2, {"next": 2})], [1])
+
+
+def test_long_last_line_without_newline() -> None:
+    assert read(GOOD + b'{"pad": "' + b"x" * 100 + b'"}', Limits(max_jsonl_line_bytes=50)) == (
+        [(1, {"case_id": "c1", "n": 1})],
+        [2],
+    )
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n", b""])
+def test_line_cap_counts_the_line_without_its_ending(ending: bytes) -> None:
+    limits = Limits(max_jsonl_line_bytes=20)
+    exact = b'{"a": "' + b"x" * 11 + b'"}'
+    assert len(exact) == 20
+    assert read(exact + ending, limits) == ([(1, {"a": "x" * 11})], [])
+    over = b'{"a": "' + b"x" * 12 + b'"}'
+    assert read(over + ending, limits) == ([], [1])
+    assert read(exact + b"\n" + over + ending, limits) == ([(1, {"a": "x" * 11})], [2])
+    if ending:
+        assert read(over + ending + b"{}", limits) == ([(2, {})], [1])
+
+
+def test_crlf_line_endings() -> None:
+    raw = b'{"a": 1}\r\n{"b": 2}\r\n{"c": 3}\r\n'
+    assert read(raw) == ([(1, {"a": 1}), (2, {"b": 2}), (3, {"c": 3})], [])
+
+
+def test_final_line_without_newline() -> None:
+    assert read(b'{"a": 1}\n{"b": 2}') == ([(1, {"a": 1}), (2, {"b": 2})], [])
+    assert read(b'{"a": 1}\r\n{"b": 2}') == ([(1, {"a": 1}), (2, {"b": 2})], [])
+
+
+def test_strings_keep_unicode_and_escapes() -> None:
+    raw = '{"a": "café ✓", "b": "\\u00e9\\n"}\n'.encode()
+    assert read(raw) == ([(1, {"a": "café ✓", "b": "é\n"})], [])
+
+
+def test_one_bad_line_never_hides_the_next() -> None:
+    lines = [
+        b'{"id": 1}',  # 1 ok
+        b'{"id": NaN}',  # 2 NaN
+        b'{"id": 3}',  # 3 ok
+        b"",  # 4 blank
+        b"\xef\xbb\xbf{}",  # 5 BOM
+        b'{"id": 6, "id": 6}',  # 6 duplicate key
+        b'{"id": 7}',  # 7 ok
+        b"[7]",  # 8 array
+        b'{"id": "\xff"}',  # 9 not UTF-8
+        b'{"id": 1e999}',  # 10 overflow
+        b'{"id": 11',  # 11 truncated
+        b'"eleven"',  # 12 string
+        b'{"id": 13}',  # 13 ok
+        b'{"id": -Infinity}',  # 14
+        b'{"id": 15, "x": [1.5, {"y": null}]}',  # 15 ok
+    ]
+    records, findings = parse_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), PATH)
+    assert [(r.line, r.data) for r in records] == [
+        (1, {"id": 1}),
+        (3, {"id": 3}),
+        (7, {"id": 7}),
+        (13, {"id": 13}),
+        (15, {"id": 15, "x": [1.5, {"y": None}]}),
+    ]
+    assert [(f.code, f.file, f.line) for f in findings] == [
+        (Code.JSONL_INVALID, PATH, line) for line in (2, 4, 5, 6, 8, 9, 10, 11, 12, 14)
+    ]
+    messages = [f.message for f in findings]
+    assert "NaN" in messages[0]
+    assert "blank" in messages[1]
+    assert "byte order mark" in messages[2]
+    assert "duplicate key 'id'" in messages[3]
+    assert "list" in messages[4]
+    assert "UTF-8" in messages[5]
+    assert "1e999" in messages[6]
+    assert "not JSON" in messages[7]
+    assert "str" in messages[8]
+    assert "-Infinity" in messages[9]
+
+
+# --- load_jsonl ----------------------------------------------------------------------------
+
+
+def test_load_jsonl_reads_a_file(tmp_path: Path) -> None:
+    file = tmp_path / "trials.jsonl"
+    file.write_bytes(b'{"a": 1}\r\n{"a": NaN}\r\n{"b": 2}')
+    records, findings = load_jsonl(file, PATH)
+    assert [(r.line, r.data) for r in records] == [(1, {"a": 1}), (3, {"b": 2})]
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.JSONL_INVALID, PATH, 2)]
+
+
+def test_load_jsonl_missing_file(tmp_path: Path) -> None:
+    records, findings = load_jsonl(tmp_path / "trials.jsonl", PATH)
+    assert records == []
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_MISSING, PATH, None)]
+
+
+def test_load_jsonl_whole_file_cap(tmp_path: Path) -> None:
+    file = tmp_path / "trials.jsonl"
+    file.write_bytes(GOOD * 10)
+    records, findings = load_jsonl(file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10 - 1))
+    assert records == []
+    assert [(f.code, f.line) for f in findings] == [(Code.JSONL_INVALID, None)]
+    records, findings = load_jsonl(file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10))
+    assert (len(records), findings) == (10, [])
+
+
+def test_load_jsonl_a_directory(tmp_path: Path) -> None:
+    records, findings = load_jsonl(tmp_path, PATH)
+    assert records == []
+    assert [f.code for f in findings] == [Code.FILE_MISSING]
