@@ -19,6 +19,8 @@ class Limits:
     max_yaml_bytes: int = 1_000_000
     # Nesting deeper than this is refused before PyYAML's recursive composer overflows.
     max_yaml_depth: int = 64
+    # JSON nested deeper than this is refused: later stages (RFC 8785, schemas) recurse.
+    max_json_depth: int = 64
     # One JSONL record (a case or a trial); a 48 MiB line cost 867 MiB in `json` (SECURITY-NOTES).
     max_jsonl_line_bytes: int = 1_000_000
     max_jsonl_bytes: int = 512 * 1024 * 1024

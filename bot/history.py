@@ -22,14 +22,14 @@ from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.errors import ClaimsError
 
-__all__ = ["Change", "FreezeCommit", "History", "open_history"]
+__all__ = ["Change", "History", "Landing", "open_history"]
 
 _DEFAULT_BASES = ("main", "origin/main")
 
 
 @dataclass(frozen=True, slots=True)
-class FreezeCommit:
-    """The commit on the base branch that introduced a file's current content."""
+class Landing:
+    """The commit on the base branch that introduced a file's current content (when it landed)."""
 
     sha: str
     committed_at: datetime
@@ -65,7 +65,7 @@ class History:
     def _git_path(self, path: str) -> str:
         return str(self._prefix / path) if str(self._prefix) != "." else path
 
-    def freeze_commit(self, path: str, content: bytes) -> FreezeCommit | str:
+    def landing(self, path: str, content: bytes) -> Landing | str:
         """Where `content` of `path` landed on the base branch, or a sentence saying why not."""
         git_path = self._git_path(path)
         try:
@@ -90,7 +90,7 @@ class History:
         if commit.parents:
             before = commit.parents[0].committed_datetime.astimezone(UTC)
             committed = max(committed, before)
-        return FreezeCommit(
+        return Landing(
             commit.hexsha,
             committed,
             commit.summary

@@ -87,8 +87,10 @@ class Bar:
     over_case: Mapping[str, Any]
     over_result: Mapping[str, Any]
     denominator: Literal["supplied", "method_output"]
-    failure_field: str | None
-    failure_values: tuple[Any, ...]
+    # rate_upper: a trial fails when result[field] is in values (`failure`);
+    # rate_lower: a trial fails when it is not (`success`).
+    predicate_field: str | None
+    predicate_values: tuple[Any, ...]
     score: str | None
     label_field: str | None
     label_positive: Any
@@ -97,7 +99,7 @@ class Bar:
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Bar:
-        failure = data.get("failure") or {}
+        predicate = data.get("failure") or data.get("success") or {}
         label = data.get("label") or {}
         threshold = data["max"] if data["statistic"] == "rate_upper" else data["min"]
         return cls(
@@ -106,8 +108,8 @@ class Bar:
             over_case=data["over"].get("case", {}),
             over_result=data["over"].get("result", {}),
             denominator=data.get("denominator", "supplied"),
-            failure_field=failure.get("field"),
-            failure_values=tuple(failure.get("in", ())),
+            predicate_field=predicate.get("field"),
+            predicate_values=tuple(predicate.get("in", ())),
             score=data.get("score"),
             label_field=label.get("field"),
             label_positive=label.get("positive"),

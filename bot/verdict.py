@@ -20,13 +20,17 @@ Outcome = Literal["met", "missed"]
 
 @dataclass(frozen=True, slots=True)
 class AttemptVerdict:
-    """One attempt's findings and conclusions."""
+    """One attempt's findings and conclusions.
+
+    `reasons` in the JSON report lists the evidence findings, then the qualification ones.
+    """
 
     attempt: str
     market: int | None
     kind: str | None
-    findings: Sequence[Finding]
+    findings: Sequence[Finding]  # evidence problems: any error makes the evidence invalid
     registry_findings: Sequence[Finding] = ()
+    qualification: Sequence[Finding] = ()  # why valid evidence does not qualify (SPEC 7)
     digest: str | None = None
     status: Status | None = None
     outcome: Outcome | None = None
@@ -34,6 +38,7 @@ class AttemptVerdict:
     class_conditional: Mapping[str, Any] = field(default_factory=dict)
     checks: Mapping[str, Any] = field(default_factory=dict)
     counts: Mapping[str, int] = field(default_factory=dict)
+    units: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:
@@ -50,11 +55,12 @@ class AttemptVerdict:
             "evidence": self.evidence,
             "status": self.status,
             "outcome": self.outcome,
-            "reasons": [finding.to_json() for finding in self.findings],
+            "reasons": [finding.to_json() for finding in (*self.findings, *self.qualification)],
             "registry_problems": [finding.to_json() for finding in self.registry_findings],
             "bars": [dict(bar) for bar in self.bars],
             "class_conditional": dict(self.class_conditional),
             "checks": dict(self.checks),
             "evidence_digest": self.digest,
             "counts": dict(self.counts),
+            "units": dict(self.units),
         }

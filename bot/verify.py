@@ -1,9 +1,9 @@
-"""`claims verify`: read one attempt folder, run every evidence rule, return its verdict.
+"""`claims verify`: read one attempt folder, run every rule, return its verdict.
 
-This is the imperative shell around the pure rules in `bot/evidence/rules.py`: it reads files
-(never following links), asks git when the freeze landed, optionally streams the raw log, and
-collects every finding. One bad file never hides the next: each step runs on whatever the
-earlier steps could read.
+This is the imperative shell around the pure rules (`bot/evidence/rules.py`, `bot/bars.py`,
+`bot/qualification.py`): it reads files (never following links), asks git when the freeze and
+the evidence landed, optionally streams the raw log, and collects every finding. One bad file
+never hides the next: each step runs on whatever the earlier steps could read.
 
 Steps (numbers repeated inline):
  1. scan the folder: regular files only, with sizes and hashes (the evidence digest);
@@ -14,17 +14,23 @@ Steps (numbers repeated inline):
  6. the raw log, kept whole or as excerpts, and with --fetch-raw-logs its URL;
  7. freeze order: run attempts against git, wrapped against the paper's freeze, challenge
     attempts against the run's freeze-cases;
- 8. hidden suites: no withholdable field in a published file;
- 9. a pull request's diff, with --base-ref: nothing outside its attempt folders.
+ 8. hidden suites: no withholdable field in any published file;
+ 9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
+10. with valid evidence: qualification and outcome, as of `VerifyOptions.as_of`;
+11. a pull request's diff, with --base-ref: nothing outside its attempt folder
+    (`check_changes`, run once per pull request by the caller).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bot.bars import compare_score_tables, derive_score_table, evaluate_bars
 from bot.config import Limits
 from bot.evidence.models import Case, Trial
 from bot.evidence.rules import (
@@ -40,11 +46,12 @@ from bot.evidence.rules import (
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.history import Change, History
-from bot.load.document import Document, Record
+from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry, read_regular, scan_folder
 from bot.load.jsonl import load_jsonl
 from bot.load.yaml_ import load_yaml
 from bot.models import Market
+from bot.qualification import Evidence, qualify
 from bot.registry import Registry, market_path
 from bot.verdict import AttemptVerdict
 
@@ -60,14 +67,22 @@ __all__ = [
 RawLogFetcher = Callable[..., list[Finding]]
 
 _PROTECTED = ("markets/", "shared-rules/", "challenge-runs/", "bot/", ".github/", "schemas/")
+_SLUG = re.compile(r"\A[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # common.schema.json#/$defs/slug
+_MARKET_FOLDER = re.compile(r"\Amarket-(\d{2,})\Z")
+_FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
-    """How to verify: the base branch's history (or why it is unreadable) and the fetcher."""
+    """How to verify: the base branch's history (or why it is unreadable), the raw-log
+    fetcher, and the date qualification is judged on (read from the clock by the CLI)."""
 
     history: History | str
     fetch_raw_log: RawLogFetcher | None = None
+    as_of: date | None = None
+
+
+LineOf = Callable[[FieldPath], int | None]
 
 
 class _Attempt:
@@ -80,6 +95,8 @@ class _Attempt:
         self.limits: Limits = registry.limits
         self.findings: list[Finding] = []
         self.entries: dict[str, FileEntry] = {}
+        # Every parsed document and record, for the hidden-suite check: (file, data, line_of).
+        self.published: list[tuple[str, object, LineOf]] = []
 
     def path(self, name: str) -> str:
         return f"{self.display}/{name}"
@@ -96,6 +113,7 @@ class _Attempt:
         self.findings.extend(problems)
         if document is None:
             return None
+        self.published.append((document.path, document.data, document.line_of))
         problems = validate(schema, document.data, document.path, document.lines)
         self.findings.extend(problems)
         return None if problems else document
@@ -107,15 +125,21 @@ class _Attempt:
             return None
         records, problems = load_jsonl(self.folder / name, self.path(name), self.limits)
         self.findings.extend(problems)
+        for record in records:
+            line = record.line
+            self.published.append((self.path(name), record.data, lambda _where, at=line: at))
         return records
 
     def _refused(self, name: str) -> bool:
         """True if the scan already reported this path (a symlink, say)."""
         return any(f.file == self.path(name) for f in self.findings)
 
+    def has_errors(self) -> bool:
+        return any(f.severity is Severity.ERROR for f in self.findings)
+
 
 def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> AttemptVerdict:
-    """Check one attempt folder's evidence. Returns its verdict; never raises for bad input."""
+    """Check one attempt folder. Returns its verdict; never raises for bad input."""
     display = _display(registry.root, folder)
     attempt = _Attempt(registry, folder, display)
     rules = registry.rules
@@ -124,8 +148,10 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
     attempt.entries, problems = scan_folder(folder, display, registry.limits)
     attempt.findings.extend(problems)
     digest = evidence_digest({path: entry.sha256 for path, entry in attempt.entries.items()})
-
-    if _is_freeze_only(attempt):
+    if any(f.code is Code.FILE_TOO_LARGE and f.file == display for f in problems):
+        # Over the file cap the scan stopped early: what it did not reach is not "missing".
+        return AttemptVerdict(display, None, None, tuple(attempt.findings), digest=digest)
+    if attempt.entries and set(attempt.entries) <= _FREEZE_FILES | {"README.md"}:
         return _verify_freeze_only(attempt, digest)
 
     # 2. attempt.yaml, market, location
@@ -155,13 +181,17 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         attempt.findings.extend(problems)
 
     # 5. the other files with schemas
-    attempt.yaml("scores.yaml", "scores", required=False)
-    attempt.yaml("judgments.yaml", "judgments", required=False)
-    certificate_records = attempt.jsonl("certificates.jsonl", required=False) or []
-    for record in certificate_records:
-        attempt.findings += validate(
+    scores = attempt.yaml("scores.yaml", "scores", required=False)
+    judgments = attempt.yaml("judgments.yaml", "judgments", required=False)
+    certificate_records = attempt.jsonl("certificates.jsonl", required=False)
+    certificates: list[dict[str, Any]] = []
+    for record in certificate_records or []:
+        problems = validate(
             "certificate", record.data, attempt.path("certificates.jsonl"), line=record.line
         )
+        attempt.findings += problems
+        if not problems:
+            certificates.append(record.data)
     if kind == "wrapped":
         attempt.yaml("adapter/adapter.yaml", "adapter", required=True)
 
@@ -174,9 +204,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         _check_freeze_order(attempt, kind, freeze, data, trials, options)
 
     # 8. hidden suites
-    withholdable = market.withholdable if market else ()
-    for name, records in (("freeze-cases.jsonl", case_records), ("trials.jsonl", trial_records)):
-        attempt.findings += check_withheld(records or [], withholdable, attempt.path(name))
+    attempt.findings += check_withheld(attempt.published, _withholdable(attempt, market, data))
 
     counts = {
         "files": len(attempt.entries),
@@ -185,7 +213,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         "systems": len({trial.system for trial in trials}),
         "families": len({cases[t.case_id].family for t in trials if cases and t.case_id in cases}),
     }
-    return AttemptVerdict(
+    verdict = AttemptVerdict(
         attempt=display,
         market=data.get("market") if isinstance(data.get("market"), int) else None,
         kind=kind,
@@ -194,20 +222,149 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         digest=digest,
         counts=counts,
     )
+    if market is None or cases is None or attempt.has_errors():
+        return verdict
 
+    # 9. bars and the score table
+    bars, units, problems = evaluate_bars(
+        market, cases, trials, rules.confidence, attempt.path("trials.jsonl")
+    )
+    derived = derive_score_table(bars, cases, trials)
+    if scores is not None and isinstance(scores.data, dict):
+        problems += _check_score_table(scores, derived)
+    bar_json = [result.to_json() for result in bars]
+    verdict = replace(
+        verdict,
+        findings=(*verdict.findings, *problems),
+        bars=bar_json,
+        class_conditional=derived.get("class_conditional", {}),
+    )
+    if problems or options.as_of is None:
+        return verdict
 
-def _is_freeze_only(attempt: _Attempt) -> bool:
-    """A freeze filed ahead of its run: freeze files, and no attempt.yaml or trials yet."""
-    return (
-        attempt.has("freeze.yaml")
-        and not attempt.has("attempt.yaml")
-        and not attempt.has("trials.jsonl")
-        and not any(f.file == attempt.path("attempt.yaml") for f in attempt.findings)
+    # 10. qualification
+    evidence = Evidence(
+        folder=display,
+        attempt=data,
+        kind=kind or "run",
+        cases=cases,
+        trials=trials,
+        certificates=certificates if certificate_records is not None else None,
+        scores=scores.data if scores is not None and isinstance(scores.data, dict) else None,
+        judgments=judgments.data if judgments and isinstance(judgments.data, dict) else None,
+        digest=digest,
+        filed_at=_filed_at(attempt, options.history),
+        lines={key: line for (key, *rest), line in document.lines.items() if not rest}
+        if document is not None
+        else {},
+    )
+    result = qualify(evidence, market, rules, bars, units, derived, options.as_of)
+    return replace(
+        verdict,
+        status=result.status,
+        outcome=result.outcome,
+        qualification=tuple(result.reasons),
+        checks=result.checks,
+        units=result.units,
     )
 
 
+def _check_score_table(scores: Document, derived: dict[str, Any]) -> list[Finding]:
+    """9. The filer's table must equal the one derived from cases and trials (SPEC 4)."""
+    claimed: dict[str, Any] = scores.data  # type: ignore[assignment]
+    findings = []
+    for row in compare_score_tables(claimed, derived):
+        if row.startswith("class_conditional."):
+            key = row.removeprefix("class_conditional.")
+            theirs = claimed.get("class_conditional", {}).get(key)
+            mine = derived.get("class_conditional", {}).get(key)
+            where: tuple[str, ...] = ("class_conditional", key)
+        else:
+            theirs = claimed.get("bars", {}).get(row)
+            mine = derived["bars"].get(row)
+            where = ("bars", row)
+        message = (
+            f"{'.'.join(where)}: scores.yaml says {_compact(theirs)}, the cases and"
+            f" trials give {_compact(mine)}"
+        )
+        findings.append(
+            Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(where))
+        )
+    return findings
+
+
+def _compact(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {_compact(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, float):
+        return f"{value:.6f}"
+    return str(value)
+
+
+def _filed_at(attempt: _Attempt, history: History | str) -> datetime | None:
+    """When the attempt's evidence, as it stands, landed on the base branch (None: not all)."""
+    if isinstance(history, str):
+        return None
+    latest = None
+    for name in attempt.entries:
+        if name == "judgments.yaml":
+            continue
+        try:
+            content = read_regular(attempt.folder / name, 1 << 31)
+        except OSError:
+            return None
+        found = history.landing(attempt.path(name), content)
+        if isinstance(found, str):
+            return None
+        latest = found.committed_at if latest is None else max(latest, found.committed_at)
+    return latest
+
+
+def _withholdable(attempt: _Attempt, market: Market | None, data: dict[str, Any]) -> list[str]:
+    """8. The market's withholdable fields, and for a challenge attempt its run's."""
+    fields = list(market.withholdable) if market else []
+    run = data.get("challenge_run")
+    if data.get("kind") == "challenge" and isinstance(run, str):
+        document, _ = attempt.registry.challenge_run(run)
+        if document is not None and not validate("challenge-run", document.data, document.path):
+            fields += [str(name) for name in document.data["withholdable"]]  # type: ignore[index]
+    return sorted(set(fields))
+
+
 def _verify_freeze_only(attempt: _Attempt, digest: str) -> AttemptVerdict:
-    """3. only: a freeze pull request, checked before its run exists."""
+    """A freeze pull request, before its run exists: the freeze, its location and market."""
+    parts = PurePosixPath(attempt.display).parts
+    match = _MARKET_FOLDER.match(parts[1]) if len(parts) == 4 else None
+    number = int(match.group(1)) if match else None
+    if number is None or parts[0] != "attempts" or not all(map(_SLUG.match, parts[2:])):
+        attempt.findings.append(
+            Finding(
+                Code.ATTEMPT_LOCATION,
+                f"the folder is {attempt.display}/, expected"
+                " attempts/market-NN/<submitter>/<attempt>/ with slugs of 3-64 lower-case"
+                " letters, digits and hyphens",
+                attempt.display,
+            )
+        )
+    registry_findings: list[Finding] = []
+    if number is not None:
+        rules = attempt.registry.rules
+        if rules.budget_by_market.get(number) == "not_in_registry":
+            attempt.findings.append(
+                Finding(Code.MARKET_UNKNOWN, rules.not_in_registry_message, attempt.display)
+            )
+        else:
+            market, registry_findings = attempt.registry.market(number)
+            if market is None and not registry_findings:
+                attempt.findings.append(
+                    Finding(
+                        Code.MARKET_UNKNOWN,
+                        f"market {number} has no contract in this registry ({market_path(number)})",
+                        attempt.display,
+                    )
+                )
     attempt.yaml("freeze.yaml", "freeze", required=True)
     records = attempt.jsonl("freeze-cases.jsonl", required=True)
     cases: dict[str, Case] = {}
@@ -225,9 +382,10 @@ def _verify_freeze_only(attempt: _Attempt, digest: str) -> AttemptVerdict:
     )
     return AttemptVerdict(
         attempt=attempt.display,
-        market=None,
+        market=number,
         kind=None,
         findings=tuple(attempt.findings),
+        registry_findings=tuple(registry_findings),
         digest=digest,
         counts={"files": len(attempt.entries), "cases": len(cases)},
     )
@@ -279,15 +437,8 @@ def _check_location(
             Finding(Code.ATTEMPT_LOCATION, message, document.path, document.line_of(("submitter",)))
         )
         return
-    slug = parts[3]
-    if not (
-        3 <= len(slug) <= 64
-        and slug.replace("-", "").isalnum()
-        and slug.islower()
-        and not slug.startswith("-")
-        and not slug.endswith("-")
-    ):
-        message = f"attempt folder {slug!r}: use 3-64 lower-case letters, digits and hyphens"
+    if _SLUG.match(parts[3]) is None:
+        message = f"attempt folder {parts[3]!r}: use 3-64 lower-case letters, digits and hyphens"
         attempt.findings.append(Finding(Code.ATTEMPT_LOCATION, message, display))
 
 
@@ -401,7 +552,7 @@ def _check_freeze_order(
         except OSError:
             attempt.findings.append(Finding(Code.FREEZE_ORDER, "cannot read the freeze", file))
             return
-        found = history.freeze_commit(file, content)
+        found = history.landing(file, content)
         if isinstance(found, str):
             attempt.findings.append(Finding(Code.FREEZE_ORDER, found, file))
             return

@@ -7,7 +7,7 @@ findings it produced, so a caller can run them all and report every problem at o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
@@ -17,7 +17,7 @@ import rfc8785
 from bot.evidence.models import Case, Trial
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
-from bot.load.document import Record
+from bot.load.document import FieldPath, Record
 from bot.timestamps import parse_date, parse_timestamp
 
 __all__ = [
@@ -220,32 +220,40 @@ def check_raw_log(
 
 
 def check_withheld(
-    records: Iterable[Record], withholdable: Sequence[str], file: str
+    documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
+    withholdable: Sequence[str],
 ) -> list[Finding]:
-    """No field the contract marks withholdable appears, at any depth, in a published record."""
+    """No withholdable field appears, at any depth, in a published file (seed, Hidden Suites).
+
+    `documents` are (file, data, line_of) for every YAML document and JSONL record.
+    """
     if not withholdable:
         return []
     hidden = set(withholdable)
     findings = []
-    for record in records:
-        leaked = sorted(_keys(record.data) & hidden)
-        if leaked:
-            message = f"withholdable field(s) {', '.join(leaked)} must never be published"
-            findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, record.line))
+    for file, data, line_of in documents:
+        for where in _paths_of_keys(data, hidden):
+            message = f"{where[-1]}: a withholdable field must never be published"
+            findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
     return findings
 
 
-def _keys(value: object, depth: int = 0) -> set[str]:
-    if depth > 64:
-        return set()
-    if isinstance(value, dict):
-        found = set(value)
-        for item in value.values():
-            found |= _keys(item, depth + 1)
-        return found
-    if isinstance(value, list):
-        return set().union(*(_keys(item, depth + 1) for item in value)) if value else set()
-    return set()
+def _paths_of_keys(value: object, keys: set[str]) -> list[FieldPath]:
+    """Paths of every mapping key in `keys`, found with an explicit stack (bounded depth)."""
+    found: list[FieldPath] = []
+    pending: list[tuple[object, FieldPath]] = [(value, ())]
+    while pending:
+        item, where = pending.pop()
+        if len(where) > 64:
+            continue
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if key in keys:
+                    found.append((*where, key))
+                pending.append((child, (*where, key)))
+        elif isinstance(item, list):
+            pending.extend((child, (*where, index)) for index, child in enumerate(item))
+    return sorted(found, key=str)
 
 
 def evidence_digest(file_hashes: Mapping[str, str]) -> str:

@@ -58,6 +58,27 @@ def _decode(raw: bytes) -> object:
     )
 
 
+def _check_tree(value: object, max_depth: int) -> None:
+    """Refuse nesting deeper than `max_depth` and strings that are not valid Unicode text.
+
+    json.loads accepts escaped lone surrogates ("\\ud800"), which cannot be written back as
+    UTF-8 and would break a report later; walk with an explicit stack, never recursing.
+    """
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > max_depth:
+                raise _Bad(f"nested deeper than {max_depth} levels")
+            children = list(item.values()) + list(item) if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Bad("a lone surrogate escape (\\uD800-\\uDFFF) is not text") from None
+
+
 def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
     """Yield (line without its newline, too_long). A too-long line is skipped, not buffered.
 
@@ -116,6 +137,11 @@ def parse_jsonl(
             continue
         if not isinstance(value, dict):
             refuse(f"got a JSON {type(value).__name__}, expected an object", number)
+            continue
+        try:
+            _check_tree(value, limits.max_json_depth)
+        except _Bad as error:
+            refuse(str(error), number)
             continue
         records.append(Record(number, value))
     return records, findings

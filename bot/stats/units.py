@@ -24,7 +24,7 @@ import numpy as np
 
 from bot.stats.errors import StatisticsError
 
-__all__ = ["UnitStructure", "collapse_units", "unit_failures"]
+__all__ = ["UnitStructure", "collapse_units", "unit_failures", "unit_failures_among"]
 
 
 @dataclass(frozen=True)
@@ -213,3 +213,28 @@ def unit_failures(
         unit_fails = failing > 0 if limit is None else failing / len(group) > limit
         failing_units += int(unit_fails)
     return failing_units, structure.count
+
+
+def unit_failures_among(
+    structure: UnitStructure,
+    selected: Sequence[int],
+    failed: Sequence[bool],
+    max_rate: float | None,
+) -> tuple[int, int]:
+    """Count failing units among the units that hold at least one `selected` trial.
+
+    A bar counts the global units its trials fall in (so trials joined through a trial
+    outside the bar stay one unit: the conservative reading of "transitively"), and a unit's
+    failing fraction is taken over its selected trials only. `failed[k]` is the flag of
+    `selected[k]`. Returns ``(failing units, units)``.
+    """
+    if len(failed) != len(selected):
+        raise StatisticsError(f"got {len(failed)} flags for {len(selected)} selected trials")
+    groups: dict[int, list[bool]] = {}
+    for index, flag in zip(selected, failed, strict=True):
+        groups.setdefault(structure.unit_of[index], []).append(bool(flag))
+    failing = 0
+    for flags in groups.values():
+        bad = sum(flags)
+        failing += int(bad > 0 if max_rate is None else bad / len(flags) > max_rate)
+    return failing, len(groups)

@@ -130,10 +130,17 @@ def test_very_deep_block_nesting_is_refused_on_its_line() -> None:
     assert finding.line == depth + 1
 
 
-def test_recursion_past_the_interpreter_limit_is_a_finding() -> None:
-    # With the depth cap lifted, PyYAML's recursive composer overflows: reported, not raised.
-    finding = refused("[" * 5_000 + "]" * 5_000, Limits(max_yaml_depth=1_000_000))
-    assert finding.code is Code.YAML_UNSAFE
+def test_nesting_past_the_interpreter_limit_is_read_without_recursion() -> None:
+    # The builder keeps its own stack: with the depth cap lifted, 5,000 levels (past Python's
+    # recursion limit) are read, not a RecursionError.
+    document, findings = parse_yaml(b"[" * 5_000 + b"]" * 5_000, "deep.yaml",
+                                    Limits(max_yaml_depth=1_000_000))
+    assert findings == []
+    assert document is not None
+    depth, value = 0, document.data
+    while isinstance(value, list) and value:
+        depth, value = depth + 1, value[0]
+    assert depth == 4_999 and value == []
 
 
 def test_size_cap_is_checked_before_parsing() -> None:

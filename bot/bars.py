@@ -1,0 +1,313 @@
+"""Performance bars (SPEC 6, 7): which trials a bar counts, its bound, whether it was met.
+
+Pure functions: checked cases and trials in, `BarResult`s and the derived score table out.
+Units are the global units of all scored trials (SPEC 6, union-find over the market's unit
+keys); a bar counts the units its trials fall in. Confidence comes from the shared rules.
+
+- rate_upper: one-sided Clopper-Pearson upper bound on failing units / units <= max.
+- rate_lower: one-sided Clopper-Pearson lower bound on passing units / units >= min.
+- auroc_lower: DeLong's one-sided lower bound on the AUROC >= min, one score per unit
+  (a bar whose trials share a unit is refused).
+
+Exercised bars (seed, "Exercised Bars"): a `supplied` bar with no scored case was never tested
+(not qualifying, never NO); a `method_output` bar with an empty denominator is missed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.evidence.models import Case, Trial
+from bot.findings import Code, Finding
+from bot.models import Bar, Market
+from bot.stats import clopper_pearson, delong
+from bot.stats.errors import StatisticsError
+from bot.stats.units import UnitStructure, collapse_units, unit_failures_among
+
+__all__ = [
+    "BOUND_TOLERANCE",
+    "BarResult",
+    "ScoreTable",
+    "compare_score_tables",
+    "derive_score_table",
+    "evaluate_bars",
+    "unit_structure",
+]
+
+# SPEC 4: the claimed table must equal the derived one, counts exactly, bounds within 5e-5.
+BOUND_TOLERANCE = 5e-5
+# Result fields that carry the method's certificate label and the benchmark truth (SPEC 6).
+CERTIFICATE_FIELD = "certificate"
+TRUTH_FIELD = "truth"
+
+
+@dataclass(frozen=True, slots=True)
+class BarResult:
+    """One bar evaluated on one attempt. `met` is None when the bar was not exercised."""
+
+    bar: Bar
+    exercised: bool
+    failures: int | None = None
+    units: int | None = None
+    bound: float | None = None
+    auroc: float | None = None
+    positives: int | None = None
+    negatives: int | None = None
+    met: bool | None = None
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The SPEC 12 bar entry."""
+        return {
+            "id": self.bar.id,
+            "statistic": self.bar.statistic,
+            "exercised": self.exercised,
+            "failures": self.failures,
+            "units": self.units,
+            "bound": self.bound,
+            "auroc": self.auroc,
+            "positives": self.positives,
+            "negatives": self.negatives,
+            "threshold": self.bar.threshold,
+            "met": self.met,
+            "note": self.note,
+        }
+
+    def table_entry(self) -> dict[str, Any]:
+        """This bar's row of the score table, as scores.yaml states it."""
+        if self.bar.statistic == "auroc_lower":
+            return {
+                "positives": self.positives or 0,
+                "negatives": self.negatives or 0,
+                "auroc": self.auroc,
+                "lower": self.bound,
+            }
+        return {"failures": self.failures or 0, "units": self.units or 0, "bound": self.bound}
+
+
+def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure:
+    """The global units of all scored trials."""
+    return collapse_units([trial.keys for trial in trials], unit_keys)
+
+
+def _matches(value: Any, wanted: Any) -> bool:
+    if isinstance(wanted, list):
+        return any(_matches(value, item) for item in wanted)
+    # JSON equality: true is not 1.
+    return (type(value) is type(wanted) and value == wanted) or (
+        isinstance(value, int | float)
+        and isinstance(wanted, int | float)
+        and not isinstance(value, bool)
+        and not isinstance(wanted, bool)
+        and value == wanted
+    )
+
+
+def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> list[int]:
+    chosen = []
+    for index, trial in enumerate(trials):
+        case = cases[trial.case_id]
+        if all(_matches(case.field(name), want) for name, want in bar.over_case.items()) and all(
+            _matches(trial.result.get(name), want) for name, want in bar.over_result.items()
+        ):
+            chosen.append(index)
+    return chosen
+
+
+def _rate(
+    bar: Bar,
+    trials: Sequence[Trial],
+    selected: list[int],
+    units: UnitStructure,
+    max_rate: float | None,
+    confidence: float,
+) -> BarResult:
+    if not selected:
+        if bar.denominator == "method_output":
+            return BarResult(
+                bar,
+                True,
+                0,
+                0,
+                None,
+                met=False,
+                note="empty denominator: the method issued nothing to count",
+            )
+        return BarResult(bar, False, 0, 0, note="no scored case: the bar was never tested")
+    hits = [
+        _matches(trials[i].result.get(bar.predicate_field or ""), list(bar.predicate_values))
+        for i in selected
+    ]
+    failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
+    failing, count = unit_failures_among(units, selected, failed, max_rate)
+    if bar.statistic == "rate_upper":
+        bound = clopper_pearson.upper_bound(failing, count, confidence)
+        met = bound <= bar.threshold
+    else:
+        bound = clopper_pearson.lower_bound(count - failing, count, confidence)
+        met = bound >= bar.threshold
+    return BarResult(bar, True, failing, count, bound, met=met)
+
+
+def _auroc(
+    bar: Bar,
+    trials: Sequence[Trial],
+    selected: list[int],
+    units: UnitStructure,
+    confidence: float,
+    file: str,
+) -> tuple[BarResult, list[Finding]]:
+    positives: list[float] = []
+    negatives: list[float] = []
+    findings = []
+    seen: dict[int, int] = {}
+    for index in selected:
+        trial = trials[index]
+        unit = units.unit_of[index]
+        if unit in seen:
+            note = (
+                f"trials on lines {trials[seen[unit]].line} and {trial.line} share a unit;"
+                " an AUROC bar needs one score per independent unit"
+            )
+            return BarResult(bar, False, note=note), []
+        seen[unit] = index
+        score = trial.result.get(bar.score or "")
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, int | float)
+            or not math.isfinite(score)
+        ):
+            findings.append(
+                Finding(
+                    Code.SCHEMA,
+                    f"result.{bar.score}: bar {bar.id!r} needs a finite number, got {score!r}",
+                    file,
+                    trial.line,
+                )
+            )
+            continue
+        label = trial.result.get(bar.label_field or "")
+        (positives if _matches(label, bar.label_positive) else negatives).append(float(score))
+    if findings:
+        return BarResult(bar, False, note="scores missing"), findings
+    counts = {"positives": len(positives), "negatives": len(negatives)}
+    if len(positives) < 2 or len(negatives) < 2:
+        note = (
+            f"{len(positives)} positive and {len(negatives)} negative units: DeLong's"
+            " variance needs at least 2 of each"
+        )
+        return BarResult(bar, False, **counts, note=note), []
+    try:
+        result = delong.auroc(positives, negatives)
+        bound = delong.lower_bound(result, confidence)
+    except StatisticsError as error:  # pragma: no cover - inputs were checked above
+        return BarResult(bar, False, **counts, note=str(error)), []
+    return BarResult(
+        bar,
+        True,
+        units=len(selected),
+        bound=bound,
+        auroc=result.auc,
+        **counts,
+        met=bound >= bar.threshold,
+    ), []
+
+
+def evaluate_bars(
+    market: Market,
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    confidence: float,
+    file: str,
+) -> tuple[list[BarResult], UnitStructure, list[Finding]]:
+    """Evaluate every bar of `market`. Return results, the unit structure, data findings.
+
+    Findings are trials whose result lacks what a bar needs (evidence `schema` problems).
+    """
+    units = unit_structure(trials, market.unit_keys)
+    results: list[BarResult] = []
+    findings: list[Finding] = []
+    for bar in market.bars:
+        selected = _selected(bar, cases, trials)
+        if bar.statistic == "auroc_lower":
+            if not selected:
+                results.append(
+                    BarResult(
+                        bar,
+                        bar.denominator == "method_output",
+                        met=False if bar.denominator == "method_output" else None,
+                        note="no scored case: the bar was never tested",
+                    )
+                )
+                continue
+            result, problems = _auroc(bar, trials, selected, units, confidence, file)
+            results.append(result)
+            findings += problems
+        else:
+            results.append(
+                _rate(bar, trials, selected, units, market.within_unit_max_rate, confidence)
+            )
+    return results, units, findings
+
+
+ScoreTable = dict[str, Any]
+
+
+def _confusion(trials: Sequence[Trial], selected: Sequence[int]) -> dict[str, dict[str, int]]:
+    table: dict[str, dict[str, int]] = {}
+    for index in selected:
+        result = trials[index].result
+        certificate, truth = result.get(CERTIFICATE_FIELD), result.get(TRUTH_FIELD)
+        if isinstance(certificate, str) and isinstance(truth, str):
+            row = table.setdefault(certificate, {})
+            row[truth] = row.get(truth, 0) + 1
+    return table
+
+
+def derive_score_table(
+    bars: Sequence[BarResult], cases: Mapping[str, Case], trials: Sequence[Trial]
+) -> ScoreTable:
+    """The score table the evidence implies: per bar its row, and class-conditional counts.
+
+    Class-conditional counts (certificate label -> truth label -> trials) are given per bar
+    and for all trials (`all`), wherever results carry both labels.
+    """
+    everything = range(len(trials))
+    conditional = {"all": _confusion(trials, everything)}
+    for result in bars:
+        conditional[result.bar.id] = _confusion(trials, _selected(result.bar, cases, trials))
+    conditional = {key: value for key, value in conditional.items() if value}
+    table: ScoreTable = {"bars": {result.bar.id: result.table_entry() for result in bars}}
+    if conditional:
+        table["class_conditional"] = conditional
+    return table
+
+
+def _differs(claimed: Any, derived: Any) -> bool:
+    if isinstance(derived, float) or isinstance(claimed, float):
+        if claimed is None or derived is None or isinstance(claimed, bool):
+            return claimed is not derived
+        return not isinstance(claimed, int | float) or abs(claimed - derived) > BOUND_TOLERANCE
+    if isinstance(derived, dict) and isinstance(claimed, dict):
+        keys = set(derived) | set(claimed)
+        return any(_differs(claimed.get(key), derived.get(key)) for key in keys)
+    return claimed != derived or type(claimed) is not type(derived)
+
+
+def compare_score_tables(claimed: Mapping[str, Any], derived: ScoreTable) -> list[str]:
+    """Return the rows (bar ids, `class_conditional.<key>`) where the tables disagree."""
+    rows = []
+    claimed_bars = claimed.get("bars", {})
+    for bar_id in sorted(set(derived["bars"]) | set(claimed_bars)):
+        if _differs(claimed_bars.get(bar_id), derived["bars"].get(bar_id)):
+            rows.append(bar_id)
+    if "class_conditional" in claimed:
+        mine = derived.get("class_conditional", {})
+        theirs = claimed["class_conditional"]
+        for key in sorted(set(mine) | set(theirs)):
+            if _differs(theirs.get(key), mine.get(key)):
+                rows.append(f"class_conditional.{key}")
+    return rows

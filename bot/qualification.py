@@ -1,0 +1,379 @@
+"""Qualification (SPEC 7, seed "Qualifying Attempt"): is an attempt with valid evidence one
+that counts, and did it meet the bars?
+
+A pure function of checked evidence, the market, the shared rules, the attempt's filing time
+and the date it is judged on (`as_of`): it reads no clock and no file. Every unmet condition is
+a finding with its reason code; none of them makes a NO: only the bars decide YES versus NO
+for a qualifying attempt (seed, "Judgment Stack").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal
+
+from bot.bars import BarResult
+from bot.dates import MarketDates, end_of_day
+from bot.evidence.models import Case, Trial
+from bot.findings import Code, Finding
+from bot.models import Market, SharedRules
+from bot.stats.units import UnitStructure
+from bot.timestamps import parse_timestamp
+
+__all__ = ["Evidence", "Qualification", "qualify", "required_checks"]
+
+Status = Literal["qualifying", "not-qualifying", "pending-judgment"]
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What qualification looks at, all checked already by the evidence stage."""
+
+    folder: str
+    attempt: Mapping[str, Any]  # attempt.yaml
+    kind: str
+    cases: Mapping[str, Case]
+    trials: Sequence[Trial]
+    certificates: Sequence[Mapping[str, Any]] | None  # None: certificates.jsonl absent
+    scores: Mapping[str, Any] | None  # scores.yaml, None when absent
+    judgments: Mapping[str, Any] | None  # judgments.yaml, None when absent
+    digest: str
+    filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
+    lines: Mapping[str, int] = field(default_factory=dict)  # attempt.yaml field -> line
+
+
+@dataclass(frozen=True)
+class Qualification:
+    """The verdict on an attempt with valid evidence."""
+
+    status: Status
+    outcome: Literal["met", "missed"] | None
+    reasons: list[Finding]
+    checks: dict[str, dict[str, Any]]
+    units: dict[str, Any]
+
+
+def required_checks(rules: SharedRules, market: Market, kind: str) -> tuple[str, ...]:
+    """The human checks an attempt needs: all, + wrapped, + serious (SPEC 8)."""
+    checks = list(rules.checks_all)
+    if kind == "wrapped":
+        checks += rules.checks_wrapped
+    if market.adversarial_budget == "serious":
+        checks += rules.checks_serious
+    return tuple(checks)
+
+
+class _Reasons:
+    def __init__(self, evidence: Evidence) -> None:
+        self.evidence = evidence
+        self.items: list[Finding] = []
+
+    def add(
+        self, code: Code, message: str, file: str = "attempt.yaml", key: str | None = None
+    ) -> None:
+        line = self.evidence.lines.get(key) if key else None
+        self.items.append(Finding(code, message, f"{self.evidence.folder}/{file}", line))
+
+
+def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitStructure) -> None:
+    trials = evidence.trials
+    if units.count < market.min_units:
+        reasons.add(
+            Code.SAMPLE_SIZE,
+            f"{units.count} independent units over all scored trials"
+            f" (from {len(trials)} trials), the market needs {market.min_units}",
+            "trials.jsonl",
+        )
+    systems = {trial.system for trial in trials}
+    if len(systems) < market.min_systems:
+        reasons.add(
+            Code.SYSTEMS_FLOOR,
+            f"{len(systems)} distinct systems, the market needs {market.min_systems}",
+            "trials.jsonl",
+        )
+    families = {evidence.cases[trial.case_id].family for trial in trials}
+    missing = sorted(set(market.required_families) - families)
+    if len(families) < market.min_families or missing:
+        detail = f"; required families not scored: {', '.join(missing)}" if missing else ""
+        reasons.add(
+            Code.FAMILY_COVERAGE,
+            f"{len(families)} families scored, the market needs {market.min_families}{detail}",
+            "trials.jsonl",
+        )
+
+
+def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
+    for result in bars:
+        if not result.exercised:
+            code = Code.BAR_REFUSED if "share a unit" in result.note else Code.BAR_NOT_EXERCISED
+            reasons.add(code, f"bar {result.bar.id!r}: {result.note}", "trials.jsonl")
+
+
+def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:
+    """Default budget, or any serious route; access frozen before the attack and strong enough."""
+    adversarial = evidence.attempt["adversarial"]
+    frozen = parse_timestamp(adversarial["access_frozen_at"])
+    need = rules.access_rank(market.assumed_access)
+    problems: list[str] = []
+    if rules.access_rank(evidence.attempt["assumed_access"]) < need:
+        problems.append(
+            f"the attack's access {evidence.attempt['assumed_access']!r} is weaker"
+            f" than the market's assumed {market.assumed_access!r}"
+        )
+
+    def team_ok(team: Mapping[str, Any]) -> bool:
+        started = parse_timestamp(team["started_at"])
+        return (
+            bool(team["independent"])
+            and rules.access_rank(team["access"]) >= need
+            and (frozen is not None and started is not None and frozen < started)
+        )
+
+    teams = [team for team in adversarial.get("red_teams", []) if team_ok(team)]
+    if market.adversarial_budget == "default":
+        budget = rules.adversarial["default"]
+        hours = sum(float(team["hours"]) for team in teams)
+        if len(teams) < budget["min_groups"] or hours < budget["min_hours_total"]:
+            problems.append(
+                f"default budget: {len(teams)} independent red-team group(s) with access frozen"
+                f" before the attack and at least {market.assumed_access}, {hours:g} hours;"
+                f" needs {budget['min_groups']} group(s) and {budget['min_hours_total']} hours"
+            )
+    elif market.adversarial_budget == "serious":
+        routes = rules.adversarial["routes"]
+        met = [
+            name
+            for name, check in (
+                ("red teams", _red_teams_ok(teams, routes["red_teams"])),
+                ("bounty", _bounty_ok(adversarial.get("bounty"), routes["bounty"])),
+                (
+                    "generator",
+                    _generator_ok(
+                        adversarial.get("generator"),
+                        routes["generator"],
+                        rules,
+                        need,
+                        evidence.trials,
+                    ),
+                ),
+            )
+            if check
+        ]
+        if not met:
+            red = routes["red_teams"]
+            problems.append(
+                "serious budget: no route met (red teams: "
+                f"{len(teams)} qualifying group(s), needs {red['min_groups']} from"
+                f" {red['min_organizations']} organizations with {red['min_hours_each']} hours"
+                " each; bounty; generator)"
+            )
+    elif market.adversarial_budget == "own" and not adversarial.get("protocol"):
+        problems.append(
+            "the market states its own attack protocol; adversarial.protocol must"
+            " report how it was followed"
+        )
+    for problem in problems:
+        reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
+
+
+def _red_teams_ok(teams: Sequence[Mapping[str, Any]], route: Mapping[str, Any]) -> bool:
+    strong = [team for team in teams if float(team["hours"]) >= route["min_hours_each"]]
+    organizations = {team["organization"] for team in strong}
+    return len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
+
+
+def _bounty_ok(bounty: Mapping[str, Any] | None, route: Mapping[str, Any]) -> bool:
+    if not bounty:
+        return False
+    listed, closed = parse_timestamp(bounty["listed_at"]), parse_timestamp(bounty["closed_at"])
+    frozen = parse_timestamp(bounty["rules_frozen_at"])
+    if listed is None or closed is None or frozen is None:
+        return False
+    return (
+        float(bounty["usd"]) >= route["min_usd"]
+        and (closed - listed).total_seconds() >= route["min_days_open"] * 86400
+        and bounty["qualifying_submissions"] >= route["min_qualifying_submissions"]
+        and frozen <= listed
+    )
+
+
+def _generator_ok(
+    generator: Mapping[str, Any] | None,
+    route: Mapping[str, Any],
+    rules: SharedRules,
+    need: int,
+    trials: Sequence[Trial],
+) -> bool:
+    if not generator:
+        return False
+    frozen = parse_timestamp(generator["frozen_at"])
+    first = min((trial.started_at for trial in trials), default=None)
+    found = generator["planted_found"] / generator["planted"]
+    return (
+        found >= route["min_planted_found"]
+        and float(generator["independent_hours"]) >= route["min_independent_hours"]
+        and rules.access_rank(generator["access"]) >= need
+        and frozen is not None
+        and first is not None
+        and frozen < first
+    )
+
+
+def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
+    certificates = evidence.certificates or []
+    by_system = {certificate["system"]: certificate for certificate in certificates}
+    tested = sorted({trial.system for trial in evidence.trials})
+    missing = [system for system in tested if system not in by_system]
+    if missing:
+        reasons.add(
+            Code.CERTIFICATE_MISSING,
+            f"no per-instance certificate for system(s) {', '.join(missing)}",
+            "certificates.jsonl",
+        )
+    present = [by_system[system] for system in tested if system in by_system]
+    if present and all(certificate["abstain"] for certificate in present):
+        reasons.add(
+            Code.UNIVERSAL_ABSTENTION,
+            f"the method abstains on all {len(present)}"
+            " tested systems; universal abstention is not a YES",
+            "certificates.jsonl",
+        )
+
+
+def _outputs(
+    reasons: _Reasons, evidence: Evidence, market: Market, derived: Mapping[str, Any]
+) -> None:
+    for output in market.required_outputs:
+        if output == "certificates" and not evidence.certificates:
+            reasons.add(
+                Code.REQUIRED_OUTPUT_MISSING,
+                "the market requires per-instance"
+                " certificates: certificates.jsonl is missing or empty",
+                "certificates.jsonl",
+            )
+        elif output == "score_table" and evidence.scores is None:
+            reasons.add(
+                Code.REQUIRED_OUTPUT_MISSING,
+                "the market requires a score table: scores.yaml is missing",
+                "scores.yaml",
+            )
+        elif output == "class_conditional" and not (
+            evidence.scores
+            and evidence.scores.get("class_conditional")
+            and derived.get("class_conditional")
+        ):
+            reasons.add(
+                Code.REQUIRED_OUTPUT_MISSING,
+                "the market requires class-conditional"
+                " counts: results must carry certificate and truth labels and"
+                " scores.yaml must state class_conditional",
+                "scores.yaml",
+            )
+
+
+def _dates(reasons: _Reasons, evidence: Evidence, dates: MarketDates, as_of: date) -> None:
+    public = parse_timestamp(evidence.attempt["publication"]["evidence_public_at"])
+    if public is not None and public > end_of_day(dates.resolve_by):
+        reasons.add(
+            Code.EVIDENCE_LATE,
+            f"evidence public at {public.isoformat()}, after the"
+            f" market's resolve-by date {dates.resolve_by}",
+            key="publication",
+        )
+    closes = end_of_day(dates.window_closes)
+    if evidence.filed_at is not None and evidence.filed_at > closes:
+        reasons.add(
+            Code.FILED_LATE,
+            f"merged at {evidence.filed_at.isoformat()}, after the"
+            f" filing window closed on {dates.window_closes}",
+            key="market",
+        )
+    elif evidence.filed_at is None and as_of > dates.window_closes:
+        reasons.add(
+            Code.FILED_LATE,
+            f"not merged, and the filing window closed on {dates.window_closes}",
+            key="market",
+        )
+
+
+def _judgments(
+    reasons: _Reasons, evidence: Evidence, required: Sequence[str], window_closed: bool
+) -> tuple[dict[str, dict[str, Any]], bool]:
+    """Human checks bound to the evidence digest. Returns the checks and whether any pends."""
+    recorded = (evidence.judgments or {}).get("checks", {})
+    checks: dict[str, dict[str, Any]] = {}
+    pending = False
+    for check in required:
+        entry = recorded.get(check)
+        if entry is None:
+            state = "missing"
+        elif entry["evidence_digest"] != evidence.digest:
+            state = "stale"  # recorded before the evidence changed: counts as missing
+        else:
+            state = entry["verdict"]
+        checks[check] = {
+            "state": state,
+            "verdict": entry["verdict"] if entry else None,
+            "by": entry["by"] if entry else None,
+            "at": entry["at"] if entry else None,
+        }
+        if state == "fail":
+            note = f": {entry['note']}" if entry and entry.get("note") else ""
+            reasons.add(
+                Code.JUDGED_NOT_QUALIFYING,
+                f"human check {check!r} recorded fail by {entry['by'] if entry else '?'}{note}",
+                "judgments.yaml",
+            )
+        elif state != "pass":
+            if window_closed:
+                reasons.add(
+                    Code.UNRESOLVED_JUDGMENT,
+                    f"human check {check!r} is {state} and the filing window has closed",
+                    "judgments.yaml",
+                )
+            else:
+                pending = True
+    return checks, pending
+
+
+def qualify(
+    evidence: Evidence,
+    market: Market,
+    rules: SharedRules,
+    bars: Sequence[BarResult],
+    units: UnitStructure,
+    derived_table: Mapping[str, Any],
+    as_of: date,
+) -> Qualification:
+    """Judge an attempt whose evidence is valid. Returns status, outcome, reasons and checks.
+
+    Status: `not-qualifying` when any condition fails; else `pending-judgment` while a human
+    check is missing, stale or unsettled and the filing window is open; else `qualifying`,
+    with outcome `met` when every bar is met and `missed` otherwise.
+    """
+    dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
+    reasons = _Reasons(evidence)
+    _floors(reasons, evidence, market, units)
+    _bars(reasons, bars)
+    _adversarial(reasons, evidence, market, rules)
+    _certificates(reasons, evidence)
+    _outputs(reasons, evidence, market, derived_table)
+    _dates(reasons, evidence, dates, as_of)
+    required = required_checks(rules, market, evidence.kind)
+    checks, pending = _judgments(reasons, evidence, required, as_of > dates.window_closes)
+    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
+    unit_summary = {
+        "count": units.count,
+        "largest": units.largest,
+        "nulls_per_key": dict(units.nulls_per_key),
+        "joins_per_key": dict(units.joins_per_key),
+        "joined_most_by": busiest[0] if busiest[1] else None,
+    }
+    if reasons.items:
+        return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
+    if pending:
+        return Qualification("pending-judgment", None, [], checks, unit_summary)
+    met = all(result.met for result in bars)
+    return Qualification("qualifying", "met" if met else "missed", [], checks, unit_summary)
