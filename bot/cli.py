@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from bot import __version__
@@ -66,7 +67,43 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also download raw_log.url and check its sha256, size, head, tail",
     )
+    verify.add_argument(
+        "--as-of",
+        type=_date,
+        metavar="DATE",
+        help="judge qualification as of this date, YYYY-MM-DD (default: today, UTC)",
+    )
     verify.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
+
+    resolve = commands.add_parser(
+        "resolve",
+        help="resolve markets by the Three Way Rule",
+        description="Verify every attempt of each market as of a date and resolve the market "
+        "YES / NO / OTHER (or ANNULLED when its snapshot is missing past the annulment date).",
+    )
+    resolve.add_argument(
+        "--registry",
+        type=Path,
+        metavar="ROOT",
+        help="the registry root (default: found above here)",
+    )
+    resolve.add_argument("--market", type=int, metavar="N", help="only market N")
+    resolve.add_argument(
+        "--as-of",
+        type=_date,
+        metavar="DATE",
+        help="resolve as of this date, YYYY-MM-DD (default: today, UTC)",
+    )
+    resolve.add_argument(
+        "--base-ref", metavar="REF", help="the branch whose history counts (default: main)"
+    )
+    resolve.add_argument(
+        "--archive-store",
+        type=Path,
+        metavar="DIR",
+        help="local archive records (default: ROOT/.claims/archive)",
+    )
+    resolve.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
 
     demo = commands.add_parser(
         "demo",
@@ -83,12 +120,30 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _date(text: str) -> date:
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else _bad_date(text)
+    except ValueError:
+        return _bad_date(text)
+
+
+def _bad_date(text: str) -> date:
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
+
+
+def _today() -> date:
+    """The one place the bot reads the clock."""
+    return datetime.now(UTC).date()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run `claims` with `argv`; return the exit code."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "verify":
             return _verify(args)
+        if args.command == "resolve":
+            return _resolve(args)
         if args.command == "demo":
             from bot.demo.run import run_demo
 
@@ -130,7 +185,7 @@ def _verify(args: argparse.Namespace) -> int:
         from bot.fetch import check_raw_log_url
 
         fetcher = check_raw_log_url
-    options = VerifyOptions(history=history, fetch_raw_log=fetcher)
+    options = VerifyOptions(history=history, fetch_raw_log=fetcher, as_of=args.as_of or _today())
     verdicts = [
         replace(verdict, findings=(*change_findings, *verdict.findings))
         for verdict in (verify_attempt(registry, folder, options) for folder in folders)
@@ -146,6 +201,51 @@ def _verify(args: argparse.Namespace) -> int:
     if registry_findings:
         return EXIT_ERROR
     return EXIT_INVALID if any(v.evidence == "invalid" for v in verdicts) else EXIT_VALID
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    from bot.archive.local import LocalArchive
+    from bot.dates import MarketDates
+    from bot.history import History, open_history
+    from bot.registry import attempt_folders, open_registry
+    from bot.report.json_ import render_resolution_json
+    from bot.report.text import render_resolution
+    from bot.resolution import Snapshot, resolve_market
+    from bot.verify import VerifyOptions, verify_attempt
+
+    registry = open_registry(args.registry, Path.cwd())
+    as_of: date = args.as_of or _today()
+    history = open_history(registry.root, args.base_ref)
+    markets, problems = registry.markets()
+    if args.market is not None:
+        markets = [market for market in markets if market.id == args.market]
+        if not markets and not problems:
+            raise ClaimsError(f"market {args.market} has no contract in this registry")
+    archive = LocalArchive(args.archive_store or registry.root / ".claims" / "archive")
+    options = VerifyOptions(history=history, as_of=as_of)
+    attempts_root = registry.root / "attempts"
+    folders = attempt_folders(registry.root, [attempts_root]) if attempts_root.is_dir() else []
+    verdicts = [verify_attempt(registry, folder, options) for folder in folders]
+    problems += [finding for verdict in verdicts for finding in verdict.registry_findings]
+    resolutions = []
+    for market in markets:
+        dates = MarketDates.of(
+            market.resolve_by, registry.rules.window_days, registry.rules.annul_after_days
+        )
+        record = archive.record(dates.snapshot_tag)
+        snapshot = Snapshot(
+            tag=dates.snapshot_tag,
+            tag_exists=isinstance(history, History) and history.has_tag(dates.snapshot_tag),
+            archived=record is not None,
+            archive_ref=str(record.get("doi") or record.get("id")) if record else None,
+        )
+        mine = [verdict for verdict in verdicts if verdict.market == market.id]
+        resolutions.append(resolve_market(market, dates, mine, snapshot, as_of))
+    problems = list(dict.fromkeys(problems))
+    if args.json:
+        _write(args.json, render_resolution_json(resolutions, as_of, problems))
+    print(render_resolution(resolutions, as_of, problems), end="")
+    return EXIT_ERROR if problems else EXIT_VALID
 
 
 def _write(path: Path, text: str) -> None:

@@ -98,6 +98,10 @@ class History:
             else commit.summary.decode("utf-8", "replace"),
         )
 
+    def has_tag(self, name: str) -> bool:
+        """True when the repository has a tag `name`."""
+        return any(tag.name == name for tag in self._repo.tags)
+
     def changes(self) -> list[Change]:
         """Paths changed between the merge base of the base ref and HEAD (a PR's diff)."""
         output = self._repo.git.diff(

@@ -60,6 +60,27 @@ class Registry:
                     self._markets[number] = Market.from_document(document, self.rules, number)
         return self._markets[number]
 
+    def markets(self) -> tuple[list[Market], list[Finding]]:
+        """Every contract under markets/ (market-NN.yaml), and `registry-invalid` findings."""
+        found: list[Market] = []
+        findings: list[Finding] = []
+        for file in sorted((self.root / "markets").glob("market-*.yaml")):
+            number = file.stem.removeprefix("market-")
+            if not number.isdigit() or file.name != market_path(int(number)).split("/")[1]:
+                findings.append(
+                    Finding(
+                        Code.REGISTRY_INVALID,
+                        "name contracts markets/market-NN.yaml (NN: two or more digits)",
+                        f"markets/{file.name}",
+                    )
+                )
+                continue
+            market, problems = self.market(int(number))
+            findings += problems
+            if market is not None:
+                found.append(market)
+        return found, findings
+
     def challenge_run(self, run: str) -> tuple[Document | None, list[Finding]]:
         """`challenge-runs/<run>/run.yaml`, or None with findings."""
         path = f"challenge-runs/{run}/run.yaml"

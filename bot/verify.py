@@ -254,7 +254,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         judgments=judgments.data if judgments and isinstance(judgments.data, dict) else None,
         digest=digest,
         filed_at=_filed_at(attempt, options.history),
-        lines={key: line for (key, *rest), line in document.lines.items() if not rest}
+        lines={str(where[0]): line for where, line in document.lines.items() if len(where) == 1}
         if document is not None
         else {},
     )

@@ -8,7 +8,7 @@ states the one thing it changes; everything else stays valid.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,10 +19,23 @@ import pytest
 
 from bot.cli import main
 from bot.demo.git_registry import Step, build_git_registry
-from bot.demo.specimen import AttemptSpec, attempt_files, dump_yaml, market_document
+from bot.demo.specimen import (
+    AttemptSpec,
+    attempt_files,
+    dump_yaml,
+    judgments_file,
+    market_document,
+    score_table,
+)
+from bot.load.yaml_ import parse_yaml
+from bot.models import Market, SharedRules
+from bot.qualification import required_checks
 from tests.support import RULES, Files
 
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
+# Tests judge qualification on this date unless they say otherwise: after every default run
+# and judgment (March 2027), before any default market's resolve-by date.
+AS_OF = "2027-04-15"
 
 
 def default_markets() -> dict[str, bytes]:
@@ -40,10 +53,53 @@ class Built:
     files: Files = field(default_factory=dict)
 
 
+def _rules(rules: bytes) -> SharedRules | None:
+    document, _ = parse_yaml(rules, "shared-rules/common-v1.yaml")
+    return SharedRules.from_document(document)[0] if document else None
+
+
+def _market(markets: dict[str, bytes], number: int, rules: SharedRules | None) -> Market | None:
+    raw = markets.get(f"markets/market-{number:02d}.yaml")
+    if raw is None or rules is None:
+        return None
+    document, _ = parse_yaml(raw, "market.yaml")
+    if document is None:
+        return None
+    market, _ = Market.from_document(document, rules)
+    return market
+
+
+@dataclass
+class _Planned:
+    spec: AttemptSpec
+    files: Files
+    run_files: Files
+
+
 @dataclass
 class RegistryFactory:
     tmp_path: Path
     count: int = 0
+
+    def _plan(
+        self,
+        spec: AttemptSpec,
+        change: Callable[[Files], None] | None,
+        change_in_run: Callable[[Files], None] | None,
+        markets: dict[str, bytes],
+        rules: SharedRules | None,
+        scores: bool,
+    ) -> _Planned:
+        files = attempt_files(spec)
+        market = _market(markets, spec.market, rules)
+        if scores and market is not None and rules is not None:
+            files["scores.yaml"] = score_table(files, market, rules.confidence)
+        if change is not None:
+            change(files)
+        run_files = dict(files)
+        if change_in_run is not None:
+            change_in_run(run_files)
+        return _Planned(spec, files, run_files)
 
     def __call__(
         self,
@@ -52,64 +108,105 @@ class RegistryFactory:
         change: Callable[[Files], None] | None = None,
         change_in_run: Callable[[Files], None] | None = None,
         freeze_merged_at: datetime | None = None,
+        run_merged_at: datetime | None = None,
         run: str = "merged",
         markets: dict[str, bytes] | None = None,
         rules: bytes = RULES,
         run_extra: dict[str, bytes | None] | None = None,
         freeze_in_run: bool = False,
+        scores: bool = True,
+        judge: dict[str, str | None] | None = None,
+        judged: bool = True,
+        also: Sequence[AttemptSpec] = (),
     ) -> Built:
-        """Build a registry holding one attempt; return where it is.
+        """Build a registry holding one attempt (plus honest `also` attempts); return it.
 
-        change: edits the attempt's files before anything is committed.
+        By default the attempt is complete and qualifying: an honest scores.yaml for its
+        market, and judgments.yaml with every required check passed, committed by a
+        maintainer on main after the run, bound to the evidence digest.
+
+        change: edits the attempt's files before anything is committed (after scores).
         change_in_run: edits a copy that the run pull request commits (freeze files included).
         run: "merged" (the default), "open" (a PR branch checked out), or "none".
         run_extra: other registry paths the run PR writes (None deletes).
         freeze_in_run: no freeze PR; the freeze files arrive with the run.
+        judge: verdicts that replace "pass" for some checks (None leaves a check out).
+        judged: False leaves judgments.yaml out altogether.
         """
         spec = spec or AttemptSpec()
         self.count += 1
         root = self.tmp_path / f"registry-{self.count}"
-        files = attempt_files(spec)
-        if change is not None:
-            change(files)
-        run_files = dict(files)
-        if change_in_run is not None:
-            change_in_run(run_files)
-        folder = spec.folder
+        markets = default_markets() if markets is None else markets
+        shared = _rules(rules)
         start = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
-        steps = [
-            Step(
-                "registry",
-                start,
-                {
-                    "shared-rules/common-v1.yaml": rules,
-                    **(default_markets() if markets is None else markets),
-                },
+        main_steps: list[Step] = []
+        primary = self._plan(spec, change, change_in_run, markets, shared, scores)
+        others = [self._plan(other, None, None, markets, shared, scores) for other in also]
+        open_step: Step | None = None
+        for index, planned in enumerate([primary, *others]):
+            is_primary = index == 0
+            folder = planned.spec.folder
+            merged = (
+                freeze_merged_at
+                if is_primary and freeze_merged_at
+                else planned.spec.frozen_at + timedelta(days=1)
             )
-        ]
-        merged = freeze_merged_at or spec.frozen_at + timedelta(days=1)
-        if not freeze_in_run:
-            steps.append(
-                Step(
-                    "freeze",
-                    spec.frozen_at,
-                    {f"{folder}/{name}": files[name] for name in FREEZE_FILES if name in files},
-                    merged_at=merged,
+            in_run = freeze_in_run and is_primary
+            if not in_run:
+                freeze = {
+                    f"{folder}/{name}": planned.files[name]
+                    for name in FREEZE_FILES
+                    if name in planned.files
+                }
+                main_steps.append(
+                    Step(f"freeze {folder}", planned.spec.frozen_at, freeze, merged_at=merged)
                 )
-            )
-        run_paths: dict[str, bytes | None] = {
-            f"{folder}/{name}": data
-            for name, data in run_files.items()
-            if freeze_in_run or name not in FREEZE_FILES or data != files.get(name)
-        }
-        run_paths.update(run_extra or {})
-        run_at = max(merged, spec.first_trial_at) + timedelta(days=30)
-        if run == "merged":
-            steps.append(Step("run", run_at, run_paths, merged_at=run_at + timedelta(hours=1)))
-        elif run == "open":
-            steps.append(Step("run", run_at, run_paths, open_pr="filer/attempt"))
+            run_paths: dict[str, bytes | None] = {
+                f"{folder}/{name}": data
+                for name, data in planned.run_files.items()
+                if in_run or name not in FREEZE_FILES or data != planned.files.get(name)
+            }
+            if is_primary:
+                run_paths.update(run_extra or {})
+            run_at = max(merged, planned.spec.first_trial_at) + timedelta(days=30)
+            landed = run_merged_at if is_primary and run_merged_at else run_at + timedelta(hours=1)
+            mode = run if is_primary else "merged"
+            if mode == "open":
+                open_step = Step("run", run_at, run_paths, open_pr="filer/attempt")
+            elif mode == "merged":
+                main_steps.append(Step(f"run {folder}", run_at, run_paths, merged_at=landed))
+                if judged and shared is not None:
+                    market = _market(markets, planned.spec.market, shared)
+                    if market is not None:
+                        checks = {
+                            check: "pass"
+                            for check in required_checks(shared, market, planned.spec.kind)
+                        }
+                        if is_primary:
+                            checks.update(judge or {})
+                        verdicts = {k: v for k, v in checks.items() if v is not None}
+                        judgments = judgments_file(
+                            planned.run_files,
+                            verdicts,
+                            "maintainer",
+                            (landed + timedelta(hours=2)).date().isoformat(),
+                        )
+                        main_steps.append(
+                            Step(
+                                f"judgments {folder}",
+                                landed + timedelta(hours=2),
+                                {f"{folder}/judgments.yaml": judgments},
+                            )
+                        )
+        main_steps.sort(key=lambda step: step.merged_at or step.at)
+        steps = [
+            Step("registry", start, {"shared-rules/common-v1.yaml": rules, **markets}),
+            *main_steps,
+        ]
+        if open_step is not None:
+            steps.append(open_step)
         repo = build_git_registry(root, steps)
-        return Built(root, root / folder, repo, run_files)
+        return Built(root, root / spec.folder, repo, primary.run_files)
 
 
 @pytest.fixture
@@ -141,8 +238,10 @@ def run_claims(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Callable[.
         report_path = tmp_path / "report.json"
         report_path.unlink(missing_ok=True)
         argv = [str(arg) for arg in args]
-        if argv and argv[0] == "verify":
+        if argv and argv[0] in ("verify", "resolve"):
             argv += ["--json", str(report_path)]
+            if "--as-of" not in argv:  # deterministic: a date inside the demo markets' window
+                argv += ["--as-of", AS_OF]
         code = main(argv)
         captured = capsys.readouterr()
         report = json.loads(report_path.read_text()) if report_path.exists() else None

@@ -9,6 +9,7 @@ defect in an example is always one deliberate change to an otherwise honest atte
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -18,9 +19,23 @@ from typing import Any
 
 import yaml
 
-from bot.evidence.rules import case_hash
+from bot.bars import derive_score_table, evaluate_bars
+from bot.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
+from bot.load.document import Document
+from bot.load.jsonl import parse_jsonl
+from bot.models import Market, SharedRules
 
-__all__ = ["AttemptSpec", "attempt_files", "dump_yaml", "jsonl", "market_document", "timestamp"]
+__all__ = [
+    "AttemptSpec",
+    "attempt_files",
+    "dump_yaml",
+    "jsonl",
+    "judgments_file",
+    "load_market",
+    "market_document",
+    "score_table",
+    "timestamp",
+]
 
 _SCHEMA_BASE = "../../../../schemas"
 
@@ -63,6 +78,9 @@ class AttemptSpec:
     false_safe_rate: float = 0.0
     seed: int = 1
     challenge_run: str | None = None
+    # Red teams: "default" (one independent group, 48 hours) or "serious" (three groups
+    # from two organizations, 90 hours each: the seed's red-team route).
+    adversarial: str = "default"
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -122,6 +140,22 @@ def _trials(
             }
         )
     return trials
+
+
+def _red_teams(spec: AttemptSpec) -> list[dict[str, Any]]:
+    serious = spec.adversarial == "serious"
+    organizations = ["Example Security Collective", "Independent Evaluation Lab"]
+    return [
+        {
+            "name": f"Red team {index + 1}",
+            "organization": organizations[index % 2] if serious else organizations[0],
+            "independent": True,
+            "hours": 90 if serious else 48,
+            "access": "black-box",
+            "started_at": timestamp(spec.frozen_at + timedelta(days=2 + index)),
+        }
+        for index in range(3 if serious else 1)
+    ]
 
 
 def _raw_log(trials: list[dict[str, Any]]) -> bytes:
@@ -271,4 +305,50 @@ def market_document(
         ],
     }
     market.update(overrides)
+    return market
+
+
+def score_table(files: Mapping[str, bytes], market: Market, confidence: float) -> bytes:
+    """scores.yaml as the bot derives it from the cases and trials (what an honest filer's
+    own tooling would report). Raises ValueError if the files do not parse cleanly."""
+    cases_records, problems = parse_jsonl(io.BytesIO(files["freeze-cases.jsonl"]), "cases")
+    trial_records, more = parse_jsonl(io.BytesIO(files["trials.jsonl"]), "trials")
+    cases, bad_cases = check_cases(cases_records, "cases")
+    trials, bad_trials = check_trials(trial_records, cases, market.unit_keys, "trials")
+    if problems or more or bad_cases or bad_trials:
+        raise ValueError(f"specimen files do not parse: {problems + more + bad_cases}")
+    bars, _, _ = evaluate_bars(market, cases, trials, confidence, "trials")
+    table = derive_score_table(bars, cases, trials)
+    return dump_yaml(table, f"{_SCHEMA_BASE}/scores.schema.json")
+
+
+def judgments_file(
+    files: Mapping[str, bytes],
+    verdicts: Mapping[str, str],
+    by: str,
+    at: str,
+    notes: Mapping[str, str] | None = None,
+) -> bytes:
+    """judgments.yaml as a maintainer records it, bound to the current evidence digest."""
+    digest = evidence_digest(
+        {path: hashlib.sha256(data).hexdigest() for path, data in files.items()}
+    )
+    checks = {
+        check: {
+            "verdict": verdict,
+            "by": by,
+            "at": at,
+            "evidence_digest": digest,
+            **({"note": notes[check]} if notes and check in notes else {}),
+        }
+        for check, verdict in verdicts.items()
+    }
+    return dump_yaml({"checks": checks}, f"{_SCHEMA_BASE}/judgments.schema.json")
+
+
+def load_market(document: Mapping[str, Any], rules: SharedRules) -> Market:
+    """A `Market` from a contract dict. Raises ValueError naming the problems."""
+    market, problems = Market.from_document(Document("market.yaml", dict(document)), rules)
+    if market is None:
+        raise ValueError("; ".join(problem.message for problem in problems))
     return market

@@ -2,18 +2,97 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
 
 from bot.findings import Finding
+from bot.resolution import MarketResolution
 from bot.verdict import AttemptVerdict
 
-__all__ = ["render_text"]
+__all__ = ["render_resolution", "render_text"]
 
 
 def _finding_line(finding: Finding) -> str:
     where = finding.location() or "-"
     marker = "warning" if finding.severity == "warning" else "error"
     return f"    {marker:7} {finding.code.value:22} {where}\n            {finding.message}"
+
+
+def _bar_line(bar: Mapping[str, Any]) -> str:
+    if not bar.get("exercised"):
+        return f"    bar {bar['id']}: not exercised ({bar.get('note', '')})"
+    met = "met" if bar.get("met") else "missed"
+    if bar["statistic"] == "auroc_lower":
+        return (
+            f"    bar {bar['id']}: AUROC {bar['auroc']:.4f}, lower bound {bar['bound']:.4f}"
+            f" >= {bar['threshold']}? {met} ({bar['positives']} positive,"
+            f" {bar['negatives']} negative units)"
+        )
+    sign = "<=" if bar["statistic"] == "rate_upper" else ">="
+    bound = "none" if bar.get("bound") is None else f"{bar['bound']:.4f}"
+    return (
+        f"    bar {bar['id']}: {bar['failures']} failing of {bar['units']} units, bound"
+        f" {bound} {sign} {bar['threshold']}? {met}"
+    )
+
+
+def _qualification_lines(verdict: AttemptVerdict) -> list[str]:
+    assert verdict.status is not None
+    outcome = f" · outcome {verdict.outcome}" if verdict.outcome else ""
+    lines = [f"  {verdict.status.upper()}{outcome}"]
+    lines += [_bar_line(bar) for bar in verdict.bars]
+    units = verdict.units
+    if units:
+        joined = units.get("joined_most_by") or "nothing"
+        lines.append(f"    units: {units.get('count')} (largest {units.get('largest')}, joined"
+                     f" most by {joined}; nulls per key {units.get('nulls_per_key')})")
+    lines += [_finding_line(finding) for finding in verdict.qualification]
+    waiting = [f"{name} ({check.get('state')})" for name, check in verdict.checks.items()
+               if check.get("state") != "pass"]
+    if waiting:
+        lines.append(f"    human checks not passed: {', '.join(waiting)}")
+    return lines
+
+
+def render_resolution(
+    resolutions: Sequence[MarketResolution], as_of: date, registry_findings: Sequence[Finding]
+) -> str:
+    """The human summary of `claims resolve`: one block per market, each attempt's verdict."""
+    blocks = []
+    for resolution in resolutions:
+        market = resolution.market
+        outcome = resolution.outcome or f"(provisionally {resolution.provisional})"
+        head = (
+            f"market {market.id}{' (demo)' if market.demo else ''}: {outcome}"
+            f" · {resolution.state} · resolve-by {resolution.dates.resolve_by},"
+            f" window closes {resolution.dates.window_closes}"
+        )
+        lines = [head, f"  {market.title}", f"  why: {resolution.why}"]
+        lines += [
+            f"  warning: {warning}" for warning in resolution.warnings if warning != resolution.why
+        ]
+        for verdict in resolution.attempts:
+            codes = sorted(
+                {
+                    f.code.value
+                    for f in (*verdict.findings, *verdict.qualification)
+                    if f.severity == "error"
+                }
+            )
+            status = verdict.status or f"evidence {verdict.evidence}"
+            outcome_text = f" ({verdict.outcome})" if verdict.outcome else ""
+            lines.append(
+                f"    {status}{outcome_text:9} {verdict.attempt}"
+                + (f"  [{', '.join(codes)}]" if codes else "")
+            )
+        blocks.append("\n".join(lines))
+    if registry_findings:
+        lines = ["REGISTRY problems (a maintainer must fix these):"]
+        lines += [_finding_line(finding) for finding in registry_findings]
+        blocks.append("\n".join(lines))
+    blocks.append(f"{len(resolutions)} market(s) as of {as_of}")
+    return "\n\n".join(blocks) + "\n"
 
 
 def render_text(
@@ -33,12 +112,9 @@ def render_text(
         lines = [f"{status:8} {head}", detail]
         if verdict.digest:
             lines.append(f"  evidence digest {verdict.digest}")
-        if verdict.status:
-            lines.append(
-                f"  status {verdict.status}"
-                + (f" · outcome {verdict.outcome}" if verdict.outcome else "")
-            )
         lines += [_finding_line(finding) for finding in verdict.findings]
+        if verdict.status:
+            lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))
     if registry_findings:
         lines = ["REGISTRY problems (a maintainer must fix these):"]
