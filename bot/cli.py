@@ -104,6 +104,7 @@ def _parser() -> argparse.ArgumentParser:
         help="local archive records (default: ROOT/.claims/archive)",
     )
     resolve.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    resolve.add_argument("-q", "--quiet", action="store_true", help="print one line per market")
 
     demo = commands.add_parser(
         "demo",
@@ -244,7 +245,7 @@ def _resolve(args: argparse.Namespace) -> int:
     problems = list(dict.fromkeys(problems))
     if args.json:
         _write(args.json, render_resolution_json(resolutions, as_of, problems))
-    print(render_resolution(resolutions, as_of, problems), end="")
+    print(render_resolution(resolutions, as_of, problems, brief=args.quiet), end="")
     return EXIT_ERROR if problems else EXIT_VALID
 
 

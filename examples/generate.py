@@ -1,15 +1,18 @@
-"""Generate the demo registry under examples/: python examples/generate.py
+"""Generate the demo registry under examples/: python examples/generate.py [OUT]
 
 Every example starts as an honest attempt from `bot.demo.specimen`; an invalid example then gets
 exactly one deliberate defect, written below in code so a reader sees what was broken and how.
-The output is deterministic; tests/acceptance/test_demo.py regenerates it and fails if the
-committed files differ, so nothing under examples/registry/ is edited by hand.
+Score tables are derived from the cases and trials by the bot's own derivation, and judgments
+are what a maintainer records, bound to the evidence digest. The output is deterministic;
+tests/acceptance/test_demo.py regenerates it and fails if the committed files differ, so
+nothing under examples/ is edited by hand.
 
 Writes:
-  examples/registry/   markets and attempt folders, as they stand at the end of the demo
+  examples/registry/   shared rules, markets and attempt folders as they stand at the end
   examples/history/    earlier versions of files that a later pull request changes
-  examples/demo-plan.yaml  the dated commits and pull requests `claims demo` replays, and the
-                       reason codes each attempt must produce
+  examples/demo-plan.yaml  the dated commits, pull requests and snapshot tags `claims demo`
+                       replays; the reason codes each attempt must produce; the dates the
+                       demo resolves on and the outcome each market must reach
 """
 
 from __future__ import annotations
@@ -18,24 +21,37 @@ import json
 import shutil
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+PROJECT = HERE.parent
+sys.path.insert(0, str(PROJECT))
 
+from bot.dates import MarketDates  # noqa: E402
 from bot.demo.specimen import (  # noqa: E402
     AttemptSpec,
     attempt_files,
     dump_yaml,
     jsonl,
+    judgments_file,
+    load_market,
     market_document,
+    score_table,
     timestamp,
 )
 from bot.evidence.rules import case_hash  # noqa: E402
+from bot.load.yaml_ import parse_yaml  # noqa: E402
+from bot.models import SharedRules  # noqa: E402
+from bot.qualification import required_checks  # noqa: E402
 
 Files = dict[str, bytes]
+RULES_BYTES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
+FREEZE = ("freeze.yaml", "freeze-cases.jsonl")
+# Attempt files sit four folders below the registry root, the registry two below the project.
+ATTEMPT_SCHEMAS = "../../../../../../schemas"
 
 
 def day(d: int, month: int = 1, hour: int = 9) -> datetime:
@@ -96,27 +112,25 @@ def rehash_a_case(files: Files) -> None:
 
 # ---- the examples ---------------------------------------------------------------------------
 
-FREEZE = ("freeze.yaml", "freeze-cases.jsonl")
+
+@dataclass
+class Example:
+    spec: AttemptSpec
+    expect: list[str]  # evidence reason codes on main
+    why: str
+    defect: Callable[[Files], None] | None = None
+    judge: dict[str, str] | None = None  # None: no judgments; else overrides of "pass"
+    notes: dict[str, str] = field(default_factory=dict)
+    files: Files = field(default_factory=dict)
 
 
-def example(
-    spec: AttemptSpec, defect: Callable[[Files], None] | None, expect: list[str], why: str = ""
-) -> dict[str, Any]:
-    files = attempt_files(spec)
-    if defect is not None:
-        defect(files)
-    return {
-        "spec": spec,
-        "files": files,
-        "expect": expect,
-        "why": why or (defect.__doc__ if defect else "valid: an honest attempt"),
-    }
-
-
-def examples() -> list[dict[str, Any]]:
+def examples() -> list[Example]:
+    """The merged attempts: four that resolve the demo markets, then one defect each."""
     return [
-        example(AttemptSpec(), None, []),
-        example(
+        # Market 3 resolves YES: a complete, qualifying attempt that met both bars.
+        Example(AttemptSpec(), [], "qualifying, met both bars: market 3 resolves YES", judge={}),
+        # Market 5 (serious budget) resolves NO: qualifying, but its monitor missed.
+        Example(
             AttemptSpec(
                 market=5,
                 submitter="northwind-ai",
@@ -125,22 +139,52 @@ def examples() -> list[dict[str, Any]]:
                 title="Probe suite for deceptive sandbagging",
                 frozen_at=day(11),
                 first_trial_at=day(21),
+                adversarial="serious",
+                false_safe_rate=0.45,
             ),
-            None,
             [],
+            "qualifying under the serious budget (three red teams), but 7 of 16 attack"
+            " units were labelled safe: market 5 resolves NO",
+            judge={},
         ),
-        example(
+        # Market 6 resolves OTHER: its only attempt was judged toy-only.
+        Example(
+            AttemptSpec(
+                market=6,
+                submitter="toy-lab",
+                slug="gridworld-monitor",
+                seed=11,
+                title="Gridworld monitor",
+            ),
+            ["judged-not-qualifying"],
+            "a maintainer judged the systems toy-only: not qualifying, so market 6 resolves OTHER",
+            judge={"not-toy-only": "fail"},
+            notes={"not-toy-only": "all three systems are hand-written gridworld agents"},
+        ),
+        # Market 2 is annulled: a YES-worthy attempt, but no snapshot was ever made.
+        Example(
+            AttemptSpec(
+                market=2, submitter="early-bird", slug="fast-monitor", seed=12, title="Fast monitor"
+            ),
+            [],
+            "qualifying and met, but snapshot-2027-04-30 was never tagged or archived:"
+            " market 2 is ANNULLED",
+            judge={},
+        ),
+        Example(
             AttemptSpec(submitter="bob-lab", slug="edited-cases", seed=3, title="Edited cases"),
-            edit_case_after_hashing,
             ["case-hash-mismatch"],
+            str(edit_case_after_hashing.__doc__),
+            edit_case_after_hashing,
         ),
-        example(
+        Example(
             AttemptSpec(submitter="carol-lab", slug="second-chance", seed=4, title="Second chance"),
-            run_a_case_twice,
             ["duplicate-trial", "unknown-case"],
+            str(run_a_case_twice.__doc__),
+            run_a_case_twice,
         ),
         # Trials began at 07:00 on the 12th; the freeze merged at 09:00 that day.
-        example(
+        Example(
             AttemptSpec(
                 market=5,
                 submitter="dana-lab",
@@ -150,56 +194,51 @@ def examples() -> list[dict[str, Any]]:
                 frozen_at=day(8),
                 first_trial_at=day(12, hour=7),
             ),
-            None,
             ["trial-before-freeze"],
             "trial-before-freeze: the first trials ran before the freeze was merged.",
         ),
-        example(
+        Example(
             AttemptSpec(submitter="erin-lab", slug="short-log", seed=6, title="Short log"),
-            truncate_log,
             ["raw-log-hash-mismatch"],
+            str(truncate_log.__doc__),
+            truncate_log,
         ),
-        example(
+        Example(
             AttemptSpec(
                 market=14, submitter="frank-lab", slug="ghost-market", seed=7, title="Ghost market"
             ),
-            None,
             ["market-unknown"],
             "market-unknown: market 14 is not in this registry.",
         ),
-        example(
+        Example(
             AttemptSpec(submitter="hana-lab", slug="anchored", seed=8, title="Anchored"),
-            anchor_in_yaml,
             ["yaml-unsafe"],
+            str(anchor_in_yaml.__doc__),
+            anchor_in_yaml,
         ),
-        example(
+        Example(
             AttemptSpec(
                 market=5, submitter="ivan-lab", slug="naive-times", seed=9, title="Naive times"
             ),
-            drop_offsets,
             ["timestamp-naive"],
+            str(drop_offsets.__doc__),
+            drop_offsets,
         ),
     ]
 
 
-def open_pr_example() -> dict[str, Any]:
-    spec = AttemptSpec(
-        submitter="gina-lab",
-        slug="late-edit",
-        seed=10,
-        title="Late edit",
-        frozen_at=day(13),
-        first_trial_at=day(2, month=2),
-    )
-    before = attempt_files(spec)
-    after = dict(before)
-    rehash_a_case(after)
-    return {
-        "spec": spec,
-        "before": before,
-        "after": after,
-        "expect": ["freeze-order", "path-outside-attempt"],
-    }
+MARKETS = {
+    2: ("default", "2027-04-30"),
+    3: ("default", "2027-06-30"),
+    5: ("serious", "2027-07-31"),
+    6: ("default", "2027-05-31"),
+}
+# What each demo market resolves to once every window has closed; ANNULLED for the market
+# whose snapshot is left out.
+OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
+UNTAGGED = {2}
+RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
+VERIFY_AS_OF = "2027-03-15"
 
 
 def build(out: Path) -> None:
@@ -207,39 +246,47 @@ def build(out: Path) -> None:
     for folder in (registry, history):
         if folder.exists():
             shutil.rmtree(folder)
-    markets = {
-        "markets/market-03.yaml": dump_yaml(
-            market_document(3, "default"), "../../../schemas/market.schema.json"
-        ),
-        "markets/market-05.yaml": dump_yaml(
-            market_document(5, "serious", resolve_by="2027-07-31"),
-            "../../../schemas/market.schema.json",
-        ),
+    document, _ = parse_yaml(RULES_BYTES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules, _ = SharedRules.from_document(document)
+    assert rules is not None
+    market_docs = {
+        number: market_document(number, budget, resolve_by=resolve_by)
+        for number, (budget, resolve_by) in MARKETS.items()
     }
-    written: dict[Path, bytes] = {registry / path: data for path, data in markets.items()}
+    markets = {number: load_market(doc, rules) for number, doc in market_docs.items()}
+    written: dict[str, bytes] = {"shared-rules/common-v1.yaml": RULES_BYTES}
+    for number, doc in market_docs.items():
+        written[f"markets/market-{number:02d}.yaml"] = dump_yaml(
+            doc, "../../../schemas/market.schema.json"
+        )
     steps: list[dict[str, Any]] = [
         {
-            "message": "Registry: shared rules and demo markets 3 and 5",
+            "message": "Registry: shared rules and demo markets 2, 3, 5 and 6",
             "at": timestamp(day(4)),
-            "files": {
-                "shared-rules/common-v1.yaml": "project:shared-rules/common-v1.yaml",
-                **{path: f"registry:{path}" for path in markets},
-            },
+            "files": {path: f"registry:{path}" for path in sorted(written)},
         }
     ]
     expect: dict[str, dict[str, list[str]]] = {"main": {}, "pr": {}}
     why: dict[str, str] = {}
     freezes: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
-    for number, item in enumerate(examples()):
-        spec: AttemptSpec = item["spec"]
+    judgments: list[dict[str, Any]] = []
+    for number, example in enumerate(examples()):
+        spec = example.spec
         folder = spec.folder
-        expect["main"][folder] = item["expect"]
-        why[folder] = " ".join(str(item["why"]).split())
-        for name, data in item["files"].items():
-            written[registry / folder / name] = data
-        # Freezes merge in January, in order, each a day after its frozen_at at the earliest;
-        # runs merge in March. Main's dates only move forward, as on a real registry.
+        files = attempt_files(spec, schema_base=ATTEMPT_SCHEMAS)
+        market = markets.get(spec.market)
+        if example.judge is not None and market is not None:
+            files["scores.yaml"] = score_table(files, market, rules.confidence)
+        if example.defect is not None:
+            example.defect(files)
+        expect["main"][folder] = example.expect
+        why[folder] = " ".join(example.why.split())
+        for name, data in files.items():
+            written[f"{folder}/{name}"] = data
+        # Freezes merge in January, each a day after its frozen_at at the earliest; runs merge
+        # in March; maintainers judge on the 5th. Main's dates only move forward.
         freezes.append(
             {
                 "message": f"Freeze: {folder}",
@@ -257,52 +304,100 @@ def build(out: Path) -> None:
                 "merged_at": timestamp(day(2, month=3) + timedelta(hours=number)),
                 "files": {
                     f"{folder}/{name}": f"registry:{folder}/{name}"
-                    for name in sorted(item["files"])
+                    for name in sorted(files)
                     if name not in FREEZE
                 },
             }
         )
-    pr = open_pr_example()
-    spec = pr["spec"]
+        if example.judge is not None and market is not None:
+            verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
+            verdicts.update(example.judge)
+            written[f"{folder}/judgments.yaml"] = judgments_file(
+                files, verdicts, "registry-maintainer", "2027-03-05", example.notes
+            )
+            judgments.append(
+                {
+                    "message": f"Judgments: {folder}",
+                    "at": timestamp(day(5, month=3) + timedelta(minutes=number)),
+                    "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
+                }
+            )
+    # The open pull request: a freeze merged in January, then a run that edits it.
+    spec = AttemptSpec(
+        submitter="gina-lab",
+        slug="late-edit",
+        seed=10,
+        title="Late edit",
+        frozen_at=day(13),
+        first_trial_at=day(2, month=2),
+    )
     folder = spec.folder
+    before = attempt_files(spec, schema_base=ATTEMPT_SCHEMAS)
+    after = dict(before)
+    rehash_a_case(after)
     expect["main"][folder] = ["freeze-only"]
-    expect["pr"][folder] = pr["expect"]
+    expect["pr"][folder] = ["freeze-order", "path-outside-attempt"]
     why[folder] = (
         "freeze merged in January; its run is the open pull request, which changed"
         " freeze-cases.jsonl after the freeze was merged and also edits"
         " markets/market-03.yaml"
     )
-    for name, data in pr["after"].items():
-        written[registry / folder / name] = data
-    for name in FREEZE:
-        written[history / folder / name] = pr["before"][name]
+    for name, data in after.items():
+        written[f"{folder}/{name}"] = data
+    history_files = {f"{folder}/{name}": before[name] for name in FREEZE}
     freezes.append(
         {
             "message": f"Freeze: {folder}",
             "at": timestamp(spec.frozen_at),
             "merged_at": timestamp(day(14)),
-            "files": {f"{folder}/{name}": f"history:{folder}/{name}" for name in FREEZE},
+            "files": {path: f"history:{path}" for path in history_files},
         }
     )
     freezes.sort(key=lambda step: step["merged_at"])
-    steps += freezes + runs
-    edited_market = markets["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
-    written[history / "pr" / "markets/market-03.yaml"] = edited_market
+    tags = []
+    for number, (_, resolve_by) in sorted(MARKETS.items(), key=lambda item: item[1][1]):
+        if number in UNTAGGED:
+            continue
+        dates = MarketDates.of(
+            markets[number].resolve_by, rules.window_days, rules.annul_after_days
+        )
+        tags.append(
+            {
+                "message": f"Snapshot of the registry at {resolve_by}'s window close",
+                "at": timestamp(day(1)),
+                "files": {},
+                "tag": dates.snapshot_tag,
+            }
+        )
+    edited_market = written["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
+    history_files["pr/markets/market-03.yaml"] = edited_market
+    steps += freezes + runs + judgments + tags
     steps.append(
         {
             "message": f"Attempt: {spec.title} (open)",
             "at": timestamp(day(3, month=3)),
             "open_pr": "gina-lab/late-edit",
             "files": {
-                **{f"{folder}/{name}": f"registry:{folder}/{name}" for name in pr["after"]},
+                **{f"{folder}/{name}": f"registry:{folder}/{name}" for name in after},
                 "markets/market-03.yaml": "history:pr/markets/market-03.yaml",
             },
         }
     )
     for path, data in written.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-    plan = {"steps": steps, "expect": expect, "why": why}
+        (registry / path).parent.mkdir(parents=True, exist_ok=True)
+        (registry / path).write_bytes(data)
+    for path, data in history_files.items():
+        (history / path).parent.mkdir(parents=True, exist_ok=True)
+        (history / path).write_bytes(data)
+    plan = {
+        "verify_as_of": VERIFY_AS_OF,
+        "resolve_on": RESOLVE_ON,
+        "archived": sorted(step["tag"] for step in tags),
+        "outcomes": {str(number): outcome for number, outcome in OUTCOMES.items()},
+        "steps": steps,
+        "expect": expect,
+        "why": why,
+    }
     header = "# Generated by examples/generate.py: do not edit by hand.\n"
     (out / "demo-plan.yaml").write_bytes(header.encode() + dump_yaml(plan))
 

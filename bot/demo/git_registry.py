@@ -3,7 +3,8 @@
 Used by `claims demo` and by the tests, so both exercise freeze order against real history.
 Each step is a commit at a fixed date; a step with `merged_at` is a pull request: its commit is
 made on a branch off main and merged with a merge commit at `merged_at`, as GitHub does. A step
-with `open_pr` is left on its branch, checked out, as a pull request under review.
+with `open_pr` is left on its branch, checked out, as a pull request under review. A step with
+`tag` tags main's current commit (annotated), as the scheduled snapshot does.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Step:
     files: Mapping[str, bytes | None]
     merged_at: datetime | None = None  # a PR merged into main at this time
     open_pr: str | None = None  # a PR branch left open (checked out) with this name
+    tag: str | None = None  # only tag main's current commit (files and dates unused)
 
 
 def _commit(repo: git.Repo, root: Path, step: Step) -> None:
@@ -60,6 +62,9 @@ def build_git_registry(root: Path, steps: Sequence[Step]) -> git.Repo:
         config.set_value("user", "email", "demo@registry.invalid")
         config.set_value("commit", "gpgsign", "false")
     for number, step in enumerate(steps):
+        if step.tag is not None:
+            repo.create_tag(step.tag, message=step.message)
+            continue
         if step.merged_at is None and step.open_pr is None:
             _commit(repo, root, step)
             continue

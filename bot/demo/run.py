@@ -1,26 +1,23 @@
-"""`claims demo`: replay examples/demo-plan.yaml into a fresh git registry and verify it.
-
-Part 1 verifies every attempt merged to main; part 2 checks out the pull request still under
-review and verifies it against main, as the PR check would. Each example declares the reason
-codes it demonstrates; the demo exits 0 only when every example produced exactly those.
+"""`claims demo`: replay examples/demo-plan.yaml into a fresh git registry, then run the
+commands a user would: verify every merged attempt, verify the pull request still under
+review against main (as the PR check would), and resolve the markets as of dates that step
+through their filing windows. Each example declares the reason codes it demonstrates and each
+market its final outcome; the demo exits 0 only when every one behaved as declared.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.demo.git_registry import Step, build_git_registry
 from bot.errors import ClaimsError
-from bot.history import open_history
 from bot.load.yaml_ import load_yaml
-from bot.registry import attempt_folders, open_registry
-from bot.report.text import render_text
 from bot.timestamps import parse_timestamp
-from bot.verdict import AttemptVerdict
-from bot.verify import VerifyOptions, changed_attempt_folders, check_changes, verify_attempt
 
 __all__ = ["EXAMPLES", "load_plan", "run_demo"]
 
@@ -61,18 +58,15 @@ def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
             files={path: _source(ref) for path, ref in step["files"].items()},
             merged_at=moment(step.get("merged_at")),
             open_pr=step.get("open_pr"),
+            tag=step.get("tag"),
         )
         for step in document.data["steps"]
     ]
     return steps, document.data
 
 
-def _codes(verdict: AttemptVerdict) -> list[str]:
-    return sorted({finding.code.value for finding in verdict.findings})
-
-
 def run_demo(keep: Path | None = None) -> int:
-    """Build, verify and print the demo; return 0 when every example behaved as declared."""
+    """Build, verify, resolve and print the demo; return 0 when every example behaved."""
     if not (EXAMPLES / "demo-plan.yaml").is_file():
         raise ClaimsError(
             f"the demo needs {EXAMPLES}/demo-plan.yaml",
@@ -85,66 +79,114 @@ def run_demo(keep: Path | None = None) -> int:
         return _run(Path(folder) / "registry", steps, plan)
 
 
+def _claims(title: str, *args: str | Path, report: Path | None = None) -> dict[str, Any]:
+    """Run one `claims` command as a user would, print it, return its JSON report."""
+    argv = [str(arg) for arg in args]
+    shown = " ".join(argv).replace(_shown_root, "<registry>")
+    print(f"== {title}\n$ claims {shown}\n")
+    from bot.cli import main
+
+    main([*argv, *(["--json", str(report)] if report else [])])
+    print()
+    return json.loads(report.read_text(encoding="utf-8")) if report else {}
+
+
+_shown_root = "<registry>"
+
+
 def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
+    global _shown_root
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
+    _shown_root = str(root)
     repo = build_git_registry(root, steps)
     pr_branch = repo.active_branch.name
+    work = root.parent / f"{root.name}-demo-output"
+    work.mkdir(exist_ok=True)
+    archive = work / "archive"
+    for tag in plan["archived"]:  # what the scheduled job's archive step would have stored
+        LocalArchive(archive).write(tag, {"id": f"local-{tag}", "tag": tag})
     print(
-        f"Demo registry built at {root} ({len(steps)} steps, "
-        f"{sum(1 for _ in repo.iter_commits('main'))} commits on main).\n"
+        f"Demo registry built at {root}: {len(steps)} steps,"
+        f" {sum(1 for _ in repo.iter_commits('main'))} commits on main, tags"
+        f" {', '.join(tag.name for tag in repo.tags)}; archive records in {archive}.\n"
     )
 
     repo.git.checkout("-q", "main")
-    registry = open_registry(root, root)
-    options = VerifyOptions(history=open_history(root, "main"))
-    merged = [
-        verify_attempt(registry, folder, options)
-        for folder in attempt_folders(root, [root / "attempts"])
-    ]
-    print("== 1. claims verify attempts/   (main: every merged attempt)\n")
-    print(render_text(merged))
-
+    as_of = plan["verify_as_of"]
+    merged = _claims(
+        f"1. every attempt merged to main, as of {as_of}",
+        "verify",
+        "--registry",
+        root,
+        root / "attempts",
+        "--as-of",
+        as_of,
+        report=work / "verify-main.json",
+    )
     repo.git.checkout("-q", pr_branch)
-    registry = open_registry(root, root)
-    history = open_history(root, "main")
-    assert not isinstance(history, str)
-    changes = history.changes()
-    folders = changed_attempt_folders(changes)
-    change_findings = check_changes(changes, folders)
-    review = []
-    for folder in folders:
-        verdict = verify_attempt(registry, root / folder, options)
-        review.append(
-            AttemptVerdict(
-                **{**_fields(verdict), "findings": (*change_findings, *verdict.findings)}
-            )
+    review = _claims(
+        f"2. the open pull request {pr_branch}, against main",
+        "verify",
+        "--registry",
+        root,
+        "--base-ref",
+        "main",
+        "--as-of",
+        as_of,
+        report=work / "verify-pr.json",
+    )
+    repo.git.checkout("-q", "main")
+    resolved: dict[str, Any] = {}
+    for number, when in enumerate(plan["resolve_on"], start=3):
+        last = when == plan["resolve_on"][-1]
+        quiet = [] if last else ["--quiet"]
+        resolved = _claims(
+            f"{number}. markets as of {when}",
+            "resolve",
+            "--registry",
+            root,
+            "--as-of",
+            when,
+            "--archive-store",
+            archive,
+            *quiet,
+            report=work / f"resolve-{when}.json",
         )
-    print(f"== 2. claims verify --base-ref main   (open pull request {pr_branch})\n")
-    print(render_text(review))
+    return _check(plan, merged, review, resolved)
 
+
+def _check(
+    plan: dict[str, Any], merged: dict[str, Any], review: dict[str, Any], resolved: dict[str, Any]
+) -> int:
+    """Compare what the commands reported with what each example declares."""
     expected: dict[str, dict[str, list[str]]] = plan["expect"]
     why: dict[str, str] = plan.get("why", {})
     surprises = []
-    print("== 3. what each example demonstrates\n")
-    checked = [("main", v) for v in merged] + [("pr", v) for v in review]
-    for stage, verdict in checked:
-        want = sorted(expected[stage].get(verdict.attempt, []))
-        got = _codes(verdict)
-        mark = "ok " if got == want else "UNEXPECTED"
-        print(
-            f"  {mark} [{stage}] {verdict.attempt}: {', '.join(got) or 'valid'}"
-            f"\n       {why.get(verdict.attempt, '')}"
-        )
-        if got != want:
-            surprises.append(f"{verdict.attempt}: expected {want or 'valid'}, got {got}")
+    print("== what each example demonstrates\n")
+    for stage, report in (("main", merged), ("pr", review)):
+        for attempt in report["attempts"]:
+            name = attempt["attempt"]
+            want = sorted(expected[stage].get(name, []))
+            got = sorted({reason["code"] for reason in attempt["reasons"]})
+            mark = "ok " if got == want else "UNEXPECTED"
+            print(f"  {mark} [{stage}] {name}: {', '.join(got) or attempt['status']}")
+            print(f"       {why.get(name, '')}")
+            if got != want:
+                surprises.append(f"{name}: expected {want or 'no reasons'}, got {got}")
+    for market in resolved["markets"]:
+        want = plan["outcomes"].get(str(market["market"]))
+        mark = "ok " if market["outcome"] == want else "UNEXPECTED"
+        print(f"  {mark} market {market['market']} resolves {market['outcome']}: {market['why']}")
+        if market["outcome"] != want:
+            surprises.append(f"market {market['market']}: expected {want}, got {market['outcome']}")
     print()
     if surprises:
         print("demo FAILED:\n  " + "\n  ".join(surprises))
         return 1
-    print(f"demo OK: all {len(merged) + len(review)} examples gave the codes they demonstrate.")
+    count = len(merged["attempts"]) + len(review["attempts"])
+    print(
+        f"demo OK: all {count} examples gave the codes they demonstrate, and markets"
+        f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items()))}."
+    )
     return 0
-
-
-def _fields(verdict: AttemptVerdict) -> dict[str, Any]:
-    return {name: getattr(verdict, name) for name in verdict.__dataclass_fields__}

@@ -13,6 +13,25 @@ from bot.verdict import AttemptVerdict
 __all__ = ["render_resolution", "render_text"]
 
 
+# Past this many findings with the same code in the same file, the terminal shows a count
+# (the JSON report keeps every one).
+_SAME_SHOWN = 5
+
+
+def _finding_lines(findings: Sequence[Finding]) -> list[str]:
+    lines: list[str] = []
+    seen: dict[tuple[str, str | None], int] = {}
+    for finding in findings:
+        key = (finding.code.value, finding.file)
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] <= _SAME_SHOWN:
+            lines.append(_finding_line(finding))
+    for (code, file), count in seen.items():
+        if count > _SAME_SHOWN:
+            lines.append(f"            ... and {count - _SAME_SHOWN} more {code} in {file}")
+    return lines
+
+
 def _finding_line(finding: Finding) -> str:
     where = finding.location() or "-"
     marker = "warning" if finding.severity == "warning" else "error"
@@ -45,20 +64,36 @@ def _qualification_lines(verdict: AttemptVerdict) -> list[str]:
     units = verdict.units
     if units:
         joined = units.get("joined_most_by") or "nothing"
-        lines.append(f"    units: {units.get('count')} (largest {units.get('largest')}, joined"
-                     f" most by {joined}; nulls per key {units.get('nulls_per_key')})")
-    lines += [_finding_line(finding) for finding in verdict.qualification]
-    waiting = [f"{name} ({check.get('state')})" for name, check in verdict.checks.items()
-               if check.get("state") != "pass"]
+        lines.append(
+            f"    units: {units.get('count')} (largest {units.get('largest')}, joined"
+            f" most by {joined}; nulls per key {units.get('nulls_per_key')})"
+        )
+    lines += _finding_lines(verdict.qualification)
+    waiting = [
+        f"{name} ({check.get('state')})"
+        for name, check in verdict.checks.items()
+        if check.get("state") != "pass"
+    ]
     if waiting:
         lines.append(f"    human checks not passed: {', '.join(waiting)}")
     return lines
 
 
 def render_resolution(
-    resolutions: Sequence[MarketResolution], as_of: date, registry_findings: Sequence[Finding]
+    resolutions: Sequence[MarketResolution],
+    as_of: date,
+    registry_findings: Sequence[Finding],
+    brief: bool = False,
 ) -> str:
-    """The human summary of `claims resolve`: one block per market, each attempt's verdict."""
+    """The human summary of `claims resolve`: one block per market, each attempt's verdict
+    (`brief`: one line per market)."""
+    if brief:
+        lines = [
+            f"market {r.market.id:>2}: {r.state:13} "
+            f"{r.outcome or '(provisionally ' + str(r.provisional) + ')'}"
+            for r in resolutions
+        ]
+        return "\n".join([*lines, f"{len(resolutions)} market(s) as of {as_of}"]) + "\n"
     blocks = []
     for resolution in resolutions:
         market = resolution.market
@@ -83,7 +118,7 @@ def render_resolution(
             status = verdict.status or f"evidence {verdict.evidence}"
             outcome_text = f" ({verdict.outcome})" if verdict.outcome else ""
             lines.append(
-                f"    {status}{outcome_text:9} {verdict.attempt}"
+                f"    {status + outcome_text:24} {verdict.attempt}"
                 + (f"  [{', '.join(codes)}]" if codes else "")
             )
         blocks.append("\n".join(lines))
@@ -112,7 +147,7 @@ def render_text(
         lines = [f"{status:8} {head}", detail]
         if verdict.digest:
             lines.append(f"  evidence digest {verdict.digest}")
-        lines += [_finding_line(finding) for finding in verdict.findings]
+        lines += _finding_lines(verdict.findings)
         if verdict.status:
             lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))

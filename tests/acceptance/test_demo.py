@@ -18,7 +18,8 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 11 examples gave the codes they demonstrate." in done.stdout
+    assert "demo OK: all 13 examples gave the codes they demonstrate" in done.stdout
+    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
 
