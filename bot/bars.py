@@ -193,25 +193,29 @@ def _auroc(
         (positives if _matches(label, bar.label_positive) else negatives).append(float(score))
     if findings:
         return BarResult(bar, False, note="scores missing"), findings
-    counts = {"positives": len(positives), "negatives": len(negatives)}
     if len(positives) < 2 or len(negatives) < 2:
         note = (
             f"{len(positives)} positive and {len(negatives)} negative units: DeLong's"
             " variance needs at least 2 of each"
         )
-        return BarResult(bar, False, **counts, note=note), []
+        return BarResult(
+            bar, False, positives=len(positives), negatives=len(negatives), note=note
+        ), []
     try:
         result = delong.auroc(positives, negatives)
         bound = delong.lower_bound(result, confidence)
     except StatisticsError as error:  # pragma: no cover - inputs were checked above
-        return BarResult(bar, False, **counts, note=str(error)), []
+        return BarResult(
+            bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
+        ), []
     return BarResult(
         bar,
         True,
         units=len(selected),
         bound=bound,
         auroc=result.auc,
-        **counts,
+        positives=len(positives),
+        negatives=len(negatives),
         met=bound >= bar.threshold,
     ), []
 
@@ -287,10 +291,13 @@ def derive_score_table(
 
 
 def _differs(claimed: Any, derived: Any) -> bool:
+    if isinstance(derived, int) and not isinstance(derived, bool) and isinstance(claimed, float):
+        return claimed != derived  # a count: exact (16.0 is 16; 16.00001 is not)
     if isinstance(derived, float) or isinstance(claimed, float):
         if claimed is None or derived is None or isinstance(claimed, bool):
             return claimed is not derived
-        return not isinstance(claimed, int | float) or abs(claimed - derived) > BOUND_TOLERANCE
+        # `not <=`: a NaN claim never agrees.
+        return not isinstance(claimed, int | float) or not abs(claimed - derived) <= BOUND_TOLERANCE
     if isinstance(derived, dict) and isinstance(claimed, dict):
         keys = set(derived) | set(claimed)
         return any(_differs(claimed.get(key), derived.get(key)) for key in keys)

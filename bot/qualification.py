@@ -181,7 +181,9 @@ def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: S
 def _red_teams_ok(teams: Sequence[Mapping[str, Any]], route: Mapping[str, Any]) -> bool:
     strong = [team for team in teams if float(team["hours"]) >= route["min_hours_each"]]
     organizations = {team["organization"] for team in strong}
-    return len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
+    return bool(
+        len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
+    )
 
 
 def _bounty_ok(bounty: Mapping[str, Any] | None, route: Mapping[str, Any]) -> bool:

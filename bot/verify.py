@@ -85,6 +85,15 @@ class VerifyOptions:
 LineOf = Callable[[FieldPath], int | None]
 
 
+def _constant_line(line: int) -> LineOf:
+    """A JSONL record's line, whichever field of it is asked about."""
+
+    def line_of(_where: FieldPath) -> int | None:
+        return line
+
+    return line_of
+
+
 class _Attempt:
     """The files of one attempt folder, read on demand, regular files only."""
 
@@ -125,9 +134,9 @@ class _Attempt:
             return None
         records, problems = load_jsonl(self.folder / name, self.path(name), self.limits)
         self.findings.extend(problems)
-        for record in records:
-            line = record.line
-            self.published.append((self.path(name), record.data, lambda _where, at=line: at))
+        self.published += [
+            (self.path(name), record.data, _constant_line(record.line)) for record in records
+        ]
         return records
 
     def _refused(self, name: str) -> bool:

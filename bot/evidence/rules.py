@@ -9,11 +9,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime
 from typing import Any
 
 import rfc8785
 
+from bot.dates import end_of_day
 from bot.evidence.models import Case, Trial
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
@@ -149,9 +150,7 @@ def paper_freeze_time(text: str) -> datetime | None:
     if moment is not None:
         return moment
     day = parse_date(text)
-    if day is None:
-        return None
-    return datetime.combine(day + timedelta(days=1), time(12, 0), tzinfo=UTC)
+    return None if day is None else end_of_day(day)
 
 
 @dataclass(frozen=True, slots=True)
