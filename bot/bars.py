@@ -117,6 +117,26 @@ def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> l
     return chosen
 
 
+def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) -> list[Finding]:
+    """`schema` findings for the bar's trials whose result has no field the bar reads.
+
+    An absent field is not a value: a rate bar would count it as passing (rate_upper) and an
+    AUROC bar as a negative, so it is refused like a missing score.
+    """
+    names = [bar.predicate_field] if bar.statistic != "auroc_lower" else [bar.label_field]
+    return [
+        Finding(
+            Code.SCHEMA,
+            f"result.{name}: bar {bar.id!r} reads this field, and the result has none",
+            file,
+            trials[index].line,
+        )
+        for index in selected
+        for name in names
+        if name and name not in trials[index].result
+    ]
+
+
 def _rate(
     bar: Bar,
     trials: Sequence[Trial],
@@ -124,7 +144,8 @@ def _rate(
     units: UnitStructure,
     max_rate: float | None,
     confidence: float,
-) -> BarResult:
+    file: str,
+) -> tuple[BarResult, list[Finding]]:
     if not selected:
         if bar.denominator == "method_output":
             return BarResult(
@@ -135,8 +156,11 @@ def _rate(
                 None,
                 met=False,
                 note="empty denominator: the method issued nothing to count",
-            )
-        return BarResult(bar, False, 0, 0, note="no scored case: the bar was never tested")
+            ), []
+        return BarResult(bar, False, 0, 0, note="no scored case: the bar was never tested"), []
+    lacking = _lacking(bar, trials, selected, file)
+    if lacking:
+        return BarResult(bar, False, note="results lack the bar's field"), lacking
     hits = [
         _matches(trials[i].result.get(bar.predicate_field or ""), list(bar.predicate_values))
         for i in selected
@@ -149,7 +173,7 @@ def _rate(
     else:
         bound = clopper_pearson.lower_bound(count - failing, count, confidence)
         met = bound >= bar.threshold
-    return BarResult(bar, True, failing, count, bound, met=met)
+    return BarResult(bar, True, failing, count, bound, met=met), []
 
 
 def _auroc(
@@ -189,17 +213,30 @@ def _auroc(
                 )
             )
             continue
-        label = trial.result.get(bar.label_field or "")
+        if (bar.label_field or "") not in trial.result:
+            findings += _lacking(bar, trials, [index], file)
+            continue
+        label = trial.result[bar.label_field or ""]
         (positives if _matches(label, bar.label_positive) else negatives).append(float(score))
     if findings:
-        return BarResult(bar, False, note="scores missing"), findings
+        return BarResult(bar, False, note="scores or labels missing"), findings
     if len(positives) < 2 or len(negatives) < 2:
+        # With no case of one class the bar's discrimination was never tested (supplied: not
+        # exercised). With some of each but fewer than two in a class, it was tested but
+        # DeLong's variance is undefined, so the bound cannot reach the bar: missed.
+        tested = bar.denominator == "method_output" or (positives and negatives)
         note = (
             f"{len(positives)} positive and {len(negatives)} negative units: DeLong's"
             " variance needs at least 2 of each"
         )
         return BarResult(
-            bar, False, positives=len(positives), negatives=len(negatives), note=note
+            bar,
+            bool(tested),
+            units=len(selected),
+            positives=len(positives),
+            negatives=len(negatives),
+            met=False if tested else None,
+            note=note,
         ), []
     try:
         result = delong.auroc(positives, negatives)
@@ -243,7 +280,9 @@ def evaluate_bars(
                         bar,
                         bar.denominator == "method_output",
                         met=False if bar.denominator == "method_output" else None,
-                        note="no scored case: the bar was never tested",
+                        note="empty denominator: the method issued nothing to count"
+                        if bar.denominator == "method_output"
+                        else "no scored case: the bar was never tested",
                     )
                 )
                 continue
@@ -251,9 +290,11 @@ def evaluate_bars(
             results.append(result)
             findings += problems
         else:
-            results.append(
-                _rate(bar, trials, selected, units, market.within_unit_max_rate, confidence)
+            result, problems = _rate(
+                bar, trials, selected, units, market.within_unit_max_rate, confidence, file
             )
+            results.append(result)
+            findings += problems
     return results, units, findings
 
 

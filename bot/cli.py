@@ -7,6 +7,7 @@ error (including problems in the registry's own files, which a maintainer must f
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -66,6 +67,23 @@ def _parser() -> argparse.ArgumentParser:
         "--fetch-raw-logs",
         action="store_true",
         help="also download raw_log.url and check its sha256, size, head, tail",
+    )
+    verify.add_argument(
+        "--rerun-adapters",
+        action="store_true",
+        help="rerun wrapped attempts' adapters in the sandbox and compare their output",
+    )
+    verify.add_argument(
+        "--released-cache",
+        type=Path,
+        metavar="DIR",
+        help="content-addressed cache of released data (default: $CLAIMS_CACHE or "
+        "~/.cache/claims/released)",
+    )
+    verify.add_argument(
+        "--allow-unisolated",
+        action="store_true",
+        help="maintainers only: rerun adapters even where the network cannot be isolated",
     )
     verify.add_argument(
         "--as-of",
@@ -132,6 +150,12 @@ def _bad_date(text: str) -> date:
     raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
 
 
+def _cache_folder() -> Path:
+    """Where released data is cached: $CLAIMS_CACHE, else ~/.cache/claims/released."""
+    configured = os.environ.get("CLAIMS_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "claims" / "released"
+
+
 def _today() -> date:
     """The one place the bot reads the clock."""
     return datetime.now(UTC).date()
@@ -186,7 +210,16 @@ def _verify(args: argparse.Namespace) -> int:
         from bot.fetch import check_raw_log_url
 
         fetcher = check_raw_log_url
-    options = VerifyOptions(history=history, fetch_raw_log=fetcher, as_of=args.as_of or _today())
+    rerun = None
+    if args.rerun_adapters:
+        from bot.rerun import AdapterRerun
+
+        rerun = AdapterRerun(
+            cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated
+        )
+    options = VerifyOptions(
+        history=history, fetch_raw_log=fetcher, as_of=args.as_of or _today(), rerun_adapter=rerun
+    )
     verdicts = [
         replace(verdict, findings=(*change_findings, *verdict.findings))
         for verdict in (verify_attempt(registry, folder, options) for folder in folders)
@@ -238,7 +271,7 @@ def _resolve(args: argparse.Namespace) -> int:
             tag=dates.snapshot_tag,
             tag_exists=isinstance(history, History) and history.has_tag(dates.snapshot_tag),
             archived=record is not None,
-            archive_ref=str(record.get("doi") or record.get("id")) if record else None,
+            archive_ref=_archive_ref(record),
         )
         mine = [verdict for verdict in verdicts if verdict.market == market.id]
         resolutions.append(resolve_market(market, dates, mine, snapshot, as_of))
@@ -247,6 +280,14 @@ def _resolve(args: argparse.Namespace) -> int:
         _write(args.json, render_resolution_json(resolutions, as_of, problems))
     print(render_resolution(resolutions, as_of, problems, brief=args.quiet), end="")
     return EXIT_ERROR if problems else EXIT_VALID
+
+
+def _archive_ref(record: dict[str, object] | None) -> str | None:
+    """The DOI (or id) an archive record names, if any."""
+    if record is None:
+        return None
+    value = record.get("doi") or record.get("id")
+    return str(value) if value else None
 
 
 def _write(path: Path, text: str) -> None:

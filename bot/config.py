@@ -27,6 +27,8 @@ class Limits:
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024
+    # A wrapped attempt's released data: bytes per file.
+    max_released_bytes: int = 2 * 1024 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from typing import Protocol
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -35,7 +36,16 @@ import urllib3.exceptions
 from bot.config import Limits
 from bot.findings import Code, Finding
 
-__all__ = ["CHUNK_BYTES", "MAX_REDIRECTS", "build_session", "check_raw_log_url"]
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_REDIRECTS",
+    "Sink",
+    "UnavailableError",
+    "build_session",
+    "check_raw_log_url",
+    "download",
+    "refuse_url",
+]
 
 CHUNK_BYTES = 64 * 1024
 MAX_REDIRECTS = 5
@@ -96,57 +106,66 @@ def check_raw_log_url(
     `raw-log-unavailable` when the file cannot be read, `raw-log-hash-mismatch` for size or
     hash, `raw-log-excerpt` for head or tail. Never raises for network or HTTP problems.
     """
-    refusal = _refuse_url(url)
+    refusal = refuse_url(url)
     if refusal is not None:
         return [Finding(Code.RAW_LOG_UNAVAILABLE, refusal, file, line)]
     tally = _Tally(len(head) if head is not None else 0, len(tail) if tail is not None else 0)
     try:
         if session is None:
             with build_session() as own:
-                _download(own, url, tally, size, limits)
+                download(own, url, tally, size, limits)
         else:
-            _download(session, url, tally, size, limits)
-    except _UnavailableError as exc:
+            download(session, url, tally, size, limits)
+    except UnavailableError as exc:
         return [Finding(Code.RAW_LOG_UNAVAILABLE, str(exc), file, line)]
     messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
     return [Finding(code, message, file, line) for code, message in messages]
 
 
-def _refuse_url(url: str) -> str | None:
+def refuse_url(url: str, label: str = "raw_log.url") -> str | None:
     """Why the bot will not request `url`, or None. Checked before any network access."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a malformed port
     except ValueError as exc:
-        return f"raw_log.url is not a valid URL ({exc}): {url}"
+        return f"{label} is not a valid URL ({exc}): {url}"
     if parts.scheme.lower() not in ("http", "https"):
-        return f"raw_log.url must be http(s), got scheme {parts.scheme!r}: {url}"
+        return f"{label} must be http(s), got scheme {parts.scheme!r}: {url}"
     if not parts.hostname:
-        return f"raw_log.url has no host: {url}"
+        return f"{label} has no host: {url}"
     if parts.username is not None or parts.password is not None:
-        return f"raw_log.url must not carry credentials (user:password@): {url}"
+        return f"{label} must not carry credentials (user:password@): {url}"
     return None
 
 
-class _UnavailableError(Exception):
-    """Why the raw log could not be read; becomes a `raw-log-unavailable` finding."""
+class UnavailableError(Exception):
+    """Why a URL could not be read (becomes a finding: `raw-log-unavailable`, say)."""
 
 
-def _download(
-    session: requests.Session, url: str, tally: _Tally, size: int, limits: Limits
-) -> None:
-    """Stream `url` into `tally`. Raises `_UnavailableError` when the body cannot be read."""
+class Sink(Protocol):
+    """Where `download` puts the body: `add` each chunk; `count` bytes so far."""
+
+    count: int
+
+    def add(self, chunk: bytes) -> None: ...
+
+
+def download(session: requests.Session, url: str, tally: Sink, size: int, limits: Limits) -> None:
+    """Stream `url` into `tally`, stopping once more than `size` bytes have arrived.
+
+    Raises `UnavailableError` when the body cannot be read (HTTP error, time-out, refused URL).
+    """
     deadline = time.monotonic() + limits.fetch_deadline
     timeout = limits.fetch_timeout
     try:
         with _open(session, url, limits, deadline) as response:
             _read_body(response, url, tally, size, deadline, limits)
     except (requests.Timeout, urllib3.exceptions.ReadTimeoutError) as exc:
-        raise _UnavailableError(f"timed out after {timeout:g} s reading {url}") from exc
+        raise UnavailableError(f"timed out after {timeout:g} s reading {url}") from exc
     except requests.ConnectionError as exc:
-        raise _UnavailableError(f"could not connect to {url}: {_detail(exc)}") from exc
+        raise UnavailableError(f"could not connect to {url}: {_detail(exc)}") from exc
     except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
-        raise _UnavailableError(f"could not read {url}: {_detail(exc)}") from exc
+        raise UnavailableError(f"could not read {url}: {_detail(exc)}") from exc
 
 
 def _open(
@@ -165,10 +184,10 @@ def _open(
             return _check_status(response, url, current)
         response.close()
         current = urljoin(current, response.headers["location"])
-        refusal = _refuse_url(current)
+        refusal = refuse_url(current)
         if refusal is not None:
-            raise _UnavailableError(f"{url} redirects to a refused URL: {refusal}")
-    raise _UnavailableError(f"more than {MAX_REDIRECTS} redirects from {url}")
+            raise UnavailableError(f"{url} redirects to a refused URL: {refusal}")
+    raise UnavailableError(f"more than {MAX_REDIRECTS} redirects from {url}")
 
 
 def _send(session: requests.Session, url: str, timeout: float) -> requests.Response:
@@ -194,13 +213,13 @@ def _check_status(response: requests.Response, url: str, current: str) -> reques
         return response
     response.close()
     via = "" if current == url else f" (redirected from {url})"
-    raise _UnavailableError(f"HTTP {response.status_code} from {current}{via}")
+    raise UnavailableError(f"HTTP {response.status_code} from {current}{via}")
 
 
 def _read_body(
     response: requests.Response,
     url: str,
-    tally: _Tally,
+    tally: Sink,
     size: int,
     deadline: float,
     limits: Limits,
@@ -218,7 +237,7 @@ def _read_body(
 
 def _check_deadline(url: str, deadline: float, limits: Limits, count: int) -> None:
     if time.monotonic() > deadline:
-        raise _UnavailableError(
+        raise UnavailableError(
             f"deadline of {limits.fetch_deadline:g} s exceeded reading {url} ({count} bytes read)"
         )
 

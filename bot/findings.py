@@ -47,6 +47,7 @@ class Code(StrEnum):
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
     RELEASED_DATA_HASH = "released-data-hash"
+    RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
     SAMPLE_SIZE = "sample-size"
     SYSTEMS_FLOOR = "systems-floor"
     FAMILY_COVERAGE = "family-coverage"

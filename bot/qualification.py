@@ -20,7 +20,7 @@ from bot.evidence.models import Case, Trial
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.stats.units import UnitStructure
-from bot.timestamps import parse_timestamp
+from bot.timestamps import parse_date, parse_timestamp
 
 __all__ = ["Evidence", "Qualification", "qualify", "required_checks"]
 
@@ -300,10 +300,25 @@ def _dates(reasons: _Reasons, evidence: Evidence, dates: MarketDates, as_of: dat
         )
 
 
+def _recorded_after(at: str, day: date) -> bool:
+    """True when a judgment's `at` (a date, or an RFC 3339 time) is after `day` ends (AoE)."""
+    recorded_on = parse_date(at)
+    if recorded_on is not None:
+        return recorded_on > day
+    moment = parse_timestamp(at)
+    return moment is not None and moment > end_of_day(day)
+
+
 def _judgments(
-    reasons: _Reasons, evidence: Evidence, required: Sequence[str], window_closed: bool
+    reasons: _Reasons, evidence: Evidence, required: Sequence[str], dates: MarketDates, as_of: date
 ) -> tuple[dict[str, dict[str, Any]], bool]:
-    """Human checks bound to the evidence digest. Returns the checks and whether any pends."""
+    """Human checks bound to the evidence digest. Returns the checks and whether any pends.
+
+    A judgment recorded after the window closed counts as missing (seed, Judgment Stack: a
+    check missing "at the end of the window" is unresolved; attempts "are adjudicated within
+    the window").
+    """
+    window_closed = as_of > dates.window_closes
     recorded = (evidence.judgments or {}).get("checks", {})
     checks: dict[str, dict[str, Any]] = {}
     pending = False
@@ -313,6 +328,8 @@ def _judgments(
             state = "missing"
         elif entry["evidence_digest"] != evidence.digest:
             state = "stale"  # recorded before the evidence changed: counts as missing
+        elif _recorded_after(str(entry["at"]), dates.window_closes):
+            state = "late"  # recorded after the window closed: counts as missing
         else:
             state = entry["verdict"]
         checks[check] = {
@@ -330,10 +347,14 @@ def _judgments(
             )
         elif state != "pass":
             if window_closed:
+                what = (
+                    f"was recorded on {entry['at']}, after the filing window closed on"
+                    f" {dates.window_closes}"
+                    if state == "late" and entry
+                    else f"is {state} and the filing window has closed"
+                )
                 reasons.add(
-                    Code.UNRESOLVED_JUDGMENT,
-                    f"human check {check!r} is {state} and the filing window has closed",
-                    "judgments.yaml",
+                    Code.UNRESOLVED_JUDGMENT, f"human check {check!r} {what}", "judgments.yaml"
                 )
             else:
                 pending = True
@@ -352,7 +373,7 @@ def qualify(
     """Judge an attempt whose evidence is valid. Returns status, outcome, reasons and checks.
 
     Status: `not-qualifying` when any condition fails; else `pending-judgment` while a human
-    check is missing, stale or unsettled and the filing window is open; else `qualifying`,
+    check is missing, stale, late or unsettled and the filing window is open; else `qualifying`,
     with outcome `met` when every bar is met and `missed` otherwise.
     """
     dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
@@ -364,7 +385,7 @@ def qualify(
     _outputs(reasons, evidence, market, derived_table)
     _dates(reasons, evidence, dates, as_of)
     required = required_checks(rules, market, evidence.kind)
-    checks, pending = _judgments(reasons, evidence, required, as_of > dates.window_closes)
+    checks, pending = _judgments(reasons, evidence, required, dates, as_of)
     busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
     unit_summary = {
         "count": units.count,

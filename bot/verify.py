@@ -10,7 +10,8 @@ Steps (numbers repeated inline):
  2. attempt.yaml, its market (market 14 and unknown markets refused) and its location;
  3. freeze.yaml and freeze-cases.jsonl (schema, case hashes, unique ids);
  4. trials.jsonl (schema, one trial per case, known cases, unit keys);
- 5. the other files that have schemas (scores, certificates, judgments, adapter);
+ 5. the other files that have schemas (scores, certificates, judgments, adapter), and with
+    --rerun-adapters a wrapped attempt's adapter rerun in the sandbox (5b);
  6. the raw log, kept whole or as excerpts, and with --fetch-raw-logs its URL;
  7. freeze order: run attempts against git, wrapped against the paper's freeze, challenge
     attempts against the run's freeze-cases;
@@ -24,7 +25,7 @@ Steps (numbers repeated inline):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path, PurePosixPath
@@ -80,6 +81,8 @@ class VerifyOptions:
     history: History | str
     fetch_raw_log: RawLogFetcher | None = None
     as_of: date | None = None
+    # (attempt folder, display path, adapter.yaml data) -> findings; bot.rerun provides it.
+    rerun_adapter: Callable[[Path, str, Mapping[str, Any]], list[Finding]] | None = None
 
 
 LineOf = Callable[[FieldPath], int | None]
@@ -201,8 +204,13 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         attempt.findings += problems
         if not problems:
             certificates.append(record.data)
-    if kind == "wrapped":
-        attempt.yaml("adapter/adapter.yaml", "adapter", required=True)
+    adapter = attempt.yaml("adapter/adapter.yaml", "adapter", required=kind == "wrapped")
+    adapter_data: dict[str, Any] = (
+        adapter.data if adapter and isinstance(adapter.data, dict) else {}
+    )
+    if adapter_data and options.rerun_adapter is not None:
+        # 5b. a wrapped attempt's adapter, rerun in the sandbox (SPEC 9)
+        attempt.findings += options.rerun_adapter(folder, display, adapter_data)
 
     # 6. the raw log
     if document is not None and "raw_log" in data:
@@ -268,6 +276,9 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         else {},
     )
     result = qualify(evidence, market, rules, bars, units, derived, options.as_of)
+    if "wrapping-within-rules" in result.checks and adapter_data:
+        # The maintainer judges the wrapping against what the adapter says it did.
+        result.checks["wrapping-within-rules"]["adapter_description"] = adapter_data["description"]
     return replace(
         verdict,
         status=result.status,

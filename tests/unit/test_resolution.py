@@ -1,0 +1,254 @@
+"""bot.resolution on hand-built verdicts: the Three Way Rule, the market's dates, annulment."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.dates import MarketDates
+from bot.demo.specimen import load_market, market_document
+from bot.findings import Code, Finding, Severity
+from bot.load.yaml_ import parse_yaml
+from bot.models import SharedRules
+from bot.resolution import Snapshot, resolve_market, three_way
+from bot.verdict import AttemptVerdict
+from tests.support import RULES
+
+
+def _rules() -> SharedRules:
+    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules, problems = SharedRules.from_document(document)
+    assert rules is not None, problems
+    return rules
+
+
+MARKET = load_market(market_document(3, "default"), _rules())
+DATES = MarketDates.of(date(2027, 6, 30), 60, 30)  # closes 2027-08-29, annulled after 09-28
+CLOSED = date(2027, 9, 1)
+AFTER_ANNULMENT = date(2027, 9, 29)
+INVALID = Finding(Code.SCHEMA, "result: not an object", "attempts/x/trials.jsonl", 1)
+WARNING = Finding(Code.FREEZE_ONLY, "only the freeze", "attempts/x", severity=Severity.WARNING)
+
+
+def _verdict(
+    name: str, status: str | None, outcome: str | None = None, valid: bool = True
+) -> AttemptVerdict:
+    return AttemptVerdict(
+        attempt=f"attempts/market-03/lab/{name}",
+        market=3,
+        kind="run",
+        findings=() if valid else (INVALID,),
+        status=status,  # type: ignore[arg-type]
+        outcome=outcome,  # type: ignore[arg-type]
+    )
+
+
+def _snapshot(tag: bool = False, archived: bool = False) -> Snapshot:
+    return Snapshot(DATES.snapshot_tag, tag, archived, "10.5281/zenodo.1" if archived else None)
+
+
+# ---- three_way ------------------------------------------------------------------------------
+
+
+def test_no_attempt_is_other() -> None:
+    assert three_way([]) == ("OTHER", "no attempt was filed")
+
+
+def test_one_met_is_yes_even_if_another_missed() -> None:
+    outcome, why = three_way(
+        [_verdict("a", "qualifying", "missed"), _verdict("b", "qualifying", "met")]
+    )
+    assert outcome == "YES"
+    assert "attempts/market-03/lab/b" in why
+
+
+def test_all_qualifying_missed_is_no() -> None:
+    verdicts = [
+        _verdict("a", "qualifying", "missed"),
+        _verdict("b", "qualifying", "missed"),
+        _verdict("c", "not-qualifying"),
+    ]
+    assert three_way(verdicts)[0] == "NO"
+    assert "2 qualifying" in three_way(verdicts)[1]
+
+
+def test_no_qualifying_attempt_is_other() -> None:
+    verdicts = [
+        _verdict("a", "not-qualifying"),
+        _verdict("b", "pending-judgment"),
+        _verdict("c", None, valid=False),
+    ]
+    assert three_way(verdicts) == ("OTHER", "no qualifying attempt among 3 filed")
+
+
+def test_invalid_evidence_never_counts() -> None:
+    # A verdict with an error finding cannot qualify, whatever its status field says.
+    assert three_way([_verdict("a", "qualifying", "met", valid=False)])[0] == "OTHER"
+
+
+def test_warnings_do_not_invalidate() -> None:
+    verdict = AttemptVerdict("a", 3, "run", (WARNING,), status="qualifying", outcome="met")
+    assert verdict.evidence == "valid"
+    assert three_way([verdict])[0] == "YES"
+
+
+_STATES = st.sampled_from(
+    [
+        ("qualifying", "met", True),
+        ("qualifying", "missed", True),
+        ("not-qualifying", None, True),
+        ("pending-judgment", None, True),
+        (None, None, False),  # invalid evidence
+    ]
+)
+
+
+def _verdicts(states: list[tuple[str | None, str | None, bool]]) -> list[AttemptVerdict]:
+    return [
+        _verdict(f"attempt-{i}", status, outcome, valid)
+        for i, (status, outcome, valid) in enumerate(states)
+    ]
+
+
+@given(st.lists(_STATES, max_size=8))
+def test_three_way_rule_holds_for_any_attempts(states: list[Any]) -> None:
+    verdicts = _verdicts(states)
+    outcome, why = three_way(verdicts)
+    qualifying = [v for v in verdicts if v.evidence == "valid" and v.status == "qualifying"]
+    # YES iff some qualifying attempt met the bars.
+    assert (outcome == "YES") == any(v.outcome == "met" for v in qualifying)
+    # OTHER is never produced for a market with a qualifying attempt (and only then).
+    assert (outcome == "OTHER") == (not qualifying)
+    # NO iff qualifying attempts exist and every one missed.
+    assert (outcome == "NO") == (
+        bool(qualifying) and all(v.outcome == "missed" for v in qualifying)
+    )
+    assert why
+    # Order does not matter.
+    assert three_way(list(reversed(verdicts)))[0] == outcome
+
+
+@given(st.lists(_STATES, max_size=8), st.booleans(), st.booleans(), st.integers(0, 200))
+def test_resolve_market_outcome_for_any_attempts_and_date(
+    states: list[Any], tag: bool, archived: bool, days: int
+) -> None:
+    as_of = date(2027, 6, 1) + timedelta(days=days)
+    verdicts = _verdicts(states)
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(tag, archived), as_of)
+    rule, _ = three_way(verdicts)
+    assert resolution.provisional == rule
+    assert resolution.state == (
+        "open"
+        if as_of <= DATES.resolve_by
+        else "filing-window"
+        if as_of <= DATES.window_closes
+        else "annulled"
+        if as_of > DATES.annul_on and not tag and not archived
+        else "closed"
+    )
+    expected = {"open": None, "filing-window": None, "annulled": "ANNULLED", "closed": rule}
+    assert resolution.outcome == expected[resolution.state]
+    if any(v.evidence == "valid" and v.status == "qualifying" for v in verdicts):
+        assert resolution.outcome != "OTHER"
+    schema_json = resolution.to_json()
+    assert schema_json["outcome"] == resolution.outcome
+    assert schema_json["state"] == resolution.state
+
+
+# ---- resolve_market: dates and the snapshot -------------------------------------------------
+
+
+YES = [_verdict("a", "qualifying", "met")]
+
+
+@pytest.mark.parametrize(
+    ("as_of", "state"),
+    [
+        (date(2027, 6, 30), "open"),
+        (date(2027, 7, 1), "filing-window"),
+        (date(2027, 8, 29), "filing-window"),
+    ],
+)
+def test_no_outcome_before_the_window_closes(as_of: date, state: str) -> None:
+    resolution = resolve_market(MARKET, DATES, YES, _snapshot(), as_of)
+    assert (resolution.state, resolution.outcome, resolution.provisional) == (state, None, "YES")
+    assert resolution.why.startswith(f"{state}: provisionally YES")
+    assert resolution.warnings == ()
+
+
+def test_closed_with_both_copies_has_no_warning() -> None:
+    resolution = resolve_market(MARKET, DATES, YES, _snapshot(True, True), AFTER_ANNULMENT)
+    assert (resolution.state, resolution.outcome) == ("closed", "YES")
+    assert resolution.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("tag", "archived", "missing"),
+    [(True, False, "its archive copy"), (False, True, "the tag")],
+)
+@pytest.mark.parametrize("as_of", [CLOSED, AFTER_ANNULMENT])
+def test_one_copy_missing_is_a_warning_not_annulment(
+    tag: bool, archived: bool, missing: str, as_of: date
+) -> None:
+    resolution = resolve_market(MARKET, DATES, YES, _snapshot(tag, archived), as_of)
+    assert (resolution.state, resolution.outcome) == ("closed", "YES")
+    (warning,) = resolution.warnings
+    assert warning.startswith(f"snapshot-2027-06-30: {missing} missing")
+
+
+def test_both_missing_before_the_annulment_date_is_a_warning() -> None:
+    resolution = resolve_market(MARKET, DATES, YES, _snapshot(), DATES.annul_on)
+    assert (resolution.state, resolution.outcome) == ("closed", "YES")
+    (warning,) = resolution.warnings
+    assert "the tag and its archive copy missing" in warning
+
+
+@pytest.mark.parametrize(
+    "verdicts",
+    [[], YES, [_verdict("a", "qualifying", "missed")], [_verdict("a", "not-qualifying")]],
+)
+def test_both_missing_after_the_annulment_date_is_annulled(verdicts: list[AttemptVerdict]) -> None:
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(), AFTER_ANNULMENT)
+    assert (resolution.state, resolution.outcome) == ("annulled", "ANNULLED")
+    assert "a registry failure, not OTHER" in resolution.why
+    assert resolution.provisional == three_way(verdicts)[0]
+
+
+def test_to_json_has_the_report_fields() -> None:
+    verdicts = [_verdict("a", "qualifying", "met"), _verdict("b", None, valid=False)]
+    data = resolve_market(MARKET, DATES, verdicts, _snapshot(True), CLOSED).to_json()
+    assert data["market"] == 3
+    assert (data["resolve_by"], data["window_closes"], data["annul_on"]) == (
+        "2027-06-30",
+        "2027-08-29",
+        "2027-09-28",
+    )
+    assert data["snapshot"] == {
+        "tag": "snapshot-2027-06-30",
+        "tag_exists": True,
+        "archived": False,
+        "archive_ref": None,
+    }
+    assert data["attempts"] == [
+        {
+            "attempt": "attempts/market-03/lab/a",
+            "evidence": "valid",
+            "status": "qualifying",
+            "outcome": "met",
+            "reasons": [],
+            "counts": True,
+        },
+        {
+            "attempt": "attempts/market-03/lab/b",
+            "evidence": "invalid",
+            "status": None,
+            "outcome": None,
+            "reasons": ["schema"],
+            "counts": False,
+        },
+    ]
