@@ -1,0 +1,128 @@
+"""Adapter outputs against the submitted evidence (SPEC 9): equal line by line, canonically.
+
+What an adapter writes is untrusted input: it goes through the same safe loaders as evidence.
+Each JSONL line is compared in its RFC 8785 canonical form (so key order and number spelling
+do not matter, values do); YAML files are compared as canonical JSON of their data. The report
+names the first differing lines.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import rfc8785
+
+from bot.findings import Code, Finding
+from bot.load.jsonl import parse_jsonl
+from bot.load.yaml_ import parse_yaml
+
+__all__ = ["compare_outputs"]
+
+_SHOWN = 3
+
+
+def _canonical_lines(raw: bytes, name: str) -> tuple[list[bytes], str | None]:
+    records, problems = parse_jsonl(io.BytesIO(raw), name)
+    if problems:
+        first = problems[0]
+        return [], f"line {first.line}: {first.message}"
+    try:
+        return [rfc8785.dumps(record.data) for record in records], None  # type: ignore[arg-type]
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
+        return [], f"no RFC 8785 form: {error}"
+
+
+def _canonical_yaml(raw: bytes, name: str) -> tuple[bytes | None, str | None]:
+    document, problems = parse_yaml(raw, name)
+    if document is None:
+        return None, problems[0].message if problems else "unreadable"
+    try:
+        return rfc8785.dumps(document.data), None  # type: ignore[arg-type]
+    except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
+        return None, f"no RFC 8785 form: {error}"
+
+
+def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Finding]:
+    theirs, problem = _canonical_lines(produced, name)
+    if problem is not None:
+        return [
+            Finding(
+                Code.ADAPTER_MISMATCH, f"the adapter's {name} is not valid JSONL: {problem}", file
+            )
+        ]
+    ours, problem = _canonical_lines(submitted, name)
+    if problem is not None:
+        return []  # the evidence check already reports the submitted file
+    differing = [
+        index
+        for index in range(max(len(ours), len(theirs)))
+        if index >= len(ours) or index >= len(theirs) or ours[index] != theirs[index]
+    ]
+    if not differing:
+        return []
+    shown = ", ".join(str(index + 1) for index in differing[:_SHOWN])
+    more = f" and {len(differing) - _SHOWN} more" if len(differing) > _SHOWN else ""
+    counts = (
+        f"; the adapter wrote {len(theirs)} lines, the attempt has {len(ours)}"
+        if len(ours) != len(theirs)
+        else ""
+    )
+    first = differing[0]
+    detail = ""
+    if first < len(ours) and first < len(theirs):
+        detail = (
+            f"; line {first + 1} submitted {ours[first][:160].decode()} but the adapter"
+            f" wrote {theirs[first][:160].decode()}"
+        )
+    return [
+        Finding(
+            Code.ADAPTER_MISMATCH,
+            f"{name} differs from the adapter's output at line(s) {shown}{more}{counts}{detail}",
+            file,
+            first + 1,
+        )
+    ]
+
+
+def compare_outputs(
+    outputs: Sequence[str],
+    submitted: Mapping[str, bytes | None],
+    produced: Mapping[str, bytes],
+    folder: str,
+) -> list[Finding]:
+    """Compare each declared output the adapter wrote with the attempt's file of that name."""
+    findings: list[Finding] = []
+    for name in outputs:
+        file = f"{folder}/{name}"
+        if name not in produced:
+            findings.append(
+                Finding(Code.ADAPTER_MISMATCH, f"the adapter did not write {name}", file)
+            )
+            continue
+        ours = submitted.get(name)
+        if ours is None:
+            findings.append(
+                Finding(
+                    Code.ADAPTER_MISMATCH,
+                    f"the adapter wrote {name}, which the attempt does not contain",
+                    file,
+                )
+            )
+            continue
+        if name.endswith(".jsonl"):
+            findings += _jsonl(name, ours, produced[name], file)
+            continue
+        theirs, problem = _canonical_yaml(produced[name], name)
+        mine, _ = _canonical_yaml(ours, name)
+        if problem is not None:
+            findings.append(
+                Finding(
+                    Code.ADAPTER_MISMATCH, f"the adapter's {name} is not safe YAML: {problem}", file
+                )
+            )
+        elif mine is not None and mine != theirs:
+            findings.append(
+                Finding(Code.ADAPTER_MISMATCH, f"{name} differs from the adapter's output", file)
+            )
+    return findings

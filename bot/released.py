@@ -1,0 +1,172 @@
+"""Released data of a wrapped attempt: download (or take from the cache), check, lay out.
+
+`adapter/adapter.yaml` lists the files a publication released, each {url, sha256, path}. The
+bot fetches each into a content-addressed cache (`<cache>/sha256/<hex>`), verifies the hash as
+it streams (bounded memory, timeouts, a size cap, retries for passing failures), and copies it
+to `<inputs>/<path>` for the adapter to read. A file whose hash differs is `released-data-hash`
+and is never cached or given to the adapter; a file the bot cannot fetch is
+`released-data-unavailable`. Files already in the cache are re-hashed before use, so a corrupted
+cache entry is fetched again rather than trusted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+
+import requests
+
+from bot.config import Limits
+from bot.fetch import UnavailableError, build_session, download, refuse_url
+from bot.findings import Code, Finding
+
+__all__ = ["ReleasedFile", "fetch_released"]
+
+_CHUNK = 1 << 20
+_RETRIES = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasedFile:
+    """One entry of adapter.yaml's released_data."""
+
+    url: str
+    sha256: str
+    path: str
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> ReleasedFile:
+        return cls(str(data["url"]), str(data["sha256"]).lower(), str(data["path"]))
+
+
+class _HashingFile:
+    """A download sink: writes each chunk to a file and hashes it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.sha256 = hashlib.sha256()
+        self.count = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.stream.write(chunk)
+        self.sha256.update(chunk)
+        self.count += len(chunk)
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while chunk := stream.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _cached(cache: Path, sha256: str) -> Path | None:
+    entry = cache / "sha256" / sha256
+    if entry.is_file() and not entry.is_symlink() and _file_sha256(entry) == sha256:
+        return entry
+    return None
+
+
+def _fetch_once(
+    session: requests.Session, item: ReleasedFile, cache: Path, limits: Limits
+) -> tuple[Path | None, str | None]:
+    """Download into the cache. Returns (entry, None), or (None, the served hash) on mismatch."""
+    folder = cache / "sha256"
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(dir=folder, prefix=".partial-")
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            sink = _HashingFile(stream)
+            download(session, item.url, sink, limits.max_released_bytes, limits)
+        if sink.count > limits.max_released_bytes:
+            raise UnavailableError(
+                f"{item.url} serves more than the"
+                f" {limits.max_released_bytes}-byte limit for released data"
+            )
+        served = sink.sha256.hexdigest()
+        if served != item.sha256:
+            return None, served
+        entry = folder / item.sha256
+        temporary.replace(entry)
+        return entry, None
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _is_passing(error: UnavailableError) -> bool:
+    """Worth another try: a time-out, a refused connection or a 5xx, not a 4xx."""
+    return " 4" not in str(error).split(" from ")[0]
+
+
+def fetch_released(
+    items: Sequence[Mapping[str, Any]],
+    inputs: Path,
+    cache: Path,
+    file: str,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[Finding]:
+    """Fetch every released file into `inputs/<path>`. Returns the findings (empty: all good).
+
+    `file` is adapter.yaml's display path for the findings. `sleep` waits between retries
+    (tests pass a no-op).
+    """
+    findings: list[Finding] = []
+    own = session is None
+    session = session or build_session()
+    try:
+        for index, data in enumerate(items):
+            item = ReleasedFile.from_data(data)
+            where = f"released_data[{index}]"
+            refusal = refuse_url(item.url, f"{where}.url")
+            if refusal is not None:
+                findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, refusal, file))
+                continue
+            target = inputs / PurePosixPath(item.path)
+            if inputs.resolve() not in target.resolve().parents:
+                findings.append(
+                    Finding(
+                        Code.SCHEMA, f"{where}.path {item.path!r} leaves the inputs folder", file
+                    )
+                )
+                continue
+            entry = _cached(cache, item.sha256)
+            served = None
+            for attempt in range(_RETRIES):
+                if entry is not None:
+                    break
+                try:
+                    entry, served = _fetch_once(session, item, cache, limits)
+                    break
+                except UnavailableError as error:
+                    if attempt + 1 == _RETRIES or not _is_passing(error):
+                        findings.append(
+                            Finding(Code.RELEASED_DATA_UNAVAILABLE, f"{where}: {error}", file)
+                        )
+                        break
+                    sleep(2.0**attempt)
+            if served is not None:
+                findings.append(
+                    Finding(
+                        Code.RELEASED_DATA_HASH,
+                        f"{where}: {item.url} has sha256 {served}, adapter.yaml says {item.sha256}",
+                        file,
+                    )
+                )
+            if entry is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(entry, target)
+    finally:
+        if own:
+            session.close()
+    return findings

@@ -1,0 +1,62 @@
+"""Adapter output against submitted evidence: canonical JSON line by line."""
+
+from __future__ import annotations
+
+from bot.evidence.compare import compare_outputs
+from bot.findings import Code
+
+SUBMITTED = b'{"a":1,"b":[1,2]}\n{"a":2,"b":[]}\n{"a":3,"b":null}\n'
+
+
+def _compare(produced: bytes, submitted: bytes = SUBMITTED) -> list:
+    return compare_outputs(
+        ["trials.jsonl"], {"trials.jsonl": submitted}, {"trials.jsonl": produced}, "attempts/x"
+    )
+
+
+def test_same_values_in_another_spelling_match() -> None:
+    # Key order, spacing and number spelling differ; values do not.
+    produced = b'{"b": [1.0, 2], "a": 1}\n{"b":[],"a":2.0}\n{"a":3,"b":null}\n'
+    assert _compare(produced) == []
+
+
+def test_first_differing_line_is_named() -> None:
+    produced = SUBMITTED.replace(b'{"a":2,"b":[]}', b'{"a":2,"b":[0]}')
+    (finding,) = _compare(produced)
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert finding.line == 2
+    assert finding.file == "attempts/x/trials.jsonl"
+    assert 'submitted {"a":2,"b":[]} but the adapter wrote {"a":2,"b":[0]}' in finding.message
+
+
+def test_missing_lines_are_reported_with_counts() -> None:
+    (finding,) = _compare(SUBMITTED.rsplit(b"\n", 2)[0] + b"\n")
+    assert "line(s) 3" in finding.message
+    assert "the adapter wrote 2 lines, the attempt has 3" in finding.message
+
+
+def test_output_not_written() -> None:
+    findings = compare_outputs(["trials.jsonl"], {"trials.jsonl": SUBMITTED}, {}, "attempts/x")
+    assert [f.message for f in findings] == ["the adapter did not write trials.jsonl"]
+
+
+def test_invalid_adapter_output_is_a_mismatch_not_a_crash() -> None:
+    (finding,) = _compare(b'{"a":1}\n{"a": NaN}\n')
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert "not valid JSONL: line 2" in finding.message
+
+
+def test_yaml_outputs_compare_by_data() -> None:
+    ours = b"bars:\n  x: {failures: 1, units: 10, bound: 0.39}\n"
+    same = b"bars: {x: {units: 10, bound: 0.39, failures: 1}}\n"
+    other = b"bars: {x: {units: 10, bound: 0.4, failures: 1}}\n"
+    assert compare_outputs(["scores.yaml"], {"scores.yaml": ours}, {"scores.yaml": same}, "a") == []
+    (finding,) = compare_outputs(
+        ["scores.yaml"], {"scores.yaml": ours}, {"scores.yaml": other}, "a"
+    )
+    assert finding.code is Code.ADAPTER_MISMATCH
+    unsafe = b"bars: &x {}\n"
+    (finding,) = compare_outputs(
+        ["scores.yaml"], {"scores.yaml": ours}, {"scores.yaml": unsafe}, "a"
+    )
+    assert "not safe YAML" in finding.message

@@ -1,0 +1,80 @@
+"""Released data: fetched over real HTTP (a local server), hash-checked, cached by content."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pytest_httpserver import HTTPServer
+
+from bot.findings import Code
+from bot.released import fetch_released
+
+DATA = b'{"case_id":"c1"}\n' * 100
+SHA = hashlib.sha256(DATA).hexdigest()
+
+
+def _items(url: str, sha: str = SHA, path: str = "released/trials.jsonl") -> list[dict[str, str]]:
+    return [{"url": url, "sha256": sha, "path": path}]
+
+
+def _fetch(items: list[dict[str, str]], tmp_path: Path) -> list:
+    return fetch_released(
+        items, tmp_path / "in", tmp_path / "cache", "adapter.yaml", sleep=lambda _: None
+    )
+
+
+def test_fetches_checks_and_caches(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_oneshot_request("/data").respond_with_data(DATA)
+    assert _fetch(_items(httpserver.url_for("/data")), tmp_path) == []
+    assert (tmp_path / "in" / "released" / "trials.jsonl").read_bytes() == DATA
+    assert (tmp_path / "cache" / "sha256" / SHA).read_bytes() == DATA
+    # Second use: from the cache, no request (a oneshot handler would answer 500 now).
+    (tmp_path / "in").rename(tmp_path / "first-in")
+    assert _fetch(_items(httpserver.url_for("/data")), tmp_path) == []
+    assert (tmp_path / "in" / "released" / "trials.jsonl").read_bytes() == DATA
+    assert len(httpserver.log) == 1
+
+
+def test_wrong_hash_is_refused_and_never_cached(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_request("/data").respond_with_data(DATA + b"x")
+    (finding,) = _fetch(_items(httpserver.url_for("/data")), tmp_path)
+    assert finding.code is Code.RELEASED_DATA_HASH
+    assert SHA in finding.message and hashlib.sha256(DATA + b"x").hexdigest() in finding.message
+    assert not (tmp_path / "in" / "released" / "trials.jsonl").exists()
+    assert list((tmp_path / "cache" / "sha256").iterdir()) == []
+
+
+def test_client_error_is_not_retried(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_request("/gone").respond_with_data("no", status=404)
+    (finding,) = _fetch(_items(httpserver.url_for("/gone")), tmp_path)
+    assert finding.code is Code.RELEASED_DATA_UNAVAILABLE
+    assert "HTTP 404" in finding.message
+    assert len(httpserver.log) == 1
+
+
+def test_server_error_is_retried(httpserver: HTTPServer, tmp_path: Path) -> None:
+    httpserver.expect_ordered_request("/flaky").respond_with_data("busy", status=503)
+    httpserver.expect_ordered_request("/flaky").respond_with_data(DATA)
+    assert _fetch(_items(httpserver.url_for("/flaky")), tmp_path) == []
+    assert len(httpserver.log) == 2
+
+
+def test_corrupt_cache_entry_is_fetched_again(httpserver: HTTPServer, tmp_path: Path) -> None:
+    (tmp_path / "cache" / "sha256").mkdir(parents=True)
+    (tmp_path / "cache" / "sha256" / SHA).write_bytes(b"tampered")
+    httpserver.expect_request("/data").respond_with_data(DATA)
+    assert _fetch(_items(httpserver.url_for("/data")), tmp_path) == []
+    assert (tmp_path / "cache" / "sha256" / SHA).read_bytes() == DATA
+
+
+def test_refused_url_sends_nothing(tmp_path: Path) -> None:
+    (finding,) = _fetch(_items("file:///etc/passwd"), tmp_path)
+    assert finding.code is Code.RELEASED_DATA_UNAVAILABLE
+    assert "released_data[0].url must be http(s)" in finding.message
+
+
+def test_path_cannot_leave_the_inputs_folder(httpserver: HTTPServer, tmp_path: Path) -> None:
+    (finding,) = _fetch(_items(httpserver.url_for("/x"), path="../escape"), tmp_path)
+    assert finding.code is Code.SCHEMA
+    assert not (tmp_path / "escape").exists()
