@@ -136,6 +136,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="build the demo registry here and keep it (default: a temp folder)",
     )
+    from bot.adapters import add_adapt_parser
+
+    add_adapt_parser(commands)
     return parser
 
 
@@ -169,6 +172,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _verify(args)
         if args.command == "resolve":
             return _resolve(args)
+        if args.command == "adapt":
+            from bot.adapters import run_adapt
+
+            return run_adapt(args)
         if args.command == "demo":
             from bot.demo.run import run_demo
 
@@ -213,6 +220,15 @@ def _verify(args: argparse.Namespace) -> int:
     rerun = None
     if args.rerun_adapters:
         from bot.rerun import AdapterRerun
+        from bot.sandbox import isolation
+
+        reason = isolation()
+        if reason is not None and not args.allow_unisolated:
+            raise ClaimsError(
+                f"cannot rerun adapters here: {reason}",
+                "install bubblewrap (apt-get install bubblewrap), or, as a maintainer who"
+                " accepts the risk, pass --allow-unisolated",
+            )
 
         rerun = AdapterRerun(
             cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated

@@ -42,6 +42,9 @@ class Evidence:
     digest: str
     filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
     lines: Mapping[str, int] = field(default_factory=dict)  # attempt.yaml field -> line
+    # When judgments.yaml as it stands landed on main (None: not on main): a judgment counts
+    # as recorded no earlier than that, whatever date its `at` claims.
+    judged_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -328,7 +331,9 @@ def _judgments(
             state = "missing"
         elif entry["evidence_digest"] != evidence.digest:
             state = "stale"  # recorded before the evidence changed: counts as missing
-        elif _recorded_after(str(entry["at"]), dates.window_closes):
+        elif _recorded_after(str(entry["at"]), dates.window_closes) or (
+            evidence.judged_at is not None and evidence.judged_at > end_of_day(dates.window_closes)
+        ):
             state = "late"  # recorded after the window closed: counts as missing
         else:
             state = entry["verdict"]

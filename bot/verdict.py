@@ -55,7 +55,13 @@ class AttemptVerdict:
             "evidence": self.evidence,
             "status": self.status,
             "outcome": self.outcome,
-            "reasons": [finding.to_json() for finding in (*self.findings, *self.qualification)],
+            "reasons": [
+                *({**finding.to_json(), "stage": "evidence"} for finding in self.findings),
+                *(
+                    {**finding.to_json(), "stage": "qualification"}
+                    for finding in self.qualification
+                ),
+            ],
             "registry_problems": [finding.to_json() for finding in self.registry_findings],
             "bars": [dict(bar) for bar in self.bars],
             "class_conditional": dict(self.class_conditional),

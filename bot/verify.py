@@ -232,7 +232,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
     }
     verdict = AttemptVerdict(
         attempt=display,
-        market=data.get("market") if isinstance(data.get("market"), int) else None,
+        market=data["market"] if isinstance(data.get("market"), int) else _folder_market(display),
         kind=kind,
         findings=tuple(attempt.findings),
         registry_findings=tuple(registry_findings),
@@ -271,6 +271,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         judgments=judgments.data if judgments and isinstance(judgments.data, dict) else None,
         digest=digest,
         filed_at=_filed_at(attempt, options.history),
+        judged_at=_landed(attempt, "judgments.yaml", options.history),
         lines={str(where[0]): line for where, line in document.lines.items() if len(where) == 1}
         if document is not None
         else {},
@@ -340,6 +341,25 @@ def _filed_at(attempt: _Attempt, history: History | str) -> datetime | None:
             return None
         latest = found.committed_at if latest is None else max(latest, found.committed_at)
     return latest
+
+
+def _folder_market(display: str) -> int | None:
+    """The market a folder attempts/market-NN/... names, when attempt.yaml cannot say."""
+    parts = PurePosixPath(display).parts
+    match = _MARKET_FOLDER.match(parts[1]) if len(parts) > 1 and parts[0] == "attempts" else None
+    return int(match.group(1)) if match else None
+
+
+def _landed(attempt: _Attempt, name: str, history: History | str) -> datetime | None:
+    """When one file of the attempt, as it stands, landed on the base branch (None: not)."""
+    if isinstance(history, str) or not attempt.has(name):
+        return None
+    try:
+        content = read_regular(attempt.folder / name, attempt.limits.max_yaml_bytes + 1)
+    except OSError:
+        return None
+    found = history.landing(attempt.path(name), content)
+    return None if isinstance(found, str) else found.committed_at
 
 
 def _withholdable(attempt: _Attempt, market: Market | None, data: dict[str, Any]) -> list[str]:

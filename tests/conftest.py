@@ -26,6 +26,7 @@ from bot.demo.specimen import (
     judgments_file,
     market_document,
     score_table,
+    timestamp,
 )
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
@@ -117,6 +118,7 @@ class RegistryFactory:
         scores: bool = True,
         judge: dict[str, str | None] | None = None,
         judged: bool = True,
+        judged_at: datetime | None = None,
         also: Sequence[AttemptSpec] = (),
     ) -> Built:
         """Build a registry holding one attempt (plus honest `also` attempts); return it.
@@ -132,6 +134,8 @@ class RegistryFactory:
         freeze_in_run: no freeze PR; the freeze files arrive with the run.
         judge: verdicts that replace "pass" for some checks (None leaves a check out).
         judged: False leaves judgments.yaml out altogether.
+        judged_at: when the maintainer's judgments land on main (default: two hours after
+            the run merges); their `at` is that moment.
         """
         spec = spec or AttemptSpec()
         self.count += 1
@@ -185,16 +189,16 @@ class RegistryFactory:
                         if is_primary:
                             checks.update(judge or {})
                         verdicts = {k: v for k, v in checks.items() if v is not None}
+                        when = (
+                            judged_at if is_primary and judged_at else landed + timedelta(hours=2)
+                        )
                         judgments = judgments_file(
-                            planned.run_files,
-                            verdicts,
-                            "maintainer",
-                            (landed + timedelta(hours=2)).date().isoformat(),
+                            planned.run_files, verdicts, "maintainer", timestamp(when)
                         )
                         main_steps.append(
                             Step(
                                 f"judgments {folder}",
-                                landed + timedelta(hours=2),
+                                when,
                                 {f"{folder}/judgments.yaml": judgments},
                             )
                         )

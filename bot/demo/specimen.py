@@ -158,6 +158,18 @@ def _red_teams(spec: AttemptSpec) -> list[dict[str, Any]]:
     ]
 
 
+# The shared rules' evidence limits (shared-rules/common-v1.yaml, evidence): a log that fits is
+# kept whole, a larger one as its first and last excerpt_bytes.
+MAX_LOCAL_LOG_BYTES = 2_000_000
+EXCERPT_BYTES = 1_000_000
+
+
+def _raw_log_files(log: bytes) -> dict[str, bytes]:
+    if len(log) <= MAX_LOCAL_LOG_BYTES:
+        return {"raw-log/harness.log": log}
+    return {"raw-log/head": log[:EXCERPT_BYTES], "raw-log/tail": log[-EXCERPT_BYTES:]}
+
+
 def _raw_log(trials: list[dict[str, Any]]) -> bytes:
     lines = [
         f"{t['started_at']} case={t['case_id']} system={t['system']} "
@@ -227,7 +239,7 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         "freeze-cases.jsonl": jsonl(cases),
         "trials.jsonl": jsonl(trials),
         "certificates.jsonl": jsonl(certificates),
-        "raw-log/harness.log": log,
+        **_raw_log_files(log),
     }
     if spec.kind == "wrapped":
         released = jsonl(trials)

@@ -130,5 +130,11 @@ def read_regular(path: Path, limit: int) -> bytes:
     Raises OSError (ELOOP for a link) like `open` does.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    # In chunks: `read(limit)` would allocate `limit` bytes up front whatever the file's size.
+    parts = []
     with os.fdopen(fd, "rb") as stream:
-        return stream.read(limit)
+        remaining = limit
+        while remaining > 0 and (chunk := stream.read(min(_CHUNK, remaining))):
+            parts.append(chunk)
+            remaining -= len(chunk)
+    return b"".join(parts)

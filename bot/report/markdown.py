@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from bot.findings import Finding
 from bot.verdict import AttemptVerdict
@@ -39,47 +40,56 @@ def _row(finding: Finding) -> str:
     return f"| `{finding.code.value}` | {where} | {escape(finding.message)} |"
 
 
+def _bar_row(bar: Mapping[str, Any]) -> str:
+    name = escape(str(bar["id"]), 80)
+    if not bar.get("exercised"):
+        return f"- bar {name}: not exercised"
+    bound = "none" if bar.get("bound") is None else f"{bar['bound']:.4f}"
+    sign = "<=" if bar["statistic"] == "rate_upper" else ">="
+    verdict = "met" if bar.get("met") else "missed"
+    return (
+        f"- bar {name} ({bar['statistic']}): bound {bound} {sign} {bar['threshold']}: **{verdict}**"
+    )
+
+
+def _table(findings: Sequence[Finding]) -> list[str]:
+    rows = ["", "| code | where | problem |", "|---|---|---|"]
+    rows += [_row(finding) for finding in findings[:_MAX_FINDINGS_SHOWN]]
+    if len(findings) > _MAX_FINDINGS_SHOWN:
+        more = len(findings) - _MAX_FINDINGS_SHOWN
+        rows.append(f"| … | | {more} more; run `claims verify` locally for all |")
+    return rows
+
+
 def render_markdown(
     verdicts: Sequence[AttemptVerdict], registry_findings: Sequence[Finding] = ()
 ) -> str:
-    """Return the comment body: a summary table, then each attempt's problems."""
+    """Return the comment body: a summary table, then each attempt's bars and problems."""
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
     headline = "✅ Evidence valid" if not invalid else f"❌ Evidence invalid ({invalid})"
     parts = [
         f"### {headline}",
         "",
-        "| attempt | market | kind | evidence | problems |",
-        "|---|---|---|---|---|",
+        "| attempt | market | kind | evidence | status | outcome | problems |",
+        "|---|---|---|---|---|---|---|",
     ]
     for verdict in verdicts:
         parts.append(
             f"| {escape(verdict.attempt, 200)} | {verdict.market or '?'} |"
             f" {escape(verdict.kind or '?', 20)} | {verdict.evidence} |"
-            f" {len(verdict.findings)} |"
+            f" {verdict.status or '-'} | {verdict.outcome or '-'} |"
+            f" {len(verdict.findings) + len(verdict.qualification)} |"
         )
     for verdict in verdicts:
-        if not verdict.findings:
+        reasons = [*verdict.findings, *verdict.qualification]
+        if not reasons and not verdict.bars:
             continue
-        parts += [
-            "",
-            f"#### {escape(verdict.attempt, 200)}",
-            "",
-            "| code | where | problem |",
-            "|---|---|---|",
-        ]
-        parts += [_row(finding) for finding in verdict.findings[:_MAX_FINDINGS_SHOWN]]
-        if len(verdict.findings) > _MAX_FINDINGS_SHOWN:
-            more = len(verdict.findings) - _MAX_FINDINGS_SHOWN
-            parts.append(f"| … | | {more} more; run `claims verify` locally for all |")
+        parts += ["", f"#### {escape(verdict.attempt, 200)}", ""]
+        parts += [_bar_row(bar) for bar in verdict.bars]
+        if reasons:
+            parts += _table(reasons)
     if registry_findings:
-        parts += [
-            "",
-            "#### Registry problems (for maintainers)",
-            "",
-            "| code | where | problem |",
-            "|---|---|---|",
-        ]
-        parts += [_row(finding) for finding in registry_findings[:_MAX_FINDINGS_SHOWN]]
+        parts += ["", "#### Registry problems (for maintainers)", *_table(registry_findings)]
     digests = [v for v in verdicts if v.digest]
     if digests:
         parts += ["", "<details><summary>Evidence digests</summary>", ""]

@@ -35,24 +35,29 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
 def _finding_line(finding: Finding) -> str:
     where = finding.location() or "-"
     marker = "warning" if finding.severity == "warning" else "error"
-    return f"    {marker:7} {finding.code.value:22} {where}\n            {finding.message}"
+    message = finding.message.replace("\n", "\n            ")
+    return f"    {marker:7} {finding.code.value:22} {where}\n            {message}"
+
+
+def _number(value: Any) -> str:
+    return "none" if value is None else f"{value:.4f}"
 
 
 def _bar_line(bar: Mapping[str, Any]) -> str:
     if not bar.get("exercised"):
         return f"    bar {bar['id']}: not exercised ({bar.get('note', '')})"
     met = "met" if bar.get("met") else "missed"
+    note = f"; {bar['note']}" if bar.get("note") else ""
     if bar["statistic"] == "auroc_lower":
         return (
-            f"    bar {bar['id']}: AUROC {bar['auroc']:.4f}, lower bound {bar['bound']:.4f}"
-            f" >= {bar['threshold']}? {met} ({bar['positives']} positive,"
-            f" {bar['negatives']} negative units)"
+            f"    bar {bar['id']}: AUROC {_number(bar.get('auroc'))}, lower bound"
+            f" {_number(bar.get('bound'))} >= {bar['threshold']}? {met}"
+            f" ({bar.get('positives')} positive, {bar.get('negatives')} negative units{note})"
         )
     sign = "<=" if bar["statistic"] == "rate_upper" else ">="
-    bound = "none" if bar.get("bound") is None else f"{bar['bound']:.4f}"
     return (
-        f"    bar {bar['id']}: {bar['failures']} failing of {bar['units']} units, bound"
-        f" {bound} {sign} {bar['threshold']}? {met}"
+        f"    bar {bar['id']}: {bar.get('failures')} failing of {bar.get('units')} units,"
+        f" bound {_number(bar.get('bound'))} {sign} {bar['threshold']}? {met}{note}"
     )
 
 

@@ -325,7 +325,7 @@ def _commit_on_main(built: Any, name: str, when: datetime) -> None:
         repo.git.commit("-q", "-m", f"{name} for the attempt")
 
 
-def _filed_late(make_registry: Any) -> Any:
+def _filed_late(make_registry: Any, judged_at: datetime | None = None) -> Any:
     # The window of a market resolving 2027-03-01 closes 2027-04-30; the run merges on 2 May.
     # The evidence itself was public in time.
     spec = AttemptSpec(
@@ -340,18 +340,28 @@ def _filed_late(make_registry: Any) -> Any:
         spec,
         markets=_markets(resolve_by="2027-03-01"),
         run_merged_at=datetime(2027, 5, 2, 9, tzinfo=UTC),
+        judged_at=judged_at,
     )
 
 
 def test_filed_after_the_window_is_filed_late(make_registry, run_claims) -> None:
-    built = _filed_late(make_registry)
     # The maintainer judged the pull request in the window, before it was merged.
-    _judge_on_main(built, "2027-04-29", datetime(2027, 5, 3, tzinfo=UTC))
+    built = _filed_late(make_registry, judged_at=datetime(2027, 4, 29, 10, tzinfo=UTC))
     result = run_claims("verify", built.attempt, "--as-of", "2027-05-10")
     assert result.codes() == {"filed-late"}
     assert result.attempt()["status"] == "not-qualifying"
     assert "2027-04-30" in result.attempt()["reasons"][0]["message"]
     assert {check["state"] for check in result.attempt()["checks"].values()} == {"pass"}
+
+
+def test_backdated_judgment_landing_after_the_window_is_late(make_registry, run_claims) -> None:
+    # `at` claims the window's last day, but judgments.yaml reached main after the close:
+    # what git says wins, so a judgment cannot be backdated into the window.
+    built = make_registry(judge={"broadly-capable": "unsettled"})
+    _judge_on_main(built, "2027-08-29", datetime(2027, 8, 30, 12, 30, tzinfo=UTC))
+    result = run_claims("verify", built.attempt, "--as-of", LATE)
+    assert result.codes() == {"unresolved-judgment"}
+    assert {check["state"] for check in result.attempt()["checks"].values()} == {"late"}
 
 
 def test_filed_and_judged_after_the_window(make_registry, run_claims) -> None:
@@ -373,7 +383,7 @@ def test_judgment_recorded_after_the_window_counts_as_missing(
     make_registry, run_claims, at, state, codes
 ) -> None:
     built = make_registry(judge={"broadly-capable": "unsettled"})
-    _judge_on_main(built, at, datetime(2027, 8, 30, 13, tzinfo=UTC))
+    _judge_on_main(built, at, datetime(2027, 8, 30, 11, tzinfo=UTC))
     result = run_claims("verify", built.attempt, "--as-of", LATE)
     assert result.codes() == codes
     assert result.attempt()["checks"]["broadly-capable"]["state"] == state
@@ -390,9 +400,9 @@ def test_merged_on_the_last_day_of_the_window_is_in_time(make_registry, run_clai
     built = make_registry(
         markets=_markets(resolve_by="2027-03-01"),
         run_merged_at=datetime(2027, 5, 1, 11, tzinfo=UTC),
+        # Judged in the window too: 11:30 UTC on 1 May is still 30 April at UTC-12.
+        judged_at=datetime(2027, 5, 1, 11, 30, tzinfo=UTC),
     )
-    # Judged in the window too (the factory's maintainer would judge on 1 May, too late).
-    _judge_on_main(built, "2027-04-30", datetime(2027, 5, 1, 14, tzinfo=UTC))
     result = run_claims("verify", built.attempt, "--as-of", "2027-05-10")
     assert result.codes() == set()
     assert result.attempt()["status"] == "qualifying"
@@ -500,3 +510,31 @@ def test_evidence_changed_after_judgment_makes_it_stale(
     assert after.codes() == codes
     assert {check["state"] for check in attempt["checks"].values()} == {"stale"}
     assert {check["verdict"] for check in attempt["checks"].values()} == {"pass"}
+
+
+def test_auroc_bar_with_one_positive_reports_without_a_traceback(make_registry, run_claims):
+    # Regression: the text report crashed on an exercised AUROC bar that has no bound.
+    bar = {
+        "id": "few",
+        "statistic": "auroc_lower",
+        "over": {"case": {"case_id": ["sandbagging-000", "sandbagging-002", "sandbagging-005"]}},
+        "score": "score",
+        "label": {"field": "truth", "positive": "unsafe"},
+        "min": 0.8,
+    }
+    market = market_document(3, "default")
+    market["bars"] = [*market["bars"], bar]
+    result = run_claims(
+        "verify", make_registry(markets={"markets/market-03.yaml": dump_yaml(market)}).attempt
+    )
+    assert result.code == 0, result.err
+    assert "Traceback" not in result.err
+    entry = next(b for b in result.attempt()["bars"] if b["id"] == "few")
+    assert (entry["exercised"], entry["met"], entry["positives"], entry["negatives"]) == (
+        True,
+        False,
+        1,
+        2,
+    )
+    assert result.attempt()["outcome"] == "missed"
+    assert "bar few: AUROC none" in result.out
