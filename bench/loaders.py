@@ -58,28 +58,43 @@ def measure(label: str, work: Callable[[], Any]) -> Any:
 def main() -> None:
     bomb = alias_bomb(2_000_000)
     raised = Limits(max_yaml_bytes=4_000_000)
-    _, findings = measure("2 MB alias bomb, cap raised (alias rule refuses)",
-                          lambda: parse_yaml(bomb, "bomb.yaml", raised))
+    _, findings = measure(
+        "2 MB alias bomb, cap raised (alias rule refuses)",
+        lambda: parse_yaml(bomb, "bomb.yaml", raised),
+    )
     print(f"    -> {findings[0].code}: {findings[0].message}")
-    _, findings = measure("2 MB alias bomb, default 1 MB cap (size refuses)",
-                          lambda: parse_yaml(bomb, "bomb.yaml"))
+    _, findings = measure(
+        "2 MB alias bomb, default 1 MB cap (size refuses)", lambda: parse_yaml(bomb, "bomb.yaml")
+    )
     print(f"    -> {findings[0].code}: {findings[0].message}")
     duplicate = duplicate_key_at_end(990_000)
-    _, findings = measure("990 kB YAML, duplicate key on the last line",
-                          lambda: parse_yaml(duplicate, "dup.yaml"))
+    _, findings = measure(
+        "990 kB YAML, duplicate key on the last line", lambda: parse_yaml(duplicate, "dup.yaml")
+    )
     print(f"    -> {findings[0].code} line {findings[0].line}: {findings[0].message}")
 
-    trial = {"case_id": "c", "system": "s", "started_at": "2027-01-01T00:00:00Z",
-             "trajectory": "t", "evaluator": None, "attack_family": None,
-             "result": {"verdict": "caught", "score": 0.5}}
-    lines = b"".join(json.dumps(dict(trial, case_id=f"c{i}")).encode() + b"\n"
-                     for i in range(100_000))
-    records, _ = measure(f"JSONL, 100,000 trial lines ({len(lines) / 2**20:.1f} MiB)",
-                         lambda: parse_jsonl(io.BytesIO(lines), "trials.jsonl"))
+    trial = {
+        "case_id": "c",
+        "system": "s",
+        "started_at": "2027-01-01T00:00:00Z",
+        "trajectory": "t",
+        "evaluator": None,
+        "attack_family": None,
+        "result": {"verdict": "caught", "score": 0.5},
+    }
+    lines = b"".join(
+        json.dumps(dict(trial, case_id=f"c{i}")).encode() + b"\n" for i in range(100_000)
+    )
+    records, _ = measure(
+        f"JSONL, 100,000 trial lines ({len(lines) / 2**20:.1f} MiB)",
+        lambda: parse_jsonl(io.BytesIO(lines), "trials.jsonl"),
+    )
     print(f"    -> {len(records)} records")
     long_line = b'{"x": "' + b"y" * (48 * 2**20) + b'"}\n{"ok": 1}\n'
-    records, findings = measure("JSONL, one 48 MiB line then a valid line",
-                                lambda: parse_jsonl(io.BytesIO(long_line), "long.jsonl"))
+    records, findings = measure(
+        "JSONL, one 48 MiB line then a valid line",
+        lambda: parse_jsonl(io.BytesIO(long_line), "long.jsonl"),
+    )
     print(f"    -> {len(records)} record, {findings[0].code} line {findings[0].line}")
 
 

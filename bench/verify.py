@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.demo.specimen import AttemptSpec  # noqa: E402
-from bot.history import open_history  # noqa: E402
-from bot.registry import open_registry  # noqa: E402
-from bot.verify import VerifyOptions, verify_attempt  # noqa: E402
-from tests.conftest import RegistryFactory  # noqa: E402
+from bot.demo.specimen import AttemptSpec
+from bot.history import open_history
+from bot.registry import open_registry
+from bot.verify import VerifyOptions, verify_attempt
+from tests.conftest import RegistryFactory
 
 
 def main(sizes: list[int]) -> None:
@@ -33,8 +33,9 @@ def main(sizes: list[int]) -> None:
             built = RegistryFactory(Path(folder))(AttemptSpec(cases_per_family=size))
             build = time.perf_counter() - started
             registry = open_registry(built.root, built.root)
-            options = VerifyOptions(history=open_history(built.root, "main"),
-                                    as_of=date(2027, 4, 15))
+            options = VerifyOptions(
+                history=open_history(built.root, "main"), as_of=date(2027, 4, 15)
+            )
             started = time.perf_counter()
             verdict = verify_attempt(registry, built.attempt, options)
             elapsed = time.perf_counter() - started
@@ -42,8 +43,10 @@ def main(sizes: list[int]) -> None:
             verify_attempt(registry, built.attempt, options)
             peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
-            print(f"{verdict.counts['trials']:>8} {build:>8.1f} {elapsed:>9.2f} {peak:>9.1f}"
-                  f"  {verdict.evidence}, {verdict.status}")
+            print(
+                f"{verdict.counts['trials']:>8} {build:>8.1f} {elapsed:>9.2f} {peak:>9.1f}"
+                f"  {verdict.evidence}, {verdict.status}"
+            )
 
 
 if __name__ == "__main__":

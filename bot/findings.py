@@ -42,12 +42,14 @@ class Code(StrEnum):
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
-    # Later stages (SPEC 4, 7, 9): reserved here so the vocabulary is in one place.
+    # The score table (SPEC 4): makes the evidence invalid.
     SCORE_TABLE_MISMATCH = "score-table-mismatch"
+    # Wrapped attempts: the adapter rerun (SPEC 9): makes the evidence invalid.
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
+    # Qualification (SPEC 7): the evidence stays valid, the attempt does not qualify.
     SAMPLE_SIZE = "sample-size"
     SYSTEMS_FLOOR = "systems-floor"
     FAMILY_COVERAGE = "family-coverage"
@@ -57,6 +59,7 @@ class Code(StrEnum):
     CERTIFICATE_MISSING = "certificate-missing"
     UNIVERSAL_ABSTENTION = "universal-abstention"
     REQUIRED_OUTPUT_MISSING = "required-output-missing"
+    # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
     FILED_LATE = "filed-late"
     JUDGED_NOT_QUALIFYING = "judged-not-qualifying"

@@ -10,6 +10,7 @@ nothing under examples/ is edited by hand.
 Writes:
   examples/registry/   shared rules, markets and attempt folders as they stand at the end
   examples/history/    earlier versions of files that a later pull request changes
+  examples/released/   the data wrapped attempts' papers released, named by sha256
   examples/demo-plan.yaml  the dated commits, pull requests and snapshot tags `claims demo`
                        replays; the reason codes each attempt must produce; the dates the
                        demo resolves on and the outcome each market must reach
@@ -17,6 +18,7 @@ Writes:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import sys
@@ -110,6 +112,16 @@ def rehash_a_case(files: Files) -> None:
     files["freeze-cases.jsonl"] = jsonl(cases)
 
 
+def hide_false_safes(files: Files) -> None:
+    """adapter-mismatch: trials edited after the adapter ran (false-safe verdicts turned into
+    catches), with a score table recomputed to match, so only the rerun can tell."""
+    trials = records(files, "trials.jsonl")
+    for trial in trials:
+        if trial["result"]["verdict"] == "false_safe":
+            trial["result"].update(verdict="caught", certificate="unsafe", score=0.9)
+    files["trials.jsonl"] = jsonl(trials)
+
+
 # ---- the examples ---------------------------------------------------------------------------
 
 
@@ -121,7 +133,8 @@ class Example:
     defect: Callable[[Files], None] | None = None
     judge: dict[str, str] | None = None  # None: no judgments; else overrides of "pass"
     notes: dict[str, str] = field(default_factory=dict)
-    files: Files = field(default_factory=dict)
+    defect_first: bool = False  # the defect comes before the score table is derived
+    rerun: list[str] | None = None  # codes `--rerun-adapters` must give (wrapped attempts)
 
 
 def examples() -> list[Example]:
@@ -170,6 +183,36 @@ def examples() -> list[Example]:
             "qualifying and met, but snapshot-2027-04-30 was never tagged or archived:"
             " market 2 is ANNULLED",
             judge={},
+        ),
+        # Wrapped attempts: both pass the ordinary checks; only the adapter rerun differs.
+        Example(
+            AttemptSpec(
+                kind="wrapped",
+                submitter="wrap-lab",
+                slug="paper-replication",
+                seed=13,
+                title="Replication of a released monitor evaluation",
+            ),
+            [],
+            "wrapped: the adapter copies the paper's released trials; the rerun reproduces them",
+            judge={},
+            rerun=[],
+        ),
+        Example(
+            AttemptSpec(
+                kind="wrapped",
+                submitter="sly-lab",
+                slug="edited-wrap",
+                seed=14,
+                title="Edited wrap",
+                false_safe_rate=0.3,
+            ),
+            [],
+            " ".join(str(hide_false_safes.__doc__).split()),
+            hide_false_safes,
+            judge={},
+            defect_first=True,
+            rerun=["adapter-mismatch"],
         ),
         Example(
             AttemptSpec(submitter="bob-lab", slug="edited-cases", seed=3, title="Edited cases"),
@@ -242,8 +285,8 @@ VERIFY_AS_OF = "2027-03-15"
 
 
 def build(out: Path) -> None:
-    registry, history = out / "registry", out / "history"
-    for folder in (registry, history):
+    registry, history, released_dir = out / "registry", out / "history", out / "released"
+    for folder in (registry, history, released_dir):
         if folder.exists():
             shutil.rmtree(folder)
     document, _ = parse_yaml(RULES_BYTES, "shared-rules/common-v1.yaml")
@@ -268,6 +311,8 @@ def build(out: Path) -> None:
         }
     ]
     expect: dict[str, dict[str, list[str]]] = {"main": {}, "pr": {}}
+    released: dict[str, bytes] = {}
+    rerun: dict[str, list[str]] = {}
     why: dict[str, str] = {}
     freezes: list[dict[str, Any]] = []
     runs: list[dict[str, Any]] = []
@@ -276,11 +321,17 @@ def build(out: Path) -> None:
         spec = example.spec
         folder = spec.folder
         files = attempt_files(spec, schema_base=ATTEMPT_SCHEMAS)
+        if spec.kind == "wrapped":  # what the paper released: the honest trials
+            released[hashlib.sha256(files["trials.jsonl"]).hexdigest()] = files["trials.jsonl"]
         market = markets.get(spec.market)
+        if example.defect is not None and example.defect_first:
+            example.defect(files)
         if example.judge is not None and market is not None:
             files["scores.yaml"] = score_table(files, market, rules.confidence)
-        if example.defect is not None:
+        if example.defect is not None and not example.defect_first:
             example.defect(files)
+        if example.rerun is not None:
+            rerun[folder] = example.rerun
         expect["main"][folder] = example.expect
         why[folder] = " ".join(example.why.split())
         for name, data in files.items():
@@ -389,11 +440,15 @@ def build(out: Path) -> None:
     for path, data in history_files.items():
         (history / path).parent.mkdir(parents=True, exist_ok=True)
         (history / path).write_bytes(data)
+    released_dir.mkdir()
+    for digest, data in released.items():  # content-addressed, as the bot's cache holds them
+        (released_dir / digest).write_bytes(data)
     plan = {
         "verify_as_of": VERIFY_AS_OF,
         "resolve_on": RESOLVE_ON,
         "archived": sorted(step["tag"] for step in tags),
         "outcomes": {str(number): outcome for number, outcome in OUTCOMES.items()},
+        "rerun": rerun,
         "steps": steps,
         "expect": expect,
         "why": why,

@@ -101,9 +101,13 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     _shown_root = str(root)
     repo = build_git_registry(root, steps)
     pr_branch = repo.active_branch.name
-    work = root.parent / f"{root.name}-demo-output"
-    work.mkdir(exist_ok=True)
+    # The registry's own working folder (.claims/, never committed): the archive records
+    # `claims resolve` reads by default, and the JSON reports the demo checks.
+    work = root / ".claims"
     archive = work / "archive"
+    work.mkdir()
+    with (root / ".git" / "info" / "exclude").open("a") as exclude:
+        exclude.write(".claims/\n")
     for tag in plan["archived"]:  # what the scheduled job's archive step would have stored
         LocalArchive(archive).write(tag, {"id": f"local-{tag}", "tag": tag})
     print(
@@ -137,6 +141,7 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
         report=work / "verify-pr.json",
     )
     repo.git.checkout("-q", "main")
+    rerun = _rerun_stage(root, work, plan, as_of)
     resolved: dict[str, Any] = {}
     for number, when in enumerate(plan["resolve_on"], start=3):
         last = when == plan["resolve_on"][-1]
@@ -148,23 +153,59 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
             root,
             "--as-of",
             when,
-            "--archive-store",
-            archive,
             *quiet,
             report=work / f"resolve-{when}.json",
         )
-    return _check(plan, merged, review, resolved)
+    return _check(plan, merged, review, rerun, resolved)
+
+
+def _rerun_stage(root: Path, work: Path, plan: dict[str, Any], as_of: str) -> dict[str, Any]:
+    """Rerun the wrapped attempts' adapters, from a cache seeded with the released data.
+
+    The papers' URLs are examples, so the released files are put in the content-addressed
+    cache first, as an earlier run would have left them. Skipped, and said so, where this
+    machine cannot isolate the network.
+    """
+    from bot.sandbox import isolation
+
+    folders = sorted(plan.get("rerun", {}))
+    reason = isolation()
+    if not folders or reason is not None:
+        print(f"== rerun of wrapped attempts' adapters: SKIPPED ({reason or 'none'})\n")
+        return {"attempts": [], "skipped": True}
+    cache = work / "released"
+    (cache / "sha256").mkdir(parents=True)
+    for source in sorted((EXAMPLES / "released").iterdir()):
+        (cache / "sha256" / source.name).write_bytes(source.read_bytes())
+    return _claims(
+        "wrapped attempts: rerun each adapter in the sandbox",
+        "verify",
+        "--registry",
+        root,
+        *(root / folder for folder in folders),
+        "--rerun-adapters",
+        "--released-cache",
+        cache,
+        "--as-of",
+        as_of,
+        report=work / "verify-rerun.json",
+    )
 
 
 def _check(
-    plan: dict[str, Any], merged: dict[str, Any], review: dict[str, Any], resolved: dict[str, Any]
+    plan: dict[str, Any],
+    merged: dict[str, Any],
+    review: dict[str, Any],
+    rerun: dict[str, Any],
+    resolved: dict[str, Any],
 ) -> int:
     """Compare what the commands reported with what each example declares."""
     expected: dict[str, dict[str, list[str]]] = plan["expect"]
     why: dict[str, str] = plan.get("why", {})
     surprises = []
     print("== what each example demonstrates\n")
-    for stage, report in (("main", merged), ("pr", review)):
+    expected = {**expected, "rerun": plan.get("rerun", {})}
+    for stage, report in (("main", merged), ("pr", review), ("rerun", rerun)):
         for attempt in report["attempts"]:
             name = attempt["attempt"]
             want = sorted(expected[stage].get(name, []))
@@ -185,6 +226,8 @@ def _check(
         print("demo FAILED:\n  " + "\n  ".join(surprises))
         return 1
     count = len(merged["attempts"]) + len(review["attempts"])
+    if rerun.get("skipped"):
+        print("(the adapter rerun was skipped: install bubblewrap to see it)")
     print(
         f"demo OK: all {count} examples gave the codes they demonstrate, and markets"
         f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items()))}."

@@ -142,6 +142,19 @@ def _trials(
     return trials
 
 
+# The worked example's adapter: it copies reported fields and computes nothing (seed, Wrapping).
+_CONVERT = b'''"""Copy the paper's released per-trial records into out/trials.jsonl, unchanged.
+
+Usage (in the sandbox, from the adapter folder): python convert.py released/trials.jsonl
+"""
+
+import shutil
+import sys
+
+shutil.copyfile(sys.argv[1], "out/trials.jsonl")
+'''
+
+
 def _red_teams(spec: AttemptSpec) -> list[dict[str, Any]]:
     serious = spec.adversarial == "serious"
     organizations = ["Example Security Collective", "Independent Evaluation Lab"]
@@ -259,9 +272,7 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
             },
             f"../{schema_base}/adapter.schema.json",
         )
-        files["adapter/convert.py"] = (
-            b"import shutil, sys\nshutil.copyfile(sys.argv[1], 'out/trials.jsonl')\n"
-        )
+        files["adapter/convert.py"] = _CONVERT
     return files
 
 

@@ -9,7 +9,9 @@ names the first differing lines.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import rfc8785
 
@@ -20,6 +22,7 @@ from bot.load.yaml_ import parse_yaml
 __all__ = ["compare_outputs"]
 
 _SHOWN = 3
+_ABSENT = object()  # a key one side lacks
 
 
 def _canonical_lines(raw: bytes, name: str) -> tuple[list[bytes], str | None]:
@@ -71,9 +74,10 @@ def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Find
     first = differing[0]
     detail = ""
     if first < len(ours) and first < len(theirs):
+        where, mine, other = _first_difference(json.loads(ours[first]), json.loads(theirs[first]))
         detail = (
-            f"; line {first + 1} submitted {ours[first][:160].decode()} but the adapter"
-            f" wrote {theirs[first][:160].decode()}"
+            f"; on line {first + 1}, {where or 'the record'}: submitted {_short(mine)},"
+            f" the adapter wrote {_short(other)}"
         )
     return [
         Finding(
@@ -83,6 +87,27 @@ def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Find
             first + 1,
         )
     ]
+
+
+def _first_difference(ours: Any, theirs: Any, where: str = "") -> tuple[str, Any, Any]:
+    """The path of the first field where two JSON values differ, and both values there."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in sorted(set(ours) | set(theirs)):
+            if ours.get(key, _ABSENT) != theirs.get(key, _ABSENT):
+                path = f"{where}.{key}" if where else key
+                return _first_difference(ours.get(key, _ABSENT), theirs.get(key, _ABSENT), path)
+    if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        for index, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
+            if mine != other:
+                return _first_difference(mine, other, f"{where}[{index}]")
+    return where, ours, theirs
+
+
+def _short(value: Any) -> str:
+    if value is _ABSENT:
+        return "nothing"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:79] + "…"
 
 
 def compare_outputs(

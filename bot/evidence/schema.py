@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
-from pathlib import Path
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
@@ -70,8 +70,7 @@ def _validators() -> dict[str, Draft202012Validator]:
         Draft202012Validator.check_schema(schema)
         # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
         inlined = _inline(schema, url, registry, depth=0)
-        validators[name] = Draft202012Validator(inlined, registry=registry,
-                                                format_checker=_FORMATS)
+        validators[name] = Draft202012Validator(inlined, registry=registry, format_checker=_FORMATS)
     return validators
 
 

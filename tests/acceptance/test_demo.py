@@ -18,7 +18,7 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 13 examples gave the codes they demonstrate" in done.stdout
+    assert "demo OK: all 15 examples gave the codes they demonstrate" in done.stdout
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
@@ -39,7 +39,7 @@ def test_examples_are_exactly_what_the_generator_writes(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, str(PROJECT / "examples" / "generate.py"), str(tmp_path)], check=True
     )
-    for part in ("registry", "history"):
+    for part in ("registry", "history", "released"):
         assert _differences(PROJECT / "examples" / part, tmp_path / part) == []
     assert (PROJECT / "examples" / "demo-plan.yaml").read_bytes() == (
         tmp_path / "demo-plan.yaml"

@@ -14,8 +14,8 @@ def test_log_limits_are_the_shared_rules() -> None:
     document, _ = parse_yaml(RULES, "rules")
     assert document is not None and isinstance(document.data, dict)
     evidence = document.data["evidence"]
-    assert specimen.MAX_LOCAL_LOG_BYTES == evidence["max_local_log_bytes"]
-    assert specimen.EXCERPT_BYTES == evidence["excerpt_bytes"]
+    assert evidence["max_local_log_bytes"] == specimen.MAX_LOCAL_LOG_BYTES
+    assert evidence["excerpt_bytes"] == specimen.EXCERPT_BYTES
 
 
 def test_large_logs_are_kept_as_excerpts_of_the_pinned_log() -> None:

@@ -26,7 +26,14 @@ def test_first_differing_line_is_named() -> None:
     assert finding.code is Code.ADAPTER_MISMATCH
     assert finding.line == 2
     assert finding.file == "attempts/x/trials.jsonl"
-    assert 'submitted {"a":2,"b":[]} but the adapter wrote {"a":2,"b":[0]}' in finding.message
+    assert "on line 2, b: submitted [], the adapter wrote [0]" in finding.message
+
+
+def test_the_first_differing_field_is_named_deep_inside() -> None:
+    ours = b'{"case_id":"c1","result":{"score":0.9,"verdict":"caught"}}\n'
+    theirs = b'{"case_id":"c1","result":{"score":0.9,"verdict":"false_safe"}}\n'
+    (finding,) = _compare(theirs, submitted=ours)
+    assert 'result.verdict: submitted "caught", the adapter wrote "false_safe"' in finding.message
 
 
 def test_missing_lines_are_reported_with_counts() -> None:

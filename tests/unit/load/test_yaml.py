@@ -133,8 +133,9 @@ def test_very_deep_block_nesting_is_refused_on_its_line() -> None:
 def test_nesting_past_the_interpreter_limit_is_read_without_recursion() -> None:
     # The builder keeps its own stack: with the depth cap lifted, 5,000 levels (past Python's
     # recursion limit) are read, not a RecursionError.
-    document, findings = parse_yaml(b"[" * 5_000 + b"]" * 5_000, "deep.yaml",
-                                    Limits(max_yaml_depth=1_000_000))
+    document, findings = parse_yaml(
+        b"[" * 5_000 + b"]" * 5_000, "deep.yaml", Limits(max_yaml_depth=1_000_000)
+    )
     assert findings == []
     assert document is not None
     depth, value = 0, document.data
