@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -86,10 +87,14 @@ def _scalar(event: yaml.ScalarEvent) -> object:
     try:
         if _INT.match(text):
             if text.startswith("0o"):
-                return int(text[2:], 8)
-            if text.startswith("0x"):
-                return int(text[2:], 16)
-            return int(text, 10)
+                number = int(text[2:], 8)
+            elif text.startswith("0x"):
+                number = int(text[2:], 16)
+            else:
+                number = int(text, 10)
+            if abs(number) > sys.float_info.max:  # float(number) would raise OverflowError
+                raise _Refused(f"number {text[:40]} is out of range", line, Code.YAML_INVALID)
+            return number
         if _FLOAT.match(text):
             value = float(text)
             if not math.isfinite(value):
@@ -218,6 +223,8 @@ def parse_yaml(
         mark = error.problem_mark or error.context_mark
         line = None if mark is None else mark.line + 1
         problem = error.problem or error.context or "invalid YAML"
+        if "nesting depth" in problem:  # libyaml >= 0.2.5 (PyYAML 6.0.4's) has its own cap
+            return None, [Finding(Code.YAML_UNSAFE, f"nesting too deep ({problem})", path, line)]
         return None, [Finding(Code.YAML_INVALID, f"YAML syntax: {problem}", path, line)]
     except ReaderError as error:  # a control character; `position` indexes `text`
         character = error.character

@@ -123,7 +123,9 @@ def interpreter() -> tuple[Path, Path | None]:
 def prlimit(limits: Limits, path: str = "prlimit") -> list[str]:
     return [
         path,
-        f"--cpu={limits.cpu_seconds}",
+        # Soft limit: SIGXCPU says "CPU limit" by itself, however the CPU time is accounted;
+        # one second later the hard limit's SIGKILL stops an adapter that ignores SIGXCPU.
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
         f"--as={limits.memory_bytes}",
         f"--fsize={limits.file_bytes}",
         f"--nproc={limits.processes}",

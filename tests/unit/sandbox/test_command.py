@@ -85,7 +85,7 @@ def test_as_root_privileged_bwrap_then_init_setpriv_inner_bwrap_prlimit() -> Non
     limits = rest.index("prlimit")
     assert rest[limits:] == [
         "prlimit",
-        "--cpu=7",
+        "--cpu=7:8",
         f"--as={1 << 29}",
         f"--fsize={1 << 20}",
         "--nproc=9",

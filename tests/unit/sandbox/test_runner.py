@@ -562,8 +562,17 @@ def test_busy_loop_hits_the_cpu_limit(adapter: Adapter) -> None:
     result = adapter.run(
         "while True:\n    pass\n", limits=SandboxLimits(cpu_seconds=2, wall_seconds=30)
     )
-    assert (result.status, result.limit, result.signal) == ("failed", "cpu", signal.SIGKILL)
-    assert result.reason == "killed by SIGKILL after the 2 s CPU limit"
+    assert (result.status, result.limit, result.signal) == ("failed", "cpu", signal.SIGXCPU)
+    assert result.reason == "killed by SIGXCPU after the 2 s CPU limit"
+
+
+@needs_isolation
+def test_busy_loop_ignoring_sigxcpu_is_killed_at_the_hard_limit(adapter: Adapter) -> None:
+    result = adapter.run(
+        "import signal\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass\n",
+        limits=SandboxLimits(cpu_seconds=1, wall_seconds=30),
+    )
+    assert (result.status, result.signal) == ("failed", signal.SIGKILL)
 
 
 @needs_isolation
