@@ -88,6 +88,7 @@ import rfc8785
 
 from bot.config import Limits
 from bot.errors import ClaimsError
+from bot.load.jsonl import DuplicateKeyError, object_without_duplicates
 from bot.timestamps import is_naive_timestamp, parse_timestamp
 
 # The evidence modules (bot.evidence, bot.demo.specimen: jsonschema, scipy) are imported where
@@ -174,23 +175,10 @@ class Adapted:
 # --- reading -------------------------------------------------------------------------------
 
 
-class _Duplicate(ValueError):
-    pass
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Duplicate(f"duplicate key {key[:60]!r}")
-        result[key] = value
-    return result
-
-
 def _parse_json(data: bytes, what: str) -> dict[str, Any]:
     """A JSON object from `data`, or InspectLogError naming `what` and the problem."""
     try:
-        value = json.loads(data.decode("utf-8"), object_pairs_hook=_unique)
+        value = json.loads(data.decode("utf-8"), object_pairs_hook=object_without_duplicates)
     except UnicodeDecodeError as error:
         raise InspectLogError(
             f"{what}: not UTF-8 text ({error.reason} at byte {error.start})"
@@ -199,7 +187,7 @@ def _parse_json(data: bytes, what: str) -> dict[str, Any]:
         raise InspectLogError(
             f"{what}: not JSON: {error.msg} at line {error.lineno} column {error.colno}"
         ) from None
-    except _Duplicate as error:
+    except DuplicateKeyError as error:
         raise InspectLogError(f"{what}: {error}") from None
     except (ValueError, RecursionError) as error:
         raise InspectLogError(f"{what}: not readable JSON ({type(error).__name__})") from None

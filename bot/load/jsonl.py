@@ -4,22 +4,24 @@ Refused, each as a `jsonl-invalid` finding with its line (SECURITY-NOTES, "Parse
 a byte order mark, blank lines, lines over `Limits.max_jsonl_line_bytes` (read with a cap, so
 a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN/Infinity and
 numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
-silently), and lines that are not a JSON object. One bad line never hides the next.
+silently), integers beyond the float range (10**400: `float()` of it raises OverflowError), and
+lines that are not a JSON object. One bad line never hides the next.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Record
 
-__all__ = ["load_jsonl", "parse_jsonl"]
+__all__ = ["DuplicateKeyError", "load_jsonl", "object_without_duplicates", "parse_jsonl"]
 
 _BOM = b"\xef\xbb\xbf"
 _CHUNK = 1 << 16
@@ -40,11 +42,23 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    result: dict[str, object] = {}
+def _float_range_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > sys.float_info.max:  # float(value) would raise OverflowError later
+        raise _Bad(f"number {text[:40]} is out of range")
+    return value
+
+
+class DuplicateKeyError(_Bad):
+    """A JSON object names the same key twice (`json` would silently keep the last)."""
+
+
+def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`json.loads(..., object_pairs_hook=...)`: the object, or `DuplicateKeyError`."""
+    result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise _Bad(f"duplicate key {key!r}")
+            raise DuplicateKeyError(f"duplicate key {key[:60]!r}")
         result[key] = value
     return result
 
@@ -54,7 +68,8 @@ def _decode(raw: bytes) -> object:
         raw.decode("utf-8"),
         parse_constant=_no_constant,
         parse_float=_finite_float,
-        object_pairs_hook=_unique_keys,
+        parse_int=_float_range_int,
+        object_pairs_hook=object_without_duplicates,
     )
 
 
