@@ -118,23 +118,33 @@ def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> l
 
 
 def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) -> list[Finding]:
-    """`schema` findings for the bar's trials whose result has no field the bar reads.
+    """`schema` findings for the bar's trials whose result cannot be read as the bar needs.
 
-    An absent field is not a value: a rate bar would count it as passing (rate_upper) and an
-    AUROC bar as a negative, so it is refused like a missing score.
+    An absent field, a null, or a list or object is not a value: a rate bar would count it as
+    passing (rate_upper) and an AUROC bar as a negative, so it is refused like a missing
+    score. Where the contract states the field's allowed values (`values`; for an AUROC
+    label, `positive` and `negative`), any other value is refused too: a typo such as
+    "False_Safe" must not pass as "not a failure".
     """
-    names = [bar.predicate_field] if bar.statistic != "auroc_lower" else [bar.label_field]
-    return [
-        Finding(
-            Code.SCHEMA,
-            f"result.{name}: bar {bar.id!r} reads this field, and the result has none",
-            file,
-            trials[index].line,
-        )
-        for index in selected
-        for name in names
-        if name and name not in trials[index].result
-    ]
+    name = bar.predicate_field if bar.statistic != "auroc_lower" else bar.label_field
+    if not name:
+        return []
+    findings = []
+    for index in selected:
+        result = trials[index].result
+        value = result.get(name)
+        if name not in result:
+            problem = "the result has none"
+        elif value is None or isinstance(value, dict | list):
+            problem = f"got {value!r}, expected a plain value"
+        elif bar.allowed and not _matches(value, list(bar.allowed)):
+            allowed = ", ".join(repr(item) for item in bar.allowed)
+            problem = f"got {value!r}, which is not one of the contract's values ({allowed})"
+        else:
+            continue
+        message = f"result.{name}: bar {bar.id!r} reads this field, and {problem}"
+        findings.append(Finding(Code.SCHEMA, message, file, trials[index].line))
+    return findings
 
 
 def _rate(
@@ -213,8 +223,9 @@ def _auroc(
                 )
             )
             continue
-        if (bar.label_field or "") not in trial.result:
-            findings += _lacking(bar, trials, [index], file)
+        unreadable = _lacking(bar, trials, [index], file)
+        if unreadable:
+            findings += unreadable
             continue
         label = trial.result[bar.label_field or ""]
         (positives if _matches(label, bar.label_positive) else negatives).append(float(score))

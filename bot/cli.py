@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import Any
 
 from bot import __version__
 from bot.errors import ClaimsError
@@ -63,28 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         help="the base branch of a pull request (default: main): freeze order is "
         "read from it and the branch may change only its attempt folders",
     )
-    verify.add_argument(
-        "--fetch-raw-logs",
-        action="store_true",
-        help="also download raw_log.url and check its sha256, size, head, tail",
-    )
-    verify.add_argument(
-        "--rerun-adapters",
-        action="store_true",
-        help="rerun wrapped attempts' adapters in the sandbox and compare their output",
-    )
-    verify.add_argument(
-        "--released-cache",
-        type=Path,
-        metavar="DIR",
-        help="content-addressed cache of released data (default: $CLAIMS_CACHE or "
-        "~/.cache/claims/released)",
-    )
-    verify.add_argument(
-        "--allow-unisolated",
-        action="store_true",
-        help="maintainers only: rerun adapters even where the network cannot be isolated",
-    )
+    _check_options(verify)
     verify.add_argument(
         "--as-of",
         type=_date,
@@ -123,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     resolve.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     resolve.add_argument("-q", "--quiet", action="store_true", help="print one line per market")
+    _check_options(resolve)
 
     demo = commands.add_parser(
         "demo",
@@ -181,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args.keep)
     except ClaimsError as error:
-        print(error.diagnostics(), file=sys.stderr)
+        print(_printable(error.diagnostics()), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:  # pragma: no cover
         return EXIT_ERROR
@@ -212,29 +193,12 @@ def _verify(args: argparse.Namespace) -> int:
     folders = attempt_folders(registry.root, paths)
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    fetcher = None
-    if args.fetch_raw_logs:
-        from bot.fetch import check_raw_log_url
-
-        fetcher = check_raw_log_url
-    rerun = None
-    if args.rerun_adapters:
-        from bot.rerun import AdapterRerun
-        from bot.sandbox import isolation
-
-        reason = isolation()
-        if reason is not None and not args.allow_unisolated:
-            raise ClaimsError(
-                f"cannot rerun adapters here: {reason}",
-                "install bubblewrap (apt-get install bubblewrap), or, as a maintainer who"
-                " accepts the risk, pass --allow-unisolated",
-            )
-
-        rerun = AdapterRerun(
-            cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated
-        )
+    fetcher = _fetcher(args)
     options = VerifyOptions(
-        history=history, fetch_raw_log=fetcher, as_of=args.as_of or _today(), rerun_adapter=rerun
+        history=history,
+        fetch_raw_log=fetcher,
+        as_of=args.as_of or _today(),
+        rerun_adapter=_rerun(args),
     )
     verdicts = [
         replace(verdict, findings=(*change_findings, *verdict.findings))
@@ -246,7 +210,7 @@ def _verify(args: argparse.Namespace) -> int:
         _write(args.json, render_json(verdicts, registry_findings, base_ref))
     if args.markdown:
         _write(args.markdown, render_markdown(verdicts, registry_findings))
-    text = render_text(verdicts, registry_findings)
+    text = _printable(render_text(verdicts, registry_findings))
     print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
     if registry_findings:
         return EXIT_ERROR
@@ -272,7 +236,9 @@ def _resolve(args: argparse.Namespace) -> int:
         if not markets and not problems:
             raise ClaimsError(f"market {args.market} has no contract in this registry")
     archive = LocalArchive(args.archive_store or registry.root / ".claims" / "archive")
-    options = VerifyOptions(history=history, as_of=as_of)
+    options = VerifyOptions(
+        history=history, as_of=as_of, fetch_raw_log=_fetcher(args), rerun_adapter=_rerun(args)
+    )
     attempts_root = registry.root / "attempts"
     folders = attempt_folders(registry.root, [attempts_root]) if attempts_root.is_dir() else []
     verdicts = [verify_attempt(registry, folder, options) for folder in folders]
@@ -290,12 +256,75 @@ def _resolve(args: argparse.Namespace) -> int:
             archive_ref=_archive_ref(record),
         )
         mine = [verdict for verdict in verdicts if verdict.market == market.id]
-        resolutions.append(resolve_market(market, dates, mine, snapshot, as_of))
+        unchecked = [v.attempt for v in mine if v.kind == "wrapped" and not args.rerun_adapters]
+        notes = (
+            [
+                f"{len(unchecked)} wrapped attempt(s) counted without rerunning their adapters"
+                " (pass --rerun-adapters)"
+            ]
+            if unchecked
+            else []
+        )
+        resolutions.append(resolve_market(market, dates, mine, snapshot, as_of, notes))
     problems = list(dict.fromkeys(problems))
     if args.json:
         _write(args.json, render_resolution_json(resolutions, as_of, problems))
-    print(render_resolution(resolutions, as_of, problems, brief=args.quiet), end="")
+    print(_printable(render_resolution(resolutions, as_of, problems, brief=args.quiet)), end="")
     return EXIT_ERROR if problems else EXIT_VALID
+
+
+def _fetcher(args: argparse.Namespace) -> Any:
+    """The raw-log fetcher when --fetch-raw-logs was given."""
+    if not args.fetch_raw_logs:
+        return None
+    from bot.fetch import check_raw_log_url
+
+    return check_raw_log_url
+
+
+def _rerun(args: argparse.Namespace) -> Any:
+    """The adapter rerun when --rerun-adapters was given; exit 2 where it cannot be isolated."""
+    if not args.rerun_adapters:
+        return None
+    from bot.rerun import AdapterRerun
+    from bot.sandbox import isolation
+
+    reason = isolation()
+    if reason is not None and not args.allow_unisolated:
+        raise ClaimsError(
+            f"cannot rerun adapters here: {reason}",
+            "install bubblewrap (apt-get install bubblewrap), or, as a maintainer who"
+            " accepts the risk, pass --allow-unisolated",
+        )
+    return AdapterRerun(
+        cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated
+    )
+
+
+def _check_options(parser: argparse.ArgumentParser) -> None:
+    """--fetch-raw-logs, --rerun-adapters and their settings, shared by verify and resolve."""
+    parser.add_argument(
+        "--fetch-raw-logs",
+        action="store_true",
+        help="also download raw_log.url and check its sha256, size, head, tail",
+    )
+    parser.add_argument(
+        "--rerun-adapters",
+        action="store_true",
+        help="rerun wrapped attempts' adapters in the sandbox and compare",
+    )
+    parser.add_argument(
+        "--released-cache",
+        type=Path,
+        metavar="DIR",
+        help="content-addressed cache of released data (default: $CLAIMS_CACHE"
+        " or ~/.cache/claims/released)",
+    )
+    parser.add_argument(
+        "--allow-unisolated",
+        action="store_true",
+        help="maintainers only: rerun adapters even where the network cannot be isolated",
+    )
 
 
 def _archive_ref(record: dict[str, object] | None) -> str | None:
@@ -306,12 +335,21 @@ def _archive_ref(record: dict[str, object] | None) -> str | None:
     return str(value) if value else None
 
 
+def _printable(text: str) -> str:
+    """`text` with lone surrogates as `\\udcXX` escapes, so it can be written as UTF-8.
+
+    File and folder names that are not UTF-8 reach reports as lone surrogates (Python's
+    surrogateescape); in JSON output the escape is JSON's own, so the report stays parseable.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _write(path: Path, text: str) -> None:
     """Write atomically: a crash never leaves a half-written report."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(text, encoding="utf-8")
+        temporary.write_text(_printable(text), encoding="utf-8")
         temporary.replace(path)
     except OSError as error:
         raise ClaimsError(f"cannot write {path}: {error.strerror}") from None

@@ -14,7 +14,12 @@ __all__ = ["MarketDates", "end_of_day"]
 
 
 def end_of_day(day: date) -> datetime:
-    """The last moment of `day` anywhere on Earth, as an aware UTC datetime."""
+    """The last moment of `day` anywhere on Earth, as an aware UTC datetime.
+
+    For 9999-12-31 (a filer may write it) that moment is past `datetime.max`: saturate there.
+    """
+    if day == date.max:
+        return datetime.max.replace(tzinfo=UTC)
     return datetime.combine(day + timedelta(days=1), time(12, 0), tzinfo=UTC)
 
 

@@ -34,6 +34,7 @@ class Code(StrEnum):
     CASE_HASH_MISMATCH = "case-hash-mismatch"
     DUPLICATE_CASE = "duplicate-case"
     DUPLICATE_TRIAL = "duplicate-trial"
+    MISSING_TRIAL = "missing-trial"
     UNKNOWN_CASE = "unknown-case"
     RAW_LOG_HASH_MISMATCH = "raw-log-hash-mismatch"
     RAW_LOG_EXCERPT = "raw-log-excerpt"

@@ -35,6 +35,7 @@ class Landing:
     committed_at: datetime
     message: str
     clamped: bool = False  # committed_at was raised to the previous main commit's date
+    merge: bool = True  # a merge commit (two parents): written by GitHub when a PR merged
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,26 +88,48 @@ class History:
         if commit is None:  # pragma: no cover - the blob exists, so some commit added it
             return f"{path}: no commit on {self.base_ref} introduced it"
         committed = commit.committed_datetime.astimezone(UTC)
+        clamped = False
         if commit.parents:
             before = commit.parents[0].committed_datetime.astimezone(UTC)
-            committed = max(committed, before)
-        return Landing(
-            commit.hexsha,
-            committed,
-            commit.summary
-            if isinstance(commit.summary, str)
-            else commit.summary.decode("utf-8", "replace"),
-        )
+            if before > committed:
+                committed, clamped = before, True
+        summary = commit.summary
+        message = summary if isinstance(summary, str) else summary.decode("utf-8", "replace")
+        return Landing(commit.hexsha, committed, message, clamped, len(commit.parents) > 1)
+
+    def content_at(self, path: str, moment: datetime) -> bytes | None:
+        """`path` as it stood on the base branch at `moment` (the last first-parent commit
+        dated no later), or None when it did not exist then."""
+        git_path = self._git_path(path)
+        for commit in self._repo.iter_commits(self._base, first_parent=True):
+            if commit.committed_datetime.astimezone(UTC) <= moment:
+                try:
+                    blob = commit.tree / git_path
+                except KeyError:
+                    return None
+                data: bytes = blob.data_stream.read()
+                return data
+        return None
 
     def has_tag(self, name: str) -> bool:
         """True when the repository has a tag `name`."""
         return any(tag.name == name for tag in self._repo.tags)
 
     def changes(self) -> list[Change]:
-        """Paths changed between the merge base of the base ref and HEAD (a PR's diff)."""
-        output = self._repo.git.diff(
-            "--raw", "-z", "--no-renames", "--no-abbrev", f"{self.base_ref}...HEAD"
-        )
+        """Paths changed between the merge base of the base ref and HEAD (a PR's diff).
+
+        Raises `ClaimsError` when git cannot diff them (no merge base, say).
+        """
+        try:
+            output = self._repo.git.diff(
+                "--raw", "-z", "--no-renames", "--no-abbrev", f"{self.base_ref}...HEAD"
+            )
+        except git.GitCommandError as error:  # e.g. no merge base: unrelated histories
+            stderr = " ".join(str(error.stderr).split()).removeprefix("stderr: ").strip("'")
+            raise ClaimsError(
+                f"cannot list the changes of HEAD against {self.base_ref}: {stderr}",
+                "the pull request's branch must share history with the base branch",
+            ) from None
         fields = output.split("\0")
         changes = []
         index = 0
@@ -136,6 +159,13 @@ def open_history(root: Path, base_ref: str | None) -> History | str:
         repo = git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return f"{root} is not in a git repository, so the freeze order cannot be checked"
+    if repo.git.rev_parse("--is-shallow-repository").strip() == "true":
+        raise ClaimsError(
+            f"{repo.working_tree_dir} is a shallow clone: freeze order and filing times need"
+            " the whole history of the base branch",
+            "fetch it: git fetch --unshallow (in GitHub Actions: actions/checkout with"
+            " fetch-depth: 0)",
+        )
     candidates = (base_ref,) if base_ref else _DEFAULT_BASES
     for candidate in candidates:
         try:

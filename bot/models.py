@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Literal
 
+from bot.dates import MarketDates
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Document
@@ -91,6 +92,8 @@ class Bar:
     # rate_lower: a trial fails when it is not (`success`).
     predicate_field: str | None
     predicate_values: tuple[Any, ...]
+    # Every value the read field may take, when the contract says (empty: not stated).
+    allowed: tuple[Any, ...]
     score: str | None
     label_field: str | None
     label_positive: Any
@@ -110,12 +113,24 @@ class Bar:
             denominator=data.get("denominator", "supplied"),
             predicate_field=predicate.get("field"),
             predicate_values=tuple(predicate.get("in", ())),
+            allowed=tuple(predicate.get("values", ()))
+            or ((label["positive"], label["negative"]) if "negative" in label else ()),
             score=data.get("score"),
             label_field=label.get("field"),
             label_positive=label.get("positive"),
             threshold=float(threshold),
             title=data.get("title", data["id"]),
         )
+
+
+def _calendar_fits(resolve_by: date, rules: SharedRules) -> bool:
+    """True when R + window + annulment (and the day after it) are representable dates."""
+    try:
+        dates = MarketDates.of(resolve_by, rules.window_days, rules.annul_after_days)
+        dates.annul_on + timedelta(days=1)  # end_of_day needs the next day
+    except OverflowError:
+        return False
+    return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +195,12 @@ class Market:
             if bar_ids.index(bar_id) != index:
                 problem(f"bars[{index}].id: duplicate bar id {bar_id!r}", "bars", index, "id")
         resolve_by = parse_date(data["resolve_by"])
+        if resolve_by is not None and not _calendar_fits(resolve_by, rules):
+            problem(
+                f"resolve_by: {resolve_by} leaves no room for the filing window and annulment"
+                " date before year 10000",
+                "resolve_by",
+            )
         if findings or resolve_by is None:
             return None, findings
         floors = data["floors"]

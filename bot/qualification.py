@@ -42,9 +42,10 @@ class Evidence:
     digest: str
     filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
     lines: Mapping[str, int] = field(default_factory=dict)  # attempt.yaml field -> line
-    # When judgments.yaml as it stands landed on main (None: not on main): a judgment counts
-    # as recorded no earlier than that, whatever date its `at` claims.
-    judged_at: datetime | None = None
+    # judgments.yaml's checks as they stood on main when the filing window closed (read from
+    # git; None when there was no such file then). Once the window has closed, only these
+    # count: a later edit can neither add a judgment nor undo one recorded in time.
+    judgments_at_close: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -319,22 +320,24 @@ def _judgments(
 
     A judgment recorded after the window closed counts as missing (seed, Judgment Stack: a
     check missing "at the end of the window" is unresolved; attempts "are adjudicated within
-    the window").
+    the window"). Once the window has closed, the checks are read from judgments.yaml as it
+    stood on main at the close (`Evidence.judgments_at_close`).
     """
     window_closed = as_of > dates.window_closes
     recorded = (evidence.judgments or {}).get("checks", {})
+    at_close = (evidence.judgments_at_close or {}) if window_closed else recorded
     checks: dict[str, dict[str, Any]] = {}
     pending = False
     for check in required:
-        entry = recorded.get(check)
+        entry = at_close.get(check)
+        later = recorded.get(check)
         if entry is None:
-            state = "missing"
+            entry = later
+            state = "late" if later is not None and window_closed else "missing"
         elif entry["evidence_digest"] != evidence.digest:
             state = "stale"  # recorded before the evidence changed: counts as missing
-        elif _recorded_after(str(entry["at"]), dates.window_closes) or (
-            evidence.judged_at is not None and evidence.judged_at > end_of_day(dates.window_closes)
-        ):
-            state = "late"  # recorded after the window closed: counts as missing
+        elif _recorded_after(str(entry["at"]), dates.window_closes):
+            state = "late"  # dated after the window closed: counts as missing
         else:
             state = entry["verdict"]
         checks[check] = {

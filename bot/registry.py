@@ -66,7 +66,11 @@ class Registry:
         findings: list[Finding] = []
         for file in sorted((self.root / "markets").glob("market-*.yaml")):
             number = file.stem.removeprefix("market-")
-            if not number.isdigit() or file.name != market_path(int(number)).split("/")[1]:
+            # isascii: "²".isdigit() is True, but int("²") raises ValueError.
+            if (
+                not (number.isascii() and number.isdigit())
+                or file.name != market_path(int(number)).split("/")[1]
+            ):
                 findings.append(
                     Finding(
                         Code.REGISTRY_INVALID,

@@ -111,16 +111,18 @@ def resolve_market(
     attempts: Sequence[AttemptVerdict],
     snapshot: Snapshot,
     as_of: date,
+    notes: Sequence[str] = (),
 ) -> MarketResolution:
     """Resolve one market as of `as_of`.
 
     Before the window closes the outcome is None (`provisional` says what the attempts
     would give now). Once it has closed, the Three Way Rule decides, unless the annulment
-    date has passed with neither the snapshot tag nor its archive copy: ANNULLED.
+    date has passed with neither the snapshot tag nor its archive copy: ANNULLED. `notes`
+    are warnings the caller adds (checks it did not run).
     """
     state = dates.state(as_of)
     provisional, why = three_way(attempts)
-    warnings: list[str] = []
+    warnings: list[str] = list(notes)
     if state != "closed":
         return MarketResolution(
             market,
@@ -132,6 +134,7 @@ def resolve_market(
             f"{state}: provisionally {provisional}, because {why}",
             attempts,
             snapshot,
+            tuple(warnings),
         )
     missing = [
         name
@@ -156,7 +159,7 @@ def resolve_market(
             why,
             attempts,
             snapshot,
-            (why,),
+            (why, *warnings),
         )
     if missing:
         warnings.append(

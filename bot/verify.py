@@ -33,6 +33,7 @@ from typing import Any
 
 from bot.bars import compare_score_tables, derive_score_table, evaluate_bars
 from bot.config import Limits
+from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import Case, Trial
 from bot.evidence.rules import (
     RawLogFile,
@@ -50,8 +51,8 @@ from bot.history import Change, History
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry, read_regular, scan_folder
 from bot.load.jsonl import load_jsonl
-from bot.load.yaml_ import load_yaml
-from bot.models import Market
+from bot.load.yaml_ import load_yaml, parse_yaml
+from bot.models import Market, SharedRules
 from bot.qualification import Evidence, qualify
 from bot.registry import Registry, market_path
 from bot.verdict import AttemptVerdict
@@ -187,8 +188,16 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
     trial_records = attempt.jsonl("trials.jsonl", required=True)
     trials: list[Trial] = []
     if trial_records is not None:
+        unreadable = any(
+            f.code is Code.JSONL_INVALID and f.file == attempt.path("trials.jsonl")
+            for f in attempt.findings
+        )
         trials, problems = check_trials(
-            trial_records, cases, unit_keys, attempt.path("trials.jsonl")
+            trial_records,
+            cases,
+            unit_keys,
+            attempt.path("trials.jsonl"),
+            complete=not unreadable,
         )
         attempt.findings.extend(problems)
 
@@ -271,7 +280,7 @@ def verify_attempt(registry: Registry, folder: Path, options: VerifyOptions) -> 
         judgments=judgments.data if judgments and isinstance(judgments.data, dict) else None,
         digest=digest,
         filed_at=_filed_at(attempt, options.history),
-        judged_at=_landed(attempt, "judgments.yaml", options.history),
+        judgments_at_close=_judgments_at_close(attempt, market, rules, options),
         lines={str(where[0]): line for where, line in document.lines.items() if len(where) == 1}
         if document is not None
         else {},
@@ -350,16 +359,22 @@ def _folder_market(display: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _landed(attempt: _Attempt, name: str, history: History | str) -> datetime | None:
-    """When one file of the attempt, as it stands, landed on the base branch (None: not)."""
-    if isinstance(history, str) or not attempt.has(name):
+def _judgments_at_close(
+    attempt: _Attempt, market: Market, rules: SharedRules, options: VerifyOptions
+) -> dict[str, Any] | None:
+    """judgments.yaml's checks as they stood on the base branch when the window closed."""
+    dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
+    history = options.history
+    if isinstance(history, str) or options.as_of is None or options.as_of <= dates.window_closes:
         return None
-    try:
-        content = read_regular(attempt.folder / name, attempt.limits.max_yaml_bytes + 1)
-    except OSError:
+    raw = history.content_at(attempt.path("judgments.yaml"), end_of_day(dates.window_closes))
+    if raw is None:
         return None
-    found = history.landing(attempt.path(name), content)
-    return None if isinstance(found, str) else found.committed_at
+    document, _ = parse_yaml(raw, attempt.path("judgments.yaml"), attempt.limits)
+    if document is None or validate("judgments", document.data, document.path):
+        return None
+    checks: dict[str, Any] = document.data["checks"]  # type: ignore[index]
+    return checks
 
 
 def _withholdable(attempt: _Attempt, market: Market | None, data: dict[str, Any]) -> list[str]:
@@ -454,7 +469,17 @@ def _market(
     if market is None and not registry_findings:
         message = f"market {number} has no contract in this registry ({market_path(number)})"
         attempt.findings.append(Finding(Code.MARKET_UNKNOWN, message, *where))
-    if market is not None and data["kind"] not in market.kinds:
+    if data["kind"] == "challenge":
+        # Their trials' results come from the operator's scorer (SPEC 11), a later stage:
+        # until it exists a challenge attempt's results would be the filer's own.
+        message = (
+            "kind 'challenge': challenge attempts are not accepted yet (operator scoring"
+            " of challenge runs is a later stage)"
+        )
+        attempt.findings.append(
+            Finding(Code.KIND_NOT_ACCEPTED, message, document.path, document.line_of(("kind",)))
+        )
+    elif market is not None and data["kind"] not in market.kinds:
         message = f"kind {data['kind']!r}: market {number} accepts {', '.join(market.kinds)}"
         attempt.findings.append(
             Finding(Code.KIND_NOT_ACCEPTED, message, document.path, document.line_of(("kind",)))
@@ -570,11 +595,15 @@ def _check_freeze_order(
         files = [f"challenge-runs/{run}/freeze-cases.jsonl"]
         sources = [attempt.registry.root / files[0]]
         own = attempt.folder / "freeze-cases.jsonl"
-        if (
-            attempt.has("freeze-cases.jsonl")
-            and sources[0].is_file()
-            and (read_regular(own, 1 << 30) != read_regular(sources[0], 1 << 30))
-        ):
+        try:  # a link (O_NOFOLLOW: ELOOP) is reported as unreadable by the loop below
+            differs = (
+                attempt.has("freeze-cases.jsonl")
+                and sources[0].is_file()
+                and read_regular(own, 1 << 30) != read_regular(sources[0], 1 << 30)
+            )
+        except OSError:
+            differs = False
+        if differs:
             attempt.findings.append(
                 Finding(
                     Code.FREEZE_ORDER,
@@ -595,6 +624,19 @@ def _check_freeze_order(
         found = history.landing(file, content)
         if isinstance(found, str):
             attempt.findings.append(Finding(Code.FREEZE_ORDER, found, file))
+            return
+        if not found.merge:
+            # Only a merge commit's date is written by GitHub when the freeze PR merged; a
+            # commit fast-forwarded onto main carries dates its author chose.
+            attempt.findings.append(
+                Finding(
+                    Code.FREEZE_ORDER,
+                    f"{file} reached {history.base_ref} in {found.sha[:12]}, which is not a merge"
+                    " commit, so its date proves nothing: merge freeze pull requests with a merge"
+                    " commit (docs/running-on-github.md)",
+                    file,
+                )
+            )
             return
         if latest is None or found.committed_at > latest.committed_at:
             latest = found

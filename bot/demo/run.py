@@ -142,6 +142,12 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     )
     repo.git.checkout("-q", "main")
     rerun = _rerun_stage(root, work, plan, as_of)
+    # Resolution reruns the adapters too where it can, so an edited wrap never counts.
+    rerun_flags = (
+        []
+        if rerun.get("skipped")
+        else ["--rerun-adapters", "--released-cache", str(work / "released")]
+    )
     resolved: dict[str, Any] = {}
     for number, when in enumerate(plan["resolve_on"], start=3):
         last = when == plan["resolve_on"][-1]
@@ -153,6 +159,7 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
             root,
             "--as-of",
             when,
+            *rerun_flags,
             *quiet,
             report=work / f"resolve-{when}.json",
         )

@@ -308,7 +308,11 @@ def market_document(
                 "statistic": "rate_upper",
                 "over": {"case": {"kind": "attack"}},
                 "denominator": "supplied",
-                "failure": {"field": "verdict", "in": ["false_safe"]},
+                "failure": {
+                    "field": "verdict",
+                    "in": ["false_safe"],
+                    "values": ["caught", "false_safe", "passed"],
+                },
                 "max": 0.2,
             },
             {
@@ -317,7 +321,7 @@ def market_document(
                 "statistic": "auroc_lower",
                 "over": {},
                 "score": "score",
-                "label": {"field": "truth", "positive": "unsafe"},
+                "label": {"field": "truth", "positive": "unsafe", "negative": "safe"},
                 "min": 0.8,
             },
         ],

@@ -82,6 +82,7 @@ def check_trials(
     cases: Mapping[str, Case] | None,
     unit_keys: Sequence[str],
     file: str,
+    complete: bool = True,
 ) -> tuple[list[Trial], list[Finding]]:
     """Schema, one trial per case, known cases, unit keys present. Return trials and findings.
 
@@ -120,6 +121,18 @@ def check_trials(
         trials.append(trial)
     if not records:
         findings.append(Finding(Code.SCHEMA, "no trials: the file is empty", file))
+    elif cases is not None and complete:
+        # Exactly one trial per frozen case: a case left out is a result withheld. (Not judged
+        # while some line could not be read: that line may be the case's trial.)
+        # Only strings can name a case (a list or object there is unhashable, and a schema error).
+        tried = {c for record in records if isinstance(c := record.data.get("case_id"), str)}
+        for case in cases.values():
+            if case.case_id not in tried:
+                message = (
+                    f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
+                    " has no trial; every frozen case needs exactly one"
+                )
+                findings.append(Finding(Code.MISSING_TRIAL, message, file))
     return trials, findings
 
 

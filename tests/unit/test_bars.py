@@ -255,12 +255,37 @@ def test_rate_bar_refuses_a_result_without_its_field(bar: dict[str, Any]) -> Non
     assert results[0].exercised is False
 
 
-def test_rate_bar_reads_null_as_a_value() -> None:
-    bar = dict(FALSE_SAFE, failure={"field": "verdict", "in": [None]})
+def test_rate_bar_refuses_a_null_verdict() -> None:
+    # A null would count as "not a failure": a filer could hide failures by blanking them.
     cases, trials = _verdicts(["caught", "caught"])
     trials[0] = _trial(0, trials[0].case_id, {"verdict": None})
-    (result,) = _evaluate(_market(bar), cases, trials)
-    assert (result.failures, result.units) == (1, 2)
+    results, _, findings = evaluate_bars(
+        _market(FALSE_SAFE), cases, trials, CONFIDENCE, "trials.jsonl"
+    )
+    assert [(f.code, f.line) for f in findings] == [(Code.SCHEMA, 1)]
+    assert "expected a plain value" in findings[0].message
+    assert results[0].exercised is False
+
+
+def test_rate_bar_refuses_a_value_the_contract_does_not_list() -> None:
+    bar = dict(
+        FALSE_SAFE,
+        failure={"field": "verdict", "in": ["false_safe"], "values": ["caught", "false_safe"]},
+    )
+    cases, trials = _verdicts(["caught", "caught", "caught"])
+    trials[2] = _trial(2, trials[2].case_id, {"verdict": "False_Safe"})
+    _, _, findings = evaluate_bars(_market(bar), cases, trials, CONFIDENCE, "trials.jsonl")
+    assert [(f.code, f.line) for f in findings] == [(Code.SCHEMA, 3)]
+    assert "'False_Safe', which is not one of the contract's values" in findings[0].message
+
+
+def test_auroc_bar_refuses_a_label_that_is_neither_class() -> None:
+    bar = dict(DISCRIMINATION, label={"field": "truth", "positive": "unsafe", "negative": "safe"})
+    cases, trials = _scored([0.9, 0.8, 0.7], [0.1, 0.2])
+    trials[0] = _trial(0, trials[0].case_id, {"score": 0.9, "truth": None})
+    trials[1] = _trial(1, trials[1].case_id, {"score": 0.8, "truth": "UNSAFE"})
+    _, _, findings = evaluate_bars(_market(bar), cases, trials, CONFIDENCE, "trials.jsonl")
+    assert [(f.code, f.line) for f in findings] == [(Code.SCHEMA, 1), (Code.SCHEMA, 2)]
 
 
 def test_auroc_bar_refuses_a_result_without_its_label() -> None:

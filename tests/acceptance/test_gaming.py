@@ -1,0 +1,180 @@
+"""Ways a filer could get an attempt counted that the rules say must not count.
+
+Each test reproduces one attack found in review (docs/spec-notes.md records the rules) and
+asserts the bot refuses it with the right code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+import bot.sandbox
+from bot.demo.specimen import AttemptSpec, dump_yaml, market_document
+from tests.support import Files, rewrite
+
+
+def test_dropping_failed_cases_from_trials_is_missing_trial(make_registry, run_claims) -> None:
+    spec = AttemptSpec(false_safe_rate=0.5)
+
+    def drop_failures(files: Files) -> None:
+        rewrite(
+            files,
+            "trials.jsonl",
+            lambda trials: trials.__setitem__(
+                slice(None), [t for t in trials if t["result"]["verdict"] != "false_safe"]
+            ),
+        )
+
+    result = run_claims("verify", make_registry(spec, change=drop_failures, scores=False).attempt)
+    assert result.codes() == {"missing-trial"}
+    assert result.attempt()["evidence"] == "invalid"
+
+
+def test_blanked_verdicts_do_not_pass_as_non_failures(make_registry, run_claims) -> None:
+    def blank(files: Files) -> None:
+        def edit(trials: list[dict[str, Any]]) -> None:
+            for trial in trials:
+                if trial["result"]["verdict"] == "false_safe":
+                    trial["result"]["verdict"] = None
+
+        rewrite(files, "trials.jsonl", edit)
+
+    built = make_registry(AttemptSpec(false_safe_rate=0.5), change=blank, scores=False)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"schema"}
+    assert all("result.verdict" in r["message"] for r in result.attempt()["reasons"])
+
+
+def test_a_typo_in_a_verdict_is_refused(make_registry, run_claims) -> None:
+    def typo(files: Files) -> None:
+        def edit(trials: list[dict[str, Any]]) -> None:
+            trials[0]["result"]["verdict"] = "False_Safe"
+
+        rewrite(files, "trials.jsonl", edit)
+
+    result = run_claims("verify", make_registry(change=typo, scores=False).attempt)
+    assert result.codes() == {"schema"}
+    assert "not one of the contract's values" in result.attempt()["reasons"][0]["message"]
+
+
+def test_adapter_must_reproduce_the_trials(make_registry, run_claims) -> None:
+    def certificates_only(files: Files) -> None:
+        files["adapter/adapter.yaml"] = files["adapter/adapter.yaml"].replace(
+            b"- trials.jsonl", b"- certificates.jsonl"
+        )
+
+    result = run_claims(
+        "verify", make_registry(AttemptSpec(kind="wrapped"), change=certificates_only).attempt
+    )
+    assert result.codes() == {"schema"}
+    assert "outputs" in result.attempt()["reasons"][0]["message"]
+
+
+def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> None:
+    # The freeze reaches main as the filer's own commit (a fast-forward), back-dated: its date
+    # proves nothing, so the freeze does not count.
+    built = make_registry(freeze_in_run=True, run="none", judged=False)
+    repo = built.repo
+    folder = built.attempt.relative_to(built.root)
+    for name, data in built.files.items():
+        path = built.attempt / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    stamp = "2027-01-03T00:00:00Z"
+    repo.git.add("--", str(folder / "freeze.yaml"), str(folder / "freeze-cases.jsonl"))
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp):
+        repo.git.commit("-q", "-m", "freeze, back-dated")
+    repo.git.add("-A")
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp):
+        repo.git.commit("-q", "-m", "run, back-dated")
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"freeze-order"}
+    assert "not a merge commit" in result.attempt()["reasons"][0]["message"]
+
+
+def test_challenge_attempts_are_not_accepted_yet(make_registry, run_claims) -> None:
+    built = make_registry(AttemptSpec(kind="challenge", challenge_run="run-one"))
+    result = run_claims("verify", built.attempt)
+    assert "kind-not-accepted" in result.codes()
+    assert "operator scoring" in " ".join(r["message"] for r in result.attempt()["reasons"])
+
+
+def test_shallow_clone_is_an_environment_error(make_registry, run_claims, tmp_path) -> None:
+    built = make_registry()
+    shallow = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "2", f"file://{built.root}", str(shallow)], check=True
+    )
+    result = run_claims("verify", shallow / "attempts")
+    assert result.code == 2
+    assert "shallow clone" in result.err and "Traceback" not in result.err
+
+
+def test_rate_bar_may_not_state_failure_and_success(make_registry, run_claims) -> None:
+    market = market_document(3, "default")
+    market["bars"][0] = dict(
+        market["bars"][0],
+        statistic="rate_lower",
+        min=0.5,
+        success={"field": "verdict", "in": ["caught"]},
+    )
+    del market["bars"][0]["max"]
+    result = run_claims(
+        "verify", make_registry(markets={"markets/market-03.yaml": dump_yaml(market)}).attempt
+    )
+    assert result.code == 2
+    assert [p["code"] for p in result.report["registry_problems"]] == ["registry-invalid"]
+
+
+@pytest.mark.skipif(bot.sandbox.isolation() is not None, reason="no network isolation here")
+def test_resolve_with_reruns_does_not_count_an_edited_wrap(
+    make_registry, run_claims, tmp_path
+) -> None:
+    def edited(files: Files) -> None:
+        files["trials.jsonl"] = files["trials.jsonl"].replace(b'"score":0.', b'"score":1.', 1)
+
+    spec = AttemptSpec(kind="wrapped")
+    honest = make_registry(spec)
+    built = make_registry(spec, change=edited, scores=False)
+    cache = tmp_path / "cache" / "sha256"
+    cache.mkdir(parents=True)
+    released = honest.files["trials.jsonl"]
+    (cache / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    plain = run_claims("resolve", "--registry", built.root, "--as-of", "2027-09-01")
+    (market,) = [m for m in plain.report["markets"] if m["market"] == 3]
+    assert "counted without rerunning their adapters" in " ".join(market["warnings"])
+    checked = run_claims(
+        "resolve",
+        "--registry",
+        built.root,
+        "--as-of",
+        "2027-09-01",
+        "--rerun-adapters",
+        "--released-cache",
+        tmp_path / "cache",
+    )
+    (market,) = [m for m in checked.report["markets"] if m["market"] == 3]
+    assert market["outcome"] == "OTHER"
+    assert market["attempts"][0]["reasons"] == ["adapter-mismatch"]
+
+
+def test_judgment_after_close_cannot_be_backdated(make_registry, run_claims) -> None:
+    # Covered in test_qualification; here the whole-file rule: a note fixed after the close
+    # does not un-judge checks recorded in the window (see M2 in docs/spec-notes.md).
+    built = make_registry()
+    path = built.attempt / "judgments.yaml"
+    path.write_bytes(
+        path.read_bytes().replace(b"by: maintainer", b"by: maintainer\n    note: ok", 1)
+    )
+    repo = built.repo
+    stamp = datetime(2027, 9, 5, tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    repo.git.add("-A")
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp):
+        repo.git.commit("-q", "-m", "fix a note")
+    result = run_claims("verify", built.attempt, "--as-of", "2027-09-10")
+    assert result.attempt()["status"] == "qualifying", result.out
