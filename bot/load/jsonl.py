@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from bot.load.document import Record
 __all__ = ["DuplicateKeyError", "load_jsonl", "object_without_duplicates", "parse_jsonl"]
 
 _BOM = b"\xef\xbb\xbf"
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _CHUNK = 1 << 16
 
 
@@ -154,7 +156,10 @@ def parse_jsonl(
             refuse(f"got a JSON {type(value).__name__}, expected an object", number)
             continue
         try:
-            _check_tree(value, limits.max_json_depth)
+            # Walk only a line that could fail: deep enough, or with a surrogate escape.
+            brackets = raw.count(b"{") + raw.count(b"[")
+            if brackets > limits.max_json_depth or _SURROGATE_ESCAPE.search(raw):
+                _check_tree(value, limits.max_json_depth)
         except _Bad as error:
             refuse(str(error), number)
             continue

@@ -239,3 +239,16 @@ def test_load_jsonl_a_directory(tmp_path: Path) -> None:
     records, findings = load_jsonl(tmp_path, PATH)
     assert records == []
     assert [f.code for f in findings] == [Code.FILE_MISSING]
+
+
+def test_nesting_over_the_cap_and_lone_surrogates_are_refused() -> None:
+    deep = b'{"a":' + b"[" * 70 + b"]" * 70 + b"}"
+    lines = [deep, b'{"x": "\\ud800"}', b'{"\\udfff": 1}', b'{"ok": "\\ud83d\\ude00"}']
+    records, findings = parse_jsonl(io.BytesIO(b"\n".join(lines) + b"\n"), "t.jsonl")
+    assert [record.line for record in records] == [4]
+    assert records[0].data == {"ok": "\U0001f600"}
+    assert [(f.line, f.message) for f in findings] == [
+        (1, "nested deeper than 64 levels"),
+        (2, "a lone surrogate escape (\\uD800-\\uDFFF) is not text"),
+        (3, "a lone surrogate escape (\\uD800-\\uDFFF) is not text"),
+    ]
