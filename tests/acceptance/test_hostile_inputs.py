@@ -15,9 +15,11 @@ kind of problem it was: 0 valid, 1 invalid evidence, 2 usage, environment or reg
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,14 @@ def _validator(name: str) -> Draft202012Validator:
 VERIFY_REPORT = _validator("verify-report")
 RESOLVE_REPORT = _validator("resolve-report")
 EXAMPLES = int(os.environ.get("HOSTILE_EXAMPLES", "60"))
+
+# When a @given test fails, Hypothesis's pytest plugin imports libcst to write a patch, and
+# libcst warns (DeprecationWarning: mypy_extensions.TypedDict) at import. With pytest's
+# filterwarnings=error that warning is an INTERNALERROR which hides the falsifying example,
+# so import it here, once, quietly.
+with warnings.catch_warnings(), contextlib.suppress(ImportError):  # no libcst: nothing to do
+    warnings.simplefilter("ignore", DeprecationWarning)
+    import hypothesis.extra._patching  # noqa: F401
 
 
 def sound(result: Result, markdown: Path | None = None) -> None:
@@ -311,18 +321,30 @@ def _restore(folder: Path, files: Files) -> None:
         target.write_bytes(content)
 
 
+class Honest:
+    """One registry for every example of a fuzz test, and the attempt's pristine files.
+
+    Not a dataclass: Hypothesis prints a failing example's arguments, and would print a
+    dataclass field by field (34 kB here, which warns, and pytest makes warnings errors).
+    """
+
+    def __init__(self, built: Built, pristine: Files) -> None:
+        self.built = built
+        self.pristine = pristine
+
+    def __repr__(self) -> str:
+        return f"Honest({self.built.attempt})"
+
+
 @pytest.fixture
-def honest(make_registry) -> tuple[Built, Files]:
-    """One registry for every example of a fuzz test, and the attempt's pristine files."""
+def honest(make_registry) -> Honest:
     built = make_registry()
-    return built, _snapshot(built.attempt)
+    return Honest(built, _snapshot(built.attempt))
 
 
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
-    database=None,  # TEMP
-    verbosity=__import__("hypothesis").Verbosity.debug,  # TEMP
     suppress_health_check=[
         HealthCheck.too_slow,
         HealthCheck.function_scoped_fixture,
@@ -334,7 +356,7 @@ FUZZ = settings(
 @FUZZ
 @given(data=st.data())
 def test_mutated_attempt_never_crashes(honest, run_claims, tmp_path: Path, data) -> None:
-    built, pristine = honest
+    built, pristine = honest.built, honest.pristine
     try:
         for _ in range(data.draw(st.integers(1, 3), label="mutations")):
             note(_mutate(data, built.attempt))
@@ -346,7 +368,7 @@ def test_mutated_attempt_never_crashes(honest, run_claims, tmp_path: Path, data)
 
 
 def test_the_fuzzer_restores_the_honest_attempt(honest, run_claims, tmp_path: Path) -> None:
-    built, pristine = honest
+    built, pristine = honest.built, honest.pristine
     (built.attempt / "trials.jsonl").write_bytes(b"{}\n")
     (built.attempt / "raw-log").rename(built.attempt / "elsewhere")
     _restore(built.attempt, pristine)
@@ -464,6 +486,22 @@ def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_pat
     assert result.code == 1
     assert _codes(result) == {"schema"}
     assert {r["line"] for r in result.attempt()["reasons"]} == {1, 2, 3}
+
+
+@pytest.mark.parametrize("value", [[], ["sandbagging-000"], {"id": "sandbagging-000"}, 7, None])
+def test_case_id_of_a_trial_that_is_not_a_string(make_registry, run_claims, tmp_path, value):
+    """Was a crash (found by the fuzzer): TypeError, unhashable list, in check_trials' set of
+    tried case ids (bot/evidence/rules.py)."""
+
+    def edit(trial: dict[str, Any]) -> None:
+        trial["case_id"] = value
+
+    result = verify(
+        run_claims, make_registry(change=_trial_edit(edit)).attempt, markdown=tmp_path / "c.md"
+    )
+    assert result.code == 1
+    assert "schema" in _codes(result)
+    assert _codes(result) <= {"schema", "missing-trial"}
 
 
 def test_collapse_units_refuses_unhashable_values_with_its_own_error() -> None:
