@@ -91,7 +91,7 @@ def verify(run_claims: Callable[..., Result], *args: str | Path, markdown: Path)
 
 @dataclass(frozen=True)
 class Raw:
-    """A number literal `json` cannot write (1e400, 400 nines, NaN): spliced into the text."""
+    """A literal spliced into the JSON text as it is (1e400, NaN, -Infinity, 400 nines)."""
 
     text: str
 
