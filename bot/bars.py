@@ -58,6 +58,7 @@ class BarResult:
     negatives: int | None = None
     met: bool | None = None
     note: str = ""
+    refused: bool = False  # the bar's trials share a unit: its statistic does not apply
 
     def to_json(self) -> dict[str, Any]:
         """The SPEC 12 bar entry."""
@@ -206,7 +207,7 @@ def _auroc(
                 f"trials on lines {trials[seen[unit]].line} and {trial.line} share a unit;"
                 " an AUROC bar needs one score per independent unit"
             )
-            return BarResult(bar, False, note=note), []
+            return BarResult(bar, False, note=note, refused=True), []
         seen[unit] = index
         score = trial.result.get(bar.score or "")
         if (

@@ -111,7 +111,7 @@ def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSt
 def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
     for result in bars:
         if not result.exercised:
-            code = Code.BAR_REFUSED if "share a unit" in result.note else Code.BAR_NOT_EXERCISED
+            code = Code.BAR_REFUSED if result.refused else Code.BAR_NOT_EXERCISED
             reasons.add(code, f"bar {result.bar.id!r}: {result.note}", "trials.jsonl")
 
 
