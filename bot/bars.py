@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from bot.evidence.models import Case, Trial
@@ -26,6 +25,7 @@ from bot.models import Bar, Market
 from bot.stats import clopper_pearson, delong
 from bot.stats.errors import StatisticsError
 from bot.stats.units import UnitStructure, collapse_units, unit_failures_among
+from bot.verdict import BarResult
 
 __all__ = [
     "BOUND_TOLERANCE",
@@ -44,49 +44,21 @@ CERTIFICATE_FIELD = "certificate"
 TRUTH_FIELD = "truth"
 
 
-@dataclass(frozen=True, slots=True)
-class BarResult:
-    """One bar evaluated on one attempt. `met` is None when the bar was not exercised."""
+def _result(bar: Bar, exercised: bool, *args: Any, **kwargs: Any) -> BarResult:
+    """A `BarResult` for `bar`: its id, statistic and threshold, then what was found."""
+    return BarResult(bar.id, bar.statistic, bar.threshold, exercised, *args, **kwargs)
 
-    bar: Bar
-    exercised: bool
-    failures: int | None = None
-    units: int | None = None
-    bound: float | None = None
-    auroc: float | None = None
-    positives: int | None = None
-    negatives: int | None = None
-    met: bool | None = None
-    note: str = ""
-    refused: bool = False  # the bar's trials share a unit: its statistic does not apply
 
-    def to_json(self) -> dict[str, Any]:
-        """The SPEC 12 bar entry."""
+def table_entry(result: BarResult) -> dict[str, Any]:
+    """A bar's row of the score table, as scores.yaml states it."""
+    if result.statistic == "auroc_lower":
         return {
-            "id": self.bar.id,
-            "statistic": self.bar.statistic,
-            "exercised": self.exercised,
-            "failures": self.failures,
-            "units": self.units,
-            "bound": self.bound,
-            "auroc": self.auroc,
-            "positives": self.positives,
-            "negatives": self.negatives,
-            "threshold": self.bar.threshold,
-            "met": self.met,
-            "note": self.note,
+            "positives": result.positives or 0,
+            "negatives": result.negatives or 0,
+            "auroc": result.auroc,
+            "lower": result.bound,
         }
-
-    def table_entry(self) -> dict[str, Any]:
-        """This bar's row of the score table, as scores.yaml states it."""
-        if self.bar.statistic == "auroc_lower":
-            return {
-                "positives": self.positives or 0,
-                "negatives": self.negatives or 0,
-                "auroc": self.auroc,
-                "lower": self.bound,
-            }
-        return {"failures": self.failures or 0, "units": self.units or 0, "bound": self.bound}
+    return {"failures": result.failures or 0, "units": result.units or 0, "bound": result.bound}
 
 
 def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure:
@@ -159,19 +131,17 @@ def _rate(
 ) -> tuple[BarResult, list[Finding]]:
     if not selected:
         if bar.denominator == "method_output":
-            return BarResult(
-                bar,
-                True,
+            return _result(bar, True,
                 0,
                 0,
                 None,
                 met=False,
                 note="empty denominator: the method issued nothing to count",
             ), []
-        return BarResult(bar, False, 0, 0, note="no scored case: the bar was never tested"), []
+        return _result(bar, False, 0, 0, note="no scored case: the bar was never tested"), []
     lacking = _lacking(bar, trials, selected, file)
     if lacking:
-        return BarResult(bar, False, note="results lack the bar's field"), lacking
+        return _result(bar, False, note="results lack the bar's field"), lacking
     hits = [
         _matches(trials[i].result.get(bar.predicate_field or ""), list(bar.predicate_values))
         for i in selected
@@ -184,7 +154,7 @@ def _rate(
     else:
         bound = clopper_pearson.lower_bound(count - failing, count, confidence)
         met = bound >= bar.threshold
-    return BarResult(bar, True, failing, count, bound, met=met), []
+    return _result(bar, True, failing, count, bound, met=met), []
 
 
 def _auroc(
@@ -207,7 +177,7 @@ def _auroc(
                 f"trials on lines {trials[seen[unit]].line} and {trial.line} share a unit;"
                 " an AUROC bar needs one score per independent unit"
             )
-            return BarResult(bar, False, note=note, refused=True), []
+            return _result(bar, False, note=note, refused=True), []
         seen[unit] = index
         score = trial.result.get(bar.score or "")
         if (
@@ -231,7 +201,7 @@ def _auroc(
         label = trial.result[bar.label_field or ""]
         (positives if _matches(label, bar.label_positive) else negatives).append(float(score))
     if findings:
-        return BarResult(bar, False, note="scores or labels missing"), findings
+        return _result(bar, False, note="scores or labels missing"), findings
     if len(positives) < 2 or len(negatives) < 2:
         # With no case of one class the bar's discrimination was never tested (supplied: not
         # exercised). With some of each but fewer than two in a class, it was tested but
@@ -241,9 +211,7 @@ def _auroc(
             f"{len(positives)} positive and {len(negatives)} negative units: DeLong's"
             " variance needs at least 2 of each"
         )
-        return BarResult(
-            bar,
-            bool(tested),
+        return _result(bar, bool(tested),
             units=len(selected),
             positives=len(positives),
             negatives=len(negatives),
@@ -254,12 +222,9 @@ def _auroc(
         result = delong.auroc(positives, negatives)
         bound = delong.lower_bound(result, confidence)
     except StatisticsError as error:  # pragma: no cover - inputs were checked above
-        return BarResult(
-            bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
+        return _result(bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
-    return BarResult(
-        bar,
-        True,
+    return _result(bar, True,
         units=len(selected),
         bound=bound,
         auroc=result.auc,
@@ -288,9 +253,7 @@ def evaluate_bars(
         if bar.statistic == "auroc_lower":
             if not selected:
                 results.append(
-                    BarResult(
-                        bar,
-                        bar.denominator == "method_output",
+                    _result(bar, bar.denominator == "method_output",
                         met=False if bar.denominator == "method_output" else None,
                         note="empty denominator: the method issued nothing to count"
                         if bar.denominator == "method_output"
@@ -325,7 +288,7 @@ def _confusion(trials: Sequence[Trial], selected: Sequence[int]) -> dict[str, di
 
 
 def derive_score_table(
-    bars: Sequence[BarResult], cases: Mapping[str, Case], trials: Sequence[Trial]
+    market: Market, bars: Sequence[BarResult], cases: Mapping[str, Case], trials: Sequence[Trial]
 ) -> ScoreTable:
     """The score table the evidence implies: per bar its row, and class-conditional counts.
 
@@ -334,10 +297,10 @@ def derive_score_table(
     """
     everything = range(len(trials))
     conditional = {"all": _confusion(trials, everything)}
-    for result in bars:
-        conditional[result.bar.id] = _confusion(trials, _selected(result.bar, cases, trials))
+    for bar in market.bars:
+        conditional[bar.id] = _confusion(trials, _selected(bar, cases, trials))
     conditional = {key: value for key, value in conditional.items() if value}
-    table: ScoreTable = {"bars": {result.bar.id: result.table_entry() for result in bars}}
+    table: ScoreTable = {"bars": {result.bar_id: table_entry(result) for result in bars}}
     if conditional:
         table["class_conditional"] = conditional
     return table

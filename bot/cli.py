@@ -10,14 +10,13 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from bot import __version__
 from bot.errors import ClaimsError
-from bot.findings import Finding
+from bot.report.text import printable
 
 __all__ = ["main"]
 
@@ -63,6 +62,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="REF",
         help="the base branch of a pull request (default: main): freeze order is "
         "read from it and the branch may change only its attempt folders",
+    )
+    verify.add_argument(
+        "--head",
+        metavar="SHA",
+        help="with --base-ref: read the pull request's files from this commit's git objects "
+        "(no checkout, no working tree)",
     )
     _check_options(verify)
     verify.add_argument(
@@ -162,124 +167,98 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_demo(args.keep)
     except ClaimsError as error:
-        print(_printable(error.diagnostics()), file=sys.stderr)
+        print(printable(error.diagnostics()), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:  # pragma: no cover
         return EXIT_ERROR
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
 
 
+def _registry_root(registry: Path | None, start: Path) -> Path:
+    from bot.registry import RULES_PATH, find_root
+
+    root = registry.resolve() if registry is not None else find_root(start)
+    if root is None:
+        raise ClaimsError(
+            f"no registry found: {RULES_PATH} is missing at or above {start}",
+            "run inside a registry checkout or pass --registry ROOT",
+        )
+    return root
+
+
+def _relative(root: Path, paths: Sequence[Path]) -> list[str]:
+    """Command-line paths as paths inside the registry."""
+    relative = []
+    for path in paths:
+        try:
+            inside = path.absolute().relative_to(root)
+        except ValueError:
+            try:
+                inside = path.resolve().relative_to(root)
+            except ValueError:
+                raise ClaimsError(f"{path} is not inside the registry at {root}") from None
+        relative.append(inside.as_posix() if str(inside) != "." else "attempts")
+    return relative
+
+
 def _verify(args: argparse.Namespace) -> int:
-    from bot.history import History, open_history
-    from bot.registry import attempt_folders, open_registry
-    from bot.report.json_ import render_json
+    from bot.app import open_workspace, verify_registry
+    from bot.report.json_ import dumps
     from bot.report.markdown import render_markdown
     from bot.report.text import render_text
-    from bot.verify import VerifyOptions, changed_attempt_folders, check_changes, verify_attempt
 
-    start = args.paths[0] if args.paths else Path.cwd()
-    registry = open_registry(args.registry, start)
-    history = open_history(registry.root, args.base_ref)
-    change_findings: list[Finding] = []
-    paths = list(args.paths)
-    if args.base_ref and isinstance(history, History):
-        changes = history.changes()
-        changed = changed_attempt_folders(changes)
-        if not paths:
-            paths = [registry.root / f for f in changed if (registry.root / f).is_dir()]
-            if not paths:
-                raise ClaimsError(f"the branch changes no attempt folder against {args.base_ref}")
-        change_findings = check_changes(changes, changed)
-    folders = attempt_folders(registry.root, paths)
-    if not folders:
-        raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    fetcher = _fetcher(args)
-    options = VerifyOptions(
-        history=history,
-        fetch_raw_log=fetcher,
-        as_of=args.as_of or _today(),
-        rerun_adapter=_rerun(args),
+    root = _registry_root(args.registry, args.paths[0] if args.paths else Path.cwd())
+    workspace = open_workspace(root, args.base_ref, args.head)
+    report = verify_registry(
+        workspace.registry,
+        workspace.history,
+        _options(args, args.as_of or _today()),
+        paths=_relative(root, args.paths) if args.paths else None,
+        changes=workspace.changes,
     )
-    verdicts = [
-        replace(verdict, findings=(*change_findings, *verdict.findings))
-        for verdict in (verify_attempt(registry, folder, options) for folder in folders)
-    ]
-    registry_findings = list(dict.fromkeys(f for v in verdicts for f in v.registry_findings))
-    base_ref = history.base_ref if isinstance(history, History) else None
     if args.json:
-        _write(args.json, render_json(verdicts, registry_findings, base_ref))
+        _write(args.json, dumps(report.to_json()))
     if args.markdown:
-        _write(args.markdown, render_markdown(verdicts, registry_findings))
-    text = _printable(render_text(verdicts, registry_findings))
+        _write(args.markdown, render_markdown(report))
+    text = printable(render_text(report))
     print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
-    if registry_findings:
+    if report.registry_problems:
         return EXIT_ERROR
-    return EXIT_INVALID if any(v.evidence == "invalid" for v in verdicts) else EXIT_VALID
+    return EXIT_INVALID if report.evidence == "invalid" else EXIT_VALID
 
 
 def _resolve(args: argparse.Namespace) -> int:
+    from bot.app import open_workspace, resolve_registry
     from bot.archive.local import LocalArchive
-    from bot.dates import MarketDates
-    from bot.history import History, open_history
-    from bot.registry import attempt_folders, open_registry
-    from bot.report.json_ import render_resolution_json
+    from bot.report.json_ import dumps
     from bot.report.text import render_resolution
-    from bot.resolution import Snapshot, resolve_market
-    from bot.verify import VerifyOptions, verify_attempt
 
-    registry = open_registry(args.registry, Path.cwd())
-    as_of: date = args.as_of or _today()
-    history = open_history(registry.root, args.base_ref)
-    markets, problems = registry.markets()
-    if args.market is not None:
-        markets = [market for market in markets if market.id == args.market]
-        if not markets and not problems:
-            raise ClaimsError(f"market {args.market} has no contract in this registry")
-    archive = LocalArchive(args.archive_store or registry.root / ".claims" / "archive")
-    options = VerifyOptions(
-        history=history, as_of=as_of, fetch_raw_log=_fetcher(args), rerun_adapter=_rerun(args)
+    root = _registry_root(args.registry, Path.cwd())
+    workspace = open_workspace(root, args.base_ref)
+    archive = LocalArchive(args.archive_store or root / ".claims" / "archive")
+    report = resolve_registry(
+        workspace.registry,
+        workspace.history,
+        archive,
+        _options(args, args.as_of or _today()),
+        market=args.market,
     )
-    attempts_root = registry.root / "attempts"
-    folders = attempt_folders(registry.root, [attempts_root]) if attempts_root.is_dir() else []
-    verdicts = [verify_attempt(registry, folder, options) for folder in folders]
-    problems += [finding for verdict in verdicts for finding in verdict.registry_findings]
-    resolutions = []
-    for market in markets:
-        dates = MarketDates.of(
-            market.resolve_by, registry.rules.window_days, registry.rules.annul_after_days
-        )
-        record = archive.record(dates.snapshot_tag)
-        snapshot = Snapshot(
-            tag=dates.snapshot_tag,
-            tag_exists=isinstance(history, History) and history.has_tag(dates.snapshot_tag),
-            archived=record is not None,
-            archive_ref=_archive_ref(record),
-        )
-        mine = [verdict for verdict in verdicts if verdict.market == market.id]
-        unchecked = [v.attempt for v in mine if v.kind == "wrapped" and not args.rerun_adapters]
-        notes = (
-            [
-                f"{len(unchecked)} wrapped attempt(s) counted without rerunning their adapters"
-                " (pass --rerun-adapters)"
-            ]
-            if unchecked
-            else []
-        )
-        resolutions.append(resolve_market(market, dates, mine, snapshot, as_of, notes))
-    problems = list(dict.fromkeys(problems))
     if args.json:
-        _write(args.json, render_resolution_json(resolutions, as_of, problems))
-    print(_printable(render_resolution(resolutions, as_of, problems, brief=args.quiet)), end="")
-    return EXIT_ERROR if problems else EXIT_VALID
+        _write(args.json, dumps(report.to_json()))
+    print(printable(render_resolution(report, brief=args.quiet)), end="")
+    return EXIT_ERROR if report.registry_problems else EXIT_VALID
 
 
-def _fetcher(args: argparse.Namespace) -> Any:
-    """The raw-log fetcher when --fetch-raw-logs was given."""
-    if not args.fetch_raw_logs:
-        return None
-    from bot.fetch import check_raw_log_url
+def _options(args: argparse.Namespace, as_of: date) -> Any:
+    """The verify options the flags ask for: the date, the raw-log fetcher, adapter reruns."""
+    from bot.gather import VerifyOptions
 
-    return check_raw_log_url
+    fetcher = None
+    if args.fetch_raw_logs:
+        from bot.fetch import check_raw_log_url
+
+        fetcher = check_raw_log_url
+    return VerifyOptions(as_of=as_of, fetch_raw_log=fetcher, rerun_adapter=_rerun(args))
 
 
 def _rerun(args: argparse.Namespace) -> Any:
@@ -327,29 +306,12 @@ def _check_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _archive_ref(record: dict[str, object] | None) -> str | None:
-    """The DOI (or id) an archive record names, if any."""
-    if record is None:
-        return None
-    value = record.get("doi") or record.get("id")
-    return str(value) if value else None
-
-
-def _printable(text: str) -> str:
-    """`text` with lone surrogates as `\\udcXX` escapes, so it can be written as UTF-8.
-
-    File and folder names that are not UTF-8 reach reports as lone surrogates (Python's
-    surrogateescape); in JSON output the escape is JSON's own, so the report stays parseable.
-    """
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
 def _write(path: Path, text: str) -> None:
     """Write atomically: a crash never leaves a half-written report."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(_printable(text), encoding="utf-8")
+        temporary.write_text(printable(text), encoding="utf-8")
         temporary.replace(path)
     except OSError as error:
         raise ClaimsError(f"cannot write {path}: {error.strerror}") from None

@@ -1,4 +1,4 @@
-"""The registry's git history, read with GitPython: when a freeze landed, what a PR changed.
+"""The registry's git history: when a freeze landed, what a PR changed, which tags exist.
 
 Freeze order (SPEC 4): a run attempt's freeze.yaml and freeze-cases.jsonl must be on the base
 branch (main) with exactly the content being verified, and their time Tf is that of the
@@ -8,23 +8,49 @@ merge time, not a date the filer chose. A fast-forward merge would instead put t
 commit on main, whose dates the filer controls: as a guard, Tf is never taken as earlier than
 the committer date of the commit before it on main (docs/running-on-github.md asks for merge
 commits only).
+
+Every question is answered from one index built per run: one `git log --first-parent --raw`
+pass over the base branch (which blob each commit gave each path) and one `git for-each-ref`
+over the tags (tagger dates and targets). Files are compared by git blob id, which the trees
+give while they scan, so no file is read twice to ask git about it.
+
+`History` is the protocol; `GitHistory` reads a repository, `NoHistory(reason)` stands in
+where there is none (every answer says why), and `MemoryHistory` is an in-memory fake for tests.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.errors import ClaimsError
 
-__all__ = ["Change", "History", "Landing", "open_history"]
+__all__ = [
+    "Change",
+    "GitHistory",
+    "History",
+    "Landing",
+    "MemoryHistory",
+    "NoHistory",
+    "Tag",
+    "blob_id",
+    "open_history",
+]
 
 _DEFAULT_BASES = ("main", "origin/main")
+
+
+def blob_id(content: bytes, object_format: str = "sha1") -> str:
+    """git's object id of a blob holding `content` (sha1, or sha256 repositories)."""
+    algorithm = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
+    return algorithm(f"blob {len(content)}\0".encode() + content).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,101 +73,185 @@ class Change:
     mode: str  # the new mode (000000 for a deletion)
 
 
-def _blob_id(content: bytes, hex_length: int) -> str:
-    header = f"blob {len(content)}\0".encode()
-    algorithm = hashlib.sha1 if hex_length == 40 else hashlib.sha256
-    return algorithm(header + content).hexdigest()
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A tag: annotated ones carry the tagger's date; lightweight ones carry no date at all."""
+
+    name: str
+    commit: str
+    annotated: bool
+    tagged_at: datetime | None  # the tagger date; None for a lightweight tag
 
 
-class History:
-    """Read-only questions about one git repository and its base branch."""
+class History(Protocol):
+    """Read-only questions about the base branch of the registry's repository."""
 
-    def __init__(self, repo: git.Repo, root: Path, base_ref: str) -> None:
-        self._repo = repo
-        self.base_ref = base_ref
-        self._base = repo.commit(base_ref)
-        top = Path(repo.working_tree_dir or root).resolve()
-        self._prefix = PurePosixPath(root.resolve().relative_to(top).as_posix())
+    @property
+    def base_ref(self) -> str | None:
+        """The branch (or commit) whose first-parent history this is; None without one."""
+        ...
 
-    def _git_path(self, path: str) -> str:
-        return str(self._prefix / path) if str(self._prefix) != "." else path
+    @property
+    def unavailable(self) -> str | None:
+        """Why there is no history to ask (a sentence), or None when there is."""
+        ...
 
-    def landing(self, path: str, content: bytes) -> Landing | str:
-        """Where `content` of `path` landed on the base branch, or a sentence saying why not."""
-        git_path = self._git_path(path)
-        try:
-            blob = self._base.tree / git_path
-        except KeyError:
-            return (
-                f"{path} is not on {self.base_ref}: the freeze must be merged to"
-                f" {self.base_ref} before any trial runs"
-            )
-        if blob.type != "blob" or _blob_id(content, len(blob.hexsha)) != blob.hexsha:
-            return (
-                f"{path} differs from the version on {self.base_ref}: a freeze may not change"
-                " after it is merged"
-            )
-        commits = self._repo.iter_commits(
-            self._base, paths=git_path, first_parent=True, max_count=1
-        )
-        commit = next(iter(commits), None)
-        if commit is None:  # pragma: no cover - the blob exists, so some commit added it
-            return f"{path}: no commit on {self.base_ref} introduced it"
-        committed = commit.committed_datetime.astimezone(UTC)
-        clamped = False
-        if commit.parents:
-            before = commit.parents[0].committed_datetime.astimezone(UTC)
-            if before > committed:
-                committed, clamped = before, True
-        summary = commit.summary
-        message = summary if isinstance(summary, str) else summary.decode("utf-8", "replace")
-        return Landing(commit.hexsha, committed, message, clamped, len(commit.parents) > 1)
+    def landing(self, path: str, blob: str) -> Landing | str:
+        """Where blob `blob` of `path` landed on the base branch, or a sentence saying why not."""
+        ...
 
-    def content_at(self, path: str, moment: datetime) -> bytes | None:
+    def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         """`path` as it stood on the base branch at `moment` (the last first-parent commit
-        dated no later), or None when it did not exist then."""
-        git_path = self._git_path(path)
-        for commit in self._repo.iter_commits(self._base, first_parent=True):
-            if commit.committed_datetime.astimezone(UTC) <= moment:
-                try:
-                    blob = commit.tree / git_path
-                except KeyError:
-                    return None
-                data: bytes = blob.data_stream.read()
-                return data
+        dated no later), at most `limit` bytes; None when it did not exist then."""
+        ...
+
+    def tag(self, name: str) -> Tag | None:
+        """The tag `name`, or None."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class _Commit:
+    sha: str
+    committed_at: datetime
+    parents: int
+    summary: str
+
+
+@dataclass
+class _Index:
+    """First-parent commits, newest first, and for each path its changes: (commit, blob)."""
+
+    commits: list[_Commit] = field(default_factory=list)
+    changes: dict[str, list[tuple[int, str | None]]] = field(default_factory=dict)
+
+
+class GitHistory:
+    """The first-parent history of a base branch, indexed once."""
+
+    def __init__(self, repo: git.Repo, base_ref: str, prefix: str = "") -> None:
+        """`prefix`: the registry's folder inside the repository ("" at its top)."""
+        self.repo = repo
+        self._base_ref = base_ref
+        self.base = repo.commit(base_ref).hexsha
+        self._prefix = prefix.strip("/")
+        self.object_format = "sha256" if len(self.base) == 64 else "sha1"
+        self._index = self._read_log()
+        self._tags: dict[str, Tag] | None = None
+
+    @property
+    def base_ref(self) -> str | None:
+        return self._base_ref
+
+    @property
+    def unavailable(self) -> str | None:
         return None
 
-    def has_tag(self, name: str) -> bool:
-        """True when the repository has a tag `name`."""
-        return any(tag.name == name for tag in self._repo.tags)
+    @property
+    def prefix(self) -> str:
+        """The registry's folder inside the repository ("" at its top)."""
+        return self._prefix
 
-    def changes(self) -> list[Change]:
-        """Paths changed between the merge base of the base ref and HEAD (a PR's diff).
+    def _git_path(self, path: str) -> str:
+        return f"{self._prefix}/{path}" if self._prefix else path
+
+    def _read_log(self) -> _Index:
+        """1 pass: `git log --first-parent --raw` from the base, newest first."""
+        output: str = self.repo.git.log(
+            "--first-parent",
+            "--diff-merges=first-parent",
+            "--root",
+            "--raw",
+            "--no-renames",
+            "--no-abbrev",
+            "-z",
+            "--format=%x1e%H %P%x1f%cI%x1f%s",
+            self.base,
+            strip_newline_in_stdout=False,
+        )
+        index = _Index()
+        for chunk in output.split("\x1e")[1:]:
+            header, _, raw = chunk.partition("\0")
+            shas, committed, summary = header.split("\x1f", 2)
+            sha, *parents = shas.split()
+            position = len(index.commits)
+            moment = datetime.fromisoformat(committed).astimezone(UTC)
+            index.commits.append(_Commit(sha, moment, len(parents), summary))
+            fields = raw.lstrip("\n").split("\0")
+            for meta, path in zip(fields[0::2], fields[1::2], strict=False):
+                parts = meta.lstrip(":").split()
+                if len(parts) < 5:
+                    continue
+                new_mode, new_blob, status = parts[1], parts[3], parts[4][:1]
+                blob = None if status == "D" or new_mode == "000000" else new_blob
+                index.changes.setdefault(path, []).append((position, blob))
+        return index
+
+    def at(self, commit: str) -> GitHistory:
+        """The history as it stood at `commit` (e.g. a snapshot tag's target)."""
+        history = GitHistory(self.repo, commit, self._prefix)
+        history._tags = self._tags
+        return history
+
+    def landing(self, path: str, blob: str) -> Landing | str:
+        changes = self._index.changes.get(self._git_path(path), [])
+        base = self._base_ref
+        if not changes or changes[0][1] is None:
+            return f"{path} is not on {base}: the freeze must be merged to {base} before any trial runs"
+        position, current = changes[0]
+        if current != blob:
+            return f"{path} differs from the version on {base}: a freeze may not change after it is merged"
+        commit = self._index.commits[position]
+        committed, clamped = commit.committed_at, False
+        if position + 1 < len(self._index.commits):
+            before = self._index.commits[position + 1].committed_at
+            if before > committed:
+                committed, clamped = before, True
+        return Landing(commit.sha, committed, commit.summary, clamped, commit.parents > 1)
+
+    def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
+        commits = self._index.commits
+        position = next(
+            (i for i, commit in enumerate(commits) if commit.committed_at <= moment), None
+        )
+        if position is None:
+            return None
+        changes = self._index.changes.get(self._git_path(path), [])
+        blob = next((blob for at, blob in changes if at >= position), None)
+        if blob is None:
+            return None
+        data: bytes = self.repo.odb.stream(bytes.fromhex(blob)).read(limit)
+        return data
+
+    def tag(self, name: str) -> Tag | None:
+        if self._tags is None:
+            self._tags = read_tags(self.repo)
+        return self._tags.get(name)
+
+    def changes(self, head: str = "HEAD") -> list[Change]:
+        """Paths changed between the merge base of the base ref and `head` (a PR's diff).
 
         Raises `ClaimsError` when git cannot diff them (no merge base, say).
         """
         try:
-            output = self._repo.git.diff(
-                "--raw", "-z", "--no-renames", "--no-abbrev", f"{self.base_ref}...HEAD"
+            output = self.repo.git.diff(
+                "--raw", "-z", "--no-renames", "--no-abbrev", f"{self.base}...{head}"
             )
         except git.GitCommandError as error:  # e.g. no merge base: unrelated histories
             stderr = " ".join(str(error.stderr).split()).removeprefix("stderr: ").strip("'")
             raise ClaimsError(
-                f"cannot list the changes of HEAD against {self.base_ref}: {stderr}",
+                f"cannot list the changes of {head} against {self._base_ref}: {stderr}",
                 "the pull request's branch must share history with the base branch",
             ) from None
         fields = output.split("\0")
         changes = []
-        index = 0
-        while index + 1 < len(fields):
-            meta, path = fields[index], fields[index + 1]
-            index += 2
+        for meta, path in zip(fields[0::2], fields[1::2], strict=False):
             parts = meta.lstrip(":").split()
             if len(parts) < 5:
                 continue
             new_mode, status = parts[1], parts[4][:1]
             relative = PurePosixPath(path)
-            if str(self._prefix) != ".":
+            if self._prefix:
                 try:
                     relative = relative.relative_to(self._prefix)
                 except ValueError:
@@ -150,35 +260,119 @@ class History:
         return changes
 
 
-def open_history(root: Path, base_ref: str | None) -> History | str:
-    """Open the git repository holding `root`, or return why freeze order cannot be read.
+def read_tags(repo: git.Repo) -> dict[str, Tag]:
+    """Every tag, once: annotated tags with their tagger date, lightweight ones without."""
+    output: str = repo.git.for_each_ref(
+        "--format=%(refname:strip=2)%00%(objecttype)%00%(taggerdate:iso-strict)"
+        "%00%(*objectname)%00%(objectname)",
+        "refs/tags",
+    )
+    tags = {}
+    for line in output.splitlines():
+        name, kind, tagged, peeled, target = line.split("\0")
+        annotated = kind == "tag"
+        moment = datetime.fromisoformat(tagged).astimezone(UTC) if annotated and tagged else None
+        tags[name] = Tag(name, peeled if annotated else target, annotated, moment)
+    return tags
 
-    Raises `ClaimsError` when a `base_ref` the operator named does not exist.
+
+@dataclass(frozen=True, slots=True)
+class NoHistory:
+    """No history to ask: every answer is `reason` (the null object)."""
+
+    reason: str
+
+    @property
+    def base_ref(self) -> str | None:
+        return None
+
+    @property
+    def unavailable(self) -> str | None:
+        return self.reason
+
+    def landing(self, path: str, blob: str) -> Landing | str:
+        return self.reason
+
+    def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
+        return None
+
+    def tag(self, name: str) -> Tag | None:
+        return None
+
+
+@dataclass
+class MemoryHistory:
+    """An in-memory history for tests: landings by (path, blob), contents by path, tags."""
+
+    landings: Mapping[tuple[str, str], Landing] = field(default_factory=dict)
+    contents: Mapping[str, Sequence[tuple[datetime, bytes]]] = field(default_factory=dict)
+    tags: Mapping[str, Tag] = field(default_factory=dict)
+    base_ref: str | None = "main"
+    unavailable: str | None = None
+
+    def landing(self, path: str, blob: str) -> Landing | str:
+        found = self.landings.get((path, blob))
+        return found if found is not None else f"{path} is not on {self.base_ref}"
+
+    def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
+        versions = [data for at, data in self.contents.get(path, ()) if at <= moment]
+        return versions[-1][:limit] if versions else None
+
+    def tag(self, name: str) -> Tag | None:
+        return self.tags.get(name)
+
+
+def open_repo(root: Path) -> tuple[git.Repo, str] | str:
+    """The git repository holding `root` and the registry's folder inside it, or why not.
+
+    Raises `ClaimsError` for a shallow clone or a repository git refuses to read.
     """
     try:
         repo = git.Repo(root, search_parent_directories=True)
+        shallow = repo.git.rev_parse("--is-shallow-repository").strip() == "true"
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
         return f"{root} is not in a git repository, so the freeze order cannot be checked"
-    if repo.git.rev_parse("--is-shallow-repository").strip() == "true":
+    except git.GitCommandError as error:  # e.g. "detected dubious ownership"
+        stderr = " ".join(str(error.stderr).split()).removeprefix("stderr: ").strip("'")
+        raise ClaimsError(
+            f"git cannot read the repository at {root}: {stderr}",
+            "run as the repository's owner, or mark it safe:"
+            " git config --global --add safe.directory <path>",
+        ) from None
+    if shallow:
         raise ClaimsError(
             f"{repo.working_tree_dir} is a shallow clone: freeze order and filing times need"
             " the whole history of the base branch",
             "fetch it: git fetch --unshallow (in GitHub Actions: actions/checkout with"
             " fetch-depth: 0)",
         )
-    candidates = (base_ref,) if base_ref else _DEFAULT_BASES
-    for candidate in candidates:
+    top = Path(repo.working_tree_dir or root).resolve()
+    prefix = root.resolve().relative_to(top).as_posix()
+    return repo, "" if prefix == "." else prefix
+
+
+def open_history(root: Path, base_ref: str | None) -> GitHistory | NoHistory:
+    """The history of `base_ref` (default: main, else origin/main) of the repo holding `root`.
+
+    Returns `NoHistory` saying why when there is no repository or no default base branch.
+    Raises `ClaimsError` when a `base_ref` the operator named does not exist.
+    """
+    opened = open_repo(root)
+    if isinstance(opened, str):
+        return NoHistory(opened)
+    repo, prefix = opened
+    for candidate in (base_ref,) if base_ref else _DEFAULT_BASES:
         try:
             repo.commit(candidate)
         except (BadName, ValueError, git.GitCommandError):
             continue
-        return History(repo, root, candidate)
+        return GitHistory(repo, candidate, prefix)
     if base_ref:
         raise ClaimsError(
             f"base ref {base_ref!r} does not exist in {repo.working_tree_dir}",
             "fetch it first (e.g. git fetch origin main) or name another with --base-ref",
         )
-    return (
+    return NoHistory(
         f"neither {' nor '.join(_DEFAULT_BASES)} exists in the repository, so the freeze"
         " order cannot be checked; name the base branch with --base-ref"
     )

@@ -17,7 +17,12 @@ from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.timestamps import parse_date
 
-__all__ = ["Bar", "Market", "SharedRules"]
+__all__ = ["Bar", "Market", "SharedRules", "market_path"]
+
+
+def market_path(number: int) -> str:
+    """`markets/market-NN.yaml`, NN at least two digits."""
+    return f"markets/market-{number:02d}.yaml"
 
 BudgetClass = Literal["default", "serious", "own"]
 

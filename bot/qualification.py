@@ -14,17 +14,22 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-from bot.bars import BarResult
 from bot.dates import MarketDates, end_of_day
-from bot.evidence.models import Case, Trial
+from bot.evidence.models import Attempt, Bounty, Case, Certificate, Generator, Judgment, RedTeam, Trial
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.stats.units import UnitStructure
 from bot.timestamps import parse_date, parse_timestamp
+from bot.verdict import (
+    AttemptOutcome,
+    BarResult,
+    CheckState,
+    CheckStateName,
+    Status,
+    UnitSummary,
+)
 
 __all__ = ["Evidence", "Qualification", "qualify", "required_checks"]
-
-Status = Literal["qualifying", "not-qualifying", "pending-judgment"]
 
 
 @dataclass(frozen=True)
@@ -32,20 +37,22 @@ class Evidence:
     """What qualification looks at, all checked already by the evidence stage."""
 
     folder: str
-    attempt: Mapping[str, Any]  # attempt.yaml
-    kind: str
+    attempt: Attempt
     cases: Mapping[str, Case]
     trials: Sequence[Trial]
-    certificates: Sequence[Mapping[str, Any]] | None  # None: certificates.jsonl absent
+    certificates: Sequence[Certificate] | None  # None: certificates.jsonl absent
     scores: Mapping[str, Any] | None  # scores.yaml, None when absent
-    judgments: Mapping[str, Any] | None  # judgments.yaml, None when absent
+    judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
     digest: str
     filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
-    lines: Mapping[str, int] = field(default_factory=dict)  # attempt.yaml field -> line
     # judgments.yaml's checks as they stood on main when the filing window closed (read from
     # git; None when there was no such file then). Once the window has closed, only these
     # count: a later edit can neither add a judgment nor undo one recorded in time.
-    judgments_at_close: Mapping[str, Any] | None = None
+    judgments_at_close: Mapping[str, Judgment] | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.attempt.kind
 
 
 @dataclass(frozen=True)
@@ -53,10 +60,10 @@ class Qualification:
     """The verdict on an attempt with valid evidence."""
 
     status: Status
-    outcome: Literal["met", "missed"] | None
+    outcome: AttemptOutcome | None
     reasons: list[Finding]
-    checks: dict[str, dict[str, Any]]
-    units: dict[str, Any]
+    checks: dict[str, CheckState]
+    units: UnitSummary
 
 
 def required_checks(rules: SharedRules, market: Market, kind: str) -> tuple[str, ...]:
@@ -77,7 +84,7 @@ class _Reasons:
     def add(
         self, code: Code, message: str, file: str = "attempt.yaml", key: str | None = None
     ) -> None:
-        line = self.evidence.lines.get(key) if key else None
+        line = self.evidence.attempt.lines.get(key) if key else None
         self.items.append(Finding(code, message, f"{self.evidence.folder}/{file}", line))
 
 
@@ -117,28 +124,28 @@ def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
 
 def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:
     """Default budget, or any serious route; access frozen before the attack and strong enough."""
-    adversarial = evidence.attempt["adversarial"]
-    frozen = parse_timestamp(adversarial["access_frozen_at"])
+    adversarial = evidence.attempt.adversarial
+    frozen = adversarial.access_frozen_at
     need = rules.access_rank(market.assumed_access)
     problems: list[str] = []
-    if rules.access_rank(evidence.attempt["assumed_access"]) < need:
+    if rules.access_rank(evidence.attempt.assumed_access) < need:
         problems.append(
-            f"the attack's access {evidence.attempt['assumed_access']!r} is weaker"
+            f"the attack's access {evidence.attempt.assumed_access!r} is weaker"
             f" than the market's assumed {market.assumed_access!r}"
         )
 
-    def team_ok(team: Mapping[str, Any]) -> bool:
-        started = parse_timestamp(team["started_at"])
+    def team_ok(team: RedTeam) -> bool:
+        started = team.started_at
         return (
-            bool(team["independent"])
-            and rules.access_rank(team["access"]) >= need
+            team.independent
+            and rules.access_rank(team.access) >= need
             and (frozen is not None and started is not None and frozen < started)
         )
 
-    teams = [team for team in adversarial.get("red_teams", []) if team_ok(team)]
+    teams = [team for team in adversarial.red_teams if team_ok(team)]
     if market.adversarial_budget == "default":
         budget = rules.adversarial["default"]
-        hours = sum(float(team["hours"]) for team in teams)
+        hours = sum(team.hours for team in teams)
         if len(teams) < budget["min_groups"] or hours < budget["min_hours_total"]:
             problems.append(
                 f"default budget: {len(teams)} independent red-team group(s) with access frozen"
@@ -151,11 +158,11 @@ def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: S
             name
             for name, check in (
                 ("red teams", _red_teams_ok(teams, routes["red_teams"])),
-                ("bounty", _bounty_ok(adversarial.get("bounty"), routes["bounty"])),
+                ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"])),
                 (
                     "generator",
                     _generator_ok(
-                        adversarial.get("generator"),
+                        adversarial.generator,
                         routes["generator"],
                         rules,
                         need,
@@ -173,7 +180,7 @@ def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: S
                 f" {red['min_organizations']} organizations with {red['min_hours_each']} hours"
                 " each; bounty; generator)"
             )
-    elif market.adversarial_budget == "own" and not adversarial.get("protocol"):
+    elif market.adversarial_budget == "own" and not adversarial.protocol:
         problems.append(
             "the market states its own attack protocol; adversarial.protocol must"
             " report how it was followed"
@@ -182,45 +189,44 @@ def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: S
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
 
-def _red_teams_ok(teams: Sequence[Mapping[str, Any]], route: Mapping[str, Any]) -> bool:
-    strong = [team for team in teams if float(team["hours"]) >= route["min_hours_each"]]
-    organizations = {team["organization"] for team in strong}
+def _red_teams_ok(teams: Sequence[RedTeam], route: Mapping[str, Any]) -> bool:
+    strong = [team for team in teams if team.hours >= route["min_hours_each"]]
+    organizations = {team.organization for team in strong}
     return bool(
         len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
     )
 
 
-def _bounty_ok(bounty: Mapping[str, Any] | None, route: Mapping[str, Any]) -> bool:
-    if not bounty:
+def _bounty_ok(bounty: Bounty | None, route: Mapping[str, Any]) -> bool:
+    if bounty is None:
         return False
-    listed, closed = parse_timestamp(bounty["listed_at"]), parse_timestamp(bounty["closed_at"])
-    frozen = parse_timestamp(bounty["rules_frozen_at"])
+    listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
     if listed is None or closed is None or frozen is None:
         return False
     return (
-        float(bounty["usd"]) >= route["min_usd"]
+        bounty.usd >= route["min_usd"]
         and (closed - listed).total_seconds() >= route["min_days_open"] * 86400
-        and bounty["qualifying_submissions"] >= route["min_qualifying_submissions"]
+        and bounty.qualifying_submissions >= route["min_qualifying_submissions"]
         and frozen <= listed
     )
 
 
 def _generator_ok(
-    generator: Mapping[str, Any] | None,
+    generator: Generator | None,
     route: Mapping[str, Any],
     rules: SharedRules,
     need: int,
     trials: Sequence[Trial],
 ) -> bool:
-    if not generator:
+    if generator is None:
         return False
-    frozen = parse_timestamp(generator["frozen_at"])
+    frozen = generator.frozen_at
     first = min((trial.started_at for trial in trials), default=None)
-    found = generator["planted_found"] / generator["planted"]
+    found = generator.planted_found / generator.planted
     return (
         found >= route["min_planted_found"]
-        and float(generator["independent_hours"]) >= route["min_independent_hours"]
-        and rules.access_rank(generator["access"]) >= need
+        and generator.independent_hours >= route["min_independent_hours"]
+        and rules.access_rank(generator.access) >= need
         and frozen is not None
         and first is not None
         and frozen < first
@@ -229,7 +235,7 @@ def _generator_ok(
 
 def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
     certificates = evidence.certificates or []
-    by_system = {certificate["system"]: certificate for certificate in certificates}
+    by_system = {certificate.system: certificate for certificate in certificates}
     tested = sorted({trial.system for trial in evidence.trials})
     missing = [system for system in tested if system not in by_system]
     if missing:
@@ -239,7 +245,7 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
             "certificates.jsonl",
         )
     present = [by_system[system] for system in tested if system in by_system]
-    if present and all(certificate["abstain"] for certificate in present):
+    if present and all(certificate.abstain for certificate in present):
         reasons.add(
             Code.UNIVERSAL_ABSTENTION,
             f"the method abstains on all {len(present)}"
@@ -280,7 +286,7 @@ def _outputs(
 
 
 def _dates(reasons: _Reasons, evidence: Evidence, dates: MarketDates, as_of: date) -> None:
-    public = parse_timestamp(evidence.attempt["publication"]["evidence_public_at"])
+    public = evidence.attempt.evidence_public_at
     if public is not None and public > end_of_day(dates.resolve_by):
         reasons.add(
             Code.EVIDENCE_LATE,
@@ -315,7 +321,7 @@ def _recorded_after(at: str, day: date) -> bool:
 
 def _judgments(
     reasons: _Reasons, evidence: Evidence, required: Sequence[str], dates: MarketDates, as_of: date
-) -> tuple[dict[str, dict[str, Any]], bool]:
+) -> tuple[dict[str, CheckState], bool]:
     """Human checks bound to the evidence digest. Returns the checks and whether any pends.
 
     A judgment recorded after the window closed counts as missing (seed, Judgment Stack: a
@@ -324,39 +330,37 @@ def _judgments(
     stood on main at the close (`Evidence.judgments_at_close`).
     """
     window_closed = as_of > dates.window_closes
-    recorded = (evidence.judgments or {}).get("checks", {})
+    recorded = evidence.judgments or {}
     at_close = (evidence.judgments_at_close or {}) if window_closed else recorded
-    checks: dict[str, dict[str, Any]] = {}
+    checks: dict[str, CheckState] = {}
     pending = False
     for check in required:
         entry = at_close.get(check)
         later = recorded.get(check)
+        state: CheckStateName
         if entry is None:
             entry = later
             state = "late" if later is not None and window_closed else "missing"
-        elif entry["evidence_digest"] != evidence.digest:
+        elif entry.evidence_digest != evidence.digest:
             state = "stale"  # recorded before the evidence changed: counts as missing
-        elif _recorded_after(str(entry["at"]), dates.window_closes):
+        elif _recorded_after(entry.at, dates.window_closes):
             state = "late"  # dated after the window closed: counts as missing
         else:
-            state = entry["verdict"]
-        checks[check] = {
-            "state": state,
-            "verdict": entry["verdict"] if entry else None,
-            "by": entry["by"] if entry else None,
-            "at": entry["at"] if entry else None,
-        }
+            state = entry.verdict
+        checks[check] = (
+            CheckState(state, entry.verdict, entry.by, entry.at) if entry else CheckState(state)
+        )
         if state == "fail":
-            note = f": {entry['note']}" if entry and entry.get("note") else ""
+            note = f": {entry.note}" if entry and entry.note else ""
             reasons.add(
                 Code.JUDGED_NOT_QUALIFYING,
-                f"human check {check!r} recorded fail by {entry['by'] if entry else '?'}{note}",
+                f"human check {check!r} recorded fail by {entry.by if entry else '?'}{note}",
                 "judgments.yaml",
             )
         elif state != "pass":
             if window_closed:
                 what = (
-                    f"was recorded on {entry['at']}, after the filing window closed on"
+                    f"was recorded on {entry.at}, after the filing window closed on"
                     f" {dates.window_closes}"
                     if state == "late" and entry
                     else f"is {state} and the filing window has closed"
@@ -395,13 +399,13 @@ def qualify(
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)
     busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
-    unit_summary = {
-        "count": units.count,
-        "largest": units.largest,
-        "nulls_per_key": dict(units.nulls_per_key),
-        "joins_per_key": dict(units.joins_per_key),
-        "joined_most_by": busiest[0] if busiest[1] else None,
-    }
+    unit_summary = UnitSummary(
+        units.count,
+        units.largest,
+        dict(units.nulls_per_key),
+        dict(units.joins_per_key),
+        busiest[0] if busiest[1] else None,
+    )
     if reasons.items:
         return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
     if pending:

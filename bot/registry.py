@@ -1,4 +1,4 @@
-"""The registry on disk: its root, shared rules, market contracts and challenge runs.
+"""The registry in a tree: its shared rules, market contracts, challenge runs and attempts.
 
 Shared rules and markets are maintainers' files. A problem in them is not the filer's fault:
 it is reported as `registry-invalid` and makes `claims verify` exit with code 2.
@@ -6,38 +6,34 @@ it is reported as `registry-invalid` and makes `claims verify` exit with code 2.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from bot.config import Limits
 from bot.errors import ClaimsError
 from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.yaml_ import load_yaml
-from bot.models import Market, SharedRules
+from bot.models import Market, SharedRules, market_path
+from bot.tree import Tree, TreeError
 
 __all__ = [
     "RULES_PATH",
     "Registry",
-    "attempt_folders",
     "find_root",
-    "market_path",
-    "open_registry",
+    "load_registry",
 ]
 
 RULES_PATH = "shared-rules/common-v1.yaml"
-
-
-def market_path(number: int) -> str:
-    """`markets/market-NN.yaml`, NN at least two digits."""
-    return f"markets/market-{number:02d}.yaml"
+_MARKET_FILE = re.compile(r"\Amarket-(\d{2,})\.yaml\Z")
 
 
 @dataclass
 class Registry:
-    """A registry checkout: rules loaded once, markets and runs read on first use."""
+    """A registry's tree: rules loaded once, markets and runs read on first use."""
 
-    root: Path
+    tree: Tree
     rules: SharedRules
     limits: Limits = Limits()
     _markets: dict[int, tuple[Market | None, list[Finding]]] = field(default_factory=dict)
@@ -49,11 +45,11 @@ class Registry:
         """
         if number not in self._markets:
             path = market_path(number)
-            file = self.root / path
-            if not file.is_file() or file.is_symlink():
+            entry = self.tree.entry(path)
+            if entry is None or entry.kind != "file":
                 self._markets[number] = (None, [])
             else:
-                document, findings = load_yaml(file, path, self.limits)
+                document, findings = load_yaml(self.tree, path, self.limits)
                 if document is None:
                     self._markets[number] = (None, _as_registry(findings))
                 else:
@@ -64,18 +60,24 @@ class Registry:
         """Every contract under markets/ (market-NN.yaml), and `registry-invalid` findings."""
         found: list[Market] = []
         findings: list[Finding] = []
-        for file in sorted((self.root / "markets").glob("market-*.yaml")):
-            number = file.stem.removeprefix("market-")
+        try:
+            children = self.tree.children("markets")
+        except TreeError:
+            return [], []
+        for child in children:
+            if not (child.name.startswith("market-") and child.name.endswith(".yaml")):
+                continue
+            match = _MARKET_FILE.match(child.name)
             # isascii: "²".isdigit() is True, but int("²") raises ValueError.
-            if (
-                not (number.isascii() and number.isdigit())
-                or file.name != market_path(int(number)).split("/")[1]
+            number = match.group(1) if match else ""
+            if not (number.isascii() and number.isdigit()) or child.path != market_path(
+                int(number)
             ):
                 findings.append(
                     Finding(
                         Code.REGISTRY_INVALID,
                         "name contracts markets/market-NN.yaml (NN: two or more digits)",
-                        f"markets/{file.name}",
+                        child.path,
                     )
                 )
                 continue
@@ -87,8 +89,42 @@ class Registry:
 
     def challenge_run(self, run: str) -> tuple[Document | None, list[Finding]]:
         """`challenge-runs/<run>/run.yaml`, or None with findings."""
-        path = f"challenge-runs/{run}/run.yaml"
-        return load_yaml(self.root / path, path, self.limits)
+        return load_yaml(self.tree, f"challenge-runs/{run}/run.yaml", self.limits)
+
+    def attempt_folders(self, paths: list[str] | None = None) -> list[str]:
+        """The attempt folders at or below `paths` (default: attempts/), sorted.
+
+        A folder holding attempt.yaml, or any folder three levels below attempts/ (so a
+        missing attempt.yaml is reported rather than skipped). Links are not followed.
+        Raises `ClaimsError` for a path that is not a folder of the tree.
+        """
+        found: set[str] = set()
+        for start in paths if paths is not None else ["attempts"]:
+            entry = self.tree.entry(start)
+            if entry is None:
+                if start == "attempts" and paths is None:
+                    continue
+                raise ClaimsError(f"{start} does not exist in the {self.tree.label}")
+            if entry.kind != "folder":
+                raise ClaimsError(f"{start} is not a folder", "name an attempt folder or attempts/")
+            pending = [entry.path]
+            while pending:
+                folder = pending.pop()
+                if _is_attempt_folder(self.tree, folder):
+                    found.add(folder)
+                    continue
+                try:
+                    pending += [c.path for c in self.tree.children(folder) if c.kind == "folder"]
+                except TreeError:
+                    continue
+        return sorted(found)
+
+
+def _is_attempt_folder(tree: Tree, folder: str) -> bool:
+    if tree.entry(f"{folder}/attempt.yaml") is not None:
+        return True
+    parts = PurePosixPath(folder).parts
+    return len(parts) == 4 and parts[0] == "attempts"
 
 
 def _as_registry(findings: list[Finding]) -> list[Finding]:
@@ -105,19 +141,17 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
-def open_registry(root: Path | None, start: Path, limits: Limits = Limits()) -> Registry:
-    """Load the registry at `root` (or found above `start`).
+def load_registry(tree: Tree, limits: Limits = Limits()) -> Registry:
+    """The registry in `tree`, its shared rules loaded.
 
-    Raises `ClaimsError` when there is no registry or its shared rules are invalid.
+    Raises `ClaimsError` when the tree has no shared rules or they are invalid.
     """
-    found = root.resolve() if root is not None else find_root(start)
-    if found is None or not (found / RULES_PATH).is_file():
+    if tree.entry(RULES_PATH) is None:
         raise ClaimsError(
-            f"no registry found: {RULES_PATH} is missing"
-            + (f" under {root}" if root is not None else f" at or above {start}"),
+            f"no registry found: {RULES_PATH} is missing in the {tree.label}",
             "run inside a registry checkout or pass --registry ROOT",
         )
-    document, findings = load_yaml(found / RULES_PATH, RULES_PATH, limits)
+    document, findings = load_yaml(tree, RULES_PATH, limits)
     rules = None
     if document is not None:
         rules, findings = SharedRules.from_document(document)
@@ -127,41 +161,4 @@ def open_registry(root: Path | None, start: Path, limits: Limits = Limits()) -> 
             f"the shared rules are invalid: {details}",
             "a maintainer must fix shared-rules/common-v1.yaml",
         )
-    return Registry(found, rules, limits)
-
-
-def attempt_folders(root: Path, paths: list[Path]) -> list[Path]:
-    """The attempt folders named by `paths` (folders holding attempt.yaml, or found below).
-
-    A folder three levels below attempts/ is an attempt folder even without attempt.yaml,
-    so a missing attempt.yaml is reported rather than skipped. Links are not followed.
-    Raises `ClaimsError` for a path that does not exist.
-    """
-    found: list[Path] = []
-    for path in paths or [root / "attempts"]:
-        if not path.exists():
-            raise ClaimsError(f"{path} does not exist")
-        if path.is_symlink() or not path.is_dir():
-            raise ClaimsError(f"{path} is not a folder", "name an attempt folder or attempts/")
-        pending = [path]
-        while pending:
-            folder = pending.pop()
-            if _is_attempt_folder(root, folder):
-                found.append(folder)
-                continue
-            pending += sorted(
-                (child for child in folder.iterdir() if child.is_dir() and not child.is_symlink()),
-                reverse=True,
-            )
-    unique = sorted({folder.resolve(): folder for folder in found}.values())
-    return unique
-
-
-def _is_attempt_folder(root: Path, folder: Path) -> bool:
-    if (folder / "attempt.yaml").exists():
-        return True
-    try:
-        parts = folder.resolve().relative_to(root.resolve()).parts
-    except ValueError:
-        return False
-    return len(parts) == 4 and parts[0] == "attempts"
+    return Registry(tree, rules, limits)

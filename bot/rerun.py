@@ -14,17 +14,17 @@ An adapter that misbehaves ends as `adapter-failed` with how it ended; it never 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bot.config import Limits
 from bot.evidence.compare import compare_outputs
+from bot.evidence.models import AdapterSpec
 from bot.findings import Code, Finding
-from bot.load.folder import read_regular
+from bot.load.folder import read_regular, scan_folder
 from bot.released import fetch_released
 from bot.sandbox import RunResult, SandboxLimits, run_adapter
+from bot.tree import Tree, TreeError, read_limited
 
 __all__ = ["AdapterRerun"]
 
@@ -51,38 +51,56 @@ class AdapterRerun:
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     allow_unisolated: bool = False
 
-    def __call__(self, folder: Path, display: str, adapter: Mapping[str, Any]) -> list[Finding]:
-        """Rerun one attempt's adapter. Returns findings (empty: it reproduced the evidence)."""
-        adapter_file = f"{display}/adapter/adapter.yaml"
+    def __call__(self, tree: Tree, folder: str, adapter: AdapterSpec) -> list[Finding]:
+        """Rerun one attempt's adapter. Returns findings (empty: it reproduced the evidence).
+
+        The adapter's code is copied out of `tree` (a working tree or git objects) into a
+        scratch folder, so a pull request is never checked out.
+        """
         with tempfile.TemporaryDirectory(prefix="claims-rerun-") as scratch:
             inputs, output = Path(scratch) / "inputs", Path(scratch) / "out"
+            code = Path(scratch) / "adapter"
             inputs.mkdir()
             output.mkdir()
             findings = fetch_released(
-                adapter["released_data"], inputs, self.cache, adapter_file, self.limits
+                list(adapter.released_data), inputs, self.cache, adapter.path, self.limits
             )
+            findings += _copy_code(tree, f"{folder}/adapter", code, self.limits)
             if findings:
                 return findings
             result = run_adapter(
-                adapter["command"],
-                code=folder / "adapter",
+                list(adapter.command),
+                code=code,
                 inputs=inputs,
                 output=output,
                 limits=self.sandbox,
                 allow_unisolated=self.allow_unisolated,
             )
             if result.status != "ok":
-                return [Finding(Code.ADAPTER_FAILED, _failure(result), adapter_file)]
+                return [Finding(Code.ADAPTER_FAILED, _failure(result), adapter.path)]
             produced = {
                 name: read_regular(output / name, self.limits.max_attempt_file_bytes)
                 for name in result.outputs
             }
         submitted: dict[str, bytes | None] = {}
-        for name in adapter["outputs"]:
-            path = folder / name
-            submitted[name] = (
-                read_regular(path, self.limits.max_attempt_file_bytes)
-                if path.is_file() and not path.is_symlink()
-                else None
-            )
-        return compare_outputs(adapter["outputs"], submitted, produced, display)
+        for name in adapter.outputs:
+            try:
+                submitted[name] = read_limited(
+                    tree, f"{folder}/{name}", self.limits.max_attempt_file_bytes
+                )
+            except TreeError:
+                submitted[name] = None
+        return compare_outputs(list(adapter.outputs), submitted, produced, folder)
+
+
+def _copy_code(tree: Tree, source: str, target: Path, limits: Limits) -> list[Finding]:
+    """Copy the regular files of `source` (the adapter folder) out of the tree, modes kept."""
+    entries, findings, _ = scan_folder(tree, source, limits)
+    for relative in entries:
+        path = target / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(read_limited(tree, f"{source}/{relative}", limits.max_attempt_file_bytes))
+        entry = tree.entry(f"{source}/{relative}")
+        path.chmod(0o755 if entry is not None and entry.mode == "100755" else 0o644)
+    target.mkdir(exist_ok=True)
+    return findings

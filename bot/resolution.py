@@ -12,15 +12,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Literal
 
 from bot.dates import MarketDates
 from bot.models import Market
-from bot.verdict import AttemptVerdict
+from bot.verdict import AttemptOutcome, AttemptVerdict, Status
 
-__all__ = ["MarketResolution", "Snapshot", "resolve_market", "three_way"]
+__all__ = [
+    "AttemptSummary",
+    "MarketOutcome",
+    "MarketResolution",
+    "MarketState",
+    "Snapshot",
+    "resolve_market",
+    "three_way",
+]
 
-Outcome = Literal["YES", "NO", "OTHER", "ANNULLED"]
+MarketOutcome = Literal["YES", "NO", "OTHER", "ANNULLED"]
+MarketState = Literal["open", "filing-window", "closed", "annulled"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,65 +41,49 @@ class Snapshot:
     archived: bool
     archive_ref: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "tag": self.tag,
-            "tag_exists": self.tag_exists,
-            "archived": self.archived,
-            "archive_ref": self.archive_ref,
-        }
+
+@dataclass(frozen=True, slots=True)
+class AttemptSummary:
+    """One attempt as its market's resolution counts it."""
+
+    attempt: str
+    evidence: Literal["valid", "invalid"]
+    status: Status | None
+    outcome: AttemptOutcome | None
+    reasons: tuple[str, ...]  # the reason codes of its errors, sorted
+
+    @property
+    def counts(self) -> bool:
+        """True when the attempt is qualifying, so it counts for the Three Way Rule."""
+        return self.status == "qualifying"
+
+    @classmethod
+    def of(cls, verdict: AttemptVerdict) -> AttemptSummary:
+        findings = [*verdict.findings, *verdict.qualification]
+        codes = sorted({f.code.value for f in findings if f.severity == "error"})
+        return cls(verdict.attempt, verdict.evidence, verdict.status, verdict.outcome, tuple(codes))
 
 
 @dataclass(frozen=True)
 class MarketResolution:
     """One market's state and outcome as of a date, with each attempt's verdict and why."""
 
-    market: Market
+    market: int
+    title: str
+    demo: bool
     dates: MarketDates
     as_of: date
-    state: str
-    outcome: Outcome | None
-    provisional: Outcome | None
+    state: MarketState
+    outcome: MarketOutcome | None
+    provisional: MarketOutcome | None
     why: str
-    attempts: Sequence[AttemptVerdict]
+    attempts: Sequence[AttemptSummary]
     snapshot: Snapshot
     warnings: Sequence[str] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        """The SPEC 12 per-market object (schemas/resolve-report.schema.json)."""
-        return {
-            "market": self.market.id,
-            "title": self.market.title,
-            "demo": self.market.demo,
-            "resolve_by": self.dates.resolve_by.isoformat(),
-            "window_closes": self.dates.window_closes.isoformat(),
-            "annul_on": self.dates.annul_on.isoformat(),
-            "as_of": self.as_of.isoformat(),
-            "state": self.state,
-            "outcome": self.outcome,
-            "provisional_outcome": self.provisional,
-            "why": self.why,
-            "warnings": list(self.warnings),
-            "snapshot": self.snapshot.to_json(),
-            "attempts": [_attempt_json(verdict) for verdict in self.attempts],
-        }
+    source: str = ""  # the tree the attempts were read from (a working tree, or the snapshot)
 
 
-def _attempt_json(verdict: AttemptVerdict) -> dict[str, Any]:
-    reasons = [*verdict.findings, *verdict.qualification]
-    return {
-        "attempt": verdict.attempt,
-        "evidence": verdict.evidence,
-        "status": verdict.status,
-        "outcome": verdict.outcome,
-        "reasons": sorted(
-            {finding.code.value for finding in reasons if finding.severity == "error"}
-        ),
-        "counts": verdict.status == "qualifying",
-    }
-
-
-def three_way(attempts: Sequence[AttemptVerdict]) -> tuple[Outcome, str]:
+def three_way(attempts: Sequence[AttemptSummary]) -> tuple[MarketOutcome, str]:
     """The Three Way Rule over attempts' current verdicts. Returns the outcome and why."""
     qualifying = [v for v in attempts if v.evidence == "valid" and v.status == "qualifying"]
     met = [v.attempt for v in qualifying if v.outcome == "met"]
@@ -112,6 +105,7 @@ def resolve_market(
     snapshot: Snapshot,
     as_of: date,
     notes: Sequence[str] = (),
+    source: str = "",
 ) -> MarketResolution:
     """Resolve one market as of `as_of`.
 
@@ -121,20 +115,21 @@ def resolve_market(
     are warnings the caller adds (checks it did not run).
     """
     state = dates.state(as_of)
-    provisional, why = three_way(attempts)
+    summaries = tuple(AttemptSummary.of(verdict) for verdict in attempts)
+    provisional, why = three_way(summaries)
+    head = (market.id, market.title, market.demo, dates, as_of)
     warnings: list[str] = list(notes)
     if state != "closed":
         return MarketResolution(
-            market,
-            dates,
-            as_of,
+            *head,
             state,
             None,
             provisional,
             f"{state}: provisionally {provisional}, because {why}",
-            attempts,
+            summaries,
             snapshot,
             tuple(warnings),
+            source,
         )
     missing = [
         name
@@ -150,16 +145,15 @@ def resolve_market(
             " a registry failure, not OTHER"
         )
         return MarketResolution(
-            market,
-            dates,
-            as_of,
+            *head,
             "annulled",
             "ANNULLED",
             provisional,
             why,
-            attempts,
+            summaries,
             snapshot,
             (why, *warnings),
+            source,
         )
     if missing:
         warnings.append(
@@ -167,14 +161,13 @@ def resolve_market(
             f" annulled after {dates.annul_on} if neither exists"
         )
     return MarketResolution(
-        market,
-        dates,
-        as_of,
+        *head,
         "closed",
         provisional,
         provisional,
         why,
-        attempts,
+        summaries,
         snapshot,
         tuple(warnings),
+        source,
     )

@@ -1,21 +1,88 @@
-"""What the bot concludes about one attempt, in the shape of SPEC section 12.
+"""What the bot concludes about one attempt, typed (SPEC 12 gives its JSON shape).
 
 Evidence is `valid` when no finding of severity error remains. Qualification (status) and the
-outcome against the bars are filled in by the qualification stage; until then they are None.
+outcome against the bars are filled in by the judge only for valid evidence; until then they
+are None. JSON is made from these types in `bot/report/json_.py` only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from bot.findings import Finding, Severity
 
-__all__ = ["AttemptVerdict"]
+__all__ = [
+    "CheckStateName",
+    "AttemptOutcome",
+    "AttemptVerdict",
+    "BarResult",
+    "CheckState",
+    "Counts",
+    "Statistic",
+    "Status",
+    "UnitSummary",
+]
 
 Status = Literal["qualifying", "not-qualifying", "pending-judgment"]
-Outcome = Literal["met", "missed"]
+AttemptOutcome = Literal["met", "missed"]
+Statistic = Literal["rate_upper", "rate_lower", "auroc_lower"]
+# A human check as judged: its recorded verdict, or why it does not count.
+CheckStateName = Literal["pass", "fail", "unsettled", "missing", "stale", "late"]
+
+
+@dataclass(frozen=True, slots=True)
+class BarResult:
+    """One bar evaluated on one attempt. `met` is None when the bar was not exercised."""
+
+    bar_id: str
+    statistic: Statistic
+    threshold: float
+    exercised: bool
+    failures: int | None = None
+    units: int | None = None
+    bound: float | None = None
+    auroc: float | None = None
+    positives: int | None = None
+    negatives: int | None = None
+    met: bool | None = None
+    note: str = ""
+    refused: bool = False  # the bar's trials share a unit: its statistic does not apply
+
+
+@dataclass(frozen=True, slots=True)
+class CheckState:
+    """One required human check: its state and the judgment recorded for it, if any."""
+
+    state: CheckStateName
+    verdict: Literal["pass", "fail", "unsettled"] | None = None
+    by: str | None = None
+    at: str | None = None
+    # wrapping-within-rules: what the adapter says it did, for the maintainer who judges it.
+    adapter_description: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitSummary:
+    """The unit structure of the scored trials (SPEC 6): count, largest, joins and nulls."""
+
+    count: int
+    largest: int
+    nulls_per_key: Mapping[str, int] = field(default_factory=dict)
+    joins_per_key: Mapping[str, int] = field(default_factory=dict)
+    joined_most_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How much evidence the folder holds."""
+
+    files: int = 0
+    cases: int = 0
+    trials: int = 0
+    systems: int = 0
+    families: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,45 +95,19 @@ class AttemptVerdict:
     attempt: str
     market: int | None
     kind: str | None
-    findings: Sequence[Finding]  # evidence problems: any error makes the evidence invalid
-    registry_findings: Sequence[Finding] = ()
+    findings: Sequence[Finding] = ()  # evidence problems: any error makes the evidence invalid
     qualification: Sequence[Finding] = ()  # why valid evidence does not qualify (SPEC 7)
     digest: str | None = None
     status: Status | None = None
-    outcome: Outcome | None = None
-    bars: Sequence[Mapping[str, Any]] = ()
-    class_conditional: Mapping[str, Any] = field(default_factory=dict)
-    checks: Mapping[str, Any] = field(default_factory=dict)
-    counts: Mapping[str, int] = field(default_factory=dict)
-    units: Mapping[str, Any] = field(default_factory=dict)
+    outcome: AttemptOutcome | None = None
+    bars: Sequence[BarResult] = ()
+    class_conditional: Mapping[str, Mapping[str, Mapping[str, int]]] = field(default_factory=dict)
+    checks: Mapping[str, CheckState] = field(default_factory=dict)
+    counts: Counts = Counts()
+    units: UnitSummary | None = None
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:
         """`invalid` while any error finding stands (the PR check is red)."""
         errors = [f for f in self.findings if f.severity is Severity.ERROR]
         return "invalid" if errors else "valid"
-
-    def to_json(self) -> dict[str, Any]:
-        """The SPEC 12 per-attempt object, plus the evidence digest and counts."""
-        return {
-            "attempt": self.attempt,
-            "market": self.market,
-            "kind": self.kind,
-            "evidence": self.evidence,
-            "status": self.status,
-            "outcome": self.outcome,
-            "reasons": [
-                *({**finding.to_json(), "stage": "evidence"} for finding in self.findings),
-                *(
-                    {**finding.to_json(), "stage": "qualification"}
-                    for finding in self.qualification
-                ),
-            ],
-            "registry_problems": [finding.to_json() for finding in self.registry_findings],
-            "bars": [dict(bar) for bar in self.bars],
-            "class_conditional": dict(self.class_conditional),
-            "checks": dict(self.checks),
-            "evidence_digest": self.digest,
-            "counts": dict(self.counts),
-            "units": dict(self.units),
-        }

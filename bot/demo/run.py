@@ -7,16 +7,23 @@ market its final outcome; the demo exits 0 only when every one behaved as declar
 
 from __future__ import annotations
 
-import json
 import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bot.app import open_workspace, resolve_registry, verify_registry
 from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.demo.git_registry import Step, build_git_registry
 from bot.errors import ClaimsError
-from bot.load.yaml_ import load_yaml
+from bot.gather import VerifyOptions
+from bot.load.yaml_ import parse_yaml
+from bot.report.json_ import dumps
+from bot.report.text import printable, render_resolution, render_text
+from bot.rerun import AdapterRerun
 from bot.timestamps import parse_timestamp
 
 __all__ = ["EXAMPLES", "load_plan", "run_demo"]
@@ -39,8 +46,10 @@ def _source(reference: str) -> bytes:
 
 def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
     """Read the demo plan: the steps with their file contents, and the expected codes."""
-    document, findings = load_yaml(
-        examples / "demo-plan.yaml", "examples/demo-plan.yaml", Limits(max_yaml_bytes=4_000_000)
+    document, findings = parse_yaml(
+        (examples / "demo-plan.yaml").read_bytes(),
+        "examples/demo-plan.yaml",
+        Limits(max_yaml_bytes=4_000_000),
     )
     if document is None or not isinstance(document.data, dict):
         raise ClaimsError(
@@ -79,26 +88,56 @@ def run_demo(keep: Path | None = None) -> int:
         return _run(Path(folder) / "registry", steps, plan)
 
 
-def _claims(title: str, *args: str | Path, report: Path | None = None) -> dict[str, Any]:
-    """Run one `claims` command as a user would, print it, return its JSON report."""
-    argv = [str(arg) for arg in args]
-    shown = " ".join(argv).replace(_shown_root, "<registry>")
-    print(f"== {title}\n$ claims {shown}\n")
-    from bot.cli import main
+@dataclass
+class _Demo:
+    """The demo registry and where its reports go."""
 
-    main([*argv, *(["--json", str(report)] if report else [])])
-    print()
-    return json.loads(report.read_text(encoding="utf-8")) if report else {}
+    root: Path
+    work: Path
 
+    def verify(
+        self,
+        title: str,
+        as_of: str,
+        paths: Sequence[str] | None = None,
+        base_ref: str | None = None,
+        rerun: AdapterRerun | None = None,
+        name: str = "verify",
+    ) -> dict[str, Any]:
+        """What `claims verify` does, through the app layer: print it, return its report."""
+        shown = " ".join(
+            [*(paths or []), *(["--base-ref", base_ref] if base_ref else [])]
+            + (["--rerun-adapters"] if rerun else [])
+        )
+        print(f"== {title}\n$ claims verify {shown} --as-of {as_of}\n")
+        workspace = open_workspace(self.root, base_ref)
+        options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
+        report = verify_registry(
+            workspace.registry, workspace.history, options, paths, workspace.changes
+        )
+        print(printable(render_text(report)))
+        return self._keep(name, report.to_json())
 
-_shown_root = "<registry>"
+    def resolve(
+        self, title: str, as_of: str, rerun: AdapterRerun | None, brief: bool
+    ) -> dict[str, Any]:
+        """What `claims resolve` does, through the app layer."""
+        print(f"== {title}\n$ claims resolve --as-of {as_of}{' --quiet' if brief else ''}\n")
+        workspace = open_workspace(self.root)
+        archive = LocalArchive(self.work / "archive")
+        options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
+        report = resolve_registry(workspace.registry, workspace.history, archive, options)
+        print(printable(render_resolution(report, brief=brief)))
+        return self._keep(f"resolve-{as_of}", report.to_json())
+
+    def _keep(self, name: str, report: dict[str, Any]) -> dict[str, Any]:
+        (self.work / f"{name}.json").write_text(dumps(report), encoding="utf-8")
+        return report
 
 
 def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
-    global _shown_root
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
-    _shown_root = str(root)
     repo = build_git_registry(root, steps)
     pr_branch = repo.active_branch.name
     # The registry's own working folder (.claims/, never committed): the archive records
@@ -115,59 +154,47 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
         f" {sum(1 for _ in repo.iter_commits('main'))} commits on main, tags"
         f" {', '.join(tag.name for tag in repo.tags)}; archive records in {archive}.\n"
     )
-
+    demo = _Demo(root, work)
     repo.git.checkout("-q", "main")
     as_of = plan["verify_as_of"]
-    merged = _claims(
+    merged = demo.verify(
         f"1. every attempt merged to main, as of {as_of}",
-        "verify",
-        "--registry",
-        root,
-        root / "attempts",
-        "--as-of",
         as_of,
-        report=work / "verify-main.json",
+        ["attempts"],
+        name="verify-main",
     )
-    repo.git.checkout("-q", pr_branch)
-    review = _claims(
-        f"2. the open pull request {pr_branch}, against main",
-        "verify",
-        "--registry",
-        root,
-        "--base-ref",
-        "main",
-        "--as-of",
-        as_of,
-        report=work / "verify-pr.json",
+    # The open pull request, read from its head commit's git objects: no checkout.
+    head = repo.commit(pr_branch).hexsha
+    print(f"(the pull request's head is {pr_branch} at {head[:12]}, read from git objects)")
+    workspace = open_workspace(root, "main", head)
+    options = VerifyOptions(as_of=date.fromisoformat(as_of))
+    print(f"== 2. the open pull request {pr_branch}, against main\n$ claims verify"
+          f" --base-ref main --head {head[:12]} --as-of {as_of}\n")
+    review_report = verify_registry(
+        workspace.registry, workspace.history, options, None, workspace.changes
     )
-    repo.git.checkout("-q", "main")
-    rerun = _rerun_stage(root, work, plan, as_of)
+    print(printable(render_text(review_report)))
+    review = demo._keep("verify-pr", review_report.to_json())
+    rerun_adapter = _rerun_adapter(work, plan)
+    rerun: dict[str, Any] = {"attempts": [], "pr_problems": [], "skipped": True}
+    if rerun_adapter is not None:
+        rerun = demo.verify(
+            "wrapped attempts: rerun each adapter in the sandbox",
+            as_of,
+            sorted(plan.get("rerun", {})),
+            rerun=rerun_adapter,
+            name="verify-rerun",
+        )
     # Resolution reruns the adapters too where it can, so an edited wrap never counts.
-    rerun_flags = (
-        []
-        if rerun.get("skipped")
-        else ["--rerun-adapters", "--released-cache", str(work / "released")]
-    )
     resolved: dict[str, Any] = {}
     for number, when in enumerate(plan["resolve_on"], start=3):
         last = when == plan["resolve_on"][-1]
-        quiet = [] if last else ["--quiet"]
-        resolved = _claims(
-            f"{number}. markets as of {when}",
-            "resolve",
-            "--registry",
-            root,
-            "--as-of",
-            when,
-            *rerun_flags,
-            *quiet,
-            report=work / f"resolve-{when}.json",
-        )
+        resolved = demo.resolve(f"{number}. markets as of {when}", when, rerun_adapter, not last)
     return _check(plan, merged, review, rerun, resolved)
 
 
-def _rerun_stage(root: Path, work: Path, plan: dict[str, Any], as_of: str) -> dict[str, Any]:
-    """Rerun the wrapped attempts' adapters, from a cache seeded with the released data.
+def _rerun_adapter(work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
+    """The adapter rerun, from a cache seeded with the released data; None where skipped.
 
     The papers' URLs are examples, so the released files are put in the content-addressed
     cache first, as an earlier run would have left them. Skipped, and said so, where this
@@ -175,28 +202,15 @@ def _rerun_stage(root: Path, work: Path, plan: dict[str, Any], as_of: str) -> di
     """
     from bot.sandbox import isolation
 
-    folders = sorted(plan.get("rerun", {}))
     reason = isolation()
-    if not folders or reason is not None:
+    if not plan.get("rerun") or reason is not None:
         print(f"== rerun of wrapped attempts' adapters: SKIPPED ({reason or 'none'})\n")
-        return {"attempts": [], "skipped": True}
+        return None
     cache = work / "released"
     (cache / "sha256").mkdir(parents=True)
     for source in sorted((EXAMPLES / "released").iterdir()):
         (cache / "sha256" / source.name).write_bytes(source.read_bytes())
-    return _claims(
-        "wrapped attempts: rerun each adapter in the sandbox",
-        "verify",
-        "--registry",
-        root,
-        *(root / folder for folder in folders),
-        "--rerun-adapters",
-        "--released-cache",
-        cache,
-        "--as-of",
-        as_of,
-        report=work / "verify-rerun.json",
-    )
+    return AdapterRerun(cache=cache)
 
 
 def _check(
@@ -213,10 +227,12 @@ def _check(
     print("== what each example demonstrates\n")
     expected = {**expected, "rerun": plan.get("rerun", {})}
     for stage, report in (("main", merged), ("pr", review), ("rerun", rerun)):
+        # A pull request's own problems (what it changes) belong to its attempt.
+        changed = {reason["code"] for reason in report["pr_problems"]}
         for attempt in report["attempts"]:
             name = attempt["attempt"]
             want = sorted(expected[stage].get(name, []))
-            got = sorted({reason["code"] for reason in attempt["reasons"]})
+            got = sorted({reason["code"] for reason in attempt["reasons"]} | changed)
             mark = "ok " if got == want else "UNEXPECTED"
             print(f"  {mark} [{stage}] {name}: {', '.join(got) or attempt['status']}")
             print(f"       {why.get(name, '')}")

@@ -1,13 +1,36 @@
-"""Checked records of an attempt: frozen cases and trials, each with the line it came from."""
+"""Typed models of an attempt's files, each built once from data its schema has checked.
+
+Frozen cases and trials carry the line they came from; attempt.yaml, freeze.yaml,
+judgments.yaml, certificates and the adapter spec become the models below. Code further down
+trusts the types (STYLE 2).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-__all__ = ["Case", "Trial"]
+from bot.load.document import Document
+from bot.timestamps import parse_timestamp
+
+__all__ = [
+    "AdapterSpec",
+    "Adversarial",
+    "Attempt",
+    "Bounty",
+    "Case",
+    "Certificate",
+    "Freeze",
+    "Generator",
+    "Judgment",
+    "PaperFreeze",
+    "RawLogClaim",
+    "RedTeam",
+    "Trial",
+    "parse_judgments",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,4 +84,227 @@ class Trial:
             started_at=started_at,
             keys={key: value for key, value in data.items() if key != "result"},
             result=data["result"],
+        )
+
+
+def _moment(text: object) -> datetime | None:
+    return parse_timestamp(text) if isinstance(text, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class RedTeam:
+    """One red-team group of attempt.yaml's `adversarial.red_teams`."""
+
+    name: str
+    organization: str
+    independent: bool
+    hours: float
+    access: str
+    started_at: datetime | None
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> RedTeam:
+        return cls(
+            data["name"],
+            data["organization"],
+            bool(data["independent"]),
+            float(data["hours"]),
+            data["access"],
+            _moment(data["started_at"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Bounty:
+    """A bug bounty (the serious budget's bounty route)."""
+
+    usd: float
+    listed_at: datetime | None
+    closed_at: datetime | None
+    rules_frozen_at: datetime | None
+    qualifying_submissions: int
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Bounty:
+        return cls(
+            float(data["usd"]),
+            _moment(data["listed_at"]),
+            _moment(data["closed_at"]),
+            _moment(data["rules_frozen_at"]),
+            int(data["qualifying_submissions"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Generator:
+    """A planted-failure generator (the serious budget's generator route)."""
+
+    name: str
+    frozen_at: datetime | None
+    planted: int
+    planted_found: int
+    independent_hours: float
+    access: str
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Generator:
+        return cls(
+            data["name"],
+            _moment(data["frozen_at"]),
+            int(data["planted"]),
+            int(data["planted_found"]),
+            float(data["independent_hours"]),
+            data["access"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Adversarial:
+    """attempt.yaml's `adversarial`: access frozen when, and the routes taken."""
+
+    access_frozen_at: datetime | None
+    red_teams: tuple[RedTeam, ...]
+    bounty: Bounty | None
+    generator: Generator | None
+    protocol: Mapping[str, Any] | None
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Adversarial:
+        bounty, generator = data.get("bounty"), data.get("generator")
+        return cls(
+            _moment(data["access_frozen_at"]),
+            tuple(RedTeam.from_data(team) for team in data.get("red_teams", ())),
+            Bounty.from_data(bounty) if bounty else None,
+            Generator.from_data(generator) if generator else None,
+            data.get("protocol") or None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RawLogClaim:
+    """attempt.yaml's `raw_log`: where the whole log is, its hash and size."""
+
+    sha256: str
+    url: str
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """attempt.yaml, checked by its schema. `lines` maps top-level fields to their lines."""
+
+    path: str
+    market: int
+    submitter: str
+    kind: Literal["run", "wrapped", "challenge"]
+    title: str
+    challenge_run: str | None
+    evidence_public_at: datetime | None
+    raw_log: RawLogClaim
+    assumed_access: str
+    adversarial: Adversarial
+    lines: Mapping[str, int]
+
+    @classmethod
+    def from_document(cls, document: Document) -> Attempt:
+        """From a document that passed the `attempt` schema."""
+        data: dict[str, Any] = document.data  # type: ignore[assignment]
+        raw = data["raw_log"]
+        return cls(
+            path=document.path,
+            market=int(data["market"]),
+            submitter=data["submitter"],
+            kind=data["kind"],
+            title=data["title"],
+            challenge_run=data.get("challenge_run"),
+            evidence_public_at=_moment(data["publication"]["evidence_public_at"]),
+            raw_log=RawLogClaim(raw["sha256"], raw["url"], int(raw["bytes"])),
+            assumed_access=data["assumed_access"],
+            adversarial=Adversarial.from_data(data["adversarial"]),
+            lines={str(where[0]): line for where, line in document.lines.items() if len(where) == 1},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PaperFreeze:
+    """A wrapped attempt's paper's own dated freeze."""
+
+    date: str
+    url: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Freeze:
+    """freeze.yaml, checked by its schema."""
+
+    path: str
+    line: int | None
+    paper_freeze: PaperFreeze | None
+
+    @classmethod
+    def from_document(cls, document: Document) -> Freeze:
+        data: dict[str, Any] = document.data  # type: ignore[assignment]
+        paper = data.get("paper_freeze")
+        return cls(
+            document.path,
+            document.line_of(),
+            PaperFreeze(str(paper["date"]), paper["url"], paper["sha256"]) if paper else None,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """One human check recorded in judgments.yaml."""
+
+    verdict: Literal["pass", "fail", "unsettled"]
+    by: str
+    at: str  # a date, or an RFC 3339 time
+    evidence_digest: str
+    note: str | None = None
+
+
+def parse_judgments(data: Mapping[str, Any]) -> dict[str, Judgment]:
+    """judgments.yaml's `checks`, from data that passed the `judgments` schema."""
+    return {
+        check: Judgment(
+            entry["verdict"], entry["by"], str(entry["at"]), entry["evidence_digest"], entry.get("note")
+        )
+        for check, entry in data["checks"].items()
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Certificate:
+    """One line of certificates.jsonl, checked by its schema."""
+
+    line: int
+    system: str
+    version: str
+    abstain: bool
+
+    @classmethod
+    def from_data(cls, line: int, data: Mapping[str, Any]) -> Certificate:
+        return cls(line, data["system"], data["version"], bool(data["abstain"]))
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterSpec:
+    """adapter/adapter.yaml of a wrapped attempt, checked by its schema."""
+
+    path: str
+    description: str
+    command: tuple[str, ...]
+    released_data: tuple[Mapping[str, Any], ...]
+    outputs: tuple[str, ...]
+
+    @classmethod
+    def from_document(cls, document: Document) -> AdapterSpec:
+        data: dict[str, Any] = document.data  # type: ignore[assignment]
+        return cls(
+            document.path,
+            data["description"],
+            tuple(data["command"]),
+            tuple(data["released_data"]),
+            tuple(data["outputs"]),
         )

@@ -38,6 +38,8 @@ SCHEMA_NAMES = (
     "judgments",
     "challenge-run",
     "adapter",
+    "verify-report",
+    "resolve-report",
 )
 # A file with thousands of bad lines reports the first ones; the count says how many more.
 _MAX_ERRORS_PER_DOCUMENT = 20

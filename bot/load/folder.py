@@ -1,23 +1,29 @@
-"""Scan an attempt folder without following links: every regular file's size and SHA-256.
+"""Scan an attempt folder in a tree: every regular file's size, SHA-256 and git blob id.
 
-Symlinks (to files or folders), devices, sockets and FIFOs are reported and never opened, so an
-attempt cannot point the bot at /etc/passwd or at another attempt's evidence. File names must be
-plain ASCII (letters, digits, '.', '_', '-'), so two names cannot look alike in a report.
+Symlinks (`symlink`), submodules (`submodule`) and devices, sockets and FIFOs (`special-file`)
+are reported and never opened, so an attempt cannot point the bot at /etc/passwd or at another
+attempt's evidence. File names must be plain ASCII (letters, digits, '.', '_', '-'), so two
+names cannot look alike in a report. A path that is not there is `file-missing`; one the
+operating system will not list or read (permissions, I/O errors) is `file-unreadable`.
+
+The SHA-256 (for the evidence digest) and the git blob id (to ask git when the file landed)
+are computed in the same single read of each file.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.config import Limits
 from bot.findings import Code, Finding
+from bot.tree import Tree, TreeEntry, TreeError
 
-__all__ = ["FileEntry", "read_regular", "scan_folder"]
+__all__ = ["FileEntry", "read_regular", "scan_folder", "tree_error"]
 
 _NAME = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\Z")
 _CHUNK = 1 << 20
@@ -25,56 +31,73 @@ _CHUNK = 1 << 20
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """A regular file inside the folder: POSIX path relative to it, size, hex SHA-256."""
+    """A regular file inside the folder: path relative to it, size, SHA-256 and blob id."""
 
     path: str
     size: int
     sha256: str
+    blob_id: str
 
 
-def _hash(path: Path) -> str:
-    digest = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    with os.fdopen(fd, "rb") as stream:
+def tree_error(error: OSError, verb: str, shown: str) -> Finding:
+    """The finding for a path that could not be listed or read, by what the tree said."""
+    if error.errno == errno.ENOENT:
+        return Finding(Code.FILE_MISSING, "file not found", shown)
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW: a link (perhaps swapped in since the listing)
+        return Finding(Code.SYMLINK, "a symbolic link; links are refused", shown)
+    return Finding(Code.FILE_UNREADABLE, f"{verb}: {error.strerror}", shown)
+
+
+def _hash(tree: Tree, entry: TreeEntry, object_format: str) -> tuple[int, str, str]:
+    """(size, sha256, blob id) from one read of the file."""
+    content = hashlib.sha256()
+    size = 0
+    chunks = []
+    with tree.open(entry.path) as stream:
         while chunk := stream.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+            content.update(chunk)
+            size += len(chunk)
+            if entry.blob_id is None:
+                chunks.append(chunk)
+    if entry.blob_id is not None:
+        return size, content.hexdigest(), entry.blob_id
+    # git's blob id needs the size up front; hash the kept chunks once the size is known.
+    blob = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+    blob.update(f"blob {size}\0".encode())
+    for chunk in chunks:
+        blob.update(chunk)
+    return size, content.hexdigest(), blob.hexdigest()
 
 
 def scan_folder(
-    folder: Path, display: str, limits: Limits = Limits()
-) -> tuple[dict[str, FileEntry], list[Finding]]:
-    """Return the folder's regular files by relative path, and findings for everything else."""
+    tree: Tree, folder: str, limits: Limits = Limits(), object_format: str = "sha1"
+) -> tuple[dict[str, FileEntry], list[Finding], bool]:
+    """The folder's regular files by relative path, findings for everything else, and
+    whether the scan reached every file (False: it stopped at the file-count cap)."""
     entries: dict[str, FileEntry] = {}
     findings: list[Finding] = []
     pending = [(folder, "")]
     while pending:
         directory, prefix = pending.pop()
         try:
-            children = sorted(os.scandir(directory), key=lambda entry: entry.name)
-        except OSError as error:
-            findings.append(
-                Finding(
-                    Code.FILE_MISSING,
-                    f"cannot list: {error.strerror}",
-                    f"{display}/{prefix}".rstrip("/"),
-                )
-            )
+            children = tree.children(directory)
+        except TreeError as error:
+            findings.append(tree_error(error, "cannot list", directory))
             continue
         for child in children:
             relative = f"{prefix}{child.name}"
-            shown = f"{display}/{relative}"
-            try:
-                mode = child.stat(follow_symlinks=False).st_mode
-            except OSError as error:  # gone since it was listed
-                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
-                continue
-            if stat.S_ISLNK(mode):
-                target = os.readlink(child.path)
+            shown = f"{folder}/{relative}"
+            if child.kind == "symlink":
+                target = tree.readlink(shown) if hasattr(tree, "readlink") else "?"
                 findings.append(
                     Finding(
                         Code.SYMLINK, f"a symbolic link (to {target!r}); links are refused", shown
                     )
+                )
+                continue
+            if child.kind == "submodule":
+                findings.append(
+                    Finding(Code.SUBMODULE, "a git submodule; refused (commit files)", shown)
                 )
                 continue
             if _NAME.match(child.name) is None or child.name.startswith(".git"):
@@ -86,17 +109,19 @@ def scan_folder(
                     )
                 )
                 continue
-            if stat.S_ISDIR(mode):
-                pending.append((Path(child.path), f"{relative}/"))
+            if child.kind == "folder":
+                pending.append((shown, f"{relative}/"))
                 continue
-            if not stat.S_ISREG(mode):
+            if child.kind != "file":
                 findings.append(
                     Finding(
-                        Code.SYMLINK, "not a regular file (device, socket or pipe); refused", shown
+                        Code.SPECIAL_FILE,
+                        "not a regular file (device, socket or pipe); refused",
+                        shown,
                     )
                 )
                 continue
-            size = child.stat(follow_symlinks=False).st_size
+            size = child.size or 0
             if size > limits.max_attempt_file_bytes:
                 findings.append(
                     Finding(
@@ -109,25 +134,25 @@ def scan_folder(
             if len(entries) >= limits.max_attempt_files:
                 findings.append(
                     Finding(
-                        Code.FILE_TOO_LARGE,
+                        Code.TOO_MANY_FILES,
                         f"more than {limits.max_attempt_files} files in the attempt folder",
-                        display,
+                        folder,
                     )
                 )
-                return entries, findings
+                return entries, findings, False
             try:
-                digest = _hash(Path(child.path))
-            except OSError as error:  # unreadable, or replaced by a link since it was listed
-                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
+                size, sha256, blob = _hash(tree, child, object_format)
+            except TreeError as error:  # unreadable, or replaced by a link since listed
+                findings.append(tree_error(error, "cannot read", shown))
                 continue
-            entries[relative] = FileEntry(relative, size, digest)
-    return entries, findings
+            entries[relative] = FileEntry(relative, size, sha256, blob)
+    return entries, findings, True
 
 
 def read_regular(path: Path, limit: int) -> bytes:
-    """Read at most `limit` bytes of a regular file, refusing to follow a final symlink.
+    """Read at most `limit` bytes of a regular file on disk, refusing a final symlink.
 
-    Raises OSError (ELOOP for a link) like `open` does.
+    For files the bot itself wrote (a sandbox's output folder). Raises OSError like `open`.
     """
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     # In chunks: `read(limit)` would allocate `limit` bytes up front whatever the file's size.

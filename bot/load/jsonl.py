@@ -15,12 +15,13 @@ import math
 import re
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any, BinaryIO
 
 from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Record
+from bot.load.folder import tree_error
+from bot.tree import Tree, TreeError
 
 __all__ = ["DuplicateKeyError", "load_jsonl", "object_without_duplicates", "parse_jsonl"]
 
@@ -168,17 +169,15 @@ def parse_jsonl(
 
 
 def load_jsonl(
-    file: Path, display: str, limits: Limits = Limits()
+    tree: Tree, path: str, limits: Limits = Limits()
 ) -> tuple[list[Record], list[Finding]]:
-    """Read a JSONL file; `display` is the path reports show. See `parse_jsonl`."""
+    """Read the JSONL file `path` of `tree` (links refused). See `parse_jsonl`."""
+    entry = tree.entry(path)
+    if entry is not None and entry.kind == "file" and (entry.size or 0) > limits.max_jsonl_bytes:
+        message = f"{entry.size} bytes, over the {limits.max_jsonl_bytes}-byte limit"
+        return [], [Finding(Code.JSONL_INVALID, message, path)]
     try:
-        size = file.stat().st_size
-        if size > limits.max_jsonl_bytes:
-            message = f"{size} bytes, over the {limits.max_jsonl_bytes}-byte limit"
-            return [], [Finding(Code.JSONL_INVALID, message, display)]
-        with file.open("rb") as stream:
-            return parse_jsonl(stream, display, limits)
-    except FileNotFoundError:
-        return [], [Finding(Code.FILE_MISSING, "file not found", display)]
-    except OSError as error:
-        return [], [Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", display)]
+        with tree.open(path) as stream:
+            return parse_jsonl(stream, path, limits)
+    except TreeError as error:
+        return [], [tree_error(error, "cannot read", path)]

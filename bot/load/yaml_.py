@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -27,6 +26,8 @@ from yaml.reader import ReaderError
 from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Document, FieldPath
+from bot.load.folder import tree_error
+from bot.tree import Tree, TreeError, read_limited
 
 __all__ = ["load_yaml", "parse_yaml"]
 
@@ -240,17 +241,15 @@ def parse_yaml(
 
 
 def load_yaml(
-    file: Path, display: str, limits: Limits = Limits()
+    tree: Tree, path: str, limits: Limits = Limits()
 ) -> tuple[Document | None, list[Finding]]:
-    """Read and parse a YAML file; `display` is the path reports show. See `parse_yaml`."""
+    """Read and parse the YAML file `path` of `tree` (links refused). See `parse_yaml`."""
+    entry = tree.entry(path)
+    if entry is not None and entry.kind == "file" and (entry.size or 0) > limits.max_yaml_bytes:
+        message = f"{entry.size} bytes, over the {limits.max_yaml_bytes}-byte limit for YAML files"
+        return None, [Finding(Code.YAML_UNSAFE, message, path)]
     try:
-        size = file.stat().st_size
-        if size > limits.max_yaml_bytes:
-            message = f"{size} bytes, over the {limits.max_yaml_bytes}-byte limit for YAML files"
-            return None, [Finding(Code.YAML_UNSAFE, message, display)]
-        raw = file.read_bytes()
-    except FileNotFoundError:
-        return None, [Finding(Code.FILE_MISSING, "file not found", display)]
-    except OSError as error:
-        return None, [Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", display)]
-    return parse_yaml(raw, display, limits)
+        raw = read_limited(tree, path, limits.max_yaml_bytes + 1)
+    except TreeError as error:
+        return None, [tree_error(error, "cannot read", path)]
+    return parse_yaml(raw, path, limits)

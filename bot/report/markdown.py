@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from bot.findings import Finding
-from bot.verdict import AttemptVerdict
+from bot.verdict import BarResult
+
+if TYPE_CHECKING:
+    from bot.app import VerifyReport
 
 __all__ = ["MAX_COMMENT", "escape", "render_markdown"]
 
@@ -40,16 +43,14 @@ def _row(finding: Finding) -> str:
     return f"| `{finding.code.value}` | {where} | {escape(finding.message)} |"
 
 
-def _bar_row(bar: Mapping[str, Any]) -> str:
-    name = escape(str(bar["id"]), 80)
-    if not bar.get("exercised"):
+def _bar_row(bar: BarResult) -> str:
+    name = escape(bar.bar_id, 80)
+    if not bar.exercised:
         return f"- bar {name}: not exercised"
-    bound = "none" if bar.get("bound") is None else f"{bar['bound']:.4f}"
-    sign = "<=" if bar["statistic"] == "rate_upper" else ">="
-    verdict = "met" if bar.get("met") else "missed"
-    return (
-        f"- bar {name} ({bar['statistic']}): bound {bound} {sign} {bar['threshold']}: **{verdict}**"
-    )
+    bound = "none" if bar.bound is None else f"{bar.bound:.4f}"
+    sign = "<=" if bar.statistic == "rate_upper" else ">="
+    verdict = "met" if bar.met else "missed"
+    return f"- bar {name} ({bar.statistic}): bound {bound} {sign} {bar.threshold}: **{verdict}**"
 
 
 def _table(findings: Sequence[Finding]) -> list[str]:
@@ -61,12 +62,11 @@ def _table(findings: Sequence[Finding]) -> list[str]:
     return rows
 
 
-def render_markdown(
-    verdicts: Sequence[AttemptVerdict], registry_findings: Sequence[Finding] = ()
-) -> str:
+def render_markdown(report: VerifyReport) -> str:
     """Return the comment body: a summary table, then each attempt's bars and problems."""
+    verdicts, registry_findings = report.attempts, report.registry_problems
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
-    headline = "✅ Evidence valid" if not invalid else f"❌ Evidence invalid ({invalid})"
+    headline = "✅ Evidence valid" if report.evidence == "valid" else f"❌ Evidence invalid ({invalid})"
     parts = [
         f"### {headline}",
         "",
@@ -88,6 +88,8 @@ def render_markdown(
         parts += [_bar_row(bar) for bar in verdict.bars]
         if reasons:
             parts += _table(reasons)
+    if report.pr_problems:
+        parts += ["", "#### What this pull request may not change", *_table(report.pr_problems)]
     if registry_findings:
         parts += ["", "#### Registry problems (for maintainers)", *_table(registry_findings)]
     digests = [v for v in verdicts if v.digest]

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import date
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from bot.findings import Finding
-from bot.resolution import MarketResolution
-from bot.verdict import AttemptVerdict
+from bot.verdict import AttemptVerdict, BarResult
 
-__all__ = ["render_resolution", "render_text"]
+if TYPE_CHECKING:
+    from bot.app import ResolveReport, VerifyReport
+
+__all__ = ["printable", "render_resolution", "render_text"]
 
 
 # Past this many findings with the same code in the same file, the terminal shows a count
@@ -43,21 +44,21 @@ def _number(value: Any) -> str:
     return "none" if value is None else f"{value:.4f}"
 
 
-def _bar_line(bar: Mapping[str, Any]) -> str:
-    if not bar.get("exercised"):
-        return f"    bar {bar['id']}: not exercised ({bar.get('note', '')})"
-    met = "met" if bar.get("met") else "missed"
-    note = f"; {bar['note']}" if bar.get("note") else ""
-    if bar["statistic"] == "auroc_lower":
+def _bar_line(bar: BarResult) -> str:
+    if not bar.exercised:
+        return f"    bar {bar.bar_id}: not exercised ({bar.note})"
+    met = "met" if bar.met else "missed"
+    note = f"; {bar.note}" if bar.note else ""
+    if bar.statistic == "auroc_lower":
         return (
-            f"    bar {bar['id']}: AUROC {_number(bar.get('auroc'))}, lower bound"
-            f" {_number(bar.get('bound'))} >= {bar['threshold']}? {met}"
-            f" ({bar.get('positives')} positive, {bar.get('negatives')} negative units{note})"
+            f"    bar {bar.bar_id}: AUROC {_number(bar.auroc)}, lower bound"
+            f" {_number(bar.bound)} >= {bar.threshold}? {met}"
+            f" ({bar.positives} positive, {bar.negatives} negative units{note})"
         )
-    sign = "<=" if bar["statistic"] == "rate_upper" else ">="
+    sign = "<=" if bar.statistic == "rate_upper" else ">="
     return (
-        f"    bar {bar['id']}: {bar.get('failures')} failing of {bar.get('units')} units,"
-        f" bound {_number(bar.get('bound'))} {sign} {bar['threshold']}? {met}{note}"
+        f"    bar {bar.bar_id}: {bar.failures} failing of {bar.units} units,"
+        f" bound {_number(bar.bound)} {sign} {bar.threshold}? {met}{note}"
     )
 
 
@@ -67,59 +68,47 @@ def _qualification_lines(verdict: AttemptVerdict) -> list[str]:
     lines = [f"  {verdict.status.upper()}{outcome}"]
     lines += [_bar_line(bar) for bar in verdict.bars]
     units = verdict.units
-    if units:
-        joined = units.get("joined_most_by") or "nothing"
+    if units is not None:
+        joined = units.joined_most_by or "nothing"
         lines.append(
-            f"    units: {units.get('count')} (largest {units.get('largest')}, joined"
-            f" most by {joined}; nulls per key {units.get('nulls_per_key')})"
+            f"    units: {units.count} (largest {units.largest}, joined"
+            f" most by {joined}; nulls per key {dict(units.nulls_per_key)})"
         )
     lines += _finding_lines(verdict.qualification)
     waiting = [
-        f"{name} ({check.get('state')})"
-        for name, check in verdict.checks.items()
-        if check.get("state") != "pass"
+        f"{name} ({check.state})" for name, check in verdict.checks.items() if check.state != "pass"
     ]
     if waiting:
         lines.append(f"    human checks not passed: {', '.join(waiting)}")
     return lines
 
 
-def render_resolution(
-    resolutions: Sequence[MarketResolution],
-    as_of: date,
-    registry_findings: Sequence[Finding],
-    brief: bool = False,
-) -> str:
+def render_resolution(report: ResolveReport, brief: bool = False) -> str:
     """The human summary of `claims resolve`: one block per market, each attempt's verdict
     (`brief`: one line per market)."""
+    resolutions, as_of, registry_findings = report.markets, report.as_of, report.registry_problems
     if brief:
         lines = [
-            f"market {r.market.id:>2}: {r.state:13} "
+            f"market {r.market:>2}: {r.state:13} "
             f"{r.outcome or '(provisionally ' + str(r.provisional) + ')'}"
             for r in resolutions
         ]
         return "\n".join([*lines, f"{len(resolutions)} market(s) as of {as_of}"]) + "\n"
     blocks = []
     for resolution in resolutions:
-        market = resolution.market
         outcome = resolution.outcome or f"(provisionally {resolution.provisional})"
         head = (
-            f"market {market.id}{' (demo)' if market.demo else ''}: {outcome}"
+            f"market {resolution.market}{' (demo)' if resolution.demo else ''}: {outcome}"
             f" · {resolution.state} · resolve-by {resolution.dates.resolve_by},"
             f" window closes {resolution.dates.window_closes}"
         )
-        lines = [head, f"  {market.title}", f"  why: {resolution.why}"]
+        lines = [head, f"  {resolution.title}", f"  read from the {resolution.source}"]
+        lines.append(f"  why: {resolution.why}")
         lines += [
             f"  warning: {warning}" for warning in resolution.warnings if warning != resolution.why
         ]
         for verdict in resolution.attempts:
-            codes = sorted(
-                {
-                    f.code.value
-                    for f in (*verdict.findings, *verdict.qualification)
-                    if f.severity == "error"
-                }
-            )
+            codes = verdict.reasons
             status = verdict.status or f"evidence {verdict.evidence}"
             outcome_text = f" ({verdict.outcome})" if verdict.outcome else ""
             lines.append(
@@ -135,10 +124,9 @@ def render_resolution(
     return "\n\n".join(blocks) + "\n"
 
 
-def render_text(
-    verdicts: Sequence[AttemptVerdict], registry_findings: Sequence[Finding] = ()
-) -> str:
+def render_text(report: VerifyReport) -> str:
     """Return the human summary, ending with a one-line total."""
+    verdicts, registry_findings = report.attempts, report.registry_problems
     blocks = []
     for verdict in verdicts:
         head = f"{verdict.attempt}"
@@ -146,8 +134,8 @@ def render_text(
         status = "VALID" if verdict.evidence == "valid" else "INVALID"
         counts = verdict.counts
         detail = (
-            f"  {market} · {verdict.kind or '?'} · {counts.get('cases', 0)} cases ·"
-            f" {counts.get('trials', 0)} trials · {counts.get('systems', 0)} systems"
+            f"  {market} · {verdict.kind or '?'} · {counts.cases} cases ·"
+            f" {counts.trials} trials · {counts.systems} systems"
         )
         lines = [f"{status:8} {head}", detail]
         if verdict.digest:
@@ -156,12 +144,25 @@ def render_text(
         if verdict.status:
             lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))
+    if report.pr_problems:
+        lines = ["PULL REQUEST problems (what it changes that it may not):"]
+        lines += _finding_lines(report.pr_problems)
+        blocks.append("\n".join(lines))
     if registry_findings:
         lines = ["REGISTRY problems (a maintainer must fix these):"]
         lines += [_finding_line(finding) for finding in registry_findings]
         blocks.append("\n".join(lines))
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
     total = f"{len(verdicts)} attempt(s): {len(verdicts) - invalid} valid, {invalid} invalid" + (
-        f"; {len(registry_findings)} registry problem(s)" if registry_findings else ""
-    )
+        f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else ""
+    ) + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
     return "\n\n".join([*blocks, total]) + "\n"
+
+
+def printable(text: str) -> str:
+    """`text` with lone surrogates as `\\udcXX` escapes, so it can be written as UTF-8.
+
+    File and folder names that are not UTF-8 reach reports as lone surrogates (Python's
+    surrogateescape); in JSON output the escape is JSON's own, so the report stays parseable.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

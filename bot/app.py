@@ -1,0 +1,255 @@
+"""The app layer: what every entry point (CLI, demo, Actions jobs, schedule) calls.
+
+`verify_registry` verifies attempt folders of a registry's tree and returns a `VerifyReport`;
+`resolve_registry` resolves markets and returns a `ResolveReport`. Both hold every attempt,
+registry problem and pull-request problem once, are typed, and turn into JSON (and back) only
+through `bot/report/json_.py`.
+
+A market whose filing window has closed is resolved from its `snapshot-R` tag's tree when the
+tag exists (markets, shared rules, attempts and judgments as frozen, and main's history as it
+stood at the tag), so nothing committed to main after the close changes its outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import git
+from gitdb.exc import BadName  # type: ignore[import-untyped]
+
+from bot.archive.local import LocalArchive
+from bot.config import Limits
+from bot.dates import MarketDates
+from bot.errors import ClaimsError
+from bot.findings import Finding
+from bot.gather import VerifyOptions, verify_attempt
+from bot.history import Change, GitHistory, History, open_history
+from bot.registry import Registry, load_registry
+from bot.resolution import MarketResolution, Snapshot, resolve_market
+from bot.review import changed_attempt_folders, check_changes
+from bot.tree import FolderTree, GitTree, Tree
+from bot.verdict import AttemptVerdict
+
+__all__ = [
+    "ResolveReport",
+    "Workspace",
+    "open_workspace",
+    "VerifyReport",
+    "resolve_registry",
+    "verify_folders",
+    "verify_registry",
+]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """`claims verify`: each attempt's verdict, and the registry's and the PR's problems."""
+
+    attempts: Sequence[AttemptVerdict]
+    registry_problems: Sequence[Finding] = ()
+    pr_problems: Sequence[Finding] = ()  # what a pull request's diff may not change
+    base_ref: str | None = None
+    tree: str = ""  # what was read: a working tree or a git commit
+
+    @property
+    def evidence(self) -> str:
+        """`invalid` when any attempt's evidence is invalid or the PR changes what it may not."""
+        bad = any(v.evidence == "invalid" for v in self.attempts) or any(
+            f.severity == "error" for f in self.pr_problems
+        )
+        return "invalid" if bad else "valid"
+
+    def to_json(self) -> dict[str, Any]:
+        from bot.report.json_ import verify_report_to_json
+
+        return verify_report_to_json(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> VerifyReport:
+        """Raises `ReportError` naming the field when `data` is no valid report."""
+        from bot.report.json_ import verify_report_from_json
+
+        return verify_report_from_json(data)
+
+
+@dataclass(frozen=True)
+class ResolveReport:
+    """`claims resolve`: each market's resolution as of a date, and registry problems."""
+
+    as_of: date
+    markets: Sequence[MarketResolution]
+    registry_problems: Sequence[Finding] = field(default_factory=tuple)
+
+    def to_json(self) -> dict[str, Any]:
+        from bot.report.json_ import resolve_report_to_json
+
+        return resolve_report_to_json(self)
+
+    @classmethod
+    def from_json(cls, data: object) -> ResolveReport:
+        """Raises `ReportError` naming the field when `data` is no valid report."""
+        from bot.report.json_ import resolve_report_from_json
+
+        return resolve_report_from_json(data)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A registry opened for a command: its tree, the base branch's history, and, for a
+    pull request (`base_ref`), the changes of its head against the base."""
+
+    registry: Registry
+    history: History
+    changes: Sequence[Change] | None = None
+
+
+def open_workspace(
+    root: Path, base_ref: str | None = None, head: str | None = None, limits: Limits = Limits()
+) -> Workspace:
+    """Open the registry at `root`: its working tree, or with `head` that commit's tree read
+    from git objects (no checkout). With `base_ref`, the PR's changes against it.
+
+    Raises `ClaimsError` for a missing base ref or head, or invalid shared rules.
+    """
+    if head and not base_ref:
+        raise ClaimsError("--head needs --base-ref", "e.g. claims verify --base-ref main --head SHA")
+    history = open_history(root, base_ref)
+    tree: Tree = FolderTree(root)
+    changes = None
+    if base_ref and isinstance(history, GitHistory):
+        if head:
+            try:
+                tree = GitTree(history.repo, head, history.prefix)
+            except (ValueError, BadName, git.GitCommandError):
+                raise ClaimsError(f"--head {head!r} is not a commit of the repository") from None
+        changes = history.changes(head or "HEAD")
+    return Workspace(load_registry(tree, limits), history, changes)
+
+
+def verify_folders(
+    registry: Registry, folders: Sequence[str], history: History, options: VerifyOptions
+) -> tuple[list[AttemptVerdict], list[Finding]]:
+    """Verify attempt folders; return their verdicts and the registry problems, once each."""
+    verdicts = []
+    problems: dict[Finding, None] = {}
+    for folder in folders:
+        verdict, registry_problems = verify_attempt(registry, folder, history, options)
+        verdicts.append(verdict)
+        problems.update(dict.fromkeys(registry_problems))
+    return verdicts, list(problems)
+
+
+def verify_registry(
+    registry: Registry,
+    history: History,
+    options: VerifyOptions,
+    paths: Sequence[str] | None = None,
+    changes: Sequence[Change] | None = None,
+) -> VerifyReport:
+    """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
+    request's `changes`, the attempt folders it touches and what else it changes.
+
+    Raises `ClaimsError` when there is nothing to verify.
+    """
+    pr_problems: list[Finding] = []
+    selected = list(paths) if paths else None
+    if changes is not None:
+        changed = changed_attempt_folders(changes)
+        if selected is None:
+            selected = [f for f in changed if registry.tree.entry(f) is not None]
+            if not selected:
+                raise ClaimsError(
+                    f"the branch changes no attempt folder against {history.base_ref}"
+                )
+        pr_problems = check_changes(changes, changed)
+    folders = registry.attempt_folders(selected)
+    if not folders:
+        raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
+    verdicts, problems = verify_folders(registry, folders, history, options)
+    return VerifyReport(
+        tuple(verdicts), tuple(problems), tuple(pr_problems), history.base_ref, registry.tree.label
+    )
+
+
+def resolve_registry(
+    registry: Registry,
+    history: History,
+    archive: LocalArchive,
+    options: VerifyOptions,
+    market: int | None = None,
+) -> ResolveReport:
+    """Resolve every market (or only `market`) as of `options.as_of` by the Three Way Rule.
+
+    A closed market whose `snapshot-R` tag exists is judged on the tag's tree. Raises
+    `ClaimsError` when `market` has no contract.
+    """
+    as_of = options.as_of
+    if as_of is None:
+        raise ClaimsError("resolve needs a date (as_of)")
+    markets, problems = registry.markets()
+    if market is not None:
+        markets = [m for m in markets if m.id == market]
+        if not markets and not problems:
+            raise ClaimsError(f"market {market} has no contract in this registry")
+    rules = registry.rules
+    main_verdicts: list[AttemptVerdict] | None = None
+    resolutions = []
+    for contract in markets:
+        dates = MarketDates.of(contract.resolve_by, rules.window_days, rules.annul_after_days)
+        tag = history.tag(dates.snapshot_tag)
+        record = archive.record(dates.snapshot_tag)
+        snapshot = Snapshot(
+            tag=dates.snapshot_tag,
+            tag_exists=tag is not None,
+            archived=record is not None,
+            archive_ref=_archive_ref(record),
+        )
+        if dates.state(as_of) == "closed" and tag is not None and isinstance(history, GitHistory):
+            mine, source, found = _snapshot_verdicts(registry, history, tag.commit, contract.id, options)
+            problems += found
+        else:
+            if main_verdicts is None:
+                main_verdicts, found = verify_folders(
+                    registry, registry.attempt_folders(), history, options
+                )
+                problems += found
+            mine = [v for v in main_verdicts if v.market == contract.id]
+            source = registry.tree.label
+        unchecked = [v for v in mine if v.kind == "wrapped"]
+        notes = (
+            [
+                f"{len(unchecked)} wrapped attempt(s) counted without rerunning their adapters"
+                " (pass --rerun-adapters)"
+            ]
+            if unchecked and options.rerun_adapter is None
+            else []
+        )
+        resolutions.append(
+            resolve_market(contract, dates, mine, snapshot, as_of, notes, source=source)
+        )
+    return ResolveReport(as_of, tuple(resolutions), tuple(dict.fromkeys(problems)))
+
+
+def _snapshot_verdicts(
+    registry: Registry, history: GitHistory, commit: str, market: int, options: VerifyOptions
+) -> tuple[list[AttemptVerdict], str, list[Finding]]:
+    """The market's attempts as the snapshot tag froze them, with main's history at the tag."""
+    tree = GitTree(history.repo, commit, history.prefix)
+    snapshot = load_registry(tree, registry.limits)
+    folders = snapshot.attempt_folders([f"attempts/market-{market:02d}"]) if tree.entry(
+        f"attempts/market-{market:02d}"
+    ) else []
+    verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
+    return [v for v in verdicts if v.market == market], tree.label, problems
+
+
+def _archive_ref(record: dict[str, object] | None) -> str | None:
+    """The DOI (or id) an archive record names, if any."""
+    if record is None:
+        return None
+    value = record.get("doi") or record.get("id")
+    return str(value) if value else None

@@ -1,0 +1,368 @@
+"""The shell around the judge: read an attempt folder from a tree, ask git, the raw log's
+server and the sandbox, then hand the judge typed files and facts.
+
+Each fact is gathered once: the folder is scanned once (sizes, SHA-256 and git blob ids in one
+read of each file), every document is parsed once into its typed model, and git is asked from
+the run's one history index. Nothing here decides a rule; `bot/judge.py` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from bot.dates import MarketDates, end_of_day
+from bot.evidence.models import (
+    AdapterSpec,
+    Attempt,
+    Certificate,
+    Freeze,
+    Judgment,
+    parse_judgments,
+)
+from bot.evidence.rules import evidence_digest
+from bot.evidence.schema import validate
+from bot.findings import Code, Finding
+from bot.history import History, Landing, blob_id
+from bot.judge import (
+    AttemptFacts,
+    AttemptFiles,
+    folder_market,
+    freeze_files,
+    judge_attempt,
+    market_unknown,
+)
+from bot.load.document import Document, FieldPath, Record
+from bot.load.folder import scan_folder
+from bot.load.jsonl import load_jsonl
+from bot.load.yaml_ import load_yaml, parse_yaml
+from bot.models import Market
+from bot.registry import Registry
+from bot.tree import Tree, TreeError, read_limited
+from bot.verdict import AttemptVerdict
+
+__all__ = [
+    "AdapterRunner",
+    "RawLogFetcher",
+    "VerifyOptions",
+    "gather_facts",
+    "read_attempt",
+    "verify_attempt",
+]
+
+# (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.fetch provides it.
+RawLogFetcher = Callable[..., list[Finding]]
+# (tree, attempt folder, adapter spec) -> findings; bot.rerun.AdapterRerun provides it.
+AdapterRunner = Callable[[Tree, str, AdapterSpec], list[Finding]]
+
+_FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyOptions:
+    """How to verify: the date qualification is judged on (None: evidence only), and the
+    optional raw-log fetcher and adapter runner."""
+
+    as_of: date | None = None
+    fetch_raw_log: RawLogFetcher | None = None
+    rerun_adapter: AdapterRunner | None = None
+
+
+def _constant_line(line: int) -> Callable[[FieldPath], int | None]:
+    """A JSONL record's line, whichever field of it is asked about."""
+
+    def line_of(_where: FieldPath) -> int | None:
+        return line
+
+    return line_of
+
+
+class _Reader:
+    """Reads the files of one attempt folder, collecting problems in order."""
+
+    def __init__(self, registry: Registry, folder: str, entries: dict[str, Any]) -> None:
+        self.registry = registry
+        self.folder = folder
+        self.entries = entries
+        self.problems: list[Finding] = []
+        self.published: list[tuple[str, object, Callable[[FieldPath], int | None]]] = []
+
+    def path(self, name: str) -> str:
+        return f"{self.folder}/{name}"
+
+    def _present(self, name: str, required: bool) -> bool:
+        if name in self.entries:
+            return True
+        if required and not any(f.file == self.path(name) for f in self.problems):
+            self.problems.append(Finding(Code.FILE_MISSING, "required file", self.path(name)))
+        return False
+
+    def yaml(self, name: str, schema: str, required: bool) -> Document | None:
+        if not self._present(name, required):
+            return None
+        document, problems = load_yaml(self.registry.tree, self.path(name), self.registry.limits)
+        self.problems += problems
+        if document is None:
+            return None
+        self.published.append((document.path, document.data, document.line_of))
+        problems = validate(schema, document.data, document.path, document.lines)
+        self.problems += problems
+        return None if problems else document
+
+    def jsonl(self, name: str, required: bool) -> list[Record] | None:
+        if not self._present(name, required):
+            return None
+        records, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits)
+        self.problems += problems
+        self.published += [
+            (self.path(name), record.data, _constant_line(record.line)) for record in records
+        ]
+        return records
+
+
+def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -> AttemptFiles:
+    """Read one attempt folder of the registry's tree into typed models. Never raises for
+    bad input: every problem is a finding in `AttemptFiles.problems`."""
+    entries, problems, complete = scan_folder(
+        registry.tree, folder, registry.limits, object_format
+    )
+    digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
+    reader = _Reader(registry, folder, dict(entries))
+    reader.problems += problems
+    base = AttemptFiles(
+        folder=folder,
+        entries=entries,
+        problems=reader.problems,
+        digest=digest,
+        folder_market=folder_market(folder),
+    )
+    if not complete:
+        return AttemptFiles(**{**_fields(base), "scan_complete": False})
+    if entries and set(entries) <= _FREEZE_FILES | {"README.md"}:
+        reader.yaml("freeze.yaml", "freeze", required=True)
+        cases = reader.jsonl("freeze-cases.jsonl", required=True)
+        return AttemptFiles(
+            **{
+                **_fields(base),
+                "problems": tuple(reader.problems),
+                "freeze_only": True,
+                "case_records": cases,
+            }
+        )
+    attempt_document = reader.yaml("attempt.yaml", "attempt", required=True)
+    attempt = Attempt.from_document(attempt_document) if attempt_document else None
+    freeze_document = reader.yaml("freeze.yaml", "freeze", required=True)
+    cases = reader.jsonl("freeze-cases.jsonl", required=True)
+    trials = reader.jsonl("trials.jsonl", required=True)
+    trials_complete = not any(
+        f.code is Code.JSONL_INVALID and f.file == reader.path("trials.jsonl")
+        for f in reader.problems
+    )
+    scores = reader.yaml("scores.yaml", "scores", required=False)
+    judgments = reader.yaml("judgments.yaml", "judgments", required=False)
+    certificate_records = reader.jsonl("certificates.jsonl", required=False)
+    certificates: list[Certificate] | None = None
+    if certificate_records is not None:
+        certificates = []
+        for record in certificate_records:
+            found = validate(
+                "certificate", record.data, reader.path("certificates.jsonl"), line=record.line
+            )
+            reader.problems += found
+            if not found:
+                certificates.append(Certificate.from_data(record.line, record.data))
+    adapter = reader.yaml(
+        "adapter/adapter.yaml", "adapter", required=attempt is not None and attempt.kind == "wrapped"
+    )
+    return AttemptFiles(
+        **{
+            **_fields(base),
+            "problems": tuple(reader.problems),
+            "attempt": attempt,
+            "freeze": Freeze.from_document(freeze_document) if freeze_document else None,
+            "case_records": cases,
+            "trial_records": trials,
+            "trials_complete": trials_complete,
+            "scores": scores,
+            "judgments": parse_judgments(judgments.data)  # type: ignore[arg-type]
+            if judgments
+            else None,
+            "certificates": certificates,
+            "adapter": AdapterSpec.from_document(adapter) if adapter else None,
+            "published": tuple(reader.published),
+        }
+    )
+
+
+def _fields(files: AttemptFiles) -> dict[str, Any]:
+    return {name: getattr(files, name) for name in AttemptFiles.__dataclass_fields__}
+
+
+def find_market(
+    registry: Registry, files: AttemptFiles
+) -> tuple[Market | None, list[Finding], list[Finding]]:
+    """The attempt's market, `market-unknown` findings, and `registry-invalid` findings."""
+    attempt = files.attempt
+    if attempt is not None:
+        number, file, line = attempt.market, attempt.path, attempt.lines.get("market")
+    elif files.freeze_only and files.folder_market is not None:
+        number, file, line = files.folder_market, files.folder, None
+    else:
+        return None, [], []
+    if registry.rules.budget_by_market.get(number) == "not_in_registry":
+        return None, [market_unknown(number, registry.rules, file, line)], []
+    market, registry_problems = registry.market(number)
+    if market is None and not registry_problems:
+        return None, [market_unknown(number, registry.rules, file, line)], []
+    return market, [], registry_problems
+
+
+def gather_facts(
+    registry: Registry,
+    files: AttemptFiles,
+    market: Market | None,
+    market_problems: Sequence[Finding],
+    history: History,
+    options: VerifyOptions,
+) -> AttemptFacts:
+    """Ask git, the raw log's server and the sandbox what the judge needs of them."""
+    attempt = files.attempt
+    landings: dict[str, Landing | str] = {}
+    differs: str | None = None
+    withholdable: list[str] = []
+    if attempt is not None and history.unavailable is None:
+        for path in freeze_files(files, attempt):
+            landings[path] = _landing(registry.tree, history, path)
+    if attempt is not None and attempt.kind == "challenge" and attempt.challenge_run:
+        run_cases = f"challenge-runs/{attempt.challenge_run}/freeze-cases.jsonl"
+        own = files.entries.get("freeze-cases.jsonl")
+        theirs = registry.tree.entry(run_cases)
+        if own is not None and theirs is not None and theirs.kind == "file":
+            if _blob(registry.tree, run_cases) != own.blob_id:
+                differs = run_cases
+        document, _ = registry.challenge_run(attempt.challenge_run)
+        if document is not None and not validate("challenge-run", document.data, document.path):
+            withholdable = [str(name) for name in document.data["withholdable"]]  # type: ignore[index]
+    return AttemptFacts(
+        market_problems=tuple(market_problems),
+        base_ref=history.base_ref,
+        history_unavailable=history.unavailable,
+        freeze_landings=landings,
+        challenge_freeze_differs=differs,
+        challenge_withholdable=tuple(withholdable),
+        filed_at=_filed_at(files, history),
+        judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
+        raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
+        adapter_findings=tuple(
+            options.rerun_adapter(registry.tree, files.folder, files.adapter)
+            if options.rerun_adapter is not None and files.adapter is not None
+            else ()
+        ),
+    )
+
+
+def _blob(tree: Tree, path: str) -> str | None:
+    """The git blob id of a file in the tree (from git, or hashed from the working tree)."""
+    entry = tree.entry(path)
+    if entry is None or entry.kind != "file":
+        return None
+    if entry.blob_id is not None:
+        return entry.blob_id
+    try:
+        return blob_id(read_limited(tree, path, 1 << 31))
+    except TreeError:
+        return None
+
+
+def _landing(tree: Tree, history: History, path: str) -> Landing | str:
+    blob = _blob(tree, path)
+    if blob is None:
+        return "cannot read the freeze"
+    return history.landing(path, blob)
+
+
+def _filed_at(files: AttemptFiles, history: History) -> datetime | None:
+    """When the attempt's evidence, as it stands, landed on the base branch (None: not all)."""
+    if history.unavailable is not None:
+        return None
+    latest = None
+    for name, entry in files.entries.items():
+        if name == "judgments.yaml":
+            continue
+        found = history.landing(files.path(name), entry.blob_id)
+        if isinstance(found, str):
+            return None
+        latest = found.committed_at if latest is None else max(latest, found.committed_at)
+    return latest
+
+
+def _judgments_at_close(
+    registry: Registry,
+    files: AttemptFiles,
+    market: Market | None,
+    history: History,
+    as_of: date | None,
+) -> dict[str, Judgment] | None:
+    """judgments.yaml's checks as they stood on the base branch when the window closed."""
+    if market is None or as_of is None:
+        return None
+    rules = registry.rules
+    dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
+    if as_of <= dates.window_closes:
+        return None
+    path = files.path("judgments.yaml")
+    raw = history.content_at(path, end_of_day(dates.window_closes), registry.limits.max_yaml_bytes)
+    if raw is None:
+        return None
+    document, _ = parse_yaml(raw, path, registry.limits)
+    if document is None or validate("judgments", document.data, document.path):
+        return None
+    return parse_judgments(document.data)  # type: ignore[arg-type]
+
+
+def _fetch_raw_log(
+    registry: Registry, files: AttemptFiles, options: VerifyOptions
+) -> list[Finding]:
+    """With a fetcher: stream raw_log.url and compare it with the claim and the excerpts."""
+    attempt = files.attempt
+    if options.fetch_raw_log is None or attempt is None:
+        return []
+    names = sorted(path for path in files.entries if path.startswith("raw-log/"))
+    head = tail = None
+    limit = registry.rules.excerpt_bytes + 1
+    if names == ["raw-log/head", "raw-log/tail"]:
+        try:
+            head = read_limited(registry.tree, files.path("raw-log/head"), limit)
+            tail = read_limited(registry.tree, files.path("raw-log/tail"), limit)
+        except TreeError:
+            return []
+    elif len(names) != 1:
+        return []  # the judge refuses the folder's shape; nothing to compare
+    return options.fetch_raw_log(
+        attempt.raw_log.url,
+        sha256=attempt.raw_log.sha256,
+        size=attempt.raw_log.bytes,
+        head=head,
+        tail=tail,
+        file=attempt.path,
+        line=attempt.lines.get("raw_log"),
+        limits=registry.limits,
+    )
+
+
+def verify_attempt(
+    registry: Registry, folder: str, history: History, options: VerifyOptions
+) -> tuple[AttemptVerdict, list[Finding]]:
+    """Read, gather and judge one attempt folder. Returns its verdict and any
+    `registry-invalid` findings about the market it names (a maintainer's problem)."""
+    object_format = getattr(history, "object_format", "sha1")
+    files = read_attempt(registry, folder, object_format)
+    market, market_problems, registry_problems = find_market(registry, files)
+    if files.freeze_only or not files.scan_complete:
+        facts = AttemptFacts(market_problems=tuple(market_problems))
+    else:
+        facts = gather_facts(registry, files, market, market_problems, history, options)
+    verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
+    return verdict, registry_problems

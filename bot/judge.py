@@ -1,0 +1,483 @@
+"""The judge: one pure function from an attempt's files and facts to its verdict.
+
+`judge_attempt(files, facts, market, rules, as_of)` reads no file, clock, git or network: the
+shell (`bot/gather.py`) has read the attempt folder from a tree into typed models
+(`AttemptFiles`) and asked git, the raw-log server and the sandbox what it needed
+(`AttemptFacts`). So every rule can be tested without git, with values in and a verdict out.
+
+Steps (numbers repeated inline):
+ 1. what reading found (schema, YAML, JSONL, scan problems), and the folder's location;
+ 2. the market: unknown, or not accepting this kind;
+ 3. frozen cases: content hashes, unique ids;
+ 4. trials: one per case, known cases, unit keys;
+ 5. certificates, the adapter rerun (wrapped);
+ 6. the raw log, kept whole or as excerpts, and what fetching its URL found;
+ 7. freeze order: run attempts against the freeze's landing on main, wrapped against the
+    paper's freeze, challenge attempts against the run's freeze-cases;
+ 8. hidden suites: no withholdable field in any published file;
+ 9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
+10. with valid evidence and a date: qualification and outcome (SPEC 7).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import PurePosixPath
+from typing import Any
+
+from bot.bars import compare_score_tables, derive_score_table, evaluate_bars
+from bot.evidence.models import (
+    AdapterSpec,
+    Attempt,
+    Case,
+    Certificate,
+    Freeze,
+    Judgment,
+    Trial,
+)
+from bot.evidence.rules import (
+    RawLogFile,
+    check_cases,
+    check_raw_log,
+    check_trial_order,
+    check_trials,
+    check_withheld,
+    paper_freeze_time,
+)
+from bot.findings import Code, Finding, Severity
+from bot.history import Landing
+from bot.load.document import Document, FieldPath, Record
+from bot.models import Market, SharedRules, market_path
+from bot.qualification import Evidence, qualify
+from bot.verdict import AttemptVerdict, CheckState, Counts
+
+__all__ = ["AttemptFacts", "AttemptFiles", "FileEntry", "judge_attempt"]
+
+SLUG = re.compile(r"\A[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # common.schema.json#/$defs/slug
+MARKET_FOLDER = re.compile(r"\Amarket-(\d{2,})\Z")
+
+LineOf = Callable[[FieldPath], int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """A regular file of an attempt folder: path relative to it, size, SHA-256, git blob id."""
+
+    path: str
+    size: int
+    sha256: str
+    blob_id: str
+
+
+@dataclass(frozen=True)
+class AttemptFiles:
+    """An attempt folder as read from a tree: typed documents and what reading them found.
+
+    A document is None when it is absent or was refused (the refusal is in `problems`).
+    """
+
+    folder: str  # the folder's path in the registry, e.g. attempts/market-03/alice/monitor
+    entries: Mapping[str, FileEntry]
+    problems: Sequence[Finding]  # scan, YAML, JSONL and schema problems, in reading order
+    digest: str
+    scan_complete: bool = True  # False: the scan stopped early (too many files)
+    freeze_only: bool = False  # only the freeze is filed (a freeze pull request)
+    folder_market: int | None = None  # the market the folder names (attempts/market-NN/...)
+    attempt: Attempt | None = None
+    freeze: Freeze | None = None
+    case_records: Sequence[Record] | None = None  # None: freeze-cases.jsonl unreadable/absent
+    trial_records: Sequence[Record] | None = None
+    trials_complete: bool = True  # False: some line of trials.jsonl could not be read
+    scores: Document | None = None
+    judgments: Mapping[str, Judgment] | None = None
+    certificates: Sequence[Certificate] | None = None
+    adapter: AdapterSpec | None = None
+    # Every parsed document and record, for the hidden-suite check: (file, data, line_of).
+    published: Sequence[tuple[str, object, LineOf]] = ()
+
+    def path(self, name: str) -> str:
+        return f"{self.folder}/{name}"
+
+
+@dataclass(frozen=True)
+class AttemptFacts:
+    """What the shell learnt outside the folder: git, the raw log's URL, the sandbox."""
+
+    market_problems: Sequence[Finding] = ()  # market-unknown (the judge cannot know it)
+    base_ref: str | None = None
+    history_unavailable: str | None = None  # why freeze order cannot be read from git
+    # freeze.yaml / freeze-cases.jsonl (or the challenge run's): where each landed on main.
+    freeze_landings: Mapping[str, Landing | str] = field(default_factory=dict)
+    challenge_freeze_differs: str | None = None  # the run's freeze-cases path, when it differs
+    challenge_withholdable: Sequence[str] = ()
+    filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
+    judgments_at_close: Mapping[str, Judgment] | None = None
+    raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
+    adapter_findings: Sequence[Finding] = ()  # from rerunning the adapter, when asked
+
+
+def judge_attempt(
+    files: AttemptFiles,
+    facts: AttemptFacts,
+    market: Market | None,
+    rules: SharedRules,
+    as_of: date | None,
+) -> AttemptVerdict:
+    """Judge one attempt. Returns its verdict; never raises for bad evidence.
+
+    `market` is None when the attempt names none the registry has (`facts.market_problems`
+    says why). Without `as_of`, qualification is not judged (status and outcome stay None).
+    """
+    findings: list[Finding] = list(files.problems)
+    counts = Counts(files=len(files.entries))
+    if not files.scan_complete:
+        # Over the file cap the scan stopped early: what it did not reach is not "missing".
+        return AttemptVerdict(files.folder, files.folder_market, None, findings, digest=files.digest)
+    if files.freeze_only:
+        return _judge_freeze_only(files, facts, findings)
+
+    # 1. what reading found, and the location
+    attempt = files.attempt
+    if attempt is not None:
+        findings += _check_location(files.folder, attempt)
+    # 2. the market
+    findings += facts.market_problems
+    if attempt is not None:
+        findings += _check_kind(attempt, market)
+    # 3. frozen cases
+    cases: dict[str, Case] | None = None
+    if files.case_records is not None:
+        cases, problems = check_cases(files.case_records, files.path("freeze-cases.jsonl"))
+        findings += problems
+    # 4. trials
+    unit_keys = market.unit_keys if market else rules.unit_keys
+    trials: list[Trial] = []
+    if files.trial_records is not None:
+        trials, problems = check_trials(
+            files.trial_records,
+            cases,
+            unit_keys,
+            files.path("trials.jsonl"),
+            complete=files.trials_complete,
+        )
+        findings += problems
+    # 5. the adapter rerun
+    findings += facts.adapter_findings
+    # 6. the raw log
+    if attempt is not None:
+        findings += _check_raw_log(files, attempt, rules, facts)
+    # 7. freeze order
+    if files.freeze is not None and attempt is not None:
+        findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
+    # 8. hidden suites
+    withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
+    findings += check_withheld(files.published, withholdable)
+
+    counts = Counts(
+        files=len(files.entries),
+        cases=len(cases or {}),
+        trials=len(trials),
+        systems=len({trial.system for trial in trials}),
+        families=len({cases[t.case_id].family for t in trials if cases and t.case_id in cases}),
+    )
+    verdict = AttemptVerdict(
+        attempt=files.folder,
+        market=attempt.market if attempt else files.folder_market,
+        kind=attempt.kind if attempt else None,
+        findings=tuple(findings),
+        digest=files.digest,
+        counts=counts,
+    )
+    if (
+        market is None
+        or attempt is None
+        or cases is None
+        or any(f.severity is Severity.ERROR for f in findings)
+    ):
+        return verdict
+
+    # 9. bars and the score table
+    bars, units, problems = evaluate_bars(
+        market, cases, trials, rules.confidence, files.path("trials.jsonl")
+    )
+    derived = derive_score_table(market, bars, cases, trials)
+    scores = files.scores
+    claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
+    if scores is not None and claimed is not None:
+        problems += _check_score_table(scores, claimed, derived)
+    verdict = AttemptVerdict(
+        attempt=verdict.attempt,
+        market=verdict.market,
+        kind=verdict.kind,
+        findings=(*verdict.findings, *problems),
+        digest=files.digest,
+        counts=counts,
+        bars=tuple(bars),
+        class_conditional=derived.get("class_conditional", {}),
+    )
+    if problems or as_of is None:
+        return verdict
+
+    # 10. qualification
+    evidence = Evidence(
+        folder=files.folder,
+        attempt=attempt,
+        cases=cases,
+        trials=trials,
+        certificates=files.certificates,
+        scores=claimed,
+        judgments=files.judgments,
+        digest=files.digest,
+        filed_at=facts.filed_at,
+        judgments_at_close=facts.judgments_at_close,
+    )
+    result = qualify(evidence, market, rules, bars, units, derived, as_of)
+    checks = dict(result.checks)
+    wrapping = checks.get("wrapping-within-rules")
+    if wrapping is not None and files.adapter is not None:
+        # The maintainer judges the wrapping against what the adapter says it did.
+        checks["wrapping-within-rules"] = CheckState(
+            wrapping.state, wrapping.verdict, wrapping.by, wrapping.at, files.adapter.description
+        )
+    return AttemptVerdict(
+        attempt=verdict.attempt,
+        market=verdict.market,
+        kind=verdict.kind,
+        findings=verdict.findings,
+        qualification=tuple(result.reasons),
+        digest=files.digest,
+        status=result.status,
+        outcome=result.outcome,
+        bars=verdict.bars,
+        class_conditional=verdict.class_conditional,
+        checks=checks,
+        counts=counts,
+        units=result.units,
+    )
+
+
+def _check_score_table(
+    scores: Document, claimed: Mapping[str, Any], derived: Mapping[str, Any]
+) -> list[Finding]:
+    """9. The filer's table must equal the one derived from cases and trials (SPEC 4)."""
+    findings = []
+    for row in compare_score_tables(claimed, derived):
+        if row.startswith("class_conditional."):
+            key = row.removeprefix("class_conditional.")
+            theirs = claimed.get("class_conditional", {}).get(key)
+            mine = derived.get("class_conditional", {}).get(key)
+            where: tuple[str, ...] = ("class_conditional", key)
+        else:
+            theirs = claimed.get("bars", {}).get(row)
+            mine = derived["bars"].get(row)
+            where = ("bars", row)
+        message = (
+            f"{'.'.join(where)}: scores.yaml says {_compact(theirs)}, the cases and"
+            f" trials give {_compact(mine)}"
+        )
+        findings.append(
+            Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(where))
+        )
+    return findings
+
+
+def _compact(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key}: {_compact(item)}" for key, item in value.items()) + "}"
+    if isinstance(value, float):
+        return f"{value:.6f}"
+    return str(value)
+
+
+def folder_market(folder: str) -> int | None:
+    """The market a folder attempts/market-NN/... names, when attempt.yaml cannot say."""
+    parts = PurePosixPath(folder).parts
+    match = MARKET_FOLDER.match(parts[1]) if len(parts) > 1 and parts[0] == "attempts" else None
+    return int(match.group(1)) if match else None
+
+
+def _judge_freeze_only(
+    files: AttemptFiles, facts: AttemptFacts, findings: list[Finding]
+) -> AttemptVerdict:
+    """A freeze pull request, before its run exists: the freeze, its location and market."""
+    parts = PurePosixPath(files.folder).parts
+    number = files.folder_market if len(parts) == 4 else None
+    if number is None or parts[0] != "attempts" or not all(map(SLUG.match, parts[2:])):
+        findings.append(
+            Finding(
+                Code.ATTEMPT_LOCATION,
+                f"the folder is {files.folder}/, expected"
+                " attempts/market-NN/<submitter>/<attempt>/ with slugs of 3-64 lower-case"
+                " letters, digits and hyphens",
+                files.folder,
+            )
+        )
+    findings += facts.market_problems
+    cases: dict[str, Case] = {}
+    if files.case_records is not None:
+        cases, problems = check_cases(files.case_records, files.path("freeze-cases.jsonl"))
+        findings += problems
+    findings.append(
+        Finding(
+            Code.FREEZE_ONLY,
+            "only the freeze is filed: attempt.yaml, trials.jsonl and raw-log/ come in a later"
+            " pull request, after this freeze is merged",
+            files.folder,
+            severity=Severity.WARNING,
+        )
+    )
+    return AttemptVerdict(
+        attempt=files.folder,
+        market=number,
+        kind=None,
+        findings=tuple(findings),
+        digest=files.digest,
+        counts=Counts(files=len(files.entries), cases=len(cases)),
+    )
+
+
+def market_unknown(number: int, rules: SharedRules, file: str, line: int | None) -> Finding:
+    """`market-unknown`: market 14 (the shared rules' sentence) or a market with no contract."""
+    if rules.budget_by_market.get(number) == "not_in_registry":
+        return Finding(Code.MARKET_UNKNOWN, rules.not_in_registry_message, file, line)
+    message = f"market {number} has no contract in this registry ({market_path(number)})"
+    return Finding(Code.MARKET_UNKNOWN, message, file, line)
+
+
+def _check_kind(attempt: Attempt, market: Market | None) -> list[Finding]:
+    """2. Challenge attempts wait for operator scoring; other kinds as the market accepts."""
+    line = attempt.lines.get("kind")
+    if attempt.kind == "challenge":
+        # Their trials' results come from the operator's scorer (SPEC 11), a later stage:
+        # until it exists a challenge attempt's results would be the filer's own.
+        message = (
+            "kind 'challenge': challenge attempts are not accepted yet (operator scoring"
+            " of challenge runs is a later stage)"
+        )
+        return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
+    if market is not None and attempt.kind not in market.kinds:
+        message = f"kind {attempt.kind!r}: market {market.id} accepts {', '.join(market.kinds)}"
+        return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
+    return []
+
+
+def _check_location(folder: str, attempt: Attempt) -> list[Finding]:
+    """1. attempts/market-NN/<submitter>/<attempt>/, matching attempt.yaml."""
+    expected = f"attempts/market-{attempt.market:02d}/{attempt.submitter}/"
+    parts = PurePosixPath(folder).parts
+    if not (folder.startswith(expected) and len(parts) == 4):
+        message = (
+            f"the folder is {folder}/, expected {expected}<attempt-slug>/ from attempt.yaml's"
+            " market and submitter"
+        )
+        return [
+            Finding(
+                Code.ATTEMPT_LOCATION, message, attempt.path, attempt.lines.get("submitter")
+            )
+        ]
+    if SLUG.match(parts[3]) is None:
+        message = f"attempt folder {parts[3]!r}: use 3-64 lower-case letters, digits and hyphens"
+        return [Finding(Code.ATTEMPT_LOCATION, message, folder)]
+    return []
+
+
+def _check_raw_log(
+    files: AttemptFiles, attempt: Attempt, rules: SharedRules, facts: AttemptFacts
+) -> list[Finding]:
+    """6. raw-log/: whole and matching, or exact excerpts; and what its URL served."""
+    raw_files = [
+        RawLogFile(path.removeprefix("raw-log/"), entry.size, entry.sha256)
+        for path, entry in files.entries.items()
+        if path.startswith("raw-log/")
+    ]
+    folder = files.path("raw-log")
+    if not raw_files:
+        if any(f.file == folder for f in files.problems):
+            return []  # already refused (a link, say)
+        return [
+            Finding(Code.FILE_MISSING, "raw-log/ is missing: keep the harness's raw log here", folder)
+        ]
+    claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}
+    problems = check_raw_log(
+        raw_files,
+        claim,
+        rules.max_local_log_bytes,
+        rules.excerpt_bytes,
+        folder,
+        attempt.path,
+        attempt.lines.get("raw_log"),
+    )
+    return problems or list(facts.raw_log_findings)
+
+
+def freeze_files(files: AttemptFiles, attempt: Attempt) -> list[str]:
+    """7. The registry paths whose landing on main dates the freeze of a run or challenge."""
+    if attempt.kind == "challenge":
+        return [f"challenge-runs/{attempt.challenge_run or ''}/freeze-cases.jsonl"]
+    return [files.path("freeze.yaml"), files.path("freeze-cases.jsonl")]
+
+
+def _check_freeze_order(
+    files: AttemptFiles,
+    attempt: Attempt,
+    freeze: Freeze,
+    trials: Sequence[Trial],
+    facts: AttemptFacts,
+) -> list[Finding]:
+    """7. Every trial after the freeze: git for run attempts, the paper's date for wrapped."""
+    trials_file = files.path("trials.jsonl")
+    if attempt.kind == "wrapped":
+        paper = freeze.paper_freeze
+        if paper is None:
+            return [
+                Finding(
+                    Code.SCHEMA,
+                    "paper_freeze: required for a wrapped attempt (the paper's own"
+                    " dated freeze: date, url, sha256)",
+                    freeze.path,
+                    freeze.line,
+                )
+            ]
+        moment = paper_freeze_time(paper.date)
+        if moment is None:
+            return []
+        return check_trial_order(trials, moment, f"the paper's freeze of {paper.date}", trials_file)
+    if facts.history_unavailable is not None:
+        return [Finding(Code.FREEZE_ORDER, facts.history_unavailable, freeze.path)]
+    findings = []
+    if facts.challenge_freeze_differs is not None:
+        findings.append(
+            Finding(
+                Code.FREEZE_ORDER,
+                f"freeze-cases.jsonl differs from the challenge run's"
+                f" {facts.challenge_freeze_differs}",
+                files.path("freeze-cases.jsonl"),
+            )
+        )
+    latest: Landing | None = None
+    for file in freeze_files(files, attempt):
+        found = facts.freeze_landings.get(file, f"{file}: cannot read the freeze")
+        if isinstance(found, str):
+            return [*findings, Finding(Code.FREEZE_ORDER, found, file)]
+        if not found.merge:
+            # Only a merge commit's date is written by GitHub when the freeze PR merged; a
+            # commit fast-forwarded onto main carries dates its author chose.
+            message = (
+                f"{file} reached {facts.base_ref} in {found.sha[:12]}, which is not a merge"
+                " commit, so its date proves nothing: merge freeze pull requests with a merge"
+                " commit (docs/running-on-github.md)"
+            )
+            return [*findings, Finding(Code.FREEZE_ORDER, message, file)]
+        if latest is None or found.committed_at > latest.committed_at:
+            latest = found
+    if latest is not None:
+        what = f"the freeze merged to {facts.base_ref} in {latest.sha[:12]}"
+        if latest.clamped:
+            what += " (its date taken no earlier than the commit before it on main)"
+        findings += check_trial_order(trials, latest.committed_at, what, trials_file)
+    return findings
