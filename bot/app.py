@@ -36,9 +36,9 @@ from bot.verdict import AttemptVerdict
 
 __all__ = [
     "ResolveReport",
+    "VerifyReport",
     "Workspace",
     "open_workspace",
-    "VerifyReport",
     "resolve_registry",
     "verify_folders",
     "verify_registry",
@@ -116,7 +116,9 @@ def open_workspace(
     Raises `ClaimsError` for a missing base ref or head, or invalid shared rules.
     """
     if head and not base_ref:
-        raise ClaimsError("--head needs --base-ref", "e.g. claims verify --base-ref main --head SHA")
+        raise ClaimsError(
+            "--head needs --base-ref", "e.g. claims verify --base-ref main --head SHA"
+        )
     history = open_history(root, base_ref)
     tree: Tree = FolderTree(root)
     changes = None
@@ -209,7 +211,9 @@ def resolve_registry(
             archive_ref=_archive_ref(record),
         )
         if dates.state(as_of) == "closed" and tag is not None and isinstance(history, GitHistory):
-            mine, source, found = _snapshot_verdicts(registry, history, tag.commit, contract.id, options)
+            mine, source, found = _snapshot_verdicts(
+                registry, history, tag.commit, contract.id, options
+            )
             problems += found
         else:
             if main_verdicts is None:
@@ -240,9 +244,11 @@ def _snapshot_verdicts(
     """The market's attempts as the snapshot tag froze them, with main's history at the tag."""
     tree = GitTree(history.repo, commit, history.prefix)
     snapshot = load_registry(tree, registry.limits)
-    folders = snapshot.attempt_folders([f"attempts/market-{market:02d}"]) if tree.entry(
-        f"attempts/market-{market:02d}"
-    ) else []
+    folders = (
+        snapshot.attempt_folders([f"attempts/market-{market:02d}"])
+        if tree.entry(f"attempts/market-{market:02d}")
+        else []
+    )
     verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
     return [v for v in verdicts if v.market == market], tree.label, problems
 

@@ -131,7 +131,9 @@ def _rate(
 ) -> tuple[BarResult, list[Finding]]:
     if not selected:
         if bar.denominator == "method_output":
-            return _result(bar, True,
+            return _result(
+                bar,
+                True,
                 0,
                 0,
                 None,
@@ -211,7 +213,9 @@ def _auroc(
             f"{len(positives)} positive and {len(negatives)} negative units: DeLong's"
             " variance needs at least 2 of each"
         )
-        return _result(bar, bool(tested),
+        return _result(
+            bar,
+            bool(tested),
             units=len(selected),
             positives=len(positives),
             negatives=len(negatives),
@@ -222,9 +226,12 @@ def _auroc(
         result = delong.auroc(positives, negatives)
         bound = delong.lower_bound(result, confidence)
     except StatisticsError as error:  # pragma: no cover - inputs were checked above
-        return _result(bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
+        return _result(
+            bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
-    return _result(bar, True,
+    return _result(
+        bar,
+        True,
         units=len(selected),
         bound=bound,
         auroc=result.auc,
@@ -253,7 +260,9 @@ def evaluate_bars(
         if bar.statistic == "auroc_lower":
             if not selected:
                 results.append(
-                    _result(bar, bar.denominator == "method_output",
+                    _result(
+                        bar,
+                        bar.denominator == "method_output",
                         met=False if bar.denominator == "method_output" else None,
                         note="empty denominator: the method issued nothing to count"
                         if bar.denominator == "method_output"

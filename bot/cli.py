@@ -190,6 +190,8 @@ def _relative(root: Path, paths: Sequence[Path]) -> list[str]:
     """Command-line paths as paths inside the registry."""
     relative = []
     for path in paths:
+        if not path.exists() and not path.is_symlink():
+            raise ClaimsError(f"{path} does not exist")
         try:
             inside = path.absolute().relative_to(root)
         except ValueError:

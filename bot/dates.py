@@ -8,6 +8,7 @@ wherever its authors are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 from datetime import UTC, date, datetime, time, timedelta
 
 __all__ = ["MarketDates", "end_of_day"]
@@ -36,7 +37,7 @@ class MarketDates:
         closes = resolve_by + timedelta(days=window_days)
         return cls(resolve_by, closes, closes + timedelta(days=annul_after_days))
 
-    def state(self, as_of: date) -> str:
+    def state(self, as_of: date) -> Literal["open", "filing-window", "closed"]:
         """`open` up to R, `filing-window` up to the close, then `closed`."""
         if as_of <= self.resolve_by:
             return "open"

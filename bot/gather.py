@@ -125,9 +125,7 @@ class _Reader:
 def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -> AttemptFiles:
     """Read one attempt folder of the registry's tree into typed models. Never raises for
     bad input: every problem is a finding in `AttemptFiles.problems`."""
-    entries, problems, complete = scan_folder(
-        registry.tree, folder, registry.limits, object_format
-    )
+    entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
     digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
     reader = _Reader(registry, folder, dict(entries))
     reader.problems += problems
@@ -174,7 +172,9 @@ def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -
             if not found:
                 certificates.append(Certificate.from_data(record.line, record.data))
     adapter = reader.yaml(
-        "adapter/adapter.yaml", "adapter", required=attempt is not None and attempt.kind == "wrapped"
+        "adapter/adapter.yaml",
+        "adapter",
+        required=attempt is not None and attempt.kind == "wrapped",
     )
     return AttemptFiles(
         **{
@@ -239,9 +239,13 @@ def gather_facts(
         run_cases = f"challenge-runs/{attempt.challenge_run}/freeze-cases.jsonl"
         own = files.entries.get("freeze-cases.jsonl")
         theirs = registry.tree.entry(run_cases)
-        if own is not None and theirs is not None and theirs.kind == "file":
-            if _blob(registry.tree, run_cases) != own.blob_id:
-                differs = run_cases
+        if (
+            own is not None
+            and theirs is not None
+            and theirs.kind == "file"
+            and _blob(registry.tree, run_cases) != own.blob_id
+        ):
+            differs = run_cases
         document, _ = registry.challenge_run(attempt.challenge_run)
         if document is not None and not validate("challenge-run", document.data, document.path):
             withholdable = [str(name) for name in document.data["withholdable"]]  # type: ignore[index]

@@ -197,10 +197,16 @@ class GitHistory:
         changes = self._index.changes.get(self._git_path(path), [])
         base = self._base_ref
         if not changes or changes[0][1] is None:
-            return f"{path} is not on {base}: the freeze must be merged to {base} before any trial runs"
+            return (
+                f"{path} is not on {base}: the freeze must be merged to {base}"
+                " before any trial runs"
+            )
         position, current = changes[0]
         if current != blob:
-            return f"{path} differs from the version on {base}: a freeze may not change after it is merged"
+            return (
+                f"{path} differs from the version on {base}: a freeze may not change"
+                " after it is merged"
+            )
         commit = self._index.commits[position]
         committed, clamped = commit.committed_at, False
         if position + 1 < len(self._index.commits):

@@ -50,26 +50,17 @@ from bot.evidence.rules import (
 from bot.findings import Code, Finding, Severity
 from bot.history import Landing
 from bot.load.document import Document, FieldPath, Record
+from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
 from bot.qualification import Evidence, qualify
 from bot.verdict import AttemptVerdict, CheckState, Counts
 
-__all__ = ["AttemptFacts", "AttemptFiles", "FileEntry", "judge_attempt"]
+__all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt"]
 
 SLUG = re.compile(r"\A[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # common.schema.json#/$defs/slug
 MARKET_FOLDER = re.compile(r"\Amarket-(\d{2,})\Z")
 
 LineOf = Callable[[FieldPath], int | None]
-
-
-@dataclass(frozen=True, slots=True)
-class FileEntry:
-    """A regular file of an attempt folder: path relative to it, size, SHA-256, git blob id."""
-
-    path: str
-    size: int
-    sha256: str
-    blob_id: str
 
 
 @dataclass(frozen=True)
@@ -135,7 +126,9 @@ def judge_attempt(
     counts = Counts(files=len(files.entries))
     if not files.scan_complete:
         # Over the file cap the scan stopped early: what it did not reach is not "missing".
-        return AttemptVerdict(files.folder, files.folder_market, None, findings, digest=files.digest)
+        return AttemptVerdict(
+            files.folder, files.folder_market, None, findings, digest=files.digest
+        )
     if files.freeze_only:
         return _judge_freeze_only(files, facts, findings)
 
@@ -260,7 +253,7 @@ def judge_attempt(
 
 
 def _check_score_table(
-    scores: Document, claimed: Mapping[str, Any], derived: Mapping[str, Any]
+    scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
 ) -> list[Finding]:
     """9. The filer's table must equal the one derived from cases and trials (SPEC 4)."""
     findings = []
@@ -376,9 +369,7 @@ def _check_location(folder: str, attempt: Attempt) -> list[Finding]:
             " market and submitter"
         )
         return [
-            Finding(
-                Code.ATTEMPT_LOCATION, message, attempt.path, attempt.lines.get("submitter")
-            )
+            Finding(Code.ATTEMPT_LOCATION, message, attempt.path, attempt.lines.get("submitter"))
         ]
     if SLUG.match(parts[3]) is None:
         message = f"attempt folder {parts[3]!r}: use 3-64 lower-case letters, digits and hyphens"
@@ -400,7 +391,9 @@ def _check_raw_log(
         if any(f.file == folder for f in files.problems):
             return []  # already refused (a link, say)
         return [
-            Finding(Code.FILE_MISSING, "raw-log/ is missing: keep the harness's raw log here", folder)
+            Finding(
+                Code.FILE_MISSING, "raw-log/ is missing: keep the harness's raw log here", folder
+            )
         ]
     claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}
     problems = check_raw_log(

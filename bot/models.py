@@ -24,6 +24,7 @@ def market_path(number: int) -> str:
     """`markets/market-NN.yaml`, NN at least two digits."""
     return f"markets/market-{number:02d}.yaml"
 
+
 BudgetClass = Literal["default", "serious", "own"]
 
 

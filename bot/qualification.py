@@ -10,12 +10,21 @@ for a qualifying attempt (seed, "Judgment Stack").
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any
 
 from bot.dates import MarketDates, end_of_day
-from bot.evidence.models import Attempt, Bounty, Case, Certificate, Generator, Judgment, RedTeam, Trial
+from bot.evidence.models import (
+    Attempt,
+    Bounty,
+    Case,
+    Certificate,
+    Generator,
+    Judgment,
+    RedTeam,
+    Trial,
+)
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.stats.units import UnitStructure
@@ -119,7 +128,7 @@ def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
     for result in bars:
         if not result.exercised:
             code = Code.BAR_REFUSED if result.refused else Code.BAR_NOT_EXERCISED
-            reasons.add(code, f"bar {result.bar.id!r}: {result.note}", "trials.jsonl")
+            reasons.add(code, f"bar {result.bar_id!r}: {result.note}", "trials.jsonl")
 
 
 def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:

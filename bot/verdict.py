@@ -14,11 +14,11 @@ from typing import Literal
 from bot.findings import Finding, Severity
 
 __all__ = [
-    "CheckStateName",
     "AttemptOutcome",
     "AttemptVerdict",
     "BarResult",
     "CheckState",
+    "CheckStateName",
     "Counts",
     "Statistic",
     "Status",

@@ -230,8 +230,16 @@ class Result:
         attempt: dict[str, Any] = self.report["attempts"][index]
         return attempt
 
+    def reasons(self, index: int = 0) -> list[dict[str, Any]]:
+        """The pull request's own problems (--base-ref), then the attempt's reasons."""
+        assert self.report is not None
+        return [*self.report.get("pr_problems", []), *self.attempt(index)["reasons"]]
+
     def codes(self, index: int = 0) -> set[str]:
-        return {reason["code"] for reason in self.attempt(index)["reasons"]}
+        """The attempt's reason codes, with the pull request's own problems (--base-ref)."""
+        assert self.report is not None
+        changed = {reason["code"] for reason in self.report.get("pr_problems", [])}
+        return {reason["code"] for reason in self.attempt(index)["reasons"]} | changed
 
 
 @pytest.fixture

@@ -168,8 +168,10 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     print(f"(the pull request's head is {pr_branch} at {head[:12]}, read from git objects)")
     workspace = open_workspace(root, "main", head)
     options = VerifyOptions(as_of=date.fromisoformat(as_of))
-    print(f"== 2. the open pull request {pr_branch}, against main\n$ claims verify"
-          f" --base-ref main --head {head[:12]} --as-of {as_of}\n")
+    print(
+        f"== 2. the open pull request {pr_branch}, against main\n$ claims verify"
+        f" --base-ref main --head {head[:12]} --as-of {as_of}\n"
+    )
     review_report = verify_registry(
         workspace.registry, workspace.history, options, None, workspace.changes
     )

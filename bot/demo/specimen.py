@@ -340,7 +340,7 @@ def score_table(files: Mapping[str, bytes], market: Market, confidence: float) -
     if problems or more or bad_cases or bad_trials:
         raise ValueError(f"specimen files do not parse: {problems + more + bad_cases}")
     bars, _, _ = evaluate_bars(market, cases, trials, confidence, "trials")
-    table = derive_score_table(bars, cases, trials)
+    table = derive_score_table(market, bars, cases, trials)
     return dump_yaml(table, f"{_SCHEMA_BASE}/scores.schema.json")
 
 

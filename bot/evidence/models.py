@@ -221,7 +221,9 @@ class Attempt:
             raw_log=RawLogClaim(raw["sha256"], raw["url"], int(raw["bytes"])),
             assumed_access=data["assumed_access"],
             adversarial=Adversarial.from_data(data["adversarial"]),
-            lines={str(where[0]): line for where, line in document.lines.items() if len(where) == 1},
+            lines={
+                str(where[0]): line for where, line in document.lines.items() if len(where) == 1
+            },
         )
 
 
@@ -268,7 +270,11 @@ def parse_judgments(data: Mapping[str, Any]) -> dict[str, Judgment]:
     """judgments.yaml's `checks`, from data that passed the `judgments` schema."""
     return {
         check: Judgment(
-            entry["verdict"], entry["by"], str(entry["at"]), entry["evidence_digest"], entry.get("note")
+            entry["verdict"],
+            entry["by"],
+            str(entry["at"]),
+            entry["evidence_digest"],
+            entry.get("note"),
         )
         for check, entry in data["checks"].items()
     }

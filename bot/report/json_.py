@@ -222,9 +222,7 @@ def _attempt_from(data: Mapping[str, Any]) -> AttemptVerdict:
         market=data["market"],
         kind=data["kind"],
         findings=tuple(_finding_from(r) for r in reasons if r.get("stage") != "qualification"),
-        qualification=tuple(
-            _finding_from(r) for r in reasons if r.get("stage") == "qualification"
-        ),
+        qualification=tuple(_finding_from(r) for r in reasons if r.get("stage") == "qualification"),
         digest=data["evidence_digest"],
         status=data["status"],
         outcome=data["outcome"],
@@ -285,8 +283,7 @@ def verify_report_from_json(data: object) -> VerifyReport:
     )
     if built.evidence != report["evidence"]:
         raise ReportError(
-            f"evidence: the report says {report['evidence']!r}, its attempts say"
-            f" {built.evidence!r}"
+            f"evidence: the report says {report['evidence']!r}, its attempts say {built.evidence!r}"
         )
     return built
 

@@ -66,7 +66,9 @@ def render_markdown(report: VerifyReport) -> str:
     """Return the comment body: a summary table, then each attempt's bars and problems."""
     verdicts, registry_findings = report.attempts, report.registry_problems
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
-    headline = "✅ Evidence valid" if report.evidence == "valid" else f"❌ Evidence invalid ({invalid})"
+    headline = (
+        "✅ Evidence valid" if report.evidence == "valid" else f"❌ Evidence invalid ({invalid})"
+    )
     parts = [
         f"### {headline}",
         "",

@@ -153,9 +153,11 @@ def render_text(report: VerifyReport) -> str:
         lines += [_finding_line(finding) for finding in registry_findings]
         blocks.append("\n".join(lines))
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
-    total = f"{len(verdicts)} attempt(s): {len(verdicts) - invalid} valid, {invalid} invalid" + (
-        f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else ""
-    ) + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
+    total = (
+        f"{len(verdicts)} attempt(s): {len(verdicts) - invalid} valid, {invalid} invalid"
+        + (f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else "")
+        + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
+    )
     return "\n\n".join([*blocks, total]) + "\n"
 
 

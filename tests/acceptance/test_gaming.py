@@ -47,7 +47,7 @@ def test_blanked_verdicts_do_not_pass_as_non_failures(make_registry, run_claims)
     built = make_registry(AttemptSpec(false_safe_rate=0.5), change=blank, scores=False)
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"schema"}
-    assert all("result.verdict" in r["message"] for r in result.attempt()["reasons"])
+    assert all("result.verdict" in r["message"] for r in result.reasons())
 
 
 def test_a_typo_in_a_verdict_is_refused(make_registry, run_claims) -> None:
@@ -59,7 +59,7 @@ def test_a_typo_in_a_verdict_is_refused(make_registry, run_claims) -> None:
 
     result = run_claims("verify", make_registry(change=typo, scores=False).attempt)
     assert result.codes() == {"schema"}
-    assert "not one of the contract's values" in result.attempt()["reasons"][0]["message"]
+    assert "not one of the contract's values" in result.reasons()[0]["message"]
 
 
 def test_adapter_must_reproduce_the_trials(make_registry, run_claims) -> None:
@@ -72,7 +72,7 @@ def test_adapter_must_reproduce_the_trials(make_registry, run_claims) -> None:
         "verify", make_registry(AttemptSpec(kind="wrapped"), change=certificates_only).attempt
     )
     assert result.codes() == {"schema"}
-    assert "outputs" in result.attempt()["reasons"][0]["message"]
+    assert "outputs" in result.reasons()[0]["message"]
 
 
 def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> None:
@@ -94,14 +94,14 @@ def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> Non
         repo.git.commit("-q", "-m", "run, back-dated")
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"freeze-order"}
-    assert "not a merge commit" in result.attempt()["reasons"][0]["message"]
+    assert "not a merge commit" in result.reasons()[0]["message"]
 
 
 def test_challenge_attempts_are_not_accepted_yet(make_registry, run_claims) -> None:
     built = make_registry(AttemptSpec(kind="challenge", challenge_run="run-one"))
     result = run_claims("verify", built.attempt)
     assert "kind-not-accepted" in result.codes()
-    assert "operator scoring" in " ".join(r["message"] for r in result.attempt()["reasons"])
+    assert "operator scoring" in " ".join(r["message"] for r in result.reasons())
 
 
 def test_shallow_clone_is_an_environment_error(make_registry, run_claims, tmp_path) -> None:

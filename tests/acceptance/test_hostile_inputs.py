@@ -450,7 +450,7 @@ def test_score_of_the_wrong_kind(make_registry, run_claims, tmp_path, literal, c
     result = verify(run_claims, make_registry(change=change).attempt, markdown=tmp_path / "c.md")
     assert result.code == 1, result.out
     assert _codes(result) == codes
-    trials = [r for r in result.attempt()["reasons"] if r["file"].endswith("/trials.jsonl")]
+    trials = [r for r in result.reasons() if r["file"].endswith("/trials.jsonl")]
     assert [r["line"] for r in trials] == [1]
 
 
@@ -485,7 +485,7 @@ def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_pat
     result = verify(run_claims, make_registry(change=change).attempt, markdown=tmp_path / "c.md")
     assert result.code == 1
     assert _codes(result) == {"schema"}
-    assert {r["line"] for r in result.attempt()["reasons"]} == {1, 2, 3}
+    assert {r["line"] for r in result.reasons()} == {1, 2, 3}
 
 
 @pytest.mark.parametrize("value", [[], ["sandbagging-000"], {"id": "sandbagging-000"}, 7, None])
@@ -527,7 +527,7 @@ def test_case_ids_that_collide_after_nfkc_and_casefold(make_registry, run_claims
     assert result.code == 1
     # The upper-case id is a new, valid case with no trial of its own.
     assert _codes(result) == {"schema", "missing-trial"}
-    schema = [r["line"] for r in result.attempt()["reasons"] if r["code"] == "schema"]
+    schema = [r["line"] for r in result.reasons() if r["code"] == "schema"]
     assert sorted(schema) == [26, 27]
 
 
@@ -615,7 +615,7 @@ def test_file_names_that_are_not_utf8(make_registry, run_claims, tmp_path) -> No
     result = verify(run_claims, built.attempt, markdown=markdown)
     assert result.code == 1
     assert _codes(result) == {"attempt-location"}
-    files = sorted(r["file"] for r in result.attempt()["reasons"])
+    files = sorted(r["file"] for r in result.reasons())
     assert files[0].endswith("/bad\udcff\udcfe.txt")  # JSON's own \udcff escape, read back
     assert "\u202e" not in markdown.read_text()
 
@@ -783,7 +783,7 @@ def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) 
     _commit(built)
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
-    reasons = result.attempt()["reasons"]
+    reasons = result.reasons()
     outside = {r["file"] for r in reasons if r["code"] == "path-outside-attempt"}
     assert outside == {"markets/market-05.yaml"}
 
@@ -796,7 +796,7 @@ def test_pr_that_adds_a_submodule(make_registry, run_claims, tmp_path) -> None:
     built.repo.git.commit("-q", "-m", "gitlinks")
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
-    links = {r["file"] for r in result.attempt()["reasons"] if r["code"] == "symlink"}
+    links = {r["file"] for r in result.reasons() if r["code"] == "symlink"}
     assert links == {f"{_folder(built)}/vendored", "bot/evil"}
 
 
@@ -809,7 +809,7 @@ def test_pr_that_adds_an_executable_and_a_link(make_registry, run_claims, tmp_pa
     _commit(built)
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
-    reasons = result.attempt()["reasons"]
+    reasons = result.reasons()
     assert any("executable" in r["message"] and r["file"].endswith("run.sh") for r in reasons)
     assert {r["file"] for r in reasons if r["code"] == "symlink"} >= {f"{_folder(built)}/passwd"}
 

@@ -305,7 +305,7 @@ def test_serious_market_needs_the_serious_check(make_registry, run_claims) -> No
     )
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"judged-not-qualifying"}
-    assert "adversarial-route-serious" in result.attempt()["reasons"][0]["message"]
+    assert "adversarial-route-serious" in result.reasons()[0]["message"]
 
 
 def _judge_on_main(built: Any, at: str, when: datetime, **verdicts: str) -> None:
@@ -350,7 +350,7 @@ def test_filed_after_the_window_is_filed_late(make_registry, run_claims) -> None
     result = run_claims("verify", built.attempt, "--as-of", "2027-05-10")
     assert result.codes() == {"filed-late"}
     assert result.attempt()["status"] == "not-qualifying"
-    assert "2027-04-30" in result.attempt()["reasons"][0]["message"]
+    assert "2027-04-30" in result.reasons()[0]["message"]
     assert {check["state"] for check in result.attempt()["checks"].values()} == {"pass"}
 
 
@@ -391,7 +391,7 @@ def test_judgment_recorded_after_the_window_counts_as_missing(
     assert result.codes() == codes
     assert result.attempt()["checks"]["broadly-capable"]["state"] == state
     if codes:
-        messages = [reason["message"] for reason in result.attempt()["reasons"]]
+        messages = [reason["message"] for reason in result.reasons()]
         assert len(messages) == len(ALL_CHECKS)
         assert (
             f"was recorded on {at}, after the filing window closed on 2027-08-29" in (messages[0])

@@ -154,7 +154,7 @@ def test_one_change_one_code(make_registry, run_claims, name, change, expected) 
     assert result.codes() == expected, result.out
     assert result.code == 1
     assert result.attempt()["evidence"] == "invalid"
-    for reason in result.attempt()["reasons"]:
+    for reason in result.reasons():
         assert reason["file"], reason  # every problem names a file
 
 
@@ -162,13 +162,13 @@ def test_market_14_says_it_is_not_in_this_registry(run_claims, make_registry) ->
     spec = AttemptSpec(market=14)
     result = run_claims("verify", make_registry(spec).attempt)
     assert result.codes() == {"market-unknown"}
-    assert result.attempt()["reasons"][0]["message"] == "Market 14 is not in this registry."
-    assert result.attempt()["reasons"][0]["line"] == 2
+    assert result.reasons()[0]["message"] == "Market 14 is not in this registry."
+    assert result.reasons()[0]["line"] == 2
 
 
 def test_errors_name_file_line_and_field(make_registry, run_claims) -> None:
     result = run_claims("verify", make_registry(change=_wrong_type).attempt)
-    (reason,) = result.attempt()["reasons"]
+    (reason,) = result.reasons()
     assert reason["file"].endswith("/trials.jsonl")
     assert reason["line"] == 1
     assert reason["message"].startswith("result:")
@@ -194,7 +194,7 @@ def test_trial_before_freeze(make_registry, run_claims) -> None:
     built = make_registry(spec, freeze_merged_at=datetime(2027, 1, 11, 10, tzinfo=UTC))
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"trial-before-freeze"}
-    lines = sorted(r["line"] for r in result.attempt()["reasons"])
+    lines = sorted(r["line"] for r in result.reasons())
     # Trials every 7 minutes from 09:00: those at 09:00 ... 09:56 (9 trials) and 10:00? no.
     assert lines == list(range(1, 10))
 
@@ -217,14 +217,14 @@ def test_freeze_changed_after_merge_is_freeze_order(make_registry, run_claims) -
     built = make_registry(change_in_run=rehash, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"freeze-order"}
-    assert "differs from the version on main" in result.attempt()["reasons"][0]["message"]
+    assert "differs from the version on main" in result.reasons()[0]["message"]
 
 
 def test_freeze_never_merged_is_freeze_order(make_registry, run_claims) -> None:
     built = make_registry(freeze_in_run=True, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"freeze-order"}
-    assert "is not on main" in result.attempt()["reasons"][0]["message"]
+    assert "is not on main" in result.reasons()[0]["message"]
 
 
 def test_open_pr_with_valid_evidence_passes(make_registry, run_claims) -> None:
@@ -242,7 +242,7 @@ def test_outside_git_freeze_order_cannot_be_checked(make_registry, run_claims, t
     shutil.copytree(built.root, copy, ignore=shutil.ignore_patterns(".git"))
     result = run_claims("verify", copy / "attempts")
     assert result.codes() == {"freeze-order"}
-    assert "not in a git repository" in result.attempt()["reasons"][0]["message"]
+    assert "not in a git repository" in result.reasons()[0]["message"]
 
 
 def test_wrapped_trial_before_paper_freeze(make_registry, run_claims) -> None:
@@ -255,7 +255,7 @@ def test_wrapped_trial_before_paper_freeze(make_registry, run_claims) -> None:
     )
     result = run_claims("verify", make_registry(spec).attempt)
     assert result.codes() == {"trial-before-freeze"}
-    assert "the paper's freeze of 2027-01-20" in result.attempt()["reasons"][0]["message"]
+    assert "the paper's freeze of 2027-01-20" in result.reasons()[0]["message"]
 
 
 def test_wrapped_after_paper_freeze_is_valid(make_registry, run_claims) -> None:
@@ -280,7 +280,7 @@ def test_symlink_is_refused(make_registry, run_claims) -> None:
     os.symlink("/etc/passwd", built.attempt / "notes.txt")
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"symlink"}
-    assert result.attempt()["reasons"][0]["file"].endswith("/notes.txt")
+    assert result.reasons()[0]["file"].endswith("/notes.txt")
 
 
 def test_symlinked_evidence_file_is_never_read(make_registry, run_claims) -> None:
@@ -297,7 +297,7 @@ def test_pr_outside_its_attempt_folder(make_registry, run_claims) -> None:
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"path-outside-attempt"}
-    assert result.attempt()["reasons"][0]["file"] == "markets/market-03.yaml"
+    assert result.reasons()[0]["file"] == "markets/market-03.yaml"
 
 
 def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> None:
@@ -317,7 +317,7 @@ def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> N
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"path-outside-attempt"}
-    assert "maintainers only" in result.attempt()["reasons"][0]["message"]
+    assert "maintainers only" in result.reasons()[0]["message"]
 
 
 def test_pr_touching_two_attempts(make_registry, run_claims) -> None:
@@ -325,7 +325,7 @@ def test_pr_touching_two_attempts(make_registry, run_claims) -> None:
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, built.attempt)
     assert result.codes() == {"path-outside-attempt"}
-    assert "changes 2 attempt folders" in result.attempt()["reasons"][0]["message"]
+    assert "changes 2 attempt folders" in result.reasons()[0]["message"]
 
 
 # ---- raw log kept as excerpts ---------------------------------------------------------------
@@ -360,7 +360,7 @@ def test_excerpt_of_wrong_length(make_registry, run_claims) -> None:
 
     result = run_claims("verify", make_registry(change=short_tail).attempt)
     assert result.codes() == {"raw-log-excerpt"}
-    assert result.attempt()["reasons"][0]["file"].endswith("raw-log/tail")
+    assert result.reasons()[0]["file"].endswith("raw-log/tail")
 
 
 def test_excerpts_of_a_log_that_fits(make_registry, run_claims) -> None:
@@ -407,7 +407,7 @@ def test_freeze_only_folder_is_a_warning(make_registry, run_claims) -> None:
     result = run_claims("verify", built.attempt)
     assert result.code == 0
     assert result.codes() == {"freeze-only"}
-    assert result.attempt()["reasons"][0]["severity"] == "warning"
+    assert result.reasons()[0]["severity"] == "warning"
 
 
 def test_spec_is_replaceable() -> None:

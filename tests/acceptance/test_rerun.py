@@ -36,7 +36,7 @@ def test_honest_adapter_reproduces_its_evidence(make_registry, run_claims, tmp_p
     _seed(tmp_path / "cache", built.files["trials.jsonl"])
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 0, result.out
-    assert result.attempt()["reasons"] == []
+    assert result.reasons() == []
     assert result.attempt()["status"] == "qualifying"
     check = result.attempt()["checks"]["wrapping-within-rules"]
     assert check["adapter_description"].startswith("Copies the paper's released")
@@ -53,7 +53,7 @@ def test_one_byte_of_one_trial_line_changed(make_registry, run_claims, tmp_path)
     result = _rerun(run_claims, tampered, tmp_path / "cache")
     assert result.code == 1
     assert result.codes() == {"adapter-mismatch"}
-    (reason,) = result.attempt()["reasons"]
+    (reason,) = result.reasons()
     assert reason["file"].endswith("/trials.jsonl") and reason["line"] == 1
     assert "result.score" in reason["message"]
 
@@ -71,7 +71,7 @@ def test_one_byte_of_released_data_changed(
     adapter.write_text(text.replace(old_url, httpserver.url_for("/trials.jsonl")))
     result = _rerun(run_claims, built, tmp_path / "empty-cache")
     assert result.codes() == {"released-data-hash"}
-    assert hashlib.sha256(released).hexdigest() in result.attempt()["reasons"][0]["message"]
+    assert hashlib.sha256(released).hexdigest() in result.reasons()[0]["message"]
 
 
 def test_hostile_adapter_fails_and_the_report_is_still_written(
@@ -95,7 +95,7 @@ def test_hostile_adapter_fails_and_the_report_is_still_written(
         del os.environ["GITHUB_TOKEN"]
     assert result.code == 1
     assert result.codes() == {"adapter-failed"}
-    message = result.attempt()["reasons"][0]["message"]
+    message = result.reasons()[0]["message"]
     assert "token=None" in message and "ghp_fake" not in message
     assert "exit code 1" in message
     assert json.dumps(result.report)  # the report was written and is whole

@@ -1,0 +1,145 @@
+"""The app layer on the demo registry: typed reports that survive JSON, snapshot trees, and a
+pull request read from git objects.
+
+One demo registry is built per session (bot.demo: the same plan `claims demo` replays); tests
+that change it work on a clone.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import git
+import pytest
+
+from bot.app import ResolveReport, VerifyReport, open_workspace, resolve_registry, verify_registry
+from bot.archive.local import LocalArchive
+from bot.demo.git_registry import build_git_registry
+from bot.demo.run import load_plan
+from bot.evidence.schema import validate
+from bot.gather import VerifyOptions
+from bot.report.json_ import ReportError
+from bot.verdict import AttemptVerdict
+
+AS_OF = date(2027, 4, 15)
+CLOSED = date(2027, 11, 1)  # after every demo market's window closed
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The demo registry (main checked out) and its open pull request's branch."""
+    steps, plan = load_plan()
+    root = tmp_path_factory.mktemp("demo") / "registry"
+    repo = build_git_registry(root, steps)
+    branch = repo.active_branch.name
+    repo.git.checkout("-q", "main")
+    archive = LocalArchive(root / ".claims" / "archive")
+    for tag in plan["archived"]:
+        archive.write(tag, {"id": f"local-{tag}", "tag": tag})
+    return root, branch
+
+
+def _verify(root: Path, **kwargs: object) -> VerifyReport:
+    workspace = open_workspace(root, **kwargs)  # type: ignore[arg-type]
+    return verify_registry(
+        workspace.registry,
+        workspace.history,
+        VerifyOptions(as_of=AS_OF),
+        paths=None if kwargs.get("base_ref") else ["attempts"],
+        changes=workspace.changes,
+    )
+
+
+def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveReport:
+    workspace = open_workspace(root)
+    archive = LocalArchive(root / ".claims" / "archive")
+    return resolve_registry(
+        workspace.registry, workspace.history, archive, VerifyOptions(as_of=as_of), market
+    )
+
+
+def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
+    report = _verify(demo[0])
+    data = json.loads(json.dumps(report.to_json()))
+    assert not validate("verify-report", data, "report.json")
+    assert VerifyReport.from_json(data) == report
+    assert {v.status for v in report.attempts} >= {"qualifying", None}
+
+
+def test_resolve_report_survives_json(demo: tuple[Path, str]) -> None:
+    report = _resolve(demo[0], CLOSED)
+    data = json.loads(json.dumps(report.to_json()))
+    assert not validate("resolve-report", data, "report.json")
+    assert ResolveReport.from_json(data) == report
+    outcomes = {m.market: m.outcome for m in report.markets}
+    assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda d: d.pop("attempts"), "attempts"),
+        (lambda d: d["attempts"][0].__setitem__("status", "winning"), "winning"),
+        (
+            lambda d: d["attempts"][0]["reasons"].append(
+                {"code": "made-up", "message": "", "file": None, "line": None, "severity": "error"}
+            ),
+            "made-up",
+        ),
+        (lambda d: d.__setitem__("evidence", "valid"), "evidence"),
+    ],
+)
+def test_malformed_verify_report_is_refused(demo: tuple[Path, str], change, says: str) -> None:
+    data = json.loads(json.dumps(_verify(demo[0]).to_json()))
+    change(data)
+    with pytest.raises(ReportError) as raised:
+        VerifyReport.from_json(data)
+    assert says in raised.value.message
+
+
+def test_malformed_resolve_report_is_refused(demo: tuple[Path, str]) -> None:
+    data = json.loads(json.dumps(_resolve(demo[0], CLOSED).to_json()))
+    data["markets"][0]["outcome"] = "MAYBE"
+    with pytest.raises(ReportError, match="MAYBE"):
+        ResolveReport.from_json(data)
+    with pytest.raises(ReportError):
+        ResolveReport.from_json(["not", "an", "object"])
+
+
+def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], tmp_path) -> None:
+    root = tmp_path / "registry"
+    repo = git.Repo.clone_from(demo[0], root)
+    repo.git.checkout("-q", "main")
+    for tag in git.Repo(demo[0]).tags:  # clone_from copies tags; keep the annotated ones
+        assert tag.name in {t.name for t in repo.tags}
+    (root / ".claims").mkdir()
+    for record in (demo[0] / ".claims" / "archive").iterdir():
+        LocalArchive(root / ".claims" / "archive").write(
+            record.stem, json.loads(record.read_text())
+        )
+    before = _resolve(root, CLOSED, market=3).markets[0]
+    assert before.outcome == "YES"
+    assert before.source.startswith("git commit")
+    repo.git.rm("-rq", "attempts/market-03")
+    repo.index.commit("delete every attempt of market 3 after its snapshot")
+    after = _resolve(root, CLOSED, market=3).markets[0]
+    assert after.outcome == "YES"
+    assert after.attempts == before.attempts
+    assert after.source == before.source
+
+
+def test_pr_head_read_from_git_equals_a_checkout(demo: tuple[Path, str], tmp_path) -> None:
+    root, branch = demo
+    head = git.Repo(root).commit(branch).hexsha
+    from_git = _verify(root, base_ref="main", head=head)
+    checkout = tmp_path / "checkout"
+    repo = git.Repo.clone_from(root, checkout)
+    repo.git.checkout("-q", "-b", "main", "origin/main") if "main" not in repo.heads else None
+    repo.git.checkout("-q", head)
+    from_checkout = _verify(checkout, base_ref="main")
+    assert from_git.attempts == from_checkout.attempts
+    assert from_git.pr_problems == from_checkout.pr_problems
+    assert from_git.tree.startswith("git commit") and from_checkout.tree.startswith("working")
+    assert any(isinstance(v, AttemptVerdict) and v.findings for v in from_git.attempts)
