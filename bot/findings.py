@@ -18,6 +18,8 @@ class Code(StrEnum):
 
     # Reading files (bot/load)
     FILE_MISSING = "file-missing"
+    FILE_UNREADABLE = "file-unreadable"
+    FILE_EMPTY = "file-empty"
     FILE_TOO_LARGE = "file-too-large"
     YAML_UNSAFE = "yaml-unsafe"
     YAML_INVALID = "yaml-invalid"
@@ -26,10 +28,17 @@ class Code(StrEnum):
     TIMESTAMP_NAIVE = "timestamp-naive"
     # The attempt folder
     SYMLINK = "symlink"
+    SPECIAL_FILE = "special-file"
+    TOO_MANY_FILES = "too-many-files"
     ATTEMPT_LOCATION = "attempt-location"
-    PATH_OUTSIDE_ATTEMPT = "path-outside-attempt"
     MARKET_UNKNOWN = "market-unknown"
     KIND_NOT_ACCEPTED = "kind-not-accepted"
+    # The pull request: what its diff may change (checked with `--base-ref`)
+    PATH_OUTSIDE_ATTEMPT = "path-outside-attempt"
+    MAINTAINER_FILE = "maintainer-file"
+    SEVERAL_ATTEMPTS = "several-attempts"
+    SUBMODULE = "submodule"
+    EXECUTABLE_FILE = "executable-file"
     # Cases and trials (SPEC 4)
     CASE_HASH_MISMATCH = "case-hash-mismatch"
     DUPLICATE_CASE = "duplicate-case"
@@ -50,6 +59,7 @@ class Code(StrEnum):
     ADAPTER_FAILED = "adapter-failed"
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
+    RELEASED_DATA_PATH = "released-data-path"
     # Qualification (SPEC 7): the evidence stays valid, the attempt does not qualify.
     SAMPLE_SIZE = "sample-size"
     SYSTEMS_FLOOR = "systems-floor"

@@ -1,12 +1,15 @@
 """Scan an attempt folder without following links: every regular file's size and SHA-256.
 
-Symlinks (to files or folders), devices, sockets and FIFOs are reported and never opened, so an
-attempt cannot point the bot at /etc/passwd or at another attempt's evidence. File names must be
-plain ASCII (letters, digits, '.', '_', '-'), so two names cannot look alike in a report.
+Symlinks (to files or folders; `symlink`) and devices, sockets and FIFOs (`special-file`) are
+reported and never opened, so an attempt cannot point the bot at /etc/passwd or at another
+attempt's evidence. File names must be plain ASCII (letters, digits, '.', '_', '-'), so two
+names cannot look alike in a report. A path that is not there is `file-missing`; one the
+operating system will not list or read (permissions, I/O errors) is `file-unreadable`.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -41,6 +44,16 @@ def _hash(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _os_error(error: OSError, verb: str, shown: str) -> Finding:
+    """The finding for a path the scan could not list or read, by what the OS said."""
+    if isinstance(error, FileNotFoundError):  # gone since it was listed, or never there
+        return Finding(Code.FILE_MISSING, f"{verb}: {error.strerror}", shown)
+    if error.errno == errno.ELOOP:  # O_NOFOLLOW: replaced by a link since it was listed
+        message = "a symbolic link (it replaced the file during the scan); links are refused"
+        return Finding(Code.SYMLINK, message, shown)
+    return Finding(Code.FILE_UNREADABLE, f"{verb}: {error.strerror}", shown)
+
+
 def scan_folder(
     folder: Path, display: str, limits: Limits = Limits()
 ) -> tuple[dict[str, FileEntry], list[Finding]]:
@@ -53,21 +66,15 @@ def scan_folder(
         try:
             children = sorted(os.scandir(directory), key=lambda entry: entry.name)
         except OSError as error:
-            findings.append(
-                Finding(
-                    Code.FILE_MISSING,
-                    f"cannot list: {error.strerror}",
-                    f"{display}/{prefix}".rstrip("/"),
-                )
-            )
+            findings.append(_os_error(error, "cannot list", f"{display}/{prefix}".rstrip("/")))
             continue
         for child in children:
             relative = f"{prefix}{child.name}"
             shown = f"{display}/{relative}"
             try:
                 mode = child.stat(follow_symlinks=False).st_mode
-            except OSError as error:  # gone since it was listed
-                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
+            except OSError as error:  # gone since it was listed, or not readable
+                findings.append(_os_error(error, "cannot read", shown))
                 continue
             if stat.S_ISLNK(mode):
                 target = os.readlink(child.path)
@@ -92,7 +99,9 @@ def scan_folder(
             if not stat.S_ISREG(mode):
                 findings.append(
                     Finding(
-                        Code.SYMLINK, "not a regular file (device, socket or pipe); refused", shown
+                        Code.SPECIAL_FILE,
+                        "not a regular file (device, socket or pipe); refused",
+                        shown,
                     )
                 )
                 continue
@@ -109,7 +118,7 @@ def scan_folder(
             if len(entries) >= limits.max_attempt_files:
                 findings.append(
                     Finding(
-                        Code.FILE_TOO_LARGE,
+                        Code.TOO_MANY_FILES,
                         f"more than {limits.max_attempt_files} files in the attempt folder",
                         display,
                     )
@@ -118,7 +127,7 @@ def scan_folder(
             try:
                 digest = _hash(Path(child.path))
             except OSError as error:  # unreadable, or replaced by a link since it was listed
-                findings.append(Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", shown))
+                findings.append(_os_error(error, "cannot read", shown))
                 continue
             entries[relative] = FileEntry(relative, size, digest)
     return entries, findings

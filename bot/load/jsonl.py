@@ -180,5 +180,5 @@ def load_jsonl(
             return parse_jsonl(stream, display, limits)
     except FileNotFoundError:
         return [], [Finding(Code.FILE_MISSING, "file not found", display)]
-    except OSError as error:
-        return [], [Finding(Code.FILE_MISSING, f"cannot read: {error.strerror}", display)]
+    except OSError as error:  # permissions, a folder, an I/O error: there, but not readable
+        return [], [Finding(Code.FILE_UNREADABLE, f"cannot read: {error.strerror}", display)]
