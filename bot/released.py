@@ -5,8 +5,9 @@ bot fetches each into a content-addressed cache (`<cache>/sha256/<hex>`), verifi
 it streams (bounded memory, timeouts, a size cap, retries for passing failures), and copies it
 to `<inputs>/<path>` for the adapter to read. A file whose hash differs is `released-data-hash`
 and is never cached or given to the adapter; a file the bot cannot fetch is
-`released-data-unavailable`. Files already in the cache are re-hashed before use, so a corrupted
-cache entry is fetched again rather than trusted.
+`released-data-unavailable`; a `path` that would land outside the inputs folder is
+`released-data-path` and is never fetched. Files already in the cache are re-hashed before use,
+so a corrupted cache entry is fetched again rather than trusted.
 """
 
 from __future__ import annotations
@@ -136,7 +137,9 @@ def fetch_released(
             if inputs.resolve() not in target.resolve().parents:
                 findings.append(
                     Finding(
-                        Code.SCHEMA, f"{where}.path {item.path!r} leaves the inputs folder", file
+                        Code.RELEASED_DATA_PATH,
+                        f"{where}.path {item.path!r} leaves the inputs folder",
+                        file,
                     )
                 )
                 continue

@@ -32,8 +32,10 @@ def changed_attempt_folders(changes: Sequence[Change]) -> list[str]:
 def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> list[Finding]:
     """9. A PR may add or change files only inside its own attempt folder.
 
-    judgments.yaml and the registry's own folders need a maintainer; links, submodules and
-    executable files are refused wherever they are; one PR files one attempt.
+    Each problem has its own code: a path outside the attempt folder (`path-outside-attempt`,
+    the registry's own folders among them), judgments.yaml (`maintainer-file`), more than one
+    attempt folder (`several-attempts`), and wherever they are, symbolic links (`symlink`),
+    submodules (`submodule`) and executable files (`executable-file`).
     """
     findings = []
     if len(attempt_folders) > 1:
@@ -41,18 +43,20 @@ def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> 
             f"this pull request changes {len(attempt_folders)} attempt folders"
             f" ({', '.join(attempt_folders)}); file one attempt per pull request"
         )
-        findings.append(Finding(Code.PATH_OUTSIDE_ATTEMPT, message))
+        findings.append(Finding(Code.SEVERAL_ATTEMPTS, message))
     folders = tuple(f"{folder.rstrip('/')}/" for folder in attempt_folders)
     for change in changes:
         path = change.path
-        if change.mode in ("120000", "160000"):
-            what = "a symbolic link" if change.mode == "120000" else "a submodule"
-            findings.append(Finding(Code.SYMLINK, f"{what}; refused", path))
+        if change.mode == "120000":
+            findings.append(Finding(Code.SYMLINK, "a symbolic link; refused", path))
+            continue
+        if change.mode == "160000":
+            findings.append(Finding(Code.SUBMODULE, "a submodule; refused", path))
             continue
         if change.mode == "100755":
             findings.append(
                 Finding(
-                    Code.PATH_OUTSIDE_ATTEMPT,
+                    Code.EXECUTABLE_FILE,
                     "an executable file; evidence files must not be executable",
                     path,
                 )
@@ -71,7 +75,7 @@ def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> 
         elif PurePosixPath(path).name == "judgments.yaml":
             findings.append(
                 Finding(
-                    Code.PATH_OUTSIDE_ATTEMPT,
+                    Code.MAINTAINER_FILE,
                     "judgments.yaml is written by maintainers only (or by /judge comments)",
                     path,
                 )

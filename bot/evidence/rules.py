@@ -43,8 +43,14 @@ def case_hash(content: Mapping[str, Any]) -> str:
     return hashlib.sha256(rfc8785.dumps(content)).hexdigest()
 
 
-def check_cases(records: Sequence[Record], file: str) -> tuple[dict[str, Case], list[Finding]]:
-    """Schema, content hash and unique ids of frozen cases. Return cases by id and findings."""
+def check_cases(
+    records: Sequence[Record], file: str, complete: bool = True
+) -> tuple[dict[str, Case], list[Finding]]:
+    """Schema, content hash and unique ids of frozen cases. Return cases by id and findings.
+
+    No records is `file-empty`, unless `complete` is False: some line could not be read (a
+    `jsonl-invalid` the loader reported), so the file is not empty and that finding says why.
+    """
     cases: dict[str, Case] = {}
     findings: list[Finding] = []
     for record in records:
@@ -72,8 +78,8 @@ def check_cases(records: Sequence[Record], file: str) -> tuple[dict[str, Case], 
                     f" its content hashes to {actual}"
                 )
                 findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
-    if not records:
-        findings.append(Finding(Code.SCHEMA, "no frozen cases: the file is empty", file))
+    if not records and complete:
+        findings.append(Finding(Code.FILE_EMPTY, "no frozen cases: the file is empty", file))
     return cases, findings
 
 
@@ -87,6 +93,8 @@ def check_trials(
     """Schema, one trial per case, known cases, unit keys present. Return trials and findings.
 
     `cases` is None when freeze-cases.jsonl could not be read; unknown-case is then not judged.
+    `complete` is False when some line of trials.jsonl could not be read (`jsonl-invalid`):
+    missing trials are then not judged, and no records is not reported as `file-empty`.
     """
     trials: list[Trial] = []
     first_line: dict[str, int] = {}
@@ -120,7 +128,8 @@ def check_trials(
             continue
         trials.append(trial)
     if not records:
-        findings.append(Finding(Code.SCHEMA, "no trials: the file is empty", file))
+        if complete:  # else every line was refused: jsonl-invalid, not an empty file
+            findings.append(Finding(Code.FILE_EMPTY, "no trials: the file is empty", file))
     elif cases is not None and complete:
         # Exactly one trial per frozen case: a case left out is a result withheld. (Not judged
         # while some line could not be read: that line may be the case's trial.)

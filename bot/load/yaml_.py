@@ -8,6 +8,10 @@ Refused as `yaml-unsafe` (SECURITY-NOTES, "Parsers (measured)"):
 - more than one document, nesting deeper than `Limits.max_yaml_depth`, files over
   `Limits.max_yaml_bytes` (checked before parsing).
 
+A file with no YAML content (no bytes, or only blank lines, comments and a bare `---`) is
+`file-empty`: every YAML file the bot reads must hold a mapping, and "the file is empty" says
+more than a schema error about `None`. An explicit `null` or `~` is content, left to the schema.
+
 Scalars resolve by the YAML 1.2 core schema, not PyYAML's YAML 1.1 one, so `NO`, `on`, `012`,
 `1:30` and `2027-06-30` stay what they look like (strings, or the decimal 12) and the JSON
 Schemas see JSON-like values; dates are checked as strings by the schemas' `format`.
@@ -117,11 +121,25 @@ class _Frame:
         self.key: str | None = None
 
 
-def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int]]:
-    """Build plain data from parser events, refusing anything unsafe as soon as it appears."""
+def _is_empty_node(event: Any) -> bool:
+    """The empty plain scalar the parser gives for a document with no content (`---` alone)."""
+    return (
+        isinstance(event, yaml.ScalarEvent)
+        and event.value == ""
+        and event.style in (None, "")
+        and bool(event.implicit[0])
+    )
+
+
+def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int], bool]:
+    """Build plain data from parser events, refusing anything unsafe as soon as it appears.
+
+    Returns the data, the line of every field, and whether the stream had no content at all.
+    """
     lines: dict[FieldPath, int] = {}
     stack: list[_Frame] = []
     documents = 0
+    empty = True
     result: object = None
 
     def place(value: object, line: int | None) -> FieldPath:
@@ -160,6 +178,8 @@ def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int]]:
             if documents > 1:
                 raise _Refused("more than one YAML document in the file", line)
         elif isinstance(event, yaml.ScalarEvent):
+            if not stack and not _is_empty_node(event):
+                empty = False
             if expecting_key():
                 frame = stack[-1]
                 key = _check_text(str(event.value), line)
@@ -175,6 +195,7 @@ def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int]]:
             else:
                 place(_scalar(event), line)
         elif isinstance(event, yaml.CollectionStartEvent):
+            empty = False
             if expecting_key():
                 raise _Refused("a mapping key must be a plain value", line)
             if len(stack) >= max_depth:
@@ -188,7 +209,7 @@ def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int]]:
             stack.append(_Frame(container, where))
         elif isinstance(event, yaml.CollectionEndEvent):
             stack.pop()
-    return result, lines
+    return result, lines, empty
 
 
 def parse_yaml(
@@ -197,7 +218,8 @@ def parse_yaml(
     """Parse YAML bytes. Return the document, or None with the findings that explain why.
 
     Never raises for bad input: size, encoding, syntax and safety problems come back as
-    `yaml-unsafe` / `yaml-invalid` findings naming `path` and the line.
+    `yaml-unsafe` / `yaml-invalid` findings naming `path` and the line; a file with no content
+    as `file-empty`.
     """
     if len(raw) > limits.max_yaml_bytes:
         message = f"{len(raw)} bytes, over the {limits.max_yaml_bytes}-byte limit for YAML files"
@@ -215,7 +237,7 @@ def parse_yaml(
     try:
         events = _Parser(text)
         try:
-            data, lines = _build(events, limits.max_yaml_depth)
+            data, lines, empty = _build(events, limits.max_yaml_depth)
         finally:
             events.dispose()
     except _Refused as refused:
@@ -237,6 +259,8 @@ def parse_yaml(
         return None, [Finding(Code.YAML_INVALID, f"YAML: {message}", path)]
     except RecursionError:
         return None, [Finding(Code.YAML_UNSAFE, "nesting too deep to read", path)]
+    if empty:
+        return None, [Finding(Code.FILE_EMPTY, "the file is empty: no YAML content", path)]
     return Document(path, data, lines), []
 
 

@@ -796,8 +796,8 @@ def test_pr_that_adds_a_submodule(make_registry, run_claims, tmp_path) -> None:
     built.repo.git.commit("-q", "-m", "gitlinks")
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
-    links = {r["file"] for r in result.reasons() if r["code"] == "symlink"}
-    assert links == {f"{_folder(built)}/vendored", "bot/evil"}
+    gitlinks = {r["file"] for r in result.reasons() if r["code"] == "submodule"}
+    assert gitlinks == {f"{_folder(built)}/vendored", "bot/evil"}
 
 
 def test_pr_that_adds_an_executable_and_a_link(make_registry, run_claims, tmp_path) -> None:
@@ -810,7 +810,8 @@ def test_pr_that_adds_an_executable_and_a_link(make_registry, run_claims, tmp_pa
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
     reasons = result.reasons()
-    assert any("executable" in r["message"] and r["file"].endswith("run.sh") for r in reasons)
+    executables = {r["file"] for r in reasons if r["code"] == "executable-file"}
+    assert executables == {f"{_folder(built)}/run.sh"}
     assert {r["file"] for r in reasons if r["code"] == "symlink"} >= {f"{_folder(built)}/passwd"}
 
 

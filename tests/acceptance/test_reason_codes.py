@@ -7,6 +7,7 @@ too eagerly fails here as surely as one that never fires.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 from dataclasses import replace
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import bot.sandbox
 from bot.demo.specimen import AttemptSpec, dump_yaml, market_document
 from tests.support import RULES, Files, rewrite
 
@@ -316,7 +318,7 @@ def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> N
     extra = {"attempts/market-03/alice-lab/monitor-v1/judgments.yaml": judgments}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
-    assert result.codes() == {"path-outside-attempt"}
+    assert result.codes() == {"maintainer-file"}
     assert "maintainers only" in result.reasons()[0]["message"]
 
 
@@ -324,8 +326,115 @@ def test_pr_touching_two_attempts(make_registry, run_claims) -> None:
     extra = {"attempts/market-03/other-lab/other-one/README.md": b"hello\n"}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, built.attempt)
-    assert result.codes() == {"path-outside-attempt"}
+    assert result.codes() == {"several-attempts"}
     assert "changes 2 attempt folders" in result.reasons()[0]["message"]
+    assert result.reasons()[0]["file"] is None
+
+
+def _commit_on_the_pr(built) -> None:
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "more changes")
+
+
+def test_pr_adding_an_executable_file(make_registry, run_claims) -> None:
+    built = make_registry(run="open")
+    script = built.attempt / "run.sh"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(0o755)
+    _commit_on_the_pr(built)
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"executable-file"}
+    assert result.reasons()[0]["file"].endswith("/run.sh")
+
+
+def test_pr_adding_a_submodule(make_registry, run_claims) -> None:
+    built = make_registry(run="open")
+    sha = built.repo.head.commit.hexsha
+    path = "attempts/market-03/alice-lab/monitor-v1/vendored"
+    built.repo.git.update_index("--add", "--cacheinfo", f"160000,{sha},{path}")
+    built.repo.git.commit("-q", "-m", "a gitlink")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"submodule"}
+    assert result.reasons()[0]["file"] == path
+
+
+# ---- files the loaders cannot use -----------------------------------------------------------
+
+
+def _empty(name: str) -> Any:
+    def edit(files: Files) -> None:
+        files[name] = b""
+
+    return edit
+
+
+@pytest.mark.parametrize("name", ["attempt.yaml", "freeze.yaml", "trials.jsonl"])
+def test_empty_file(make_registry, run_claims, name) -> None:
+    result = run_claims("verify", make_registry(change=_empty(name)).attempt)
+    assert result.codes() == {"file-empty"}, result.out
+    (reason,) = result.reasons()
+    assert reason["file"].endswith(f"/{name}")
+
+
+def test_fifo_in_the_attempt_folder(make_registry, run_claims) -> None:
+    built = make_registry()
+    os.mkfifo(built.attempt / "pipe")
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"special-file"}
+    assert result.reasons()[0]["file"].endswith("/pipe")
+
+
+def test_too_many_files(make_registry, run_claims) -> None:
+    """Over the file cap the scan stops, and files it did not reach are not `file-missing`."""
+    built = make_registry()
+    for index in range(201):
+        (built.attempt / "raw-log" / f"part-{index:03d}").write_bytes(b"x")
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"too-many-files"}, result.out
+    assert result.reasons()[0]["file"] == "attempts/market-03/alice-lab/monitor-v1"
+
+
+def test_unreadable_file(make_registry, run_claims, monkeypatch) -> None:
+    """A file the bot may not open is `file-unreadable`. The tests run as root, where chmod 000
+    does not stop reading, so `os.open` is made to raise EACCES for that one path."""
+    built = make_registry()
+    locked = built.attempt / "trials.jsonl"
+    locked.chmod(0)
+    real_open = os.open
+
+    def open_(path: Any, *args: Any, **kwargs: Any) -> int:
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    if os.geteuid() == 0:
+        monkeypatch.setattr(os, "open", open_)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"file-unreadable"}, result.out
+    (reason,) = result.reasons()
+    assert reason["file"].endswith("/trials.jsonl")
+    assert reason["message"] == "cannot read: Permission denied"
+
+
+@pytest.mark.skipif(
+    bot.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+)
+def test_released_data_path_leaving_the_inputs_folder(make_registry, run_claims, tmp_path) -> None:
+    """adapter.yaml's schema refuses `..`, but `.` passes it: the inputs folder itself is no
+    file inside it. The rerun refuses it before fetching anything."""
+    built = make_registry(AttemptSpec(kind="wrapped"))
+    adapter = built.attempt / "adapter" / "adapter.yaml"
+    adapter.write_text(adapter.read_text().replace("path: released/trials.jsonl", "path: ."))
+    cache = tmp_path / "cache"
+    (cache / "sha256").mkdir(parents=True)
+    released = built.files["trials.jsonl"]
+    (cache / "sha256" / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    result = run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
+    assert result.codes() == {"released-data-path"}, result.out
+    (reason,) = result.reasons()
+    assert reason["file"].endswith("/adapter/adapter.yaml")
+    assert reason["message"] == "released_data[0].path '.' leaves the inputs folder"
 
 
 # ---- raw log kept as excerpts ---------------------------------------------------------------

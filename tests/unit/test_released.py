@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import pytest
 from pytest_httpserver import HTTPServer
 
 from bot.findings import Code
@@ -74,7 +75,14 @@ def test_refused_url_sends_nothing(tmp_path: Path) -> None:
     assert "released_data[0].url must be http(s)" in finding.message
 
 
-def test_path_cannot_leave_the_inputs_folder(httpserver: HTTPServer, tmp_path: Path) -> None:
-    (finding,) = _fetch(_items(httpserver.url_for("/x"), path="../escape"), tmp_path)
-    assert finding.code is Code.SCHEMA
+@pytest.mark.parametrize("path", ["../escape", ".", "released/.."])
+def test_path_cannot_leave_the_inputs_folder(
+    httpserver: HTTPServer, tmp_path: Path, path: str
+) -> None:
+    """`..` is refused by adapter.yaml's schema too, but "." passes it: the inputs folder itself
+    is not a file inside it. Either way it is `released-data-path` and nothing is fetched."""
+    (finding,) = _fetch(_items(httpserver.url_for("/x"), path=path), tmp_path)
+    assert (finding.code, finding.file) == (Code.RELEASED_DATA_PATH, "adapter.yaml")
+    assert finding.message == f"released_data[0].path {path!r} leaves the inputs folder"
     assert not (tmp_path / "escape").exists()
+    assert httpserver.log == []

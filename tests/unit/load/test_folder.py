@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import signal
+import socket
 from pathlib import Path
 
 import pytest
@@ -125,10 +127,19 @@ def test_fifo_is_refused_and_never_opened(tmp_path: Path) -> None:
         signal.signal(signal.SIGALRM, previous)
     assert list(entries) == ["attempt.yaml"]
     assert sorted((f.code, f.file) for f in findings) == [
-        (Code.SYMLINK, f"{SHOWN}/raw-log-pipe"),
-        (Code.SYMLINK, f"{SHOWN}/trials.jsonl"),
+        (Code.SPECIAL_FILE, f"{SHOWN}/raw-log-pipe"),
+        (Code.SPECIAL_FILE, f"{SHOWN}/trials.jsonl"),
     ]
     assert all("not a regular file" in f.message for f in findings)
+
+
+def test_unix_socket_is_a_special_file(tmp_path: Path) -> None:
+    write(tmp_path, "attempt.yaml", b"a: 1\n")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(tmp_path / "sock"))
+        entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["attempt.yaml"]
+    assert [(f.code, f.file) for f in findings] == [(Code.SPECIAL_FILE, f"{SHOWN}/sock")]
 
 
 @pytest.mark.parametrize(
@@ -198,8 +209,8 @@ def test_file_count_cap(tmp_path: Path) -> None:
     write(tmp_path, "sub/f5", b"x")
     entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_files=5))
     assert len(entries) == 5
-    assert [(f.code, f.file) for f in findings] == [(Code.FILE_TOO_LARGE, SHOWN)]
-    assert "more than 5 files" in findings[0].message
+    assert [(f.code, f.file) for f in findings] == [(Code.TOO_MANY_FILES, SHOWN)]
+    assert findings[0].message == "more than 5 files in the attempt folder"
 
 
 def test_file_count_cap_default(tmp_path: Path) -> None:
@@ -208,7 +219,7 @@ def test_file_count_cap_default(tmp_path: Path) -> None:
         write(tmp_path, f"d{index % 3}/f{index}", b"")
     entries, findings = scan_folder(tmp_path, SHOWN)
     assert len(entries) == cap
-    assert [f.code for f in findings] == [Code.FILE_TOO_LARGE]
+    assert [f.code for f in findings] == [Code.TOO_MANY_FILES]
 
 
 def test_file_size_cap(tmp_path: Path) -> None:
@@ -226,25 +237,77 @@ def test_missing_folder_is_a_finding(tmp_path: Path) -> None:
     assert [(f.code, f.file) for f in findings] == [(Code.FILE_MISSING, SHOWN)]
 
 
-def test_unreadable_file_is_a_finding_not_an_exception(
+def _deny(monkeypatch: pytest.MonkeyPatch, path: Path, name: str = "open") -> None:
+    """chmod 000 on `path`, and as root (which reads such files anyway) make `os.<name>`
+    raise PermissionError for that path, as it would for any other user."""
+    path.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = getattr(os, name)
+
+    def denied(target: object, *args: object, **kwargs: object) -> object:
+        if os.fspath(target) == os.fspath(path):  # type: ignore[arg-type]
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, name, denied)
+
+
+def test_unreadable_file_is_file_unreadable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # As root, chmod 000 still reads; simulate the open failing (EACCES, or ELOOP for a file
-    # swapped for a link after the listing).
+    """A file the OS will not open is `file-unreadable`, not an exception. The tests run as
+    root, where chmod 000 still reads: `os.open` is then made to raise EACCES for the file."""
     write(tmp_path, "ok", b"ok")
     write(tmp_path, "locked", b"x")
-    real_hash = folder_module._hash
-
-    def failing_hash(path: Path) -> str:
-        if path.name == "locked":
-            raise PermissionError(13, "Permission denied")
-        return real_hash(path)
-
-    monkeypatch.setattr(folder_module, "_hash", failing_hash)
+    _deny(monkeypatch, tmp_path / "locked")
     entries, findings = scan_folder(tmp_path, SHOWN)
     assert list(entries) == ["ok"]
-    assert [(f.code, f.file) for f in findings] == [(Code.FILE_MISSING, f"{SHOWN}/locked")]
-    assert "Permission denied" in findings[0].message
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_UNREADABLE, f"{SHOWN}/locked")]
+    assert findings[0].message == "cannot read: Permission denied"
+
+
+def test_unlistable_folder_is_file_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder the OS will not list is `file-unreadable`. As root, chmod 000 does not stop
+    listing: `os.scandir` is then made to raise EACCES for the folder."""
+    write(tmp_path, "ok", b"ok")
+    write(tmp_path, "raw-log/harness.log", b"log")
+    _deny(monkeypatch, tmp_path / "raw-log", "scandir")
+    try:
+        entries, findings = scan_folder(tmp_path, SHOWN)
+    finally:
+        (tmp_path / "raw-log").chmod(0o755)
+    assert list(entries) == ["ok"]
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_UNREADABLE, f"{SHOWN}/raw-log")]
+    assert findings[0].message == "cannot list: Permission denied"
+
+
+def test_file_gone_or_replaced_by_a_link_while_scanned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A race simulated at the open: a file deleted after the listing is `file-missing`, one
+    swapped for a link (O_NOFOLLOW gives ELOOP) is `symlink`; neither is `file-unreadable`."""
+    write(tmp_path, "ok", b"ok")
+    write(tmp_path, "gone", b"x")
+    write(tmp_path, "swapped", b"x")
+    real_hash = folder_module._hash
+
+    def racing_hash(path: Path) -> str:
+        if path.name == "gone":
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
+        if path.name == "swapped":
+            raise OSError(errno.ELOOP, "Too many levels of symbolic links")
+        return real_hash(path)
+
+    monkeypatch.setattr(folder_module, "_hash", racing_hash)
+    entries, findings = scan_folder(tmp_path, SHOWN)
+    assert list(entries) == ["ok"]
+    assert [(f.code, f.file) for f in findings] == [
+        (Code.FILE_MISSING, f"{SHOWN}/gone"),
+        (Code.SYMLINK, f"{SHOWN}/swapped"),
+    ]
 
 
 def test_read_regular_caps_and_refuses_links(tmp_path: Path) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -235,10 +238,39 @@ def test_load_jsonl_whole_file_cap(tmp_path: Path) -> None:
     assert (len(records), findings) == (10, [])
 
 
-def test_load_jsonl_a_directory(tmp_path: Path) -> None:
+def test_load_jsonl_a_directory_is_not_readable(tmp_path: Path) -> None:
     records, findings = load_jsonl(tmp_path, PATH)
     assert records == []
-    assert [f.code for f in findings] == [Code.FILE_MISSING]
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
+    assert findings[0].message == "cannot read: Is a directory"
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
+    """chmod 000 on `file`; as root (which reads such files anyway) also make `io.open`, which
+    `Path.open` and `Path.read_bytes` call, raise PermissionError for it as for other users."""
+    file.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = io.open
+
+    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(target, (str, Path)) and os.fspath(target) == os.fspath(file):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", denied)
+
+
+def test_load_jsonl_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
+    tests run as root, where chmod 000 still reads: the open is made to fail instead."""
+    file = tmp_path / "trials.jsonl"
+    file.write_bytes(GOOD)
+    _unreadable(monkeypatch, file)
+    records, findings = load_jsonl(file, PATH)
+    assert records == []
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
+    assert findings[0].message == "cannot read: Permission denied"
 
 
 def test_nesting_over_the_cap_and_lone_surrogates_are_refused() -> None:

@@ -21,7 +21,7 @@ from bot.timestamps import parse_timestamp
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-YAML_CODES = {Code.YAML_UNSAFE, Code.YAML_INVALID}
+YAML_CODES = {Code.YAML_UNSAFE, Code.YAML_INVALID, Code.FILE_EMPTY}
 JSONL_CODES = {Code.JSONL_INVALID}
 SCHEMA_CODES = {Code.SCHEMA, Code.TIMESTAMP_NAIVE}
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import functools
+import io
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -282,12 +286,25 @@ def test_bom_is_accepted() -> None:
     assert parsed(b"\xef\xbb\xbfa: 1\n") == {"a": 1}
 
 
-def test_empty_file_is_an_empty_document() -> None:
-    document, findings = parse_yaml(b"", PATH)
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"\n\n  \n", b"# only a comment\n", b"---\n", b"--- # empty\n...\n", b"\xef\xbb\xbf"],
+    ids=["no bytes", "blank lines", "comment", "bare ---", "--- and ...", "BOM"],
+)
+def test_a_file_without_content_is_file_empty(raw: bytes) -> None:
+    document, findings = parse_yaml(raw, PATH)
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_EMPTY, PATH, None)]
+    assert findings[0].message == "the file is empty: no YAML content"
+
+
+@pytest.mark.parametrize("raw", [b"null\n", b"~\n", b"''\n", b"--- ~\n", b"{}\n", b"[]\n"])
+def test_an_explicit_empty_value_is_content_not_an_empty_file(raw: bytes) -> None:
+    """`null`, `~`, '' and empty collections are values: the schema judges them, not the loader."""
+    document, findings = parse_yaml(raw, PATH)
     assert findings == []
     assert document is not None
-    assert document.data is None
-    assert document.line_of(("a",)) is None
+    assert document.data in (None, "", {}, [])
 
 
 # --- YAML 1.2 core typing ------------------------------------------------------------------
@@ -458,7 +475,44 @@ def test_load_yaml_size_cap_before_reading(tmp_path: Path) -> None:
 def test_load_yaml_a_directory_is_not_readable(tmp_path: Path) -> None:
     document, findings = load_yaml(tmp_path, PATH)
     assert document is None
-    assert [f.code for f in findings] == [Code.FILE_MISSING]
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
+    assert findings[0].message == "cannot read: Is a directory"
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
+    """chmod 000 on `file`; as root (which reads such files anyway) also make `io.open`, which
+    `Path.read_bytes` calls, raise PermissionError for it as for other users."""
+    file.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = io.open
+
+    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(target, (str, Path)) and os.fspath(target) == os.fspath(file):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", denied)
+
+
+def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
+    tests run as root, where chmod 000 still reads: the open is made to fail instead."""
+    file = tmp_path / "attempt.yaml"
+    file.write_bytes(b"a: 1\n")
+    _unreadable(monkeypatch, file)
+    document, findings = load_yaml(file, PATH)
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
+    assert findings[0].message == "cannot read: Permission denied"
+
+
+def test_load_yaml_empty_file(tmp_path: Path) -> None:
+    file = tmp_path / "attempt.yaml"
+    file.write_bytes(b"# nothing here yet\n")
+    document, findings = load_yaml(file, PATH)
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_EMPTY, PATH, None)]
 
 
 def test_load_yaml_refusals_carry_the_display_path(tmp_path: Path) -> None:
