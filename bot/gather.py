@@ -154,9 +154,9 @@ def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -
     freeze_document = reader.yaml("freeze.yaml", "freeze", required=True)
     cases = reader.jsonl("freeze-cases.jsonl", required=True)
     trials = reader.jsonl("trials.jsonl", required=True)
-    trials_complete = not any(
-        f.code is Code.JSONL_INVALID and f.file == reader.path("trials.jsonl")
-        for f in reader.problems
+    trials_complete, cases_complete = (
+        not any(f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems)
+        for name in ("trials.jsonl", "freeze-cases.jsonl")
     )
     scores = reader.yaml("scores.yaml", "scores", required=False)
     judgments = reader.yaml("judgments.yaml", "judgments", required=False)
@@ -185,6 +185,7 @@ def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -
             "case_records": cases,
             "trial_records": trials,
             "trials_complete": trials_complete,
+            "cases_complete": cases_complete,
             "scores": scores,
             "judgments": parse_judgments(judgments.data)  # type: ignore[arg-type]
             if judgments

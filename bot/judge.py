@@ -82,6 +82,7 @@ class AttemptFiles:
     case_records: Sequence[Record] | None = None  # None: freeze-cases.jsonl unreadable/absent
     trial_records: Sequence[Record] | None = None
     trials_complete: bool = True  # False: some line of trials.jsonl could not be read
+    cases_complete: bool = True  # likewise for freeze-cases.jsonl
     scores: Document | None = None
     judgments: Mapping[str, Judgment] | None = None
     certificates: Sequence[Certificate] | None = None
@@ -143,7 +144,9 @@ def judge_attempt(
     # 3. frozen cases
     cases: dict[str, Case] | None = None
     if files.case_records is not None:
-        cases, problems = check_cases(files.case_records, files.path("freeze-cases.jsonl"))
+        cases, problems = check_cases(
+            files.case_records, files.path("freeze-cases.jsonl"), complete=files.cases_complete
+        )
         findings += problems
     # 4. trials
     unit_keys = market.unit_keys if market else rules.unit_keys

@@ -194,7 +194,7 @@ class FolderTree:
             raise TreeError(error.errno, error.strerror, path) from None
         if not stat.S_ISREG(os.fstat(file_fd).st_mode):
             os.close(file_fd)
-            raise TreeError(errno.EISDIR, "not a regular file", path)
+            raise TreeError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         return os.fdopen(file_fd, "rb")
 
     def readlink(self, path: str) -> str:
@@ -274,7 +274,7 @@ class GitTree:
         if entry.kind == "symlink":
             raise TreeError(errno.ELOOP, "a symbolic link", path)
         if entry.kind != "file" or entry.blob_id is None:
-            raise TreeError(errno.EISDIR, "not a regular file", path)
+            raise TreeError(errno.EISDIR, os.strerror(errno.EISDIR), path)
         # OStream.stream: git cat-file's content stream (read and readline, bounded by size).
         stream = self.repo.odb.stream(bytes.fromhex(entry.blob_id)).stream
         return cast(BinaryIO, _GitStream(stream))

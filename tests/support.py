@@ -24,3 +24,78 @@ def rewrite(files: Files, name: str, edit: Callable[[list[dict[str, Any]]], None
     items = records(files, name)
     edit(items)
     files[name] = jsonl(items)
+
+
+class TreeAt:
+    """A FolderTree whose root is shown under `prefix`: tests that scan or load a folder
+    on disk see the display paths (e.g. attempts/market-03/...) the registry would show."""
+
+    def __init__(self, root: Path, prefix: str) -> None:
+        from bot.tree import FolderTree
+
+        self.inner = FolderTree(root)
+        self.prefix = prefix.strip("/")
+        self.label = f"working tree {root}"
+
+    def _inner(self, path: str) -> str:
+        if path == self.prefix:
+            return ""
+        if path.startswith(f"{self.prefix}/"):
+            return path[len(self.prefix) + 1 :]
+        from bot.tree import TreeError
+
+        raise TreeError(2, "not under the prefix", path)
+
+    def _outer(self, entry: Any) -> Any:
+        from dataclasses import replace
+
+        return replace(entry, path=f"{self.prefix}/{entry.path}".rstrip("/"))
+
+    def entry(self, path: str) -> Any:
+        try:
+            found = self.inner.entry(self._inner(path))
+        except OSError:
+            return None
+        return None if found is None else self._outer(found)
+
+    def children(self, folder: str) -> list[Any]:
+        return [self._outer(e) for e in self.inner.children(self._inner(folder))]
+
+    def open(self, path: str) -> Any:
+        return self.inner.open(self._inner(path))
+
+    def readlink(self, path: str) -> str:
+        return self.inner.readlink(self._inner(path))
+
+
+def scan(path: Path, shown: str, limits: Any = None) -> tuple[dict[str, Any], list[Any]]:
+    """scan_folder over the folder `path` on disk, shown as `shown`: (entries, findings)."""
+    from bot.config import Limits
+    from bot.load.folder import scan_folder
+
+    entries, findings, _ = scan_folder(TreeAt(path, shown), shown, limits or Limits())
+    return entries, findings
+
+
+def load_file(loader: Any, file: Path, shown: str, limits: Any = None) -> Any:
+    """load_yaml / load_jsonl of the file (or folder) `file` on disk, shown as `shown`."""
+    from bot.config import Limits
+
+    folder, _, name = shown.rpartition("/")
+    tree = _OneFile(file, shown)
+    return loader(tree, shown, limits or Limits())
+
+
+class _OneFile(TreeAt):
+    """A tree holding one path, `shown`, that is the file (or folder) `file` on disk."""
+
+    def __init__(self, file: Path, shown: str) -> None:
+        super().__init__(file.parent, shown.rpartition("/")[0] or ".")
+        self.name, self.shown = file.name, shown
+
+    def _inner(self, path: str) -> str:
+        from bot.tree import TreeError
+
+        if path != self.shown:
+            raise TreeError(2, "no such file", path)
+        return self.name

@@ -8,13 +8,17 @@ import os
 import signal
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.config import Limits
 from bot.findings import Code
 from bot.load import folder as folder_module
-from bot.load.folder import FileEntry, read_regular, scan_folder
+from bot.load.folder import FileEntry, read_regular
+from bot.history import blob_id
+from bot.tree import TreeError
+from tests.support import scan
 
 SHOWN = "attempts/market-01/alice/a1"
 
@@ -41,10 +45,11 @@ def test_regular_files_in_nested_folders(tmp_path: Path) -> None:
     for relative, data in files.items():
         write(tmp_path, relative, data)
     (tmp_path / "empty-dir").mkdir()
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert findings == []
     assert entries == {
-        relative: FileEntry(relative, len(data), sha(data)) for relative, data in files.items()
+        relative: FileEntry(relative, len(data), sha(data), blob_id(data))
+        for relative, data in files.items()
     }
     assert entries["trials.jsonl"].sha256 == (
         "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -54,9 +59,9 @@ def test_regular_files_in_nested_folders(tmp_path: Path) -> None:
 def test_large_file_hash_is_over_all_chunks(tmp_path: Path) -> None:
     data = bytes(range(256)) * 9000  # > 2 MiB, several read chunks
     write(tmp_path, "raw-log/log", data)
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert findings == []
-    assert entries["raw-log/log"] == FileEntry("raw-log/log", len(data), sha(data))
+    assert entries["raw-log/log"] == FileEntry("raw-log/log", len(data), sha(data), blob_id(data))
 
 
 def test_symlink_to_a_file_is_refused(tmp_path: Path) -> None:
@@ -66,7 +71,7 @@ def test_symlink_to_a_file_is_refused(tmp_path: Path) -> None:
     attempt = tmp_path / "attempt"
     write(attempt, "attempt.yaml", b"a: 1\n")
     (attempt / "trials.jsonl").symlink_to(outside / "secret")
-    entries, findings = scan_folder(attempt, SHOWN)
+    entries, findings = scan(attempt, SHOWN)
     assert list(entries) == ["attempt.yaml"]
     assert [(f.code, f.file, f.line) for f in findings] == [
         (Code.SYMLINK, f"{SHOWN}/trials.jsonl", None)
@@ -79,7 +84,7 @@ def test_dangling_and_relative_symlinks_are_refused(tmp_path: Path) -> None:
     (tmp_path / "dangling").symlink_to(tmp_path / "does-not-exist")
     (tmp_path / "relative").symlink_to("real")
     (tmp_path / "loop").symlink_to("loop")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["real"]
     assert sorted((f.code, f.file) for f in findings) == [
         (Code.SYMLINK, f"{SHOWN}/dangling"),
@@ -95,7 +100,7 @@ def test_symlink_to_a_directory_is_refused_and_not_entered(tmp_path: Path) -> No
     attempt = tmp_path / "attempt"
     write(attempt, "attempt.yaml", b"a: 1\n")
     (attempt / "raw-log").symlink_to(other, target_is_directory=True)
-    entries, findings = scan_folder(attempt, SHOWN)
+    entries, findings = scan(attempt, SHOWN)
     assert list(entries) == ["attempt.yaml"]
     assert [(f.code, f.file) for f in findings] == [(Code.SYMLINK, f"{SHOWN}/raw-log")]
     assert not any("trials.jsonl" in (f.file or "") for f in findings)
@@ -104,7 +109,7 @@ def test_symlink_to_a_directory_is_refused_and_not_entered(tmp_path: Path) -> No
 def test_symlinked_root_folder_is_not_listed_through_a_nested_link(tmp_path: Path) -> None:
     write(tmp_path, "a/b/c.txt", b"c")
     (tmp_path / "a" / "b" / "up").symlink_to(tmp_path, target_is_directory=True)
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["a/b/c.txt"]
     assert [(f.code, f.file) for f in findings] == [(Code.SYMLINK, f"{SHOWN}/a/b/up")]
 
@@ -121,7 +126,7 @@ def test_fifo_is_refused_and_never_opened(tmp_path: Path) -> None:
     previous = signal.signal(signal.SIGALRM, hung)
     signal.alarm(30)
     try:
-        entries, findings = scan_folder(tmp_path, SHOWN)
+        entries, findings = scan(tmp_path, SHOWN)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
@@ -137,7 +142,7 @@ def test_unix_socket_is_a_special_file(tmp_path: Path) -> None:
     write(tmp_path, "attempt.yaml", b"a: 1\n")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
         server.bind(str(tmp_path / "sock"))
-        entries, findings = scan_folder(tmp_path, SHOWN)
+        entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["attempt.yaml"]
     assert [(f.code, f.file) for f in findings] == [(Code.SPECIAL_FILE, f"{SHOWN}/sock")]
 
@@ -159,7 +164,7 @@ def test_unix_socket_is_a_special_file(tmp_path: Path) -> None:
 def test_bad_file_names_are_refused(tmp_path: Path, name: str) -> None:
     write(tmp_path, "ok.txt", b"ok")
     write(tmp_path, name, b"bad")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["ok.txt"]
     assert [(f.code, f.file) for f in findings] == [(Code.ATTEMPT_LOCATION, f"{SHOWN}/{name}")]
 
@@ -167,7 +172,7 @@ def test_bad_file_names_are_refused(tmp_path: Path, name: str) -> None:
 def test_longest_allowed_name(tmp_path: Path) -> None:
     name = "x" * 128
     write(tmp_path, name, b"x")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert (list(entries), findings) == ([name], [])
 
 
@@ -175,7 +180,7 @@ def test_longest_allowed_name(tmp_path: Path) -> None:
 def test_names_starting_with_dot_git_are_refused(tmp_path: Path, name: str) -> None:
     write(tmp_path, "attempt.yaml", b"a: 1\n")
     write(tmp_path, name, b"[core]\n")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["attempt.yaml"]
     assert [(f.code, f.file) for f in findings] == [(Code.ATTEMPT_LOCATION, f"{SHOWN}/{name}")]
 
@@ -185,7 +190,7 @@ def test_a_refused_directory_is_not_entered(tmp_path: Path) -> None:
     write(tmp_path, ".git/hooks/pre-commit", b"#!/bin/sh\n")
     write(tmp_path, "d\u00e9j\u00e0/trials.jsonl", b"{}\n")
     write(tmp_path, "ok/trials.jsonl", b"{}\n")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["ok/trials.jsonl"]
     assert sorted(f.file or "" for f in findings) == [
         f"{SHOWN}/.git",
@@ -195,7 +200,7 @@ def test_a_refused_directory_is_not_entered(tmp_path: Path) -> None:
 
 def test_bad_names_in_nested_folders_name_the_whole_path(tmp_path: Path) -> None:
     write(tmp_path, "raw-log/.gitignore", b"*\n")
-    _, findings = scan_folder(tmp_path, SHOWN)
+    _, findings = scan(tmp_path, SHOWN)
     assert [(f.code, f.file) for f in findings] == [
         (Code.ATTEMPT_LOCATION, f"{SHOWN}/raw-log/.gitignore")
     ]
@@ -204,10 +209,10 @@ def test_bad_names_in_nested_folders_name_the_whole_path(tmp_path: Path) -> None
 def test_file_count_cap(tmp_path: Path) -> None:
     for index in range(5):
         write(tmp_path, f"f{index}", b"x")
-    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_files=5))
+    entries, findings = scan(tmp_path, SHOWN, Limits(max_attempt_files=5))
     assert (len(entries), findings) == (5, [])
     write(tmp_path, "sub/f5", b"x")
-    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_files=5))
+    entries, findings = scan(tmp_path, SHOWN, Limits(max_attempt_files=5))
     assert len(entries) == 5
     assert [(f.code, f.file) for f in findings] == [(Code.TOO_MANY_FILES, SHOWN)]
     assert findings[0].message == "more than 5 files in the attempt folder"
@@ -217,7 +222,7 @@ def test_file_count_cap_default(tmp_path: Path) -> None:
     cap = Limits().max_attempt_files
     for index in range(cap + 10):
         write(tmp_path, f"d{index % 3}/f{index}", b"")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert len(entries) == cap
     assert [f.code for f in findings] == [Code.TOO_MANY_FILES]
 
@@ -225,14 +230,14 @@ def test_file_count_cap_default(tmp_path: Path) -> None:
 def test_file_size_cap(tmp_path: Path) -> None:
     write(tmp_path, "small", b"x" * 10)
     write(tmp_path, "big", b"x" * 11)
-    entries, findings = scan_folder(tmp_path, SHOWN, Limits(max_attempt_file_bytes=10))
+    entries, findings = scan(tmp_path, SHOWN, Limits(max_attempt_file_bytes=10))
     assert list(entries) == ["small"]
     assert [(f.code, f.file) for f in findings] == [(Code.FILE_TOO_LARGE, f"{SHOWN}/big")]
     assert "11 bytes" in findings[0].message
 
 
 def test_missing_folder_is_a_finding(tmp_path: Path) -> None:
-    entries, findings = scan_folder(tmp_path / "nope", SHOWN)
+    entries, findings = scan(tmp_path / "nope", SHOWN)
     assert entries == {}
     assert [(f.code, f.file) for f in findings] == [(Code.FILE_MISSING, SHOWN)]
 
@@ -246,7 +251,8 @@ def _deny(monkeypatch: pytest.MonkeyPatch, path: Path, name: str = "open") -> No
     real = getattr(os, name)
 
     def denied(target: object, *args: object, **kwargs: object) -> object:
-        if os.fspath(target) == os.fspath(path):  # type: ignore[arg-type]
+        # FolderTree opens and lists relative to the parent folder's fd: match the name too.
+        if os.fspath(target) in (os.fspath(path), path.name):  # type: ignore[arg-type]
             raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
         return real(target, *args, **kwargs)
 
@@ -261,7 +267,7 @@ def test_unreadable_file_is_file_unreadable(
     write(tmp_path, "ok", b"ok")
     write(tmp_path, "locked", b"x")
     _deny(monkeypatch, tmp_path / "locked")
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["ok"]
     assert [(f.code, f.file) for f in findings] == [(Code.FILE_UNREADABLE, f"{SHOWN}/locked")]
     assert findings[0].message == "cannot read: Permission denied"
@@ -274,9 +280,9 @@ def test_unlistable_folder_is_file_unreadable(
     listing: `os.scandir` is then made to raise EACCES for the folder."""
     write(tmp_path, "ok", b"ok")
     write(tmp_path, "raw-log/harness.log", b"log")
-    _deny(monkeypatch, tmp_path / "raw-log", "scandir")
+    _deny(monkeypatch, tmp_path / "raw-log", "open")
     try:
-        entries, findings = scan_folder(tmp_path, SHOWN)
+        entries, findings = scan(tmp_path, SHOWN)
     finally:
         (tmp_path / "raw-log").chmod(0o755)
     assert list(entries) == ["ok"]
@@ -294,15 +300,15 @@ def test_file_gone_or_replaced_by_a_link_while_scanned(
     write(tmp_path, "swapped", b"x")
     real_hash = folder_module._hash
 
-    def racing_hash(path: Path) -> str:
-        if path.name == "gone":
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
-        if path.name == "swapped":
-            raise OSError(errno.ELOOP, "Too many levels of symbolic links")
-        return real_hash(path)
+    def racing_hash(tree: Any, entry: Any, object_format: str) -> Any:
+        if entry.name == "gone":
+            raise TreeError(errno.ENOENT, "No such file or directory")
+        if entry.name == "swapped":
+            raise TreeError(errno.ELOOP, "Too many levels of symbolic links")
+        return real_hash(tree, entry, object_format)
 
     monkeypatch.setattr(folder_module, "_hash", racing_hash)
-    entries, findings = scan_folder(tmp_path, SHOWN)
+    entries, findings = scan(tmp_path, SHOWN)
     assert list(entries) == ["ok"]
     assert [(f.code, f.file) for f in findings] == [
         (Code.FILE_MISSING, f"{SHOWN}/gone"),

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import load_file
 from bot.config import Limits
 from bot.findings import Code
 from bot.load.jsonl import load_jsonl, parse_jsonl
@@ -217,13 +218,13 @@ def test_one_bad_line_never_hides_the_next() -> None:
 def test_load_jsonl_reads_a_file(tmp_path: Path) -> None:
     file = tmp_path / "trials.jsonl"
     file.write_bytes(b'{"a": 1}\r\n{"a": NaN}\r\n{"b": 2}')
-    records, findings = load_jsonl(file, PATH)
+    records, findings = load_file(load_jsonl, file, PATH)
     assert [(r.line, r.data) for r in records] == [(1, {"a": 1}), (3, {"b": 2})]
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.JSONL_INVALID, PATH, 2)]
 
 
 def test_load_jsonl_missing_file(tmp_path: Path) -> None:
-    records, findings = load_jsonl(tmp_path / "trials.jsonl", PATH)
+    records, findings = load_file(load_jsonl, tmp_path / "trials.jsonl", PATH)
     assert records == []
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_MISSING, PATH, None)]
 
@@ -231,15 +232,15 @@ def test_load_jsonl_missing_file(tmp_path: Path) -> None:
 def test_load_jsonl_whole_file_cap(tmp_path: Path) -> None:
     file = tmp_path / "trials.jsonl"
     file.write_bytes(GOOD * 10)
-    records, findings = load_jsonl(file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10 - 1))
+    records, findings = load_file(load_jsonl, file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10 - 1))
     assert records == []
     assert [(f.code, f.line) for f in findings] == [(Code.JSONL_INVALID, None)]
-    records, findings = load_jsonl(file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10))
+    records, findings = load_file(load_jsonl, file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10))
     assert (len(records), findings) == (10, [])
 
 
 def test_load_jsonl_a_directory_is_not_readable(tmp_path: Path) -> None:
-    records, findings = load_jsonl(tmp_path, PATH)
+    records, findings = load_file(load_jsonl, tmp_path, PATH)
     assert records == []
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Is a directory"
@@ -254,7 +255,7 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
     real = io.open
 
     def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(target, (str, Path)) and os.fspath(target) == os.fspath(file):
+        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
             raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
         return real(target, *args, **kwargs)
 
@@ -267,7 +268,7 @@ def test_load_jsonl_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     file = tmp_path / "trials.jsonl"
     file.write_bytes(GOOD)
     _unreadable(monkeypatch, file)
-    records, findings = load_jsonl(file, PATH)
+    records, findings = load_file(load_jsonl, file, PATH)
     assert records == []
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Permission denied"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import load_file
 from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Document
@@ -447,7 +448,7 @@ def test_document_remembers_its_path() -> None:
 
 
 def test_load_yaml_missing_file(tmp_path: Path) -> None:
-    document, findings = load_yaml(tmp_path / "attempt.yaml", PATH)
+    document, findings = load_file(load_yaml, tmp_path / "attempt.yaml", PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_MISSING, PATH, None)]
 
@@ -455,7 +456,7 @@ def test_load_yaml_missing_file(tmp_path: Path) -> None:
 def test_load_yaml_reads_a_file(tmp_path: Path) -> None:
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"a: NO\nb:\n  c: 012\n")
-    document, findings = load_yaml(file, PATH)
+    document, findings = load_file(load_yaml, file, PATH)
     assert findings == []
     assert document is not None
     assert document.data == {"a": "NO", "b": {"c": 12}}
@@ -466,14 +467,14 @@ def test_load_yaml_reads_a_file(tmp_path: Path) -> None:
 def test_load_yaml_size_cap_before_reading(tmp_path: Path) -> None:
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"\xff" * 101)
-    document, findings = load_yaml(file, PATH, Limits(max_yaml_bytes=100))
+    document, findings = load_file(load_yaml, file, PATH, Limits(max_yaml_bytes=100))
     assert document is None
     assert [(f.code, f.line) for f in findings] == [(Code.YAML_UNSAFE, None)]
     assert "101 bytes" in findings[0].message
 
 
 def test_load_yaml_a_directory_is_not_readable(tmp_path: Path) -> None:
-    document, findings = load_yaml(tmp_path, PATH)
+    document, findings = load_file(load_yaml, tmp_path, PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Is a directory"
@@ -488,7 +489,7 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
     real = io.open
 
     def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(target, (str, Path)) and os.fspath(target) == os.fspath(file):
+        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
             raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
         return real(target, *args, **kwargs)
 
@@ -501,7 +502,7 @@ def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"a: 1\n")
     _unreadable(monkeypatch, file)
-    document, findings = load_yaml(file, PATH)
+    document, findings = load_file(load_yaml, file, PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Permission denied"
@@ -510,7 +511,7 @@ def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_load_yaml_empty_file(tmp_path: Path) -> None:
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"# nothing here yet\n")
-    document, findings = load_yaml(file, PATH)
+    document, findings = load_file(load_yaml, file, PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_EMPTY, PATH, None)]
 
@@ -518,7 +519,7 @@ def test_load_yaml_empty_file(tmp_path: Path) -> None:
 def test_load_yaml_refusals_carry_the_display_path(tmp_path: Path) -> None:
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"a: &x 1\n")
-    document, findings = load_yaml(file, "shown/attempt.yaml")
+    document, findings = load_file(load_yaml, file, "shown/attempt.yaml")
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [
         (Code.YAML_UNSAFE, "shown/attempt.yaml", 1)
