@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.demo.specimen import jsonl
+from bot.dump import dump_jsonl
 
 PROJECT = Path(__file__).resolve().parents[1]
 RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
@@ -23,4 +23,4 @@ def rewrite(files: Files, name: str, edit: Callable[[list[dict[str, Any]]], None
     """Apply `edit` to the records of a JSONL file and write it back."""
     items = records(files, name)
     edit(items)
-    files[name] = jsonl(items)
+    files[name] = dump_jsonl(items)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -16,35 +18,51 @@ from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.demo.git_registry import Step, build_git_registry
 from bot.errors import ClaimsError
-from bot.load.yaml_ import load_yaml
+from bot.load.yaml_ import parse_yaml
 from bot.timestamps import parse_timestamp
 
-__all__ = ["EXAMPLES", "load_plan", "run_demo"]
+__all__ = ["load_plan", "run_demo"]
 
-PROJECT = Path(__file__).resolve().parents[2]
-EXAMPLES = PROJECT / "examples"
+# The examples ship inside the package as `bot.examples`: pyproject's package-dir maps it to
+# the project's examples/ folder, so the demo runs from a plain install as from a checkout.
+_EXAMPLES_PACKAGE = "bot.examples"
+_PLAN = "demo-plan.yaml"
 
 
-def _source(reference: str) -> bytes:
+def _examples() -> Traversable:
+    try:
+        return files(_EXAMPLES_PACKAGE)
+    except ModuleNotFoundError:
+        raise ClaimsError(
+            f"the demo's examples ({_EXAMPLES_PACKAGE}) are not installed",
+            "reinstall the bot (pip install . or, in a checkout, pip install -e .)",
+        ) from None
+
+
+def _source(examples: Traversable, reference: str) -> bytes:
     where, _, path = reference.partition(":")
-    base = {
-        "project": PROJECT,
-        "registry": EXAMPLES / "registry",
-        "history": EXAMPLES / "history",
-    }.get(where)
-    if base is None:
+    if where not in ("registry", "history"):
         raise ClaimsError(f"demo plan: unknown source {reference!r}")
-    return (base / path).read_bytes()
+    # A Traversable joins a path with "/" in it as its segments (importlib.resources.abc).
+    return (examples / where / path).read_bytes()
 
 
-def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
-    """Read the demo plan: the steps with their file contents, and the expected codes."""
-    document, findings = load_yaml(
-        examples / "demo-plan.yaml", "examples/demo-plan.yaml", Limits(max_yaml_bytes=4_000_000)
-    )
+def load_plan(examples: Traversable) -> tuple[list[Step], dict[str, Any]]:
+    """Read the demo plan: the steps with their file contents, and the expected codes.
+
+    Raises `ClaimsError` if the plan cannot be read or names an unknown source.
+    """
+    try:
+        raw = (examples / _PLAN).read_bytes()
+    except OSError as error:
+        raise ClaimsError(
+            f"the demo needs examples/{_PLAN}: {error}",
+            "reinstall the bot, or regenerate it with: python examples/generate.py",
+        ) from None
+    document, findings = parse_yaml(raw, f"examples/{_PLAN}", Limits(max_yaml_bytes=4_000_000))
     if document is None or not isinstance(document.data, dict):
         raise ClaimsError(
-            "cannot read examples/demo-plan.yaml: " + "; ".join(f.message for f in findings),
+            f"cannot read examples/{_PLAN}: " + "; ".join(f.message for f in findings),
             "regenerate it with: python examples/generate.py",
         )
 
@@ -55,7 +73,7 @@ def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
         Step(
             message=step["message"],
             at=moment(step["at"]),
-            files={path: _source(ref) for path, ref in step["files"].items()},
+            files={path: _source(examples, ref) for path, ref in step["files"].items()},
             merged_at=moment(step.get("merged_at")),
             open_pr=step.get("open_pr"),
             tag=step.get("tag"),
@@ -66,17 +84,16 @@ def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
 
 
 def run_demo(keep: Path | None = None) -> int:
-    """Build, verify, resolve and print the demo; return 0 when every example behaved."""
-    if not (EXAMPLES / "demo-plan.yaml").is_file():
-        raise ClaimsError(
-            f"the demo needs {EXAMPLES}/demo-plan.yaml",
-            "run claims demo from a checkout of the registry repository",
-        )
-    steps, plan = load_plan()
+    """Build, verify, resolve and print the demo; return 0 when every example behaved.
+
+    Raises `ClaimsError` if the examples are missing or `keep` is not empty.
+    """
+    examples = _examples()
+    steps, plan = load_plan(examples)
     if keep is not None:
-        return _run(keep, steps, plan)
+        return _run(keep, examples, steps, plan)
     with tempfile.TemporaryDirectory(prefix="claims-demo-") as folder:
-        return _run(Path(folder) / "registry", steps, plan)
+        return _run(Path(folder) / "registry", examples, steps, plan)
 
 
 def _claims(title: str, *args: str | Path, report: Path | None = None) -> dict[str, Any]:
@@ -94,7 +111,7 @@ def _claims(title: str, *args: str | Path, report: Path | None = None) -> dict[s
 _shown_root = "<registry>"
 
 
-def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
+def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, Any]) -> int:
     global _shown_root
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
@@ -141,7 +158,7 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
         report=work / "verify-pr.json",
     )
     repo.git.checkout("-q", "main")
-    rerun = _rerun_stage(root, work, plan, as_of)
+    rerun = _rerun_stage(root, work, examples, plan, as_of)
     # Resolution reruns the adapters too where it can, so an edited wrap never counts.
     rerun_flags = (
         []
@@ -166,7 +183,9 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     return _check(plan, merged, review, rerun, resolved)
 
 
-def _rerun_stage(root: Path, work: Path, plan: dict[str, Any], as_of: str) -> dict[str, Any]:
+def _rerun_stage(
+    root: Path, work: Path, examples: Traversable, plan: dict[str, Any], as_of: str
+) -> dict[str, Any]:
     """Rerun the wrapped attempts' adapters, from a cache seeded with the released data.
 
     The papers' URLs are examples, so the released files are put in the content-addressed
@@ -182,7 +201,7 @@ def _rerun_stage(root: Path, work: Path, plan: dict[str, Any], as_of: str) -> di
         return {"attempts": [], "skipped": True}
     cache = work / "released"
     (cache / "sha256").mkdir(parents=True)
-    for source in sorted((EXAMPLES / "released").iterdir()):
+    for source in sorted((examples / "released").iterdir(), key=lambda file: file.name):
         (cache / "sha256" / source.name).write_bytes(source.read_bytes())
     return _claims(
         "wrapped attempts: rerun each adapter in the sandbox",
