@@ -36,14 +36,12 @@ from bot.dates import MarketDates  # noqa: E402
 from bot.demo.specimen import (  # noqa: E402
     AttemptSpec,
     attempt_files,
-    dump_yaml,
-    jsonl,
     judgments_file,
     load_market,
     market_document,
     score_table,
-    timestamp,
 )
+from bot.dump import dump_jsonl, dump_yaml, format_timestamp  # noqa: E402
 from bot.evidence.rules import case_hash  # noqa: E402
 from bot.load.yaml_ import parse_yaml  # noqa: E402
 from bot.models import SharedRules  # noqa: E402
@@ -71,15 +69,15 @@ def edit_case_after_hashing(files: Files) -> None:
     """case-hash-mismatch: the third case's prompt changed, its sha256 left as frozen."""
     cases = records(files, "freeze-cases.jsonl")
     cases[2]["content"]["prompt"] += " (reworded after the freeze)"
-    files["freeze-cases.jsonl"] = jsonl(cases)
+    files["freeze-cases.jsonl"] = dump_jsonl(cases)
 
 
 def run_a_case_twice(files: Files) -> None:
     """duplicate-trial and unknown-case: a second try of case 0, a trial of an unfrozen case."""
     trials = records(files, "trials.jsonl")
-    retry = dict(trials[0], started_at=timestamp(day(25)), trajectory="traj-retry")
+    retry = dict(trials[0], started_at=format_timestamp(day(25)), trajectory="traj-retry")
     extra = dict(trials[1], case_id="sabotage-999", trajectory="traj-extra")
-    files["trials.jsonl"] = jsonl([*trials, retry, extra])
+    files["trials.jsonl"] = dump_jsonl([*trials, retry, extra])
 
 
 def truncate_log(files: Files) -> None:
@@ -101,7 +99,7 @@ def drop_offsets(files: Files) -> None:
     trials = records(files, "trials.jsonl")
     for trial in trials[:2]:
         trial["started_at"] = trial["started_at"].removesuffix("Z")
-    files["trials.jsonl"] = jsonl(trials)
+    files["trials.jsonl"] = dump_jsonl(trials)
 
 
 def rehash_a_case(files: Files) -> None:
@@ -109,7 +107,7 @@ def rehash_a_case(files: Files) -> None:
     cases = records(files, "freeze-cases.jsonl")
     cases[0]["content"]["prompt"] += " (made easier)"
     cases[0]["sha256"] = case_hash(cases[0]["content"])
-    files["freeze-cases.jsonl"] = jsonl(cases)
+    files["freeze-cases.jsonl"] = dump_jsonl(cases)
 
 
 def hide_false_safes(files: Files) -> None:
@@ -119,7 +117,7 @@ def hide_false_safes(files: Files) -> None:
     for trial in trials:
         if trial["result"]["verdict"] == "false_safe":
             trial["result"].update(verdict="caught", certificate="unsafe", score=0.9)
-    files["trials.jsonl"] = jsonl(trials)
+    files["trials.jsonl"] = dump_jsonl(trials)
 
 
 # ---- the examples ---------------------------------------------------------------------------
@@ -306,7 +304,7 @@ def build(out: Path) -> None:
     steps: list[dict[str, Any]] = [
         {
             "message": "Registry: shared rules and demo markets 2, 3, 5 and 6",
-            "at": timestamp(day(4)),
+            "at": format_timestamp(day(4)),
             "files": {path: f"registry:{path}" for path in sorted(written)},
         }
     ]
@@ -341,8 +339,8 @@ def build(out: Path) -> None:
         freezes.append(
             {
                 "message": f"Freeze: {folder}",
-                "at": timestamp(spec.frozen_at),
-                "merged_at": timestamp(
+                "at": format_timestamp(spec.frozen_at),
+                "merged_at": format_timestamp(
                     max(spec.frozen_at + timedelta(days=1), day(12)) + timedelta(minutes=number)
                 ),
                 "files": {f"{folder}/{name}": f"registry:{folder}/{name}" for name in FREEZE},
@@ -351,8 +349,8 @@ def build(out: Path) -> None:
         runs.append(
             {
                 "message": f"Attempt: {spec.title}",
-                "at": timestamp(day(1, month=3) + timedelta(hours=number)),
-                "merged_at": timestamp(day(2, month=3) + timedelta(hours=number)),
+                "at": format_timestamp(day(1, month=3) + timedelta(hours=number)),
+                "merged_at": format_timestamp(day(2, month=3) + timedelta(hours=number)),
                 "files": {
                     f"{folder}/{name}": f"registry:{folder}/{name}"
                     for name in sorted(files)
@@ -369,7 +367,7 @@ def build(out: Path) -> None:
             judgments.append(
                 {
                     "message": f"Judgments: {folder}",
-                    "at": timestamp(day(5, month=3) + timedelta(minutes=number)),
+                    "at": format_timestamp(day(5, month=3) + timedelta(minutes=number)),
                     "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
                 }
             )
@@ -399,8 +397,8 @@ def build(out: Path) -> None:
     freezes.append(
         {
             "message": f"Freeze: {folder}",
-            "at": timestamp(spec.frozen_at),
-            "merged_at": timestamp(day(14)),
+            "at": format_timestamp(spec.frozen_at),
+            "merged_at": format_timestamp(day(14)),
             "files": {path: f"history:{path}" for path in history_files},
         }
     )
@@ -415,7 +413,7 @@ def build(out: Path) -> None:
         tags.append(
             {
                 "message": f"Snapshot of the registry at {resolve_by}'s window close",
-                "at": timestamp(day(1)),
+                "at": format_timestamp(day(1)),
                 "files": {},
                 "tag": dates.snapshot_tag,
             }
@@ -426,7 +424,7 @@ def build(out: Path) -> None:
     steps.append(
         {
             "message": f"Attempt: {spec.title} (open)",
-            "at": timestamp(day(3, month=3)),
+            "at": format_timestamp(day(3, month=3)),
             "open_pr": "gina-lab/late-edit",
             "files": {
                 **{f"{folder}/{name}": f"registry:{folder}/{name}" for name in after},

@@ -22,12 +22,11 @@ from bot.demo.git_registry import Step, build_git_registry
 from bot.demo.specimen import (
     AttemptSpec,
     attempt_files,
-    dump_yaml,
     judgments_file,
     market_document,
     score_table,
-    timestamp,
 )
+from bot.dump import dump_yaml, format_timestamp
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import required_checks
@@ -193,7 +192,7 @@ class RegistryFactory:
                             judged_at if is_primary and judged_at else landed + timedelta(hours=2)
                         )
                         judgments = judgments_file(
-                            planned.run_files, verdicts, "maintainer", timestamp(when)
+                            planned.run_files, verdicts, "maintainer", format_timestamp(when)
                         )
                         main_steps.append(
                             Step(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.demo.specimen import jsonl
+from bot.dump import dump_jsonl
 
 PROJECT = Path(__file__).resolve().parents[1]
 RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
@@ -99,3 +99,4 @@ class _OneFile(TreeAt):
         if path != self.shown:
             raise TreeError(2, "no such file", path)
         return self.name
+    files[name] = dump_jsonl(items)

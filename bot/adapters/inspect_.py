@@ -91,8 +91,8 @@ from bot.errors import ClaimsError
 from bot.load.jsonl import DuplicateKeyError, object_without_duplicates
 from bot.timestamps import is_naive_timestamp, parse_timestamp
 
-# The evidence modules (bot.evidence, bot.demo.specimen: jsonschema, scipy) are imported where
-# they are used, so that building the CLI's parser stays fast.
+# The evidence modules (bot.evidence: jsonschema, scipy) and the writers (bot.dump: PyYAML) are
+# imported where they are used, so that building the CLI's parser stays fast.
 
 __all__ = [
     "DEFAULT_EPOCHS",
@@ -844,7 +844,7 @@ def _serialise(
     """The three files, read back with the verifier's loader and rules before they are kept."""
     import yaml
 
-    from bot.demo.specimen import dump_yaml, jsonl
+    from bot.dump import dump_jsonl, dump_yaml
     from bot.evidence.rules import check_cases, check_trials
     from bot.evidence.schema import validate
     from bot.findings import Finding
@@ -852,8 +852,8 @@ def _serialise(
 
     freeze, comments = freeze_and_comments
     try:
-        case_bytes = jsonl(cases)
-        trial_bytes = jsonl(trials)
+        case_bytes = dump_jsonl(cases)
+        trial_bytes = dump_jsonl(trials)
         header = "".join(f"# {line}\n" for line in comments).encode()
         freeze_bytes = header + dump_yaml(freeze)
     except (UnicodeEncodeError, ValueError, yaml.YAMLError) as error:

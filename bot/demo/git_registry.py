@@ -16,7 +16,7 @@ from pathlib import Path
 
 import git
 
-from bot.demo.specimen import timestamp
+from bot.dump import format_timestamp
 
 __all__ = ["Step", "build_git_registry"]
 
@@ -45,7 +45,7 @@ def _commit(repo: git.Repo, root: Path, step: Step) -> None:
     added = [path for path, content in step.files.items() if content is not None]
     if added:
         repo.git.add("--", *added)
-    when = timestamp(step.at)
+    when = format_timestamp(step.at)
     with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
         repo.git.commit("--allow-empty", "-q", "-m", step.message)
 
@@ -74,7 +74,7 @@ def build_git_registry(root: Path, steps: Sequence[Step]) -> git.Repo:
         if step.open_pr is not None:
             return repo
         repo.git.checkout("-q", "main")
-        when = timestamp(step.merged_at or step.at)
+        when = format_timestamp(step.merged_at or step.at)
         with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
             repo.git.merge("--no-ff", "-q", "-m", f"Merge pull request: {step.message}", branch)
     return repo

@@ -11,6 +11,8 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -26,34 +28,48 @@ from bot.report.text import printable, render_resolution, render_text
 from bot.rerun import AdapterRerun
 from bot.timestamps import parse_timestamp
 
-__all__ = ["EXAMPLES", "load_plan", "run_demo"]
+__all__ = ["load_plan", "run_demo"]
 
-PROJECT = Path(__file__).resolve().parents[2]
-EXAMPLES = PROJECT / "examples"
+# The examples ship inside the package as `bot.examples`: pyproject's package-dir maps it to
+# the project's examples/ folder, so the demo runs from a plain install as from a checkout.
+_EXAMPLES_PACKAGE = "bot.examples"
+_PLAN = "demo-plan.yaml"
 
 
-def _source(reference: str) -> bytes:
+def _examples() -> Traversable:
+    try:
+        return files(_EXAMPLES_PACKAGE)
+    except ModuleNotFoundError:
+        raise ClaimsError(
+            f"the demo's examples ({_EXAMPLES_PACKAGE}) are not installed",
+            "reinstall the bot (pip install . or, in a checkout, pip install -e .)",
+        ) from None
+
+
+def _source(examples: Traversable, reference: str) -> bytes:
     where, _, path = reference.partition(":")
-    base = {
-        "project": PROJECT,
-        "registry": EXAMPLES / "registry",
-        "history": EXAMPLES / "history",
-    }.get(where)
-    if base is None:
+    if where not in ("registry", "history"):
         raise ClaimsError(f"demo plan: unknown source {reference!r}")
-    return (base / path).read_bytes()
+    # A Traversable joins a path with "/" in it as its segments (importlib.resources.abc).
+    return (examples / where / path).read_bytes()
 
 
-def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
-    """Read the demo plan: the steps with their file contents, and the expected codes."""
-    document, findings = parse_yaml(
-        (examples / "demo-plan.yaml").read_bytes(),
-        "examples/demo-plan.yaml",
-        Limits(max_yaml_bytes=4_000_000),
-    )
+def load_plan(examples: Traversable) -> tuple[list[Step], dict[str, Any]]:
+    """Read the demo plan: the steps with their file contents, and the expected codes.
+
+    Raises `ClaimsError` if the plan cannot be read or names an unknown source.
+    """
+    try:
+        raw = (examples / _PLAN).read_bytes()
+    except OSError as error:
+        raise ClaimsError(
+            f"the demo needs examples/{_PLAN}: {error}",
+            "reinstall the bot, or regenerate it with: python examples/generate.py",
+        ) from None
+    document, findings = parse_yaml(raw, f"examples/{_PLAN}", Limits(max_yaml_bytes=4_000_000))
     if document is None or not isinstance(document.data, dict):
         raise ClaimsError(
-            "cannot read examples/demo-plan.yaml: " + "; ".join(f.message for f in findings),
+            f"cannot read examples/{_PLAN}: " + "; ".join(f.message for f in findings),
             "regenerate it with: python examples/generate.py",
         )
 
@@ -64,7 +80,7 @@ def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
         Step(
             message=step["message"],
             at=moment(step["at"]),
-            files={path: _source(ref) for path, ref in step["files"].items()},
+            files={path: _source(examples, ref) for path, ref in step["files"].items()},
             merged_at=moment(step.get("merged_at")),
             open_pr=step.get("open_pr"),
             tag=step.get("tag"),
@@ -75,17 +91,16 @@ def load_plan(examples: Path = EXAMPLES) -> tuple[list[Step], dict[str, Any]]:
 
 
 def run_demo(keep: Path | None = None) -> int:
-    """Build, verify, resolve and print the demo; return 0 when every example behaved."""
-    if not (EXAMPLES / "demo-plan.yaml").is_file():
-        raise ClaimsError(
-            f"the demo needs {EXAMPLES}/demo-plan.yaml",
-            "run claims demo from a checkout of the registry repository",
-        )
-    steps, plan = load_plan()
+    """Build, verify, resolve and print the demo; return 0 when every example behaved.
+
+    Raises `ClaimsError` if the examples are missing or `keep` is not empty.
+    """
+    examples = _examples()
+    steps, plan = load_plan(examples)
     if keep is not None:
-        return _run(keep, steps, plan)
+        return _run(keep, examples, steps, plan)
     with tempfile.TemporaryDirectory(prefix="claims-demo-") as folder:
-        return _run(Path(folder) / "registry", steps, plan)
+        return _run(Path(folder) / "registry", examples, steps, plan)
 
 
 @dataclass
@@ -135,7 +150,7 @@ class _Demo:
         return report
 
 
-def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
+def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, Any]) -> int:
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
     repo = build_git_registry(root, steps)
@@ -177,7 +192,7 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     )
     print(printable(render_text(review_report)))
     review = demo._keep("verify-pr", review_report.to_json())
-    rerun_adapter = _rerun_adapter(work, plan)
+    rerun_adapter = _rerun_adapter(examples, work, plan)
     rerun: dict[str, Any] = {"attempts": [], "pr_problems": [], "skipped": True}
     if rerun_adapter is not None:
         rerun = demo.verify(
@@ -195,7 +210,7 @@ def _run(root: Path, steps: list[Step], plan: dict[str, Any]) -> int:
     return _check(plan, merged, review, rerun, resolved)
 
 
-def _rerun_adapter(work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
+def _rerun_adapter(examples: Traversable, work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
     """The adapter rerun, from a cache seeded with the released data; None where skipped.
 
     The papers' URLs are examples, so the released files are put in the content-addressed
@@ -210,7 +225,7 @@ def _rerun_adapter(work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
         return None
     cache = work / "released"
     (cache / "sha256").mkdir(parents=True)
-    for source in sorted((EXAMPLES / "released").iterdir()):
+    for source in sorted((examples / "released").iterdir(), key=lambda item: item.name):
         (cache / "sha256" / source.name).write_bytes(source.read_bytes())
     return AdapterRerun(cache=cache)
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import yaml
-
 from bot.bars import derive_score_table, evaluate_bars
+from bot.dump import dump_jsonl, dump_yaml, format_timestamp
 from bot.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
 from bot.load.document import Document
 from bot.load.jsonl import parse_jsonl
@@ -28,37 +26,13 @@ from bot.models import Market, SharedRules
 __all__ = [
     "AttemptSpec",
     "attempt_files",
-    "dump_yaml",
-    "jsonl",
     "judgments_file",
     "load_market",
     "market_document",
     "score_table",
-    "timestamp",
 ]
 
 _SCHEMA_BASE = "../../../../schemas"
-
-
-def timestamp(moment: datetime) -> str:
-    """RFC 3339 in UTC with a Z, to the second."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def dump_yaml(data: Mapping[str, Any], schema: str | None = None) -> bytes:
-    """YAML the safe loader accepts (no anchors: the data is copied through JSON first)."""
-    plain = json.loads(json.dumps(data))
-    text = yaml.safe_dump(plain, sort_keys=False, allow_unicode=True, width=100)
-    header = f"# yaml-language-server: $schema={schema}\n" if schema else ""
-    return (header + text).encode("utf-8")
-
-
-def jsonl(records: Sequence[Mapping[str, Any]]) -> bytes:
-    """One compact JSON object a line, each line ending with a newline."""
-    return b"".join(
-        json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-        for record in records
-    )
 
 
 @dataclass(frozen=True)
@@ -127,7 +101,7 @@ def _trials(
             {
                 "case_id": case["case_id"],
                 "system": spec.systems[index % len(spec.systems)],
-                "started_at": timestamp(started),
+                "started_at": format_timestamp(started),
                 "trajectory": f"traj-{spec.seed}-{index:04d}",
                 "evaluator": None,
                 "attack_family": f"{case['family']}-injection" if attack else None,
@@ -165,7 +139,7 @@ def _red_teams(spec: AttemptSpec) -> list[dict[str, Any]]:
             "independent": True,
             "hours": 90 if serious else 48,
             "access": "black-box",
-            "started_at": timestamp(spec.frozen_at + timedelta(days=2 + index)),
+            "started_at": format_timestamp(spec.frozen_at + timedelta(days=2 + index)),
         }
         for index in range(3 if serious else 1)
     ]
@@ -210,12 +184,12 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         "title": spec.title,
         "publication": {
             "url": f"https://papers.example.org/{spec.submitter}/{spec.slug}",
-            "evidence_public_at": timestamp(spec.first_trial_at + timedelta(days=20)),
+            "evidence_public_at": format_timestamp(spec.first_trial_at + timedelta(days=20)),
         },
         "raw_log": {"sha256": hashlib.sha256(log).hexdigest(), "url": log_url, "bytes": len(log)},
         "assumed_access": "black-box",
         "adversarial": {
-            "access_frozen_at": timestamp(spec.frozen_at),
+            "access_frozen_at": format_timestamp(spec.frozen_at),
             "red_teams": _red_teams(spec),
         },
     }
@@ -226,7 +200,7 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         "method": {"name": "trace-monitor", "version": "1.0.0"},
         "code_commit": hashlib.sha1(spec.slug.encode()).hexdigest(),
         "scorer": "exact-verdict",
-        "frozen_at": timestamp(spec.frozen_at),
+        "frozen_at": format_timestamp(spec.frozen_at),
     }
     if spec.kind == "wrapped":
         freeze["paper_freeze"] = {
@@ -249,13 +223,13 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
     files = {
         "attempt.yaml": dump_yaml(attempt, f"{schema}/attempt.schema.json"),
         "freeze.yaml": dump_yaml(freeze, f"{schema}/freeze.schema.json"),
-        "freeze-cases.jsonl": jsonl(cases),
-        "trials.jsonl": jsonl(trials),
-        "certificates.jsonl": jsonl(certificates),
+        "freeze-cases.jsonl": dump_jsonl(cases),
+        "trials.jsonl": dump_jsonl(trials),
+        "certificates.jsonl": dump_jsonl(certificates),
         **_raw_log_files(log),
     }
     if spec.kind == "wrapped":
-        released = jsonl(trials)
+        released = dump_jsonl(trials)
         files["adapter/adapter.yaml"] = dump_yaml(
             {
                 "description": "Copies the paper's released per-trial records into trials.jsonl"

@@ -1,8 +1,9 @@
 """JSON Schema validation (draft 2020-12) whose errors come back as findings with file and line.
 
-The schemas are the bot's own (`schemas/` beside the package, from the trusted checkout), never
-the copy inside a pull request. A `date-time` that is a date-time without an offset is reported
-as `timestamp-naive`, every other error as `schema`, naming the field and the line it is on.
+The schemas are the bot's own, shipped inside the package as `bot.schemas` (pyproject's
+package-dir maps it to the registry's `schemas/` folder), never the copy inside a pull request.
+A `date-time` that is a date-time without an offset is reported as `timestamp-naive`, every
+other error as `schema`, naming the field and the line it is on.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from functools import cache
-from pathlib import Path
+from importlib.resources import files
 from typing import Any
 from urllib.parse import urljoin
 
@@ -22,9 +23,9 @@ from bot.findings import Code, Finding
 from bot.load.document import FieldPath
 from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 
-__all__ = ["SCHEMA_DIR", "SCHEMA_NAMES", "validate"]
+__all__ = ["SCHEMA_NAMES", "validate"]
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+_SCHEMAS_PACKAGE = "bot.schemas"
 _BASE = "https://ai-safety-claims.github.io/registry/schemas/"
 SCHEMA_NAMES = (
     "shared-rules",
@@ -61,7 +62,8 @@ def _is_date(value: object) -> bool:
 @cache
 def _validators() -> dict[str, Draft202012Validator]:
     resources = []
-    for file in sorted(SCHEMA_DIR.glob("*.schema.json")):
+    schemas = [f for f in files(_SCHEMAS_PACKAGE).iterdir() if f.name.endswith(".schema.json")]
+    for file in sorted(schemas, key=lambda file: file.name):
         contents = json.loads(file.read_text(encoding="utf-8"))
         resources.append((contents["$id"], Resource.from_contents(contents)))
     registry: Registry = Registry().with_resources(resources)

@@ -32,7 +32,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from bot.cli import main
-from bot.demo.specimen import AttemptSpec, dump_yaml, market_document
+from bot.demo.specimen import AttemptSpec, market_document
+from bot.dump import dump_yaml
 from bot.load.yaml_ import parse_yaml
 from bot.stats.errors import StatisticsError
 from bot.stats.units import collapse_units

@@ -15,13 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.demo.specimen import (
-    AttemptSpec,
-    dump_yaml,
-    judgments_file,
-    market_document,
-    timestamp,
-)
+from bot.demo.specimen import AttemptSpec, judgments_file, market_document
+from bot.dump import dump_yaml, format_timestamp
 from bot.timestamps import parse_timestamp
 from tests.support import Files, rewrite
 
@@ -87,7 +82,7 @@ def _team(**changes: Any) -> Callable[[Files], None]:
 def _frozen_after_attack(data: dict[str, Any]) -> None:
     started = parse_timestamp(data["adversarial"]["red_teams"][0]["started_at"])
     assert started is not None
-    data["adversarial"]["access_frozen_at"] = timestamp(started + timedelta(hours=1))
+    data["adversarial"]["access_frozen_at"] = format_timestamp(started + timedelta(hours=1))
 
 
 def _drop_certificate(files: Files) -> None:
@@ -320,7 +315,7 @@ def _judge_on_main(built: Any, at: str, when: datetime, **verdicts: str) -> None
 def _commit_on_main(built: Any, name: str, when: datetime) -> None:
     repo = built.repo
     repo.git.add("--", str((built.attempt / name).relative_to(built.root)))
-    stamp = timestamp(when)
+    stamp = format_timestamp(when)
     with repo.git.custom_environment(GIT_AUTHOR_DATE=stamp, GIT_COMMITTER_DATE=stamp):
         repo.git.commit("-q", "-m", f"{name} for the attempt")
 

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 import bot.sandbox
-from bot.demo.specimen import AttemptSpec, dump_yaml, market_document
+from bot.demo.specimen import AttemptSpec, market_document
+from bot.dump import dump_yaml
 from tests.support import RULES, Files, rewrite
 
 

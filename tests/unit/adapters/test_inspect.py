@@ -36,7 +36,8 @@ from bot.adapters.inspect_ import (
     adapt_inspect,
     convert,
 )
-from bot.demo.specimen import AttemptSpec, dump_yaml, load_market, market_document, score_table
+from bot.demo.specimen import AttemptSpec, load_market, market_document, score_table
+from bot.dump import dump_yaml
 from bot.errors import ClaimsError
 from bot.evidence.rules import case_hash, check_cases, check_trials
 from bot.evidence.schema import validate

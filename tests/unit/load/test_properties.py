@@ -12,12 +12,13 @@ import yaml
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from bot.evidence.schema import SCHEMA_DIR, SCHEMA_NAMES, validate
+from bot.evidence.schema import SCHEMA_NAMES, validate
 from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.jsonl import parse_jsonl
 from bot.load.yaml_ import parse_yaml
 from bot.timestamps import parse_timestamp
+from tests.support import PROJECT
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -194,7 +195,7 @@ def _schema_words() -> list[str]:
             for item in node:
                 walk(item)
 
-    for file in sorted(SCHEMA_DIR.glob("*.schema.json")):
+    for file in sorted((PROJECT / "schemas").glob("*.schema.json")):
         walk(json.loads(file.read_text(encoding="utf-8")))
     return sorted(words)
 
