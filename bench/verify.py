@@ -18,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.verify import VerifyOptions, verify_attempt
+
 from bot.demo.specimen import AttemptSpec
 from bot.history import open_history
 from bot.registry import open_registry
-from bot.verify import VerifyOptions, verify_attempt
 from tests.conftest import RegistryFactory
 
 

@@ -8,8 +8,8 @@ wherever its authors are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
 
 __all__ = ["MarketDates", "end_of_day"]
 

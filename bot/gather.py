@@ -155,7 +155,9 @@ def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -
     cases = reader.jsonl("freeze-cases.jsonl", required=True)
     trials = reader.jsonl("trials.jsonl", required=True)
     trials_complete, cases_complete = (
-        not any(f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems)
+        not any(
+            f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems
+        )
         for name in ("trials.jsonl", "freeze-cases.jsonl")
     )
     scores = reader.yaml("scores.yaml", "scores", required=False)

@@ -23,7 +23,7 @@ def rewrite(files: Files, name: str, edit: Callable[[list[dict[str, Any]]], None
     """Apply `edit` to the records of a JSONL file and write it back."""
     items = records(files, name)
     edit(items)
-    files[name] = jsonl(items)
+    files[name] = dump_jsonl(items)
 
 
 class TreeAt:
@@ -81,7 +81,7 @@ def load_file(loader: Any, file: Path, shown: str, limits: Any = None) -> Any:
     """load_yaml / load_jsonl of the file (or folder) `file` on disk, shown as `shown`."""
     from bot.config import Limits
 
-    folder, _, name = shown.rpartition("/")
+    # the tree maps `shown` to `file`
     tree = _OneFile(file, shown)
     return loader(tree, shown, limits or Limits())
 
@@ -99,4 +99,3 @@ class _OneFile(TreeAt):
         if path != self.shown:
             raise TreeError(2, "no such file", path)
         return self.name
-    files[name] = dump_jsonl(items)

@@ -30,7 +30,9 @@ CLOSED = date(2027, 11, 1)  # after every demo market's window closed
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The demo registry (main checked out) and its open pull request's branch."""
-    steps, plan = load_plan()
+    from bot.demo.run import _examples
+
+    steps, plan = load_plan(_examples())
     root = tmp_path_factory.mktemp("demo") / "registry"
     repo = build_git_registry(root, steps)
     branch = repo.active_branch.name

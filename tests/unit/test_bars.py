@@ -433,7 +433,7 @@ def test_supplied_bar_with_no_scored_case_is_not_exercised() -> None:
     cases, trials = _verdicts(["caught"] * 5)
     (result,) = _evaluate(_market(bar), cases, trials)
     assert (result.exercised, result.met, result.units) == (False, None, 0)
-    assert result.to_json()["met"] is None
+    assert result.met is None
 
 
 @pytest.mark.parametrize("bar", [FALSE_SAFE, CAUGHT, DISCRIMINATION])
@@ -459,7 +459,7 @@ def _table() -> dict[str, Any]:
         for i, t in enumerate(trials)
     ]
     market = _market(FALSE_SAFE)
-    return derive_score_table(_evaluate(market, cases, trials), cases, trials)
+    return derive_score_table(market, _evaluate(market, cases, trials), cases, trials)
 
 
 def test_derived_table_has_bar_rows_and_confusion_counts() -> None:

@@ -8,10 +8,10 @@ executable file each have their own code, so one never stands in for another.
 from __future__ import annotations
 
 import pytest
+from bot.verify import check_changes
 
 from bot.findings import Code
 from bot.history import Change
-from bot.verify import check_changes
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 OTHER = "attempts/market-03/other-lab/other-one"

@@ -134,6 +134,7 @@ def test_three_way_rule_holds_for_any_attempts(states: list[Any]) -> None:
 
 
 @given(st.lists(_STATES, max_size=8), st.booleans(), st.booleans(), st.integers(0, 200))
+@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_resolve_market_outcome_for_any_attempts_and_date(
     states: list[Any], tag: bool, archived: bool, days: int
 ) -> None:
@@ -219,6 +220,7 @@ def test_both_missing_after_the_annulment_date_is_annulled(verdicts: list[Attemp
     assert resolution.provisional == three_way(verdicts)[0]
 
 
+@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_to_json_has_the_report_fields() -> None:
     verdicts = [_verdict("a", "qualifying", "met"), _verdict("b", None, valid=False)]
     data = resolve_market(MARKET, DATES, verdicts, _snapshot(True), CLOSED).to_json()

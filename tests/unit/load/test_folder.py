@@ -14,9 +14,9 @@ import pytest
 
 from bot.config import Limits
 from bot.findings import Code
+from bot.history import blob_id
 from bot.load import folder as folder_module
 from bot.load.folder import FileEntry, read_regular
-from bot.history import blob_id
 from bot.tree import TreeError
 from tests.support import scan
 

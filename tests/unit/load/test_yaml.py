@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.support import load_file
 from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.yaml_ import load_yaml, parse_yaml
+from tests.support import load_file
 
 PATH = "attempts/market-01/alice/a1/attempt.yaml"
 
@@ -496,6 +496,7 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
     monkeypatch.setattr(io, "open", denied)
 
 
+@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
     tests run as root, where chmod 000 still reads: the open is made to fail instead."""

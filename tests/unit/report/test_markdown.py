@@ -1,9 +1,20 @@
+# ruff: noqa: E402
 """Markdown for PR comments: filer-controlled text is inert."""
 
 from __future__ import annotations
 
 from bot.findings import Code, Finding
-from bot.report.markdown import MAX_COMMENT, escape, render_markdown
+from bot.report.markdown import MAX_COMMENT, escape
+from bot.report.markdown import render_markdown as render_report
+
+
+def render_markdown(verdicts, registry_findings=()):  # type: ignore[no-untyped-def]
+    """The comment for these verdicts (render_markdown takes a VerifyReport)."""
+    from bot.app import VerifyReport
+
+    return render_report(VerifyReport(tuple(verdicts), tuple(registry_findings)))
+
+
 from bot.verdict import AttemptVerdict
 
 
