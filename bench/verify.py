@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.verify import VerifyOptions, verify_attempt
-
 from bot.demo.specimen import AttemptSpec
+from bot.gather import VerifyOptions, verify_attempt
 from bot.history import open_history
-from bot.registry import open_registry
+from bot.registry import load_registry
+from bot.tree import FolderTree
 from tests.conftest import RegistryFactory
 
 
@@ -33,19 +33,19 @@ def main(sizes: list[int]) -> None:
             started = time.perf_counter()
             built = RegistryFactory(Path(folder))(AttemptSpec(cases_per_family=size))
             build = time.perf_counter() - started
-            registry = open_registry(built.root, built.root)
-            options = VerifyOptions(
-                history=open_history(built.root, "main"), as_of=date(2027, 4, 15)
-            )
+            registry = load_registry(FolderTree(built.root))
+            history = open_history(built.root, "main")
+            options = VerifyOptions(as_of=date(2027, 4, 15))
+            folder_path = built.attempt.relative_to(built.root).as_posix()
             started = time.perf_counter()
-            verdict = verify_attempt(registry, built.attempt, options)
+            verdict, _ = verify_attempt(registry, folder_path, history, options)
             elapsed = time.perf_counter() - started
             tracemalloc.start()
-            verify_attempt(registry, built.attempt, options)
+            verify_attempt(registry, folder_path, history, options)
             peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
             print(
-                f"{verdict.counts['trials']:>8} {build:>8.1f} {elapsed:>9.2f} {peak:>9.1f}"
+                f"{verdict.counts.trials:>8} {build:>8.1f} {elapsed:>9.2f} {peak:>9.1f}"
                 f"  {verdict.evidence}, {verdict.status}"
             )
 

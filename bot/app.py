@@ -106,6 +106,16 @@ class Workspace:
     history: History
     changes: Sequence[Change] | None = None
 
+    def close(self) -> None:
+        """Stop the git processes the workspace keeps."""
+        self.history.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def open_workspace(
     root: Path, base_ref: str | None = None, head: str | None = None, limits: Limits = Limits()
@@ -120,16 +130,22 @@ def open_workspace(
             "--head needs --base-ref", "e.g. claims verify --base-ref main --head SHA"
         )
     history = open_history(root, base_ref)
-    tree: Tree = FolderTree(root)
-    changes = None
-    if base_ref and isinstance(history, GitHistory):
-        if head:
-            try:
-                tree = GitTree(history.repo, head, history.prefix)
-            except (ValueError, BadName, git.GitCommandError):
-                raise ClaimsError(f"--head {head!r} is not a commit of the repository") from None
-        changes = history.changes(head or "HEAD")
-    return Workspace(load_registry(tree, limits), history, changes)
+    try:
+        tree: Tree = FolderTree(root)
+        changes = None
+        if base_ref and isinstance(history, GitHistory):
+            if head:
+                try:
+                    tree = GitTree(history.repo, head, history.prefix)
+                except (ValueError, BadName, git.GitCommandError):
+                    raise ClaimsError(
+                        f"--head {head!r} is not a commit of the repository"
+                    ) from None
+            changes = history.changes(head or "HEAD")
+        return Workspace(load_registry(tree, limits), history, changes)
+    except BaseException:
+        history.close()
+        raise
 
 
 def verify_folders(

@@ -210,14 +210,12 @@ def _verify(args: argparse.Namespace) -> int:
     from bot.report.text import render_text
 
     root = _registry_root(args.registry, args.paths[0] if args.paths else Path.cwd())
-    workspace = open_workspace(root, args.base_ref, args.head)
-    report = verify_registry(
-        workspace.registry,
-        workspace.history,
-        _options(args, args.as_of or _today()),
-        paths=_relative(root, args.paths) if args.paths else None,
-        changes=workspace.changes,
-    )
+    paths = _relative(root, args.paths) if args.paths else None
+    options = _options(args, args.as_of or _today())
+    with open_workspace(root, args.base_ref, args.head) as workspace:
+        report = verify_registry(
+            workspace.registry, workspace.history, options, paths, workspace.changes
+        )
     if args.json:
         _write(args.json, dumps(report.to_json()))
     if args.markdown:
@@ -236,15 +234,12 @@ def _resolve(args: argparse.Namespace) -> int:
     from bot.report.text import render_resolution
 
     root = _registry_root(args.registry, Path.cwd())
-    workspace = open_workspace(root, args.base_ref)
     archive = LocalArchive(args.archive_store or root / ".claims" / "archive")
-    report = resolve_registry(
-        workspace.registry,
-        workspace.history,
-        archive,
-        _options(args, args.as_of or _today()),
-        market=args.market,
-    )
+    options = _options(args, args.as_of or _today())
+    with open_workspace(root, args.base_ref) as workspace:
+        report = resolve_registry(
+            workspace.registry, workspace.history, archive, options, market=args.market
+        )
     if args.json:
         _write(args.json, dumps(report.to_json()))
     print(printable(render_resolution(report, brief=args.quiet)), end="")

@@ -109,6 +109,10 @@ class History(Protocol):
         """The tag `name`, or None."""
         ...
 
+    def close(self) -> None:
+        """Stop any git process the history keeps (GitPython's persistent cat-file)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class _Commit:
@@ -186,6 +190,9 @@ class GitHistory:
                 blob = None if status == "D" or new_mode == "000000" else new_blob
                 index.changes.setdefault(path, []).append((position, blob))
         return index
+
+    def close(self) -> None:
+        self.repo.close()
 
     def at(self, commit: str) -> GitHistory:
         """The history as it stood at `commit` (e.g. a snapshot tag's target)."""
@@ -305,6 +312,9 @@ class NoHistory:
     def tag(self, name: str) -> Tag | None:
         return None
 
+    def close(self) -> None:
+        pass
+
 
 @dataclass
 class MemoryHistory:
@@ -327,6 +337,9 @@ class MemoryHistory:
     def tag(self, name: str) -> Tag | None:
         return self.tags.get(name)
 
+    def close(self) -> None:
+        pass
+
 
 def open_repo(root: Path) -> tuple[git.Repo, str] | str:
     """The git repository holding `root` and the registry's folder inside it, or why not.
@@ -346,6 +359,7 @@ def open_repo(root: Path) -> tuple[git.Repo, str] | str:
             " git config --global --add safe.directory <path>",
         ) from None
     if shallow:
+        repo.close()
         raise ClaimsError(
             f"{repo.working_tree_dir} is a shallow clone: freeze order and filing times need"
             " the whole history of the base branch",
@@ -373,6 +387,7 @@ def open_history(root: Path, base_ref: str | None) -> GitHistory | NoHistory:
         except (BadName, ValueError, git.GitCommandError):
             continue
         return GitHistory(repo, candidate, prefix)
+    repo.close()
     if base_ref:
         raise ClaimsError(
             f"base ref {base_ref!r} does not exist in {repo.working_tree_dir}",

@@ -15,6 +15,7 @@ persistent `git cat-file --batch` process.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -139,8 +140,13 @@ class FolderTree:
                 try:
                     child = os.open(part, flags, dir_fd=fd)
                 except OSError as error:
-                    # ENOTDIR or ELOOP: a component is a file or a link.
-                    raise TreeError(error.errno, error.strerror, "/".join(parts)) from None
+                    # A link opened with O_DIRECTORY | O_NOFOLLOW gives ENOTDIR on Linux, not
+                    # ELOOP: ask lstat, so a linked folder is reported as the link it is.
+                    number = error.errno
+                    with contextlib.suppress(OSError):
+                        if stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+                            number = errno.ELOOP
+                    raise TreeError(number, os.strerror(number or 0), "/".join(parts)) from None
                 os.close(fd)
                 fd = child
             yield fd
@@ -187,7 +193,10 @@ class FolderTree:
             raise TreeError(errno.EISDIR, "a folder", path)
         try:
             with self._folder_fd(parts[:-1]) as fd:
-                file_fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW, dir_fd=fd)
+                # O_NONBLOCK: opening a FIFO with no writer would otherwise block for ever;
+                # it changes nothing for the regular files that pass the check below.
+                flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK
+                file_fd = os.open(parts[-1], flags, dir_fd=fd)
         except TreeError:
             raise
         except OSError as error:

@@ -8,7 +8,7 @@ states the one thing it changes; everything else stays valid.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -259,3 +259,22 @@ def run_claims(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Callable[.
         return Result(code, captured.out, captured.err, report)
 
     return run
+
+
+@pytest.fixture(autouse=True)
+def _close_git_repositories(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close every `git.Repo` a test opens. GitPython keeps `git cat-file` processes per
+    repository; left to the garbage collector they end the session with ResourceWarnings
+    (which `filterwarnings = error` turns into a failed run). The bot closes its own
+    (`Workspace.close`); this covers the repositories tests build and inspect."""
+    opened: list[git.Repo] = []
+    original = git.Repo.__init__
+
+    def init(self: git.Repo, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        opened.append(self)
+
+    monkeypatch.setattr(git.Repo, "__init__", init)
+    yield
+    for repo in opened:
+        repo.close()

@@ -28,7 +28,7 @@ from bot.report.text import printable, render_resolution, render_text
 from bot.rerun import AdapterRerun
 from bot.timestamps import parse_timestamp
 
-__all__ = ["load_plan", "run_demo"]
+__all__ = ["examples_folder", "load_plan", "run_demo"]
 
 # The examples ship inside the package as `bot.examples`: pyproject's package-dir maps it to
 # the project's examples/ folder, so the demo runs from a plain install as from a checkout.
@@ -36,7 +36,7 @@ _EXAMPLES_PACKAGE = "bot.examples"
 _PLAN = "demo-plan.yaml"
 
 
-def _examples() -> Traversable:
+def examples_folder() -> Traversable:
     try:
         return files(_EXAMPLES_PACKAGE)
     except ModuleNotFoundError:
@@ -95,7 +95,7 @@ def run_demo(keep: Path | None = None) -> int:
 
     Raises `ClaimsError` if the examples are missing or `keep` is not empty.
     """
-    examples = _examples()
+    examples = examples_folder()
     steps, plan = load_plan(examples)
     if keep is not None:
         return _run(keep, examples, steps, plan)
@@ -118,18 +118,20 @@ class _Demo:
         base_ref: str | None = None,
         rerun: AdapterRerun | None = None,
         name: str = "verify",
+        head: str | None = None,
     ) -> dict[str, Any]:
         """What `claims verify` does, through the app layer: print it, return its report."""
         shown = " ".join(
             [*(paths or []), *(["--base-ref", base_ref] if base_ref else [])]
+            + (["--head", head[:12]] if head else [])
             + (["--rerun-adapters"] if rerun else [])
         )
         print(f"== {title}\n$ claims verify {shown} --as-of {as_of}\n")
-        workspace = open_workspace(self.root, base_ref)
         options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
-        report = verify_registry(
-            workspace.registry, workspace.history, options, paths, workspace.changes
-        )
+        with open_workspace(self.root, base_ref, head) as workspace:
+            report = verify_registry(
+                workspace.registry, workspace.history, options, paths, workspace.changes
+            )
         print(printable(render_text(report)))
         return self._keep(name, report.to_json())
 
@@ -138,10 +140,10 @@ class _Demo:
     ) -> dict[str, Any]:
         """What `claims resolve` does, through the app layer."""
         print(f"== {title}\n$ claims resolve --as-of {as_of}{' --quiet' if brief else ''}\n")
-        workspace = open_workspace(self.root)
         archive = LocalArchive(self.work / "archive")
         options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
-        report = resolve_registry(workspace.registry, workspace.history, archive, options)
+        with open_workspace(self.root) as workspace:
+            report = resolve_registry(workspace.registry, workspace.history, archive, options)
         print(printable(render_resolution(report, brief=brief)))
         return self._keep(f"resolve-{as_of}", report.to_json())
 
@@ -180,18 +182,15 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
     )
     # The open pull request, read from its head commit's git objects: no checkout.
     head = repo.commit(pr_branch).hexsha
-    print(f"(the pull request's head is {pr_branch} at {head[:12]}, read from git objects)")
-    workspace = open_workspace(root, "main", head)
-    options = VerifyOptions(as_of=date.fromisoformat(as_of))
-    print(
-        f"== 2. the open pull request {pr_branch}, against main\n$ claims verify"
-        f" --base-ref main --head {head[:12]} --as-of {as_of}\n"
+    repo.close()
+    review = demo.verify(
+        f"2. the open pull request {pr_branch} (head {head[:12]}, read from git objects),"
+        " against main",
+        as_of,
+        base_ref="main",
+        head=head,
+        name="verify-pr",
     )
-    review_report = verify_registry(
-        workspace.registry, workspace.history, options, None, workspace.changes
-    )
-    print(printable(render_text(review_report)))
-    review = demo._keep("verify-pr", review_report.to_json())
     rerun_adapter = _rerun_adapter(examples, work, plan)
     rerun: dict[str, Any] = {"attempts": [], "pr_problems": [], "skipped": True}
     if rerun_adapter is not None:

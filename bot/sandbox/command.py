@@ -83,7 +83,7 @@ os._exit(0)
 """
 
 
-class Limits(Protocol):
+class RlimitSource(Protocol):
     """What the command line needs of `SandboxLimits`."""
 
     @property
@@ -120,7 +120,7 @@ def interpreter() -> tuple[Path, Path | None]:
     return executable, prefix
 
 
-def prlimit(limits: Limits, path: str = "prlimit") -> list[str]:
+def prlimit(limits: RlimitSource, path: str = "prlimit") -> list[str]:
     return [
         path,
         # Soft limit: SIGXCPU says "CPU limit" by itself, however the CPU time is accounted;
@@ -148,7 +148,7 @@ def setpriv(uid: int, path: str = "setpriv") -> list[str]:
     ]
 
 
-def _system_mounts(limits: Limits) -> list[str]:
+def _system_mounts(limits: RlimitSource) -> list[str]:
     """Read-only /usr (and /bin, /lib*, links to it on Debian 12), the interpreter, a fresh
     /proc, a minimal /dev, and a private, size-capped /tmp and /dev/shm."""
     args = ["--ro-bind", "/usr", "/usr"]
@@ -188,7 +188,7 @@ def _workdir_mounts(layout: Layout) -> list[str]:
 def isolated_argv(
     layout: Layout,
     command: list[str],
-    limits: Limits,
+    limits: RlimitSource,
     *,
     uid: int | None,
     nested: bool,

@@ -41,7 +41,7 @@ from bot.sandbox import command
 from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout
 from bot.sandbox.outputs import Scan, hand_back, scan_outputs, size_text
 from bot.sandbox.processes import Mark, kill_survivors, survivors
-from bot.sandbox.supervise import Outcome, Status, execute
+from bot.sandbox.supervise import BwrapStatus, Observed, execute
 
 __all__ = ["UNISOLATED", "RunResult", "SandboxLimits", "isolation", "run_adapter"]
 
@@ -306,8 +306,8 @@ def _run_isolated(
     before = os.lstat(output)
     status_read, status_write = os.pipe()
     report_read, report_write = os.pipe()
-    status = Status()
-    outcome: Outcome | None = None
+    status = BwrapStatus()
+    outcome: Observed | None = None
     try:
         if uid is not None:
             os.chown(output, uid, uid)
@@ -425,7 +425,7 @@ def _run_unisolated(
 
 
 def _finish(
-    outcome: Outcome | None,
+    outcome: Observed | None,
     killed: tuple[int, int],
     output: Path,
     limits: SandboxLimits,
@@ -463,7 +463,7 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _ending(outcome: Outcome, isolated: bool) -> tuple[int | None, int | None]:
+def _ending(outcome: Observed, isolated: bool) -> tuple[int | None, int | None]:
     """(exit code, None) or (None, signal number). bwrap passes a signal N on as exit code
     128 + N, so in the sandbox an exit code of 137 on purpose reads as SIGKILL."""
     if os.WIFSIGNALED(outcome.wait_status):
@@ -475,7 +475,7 @@ def _ending(outcome: Outcome, isolated: bool) -> tuple[int | None, int | None]:
 
 
 def _judge(
-    outcome: Outcome, scan: Scan, limits: SandboxLimits, isolated: bool
+    outcome: Observed, scan: Scan, limits: SandboxLimits, isolated: bool
 ) -> tuple[Literal["ok", "failed"], str, int | None, int | None, Limit | None]:
     code, number = _ending(outcome, isolated)
     stderr = outcome.stderr.text()

@@ -25,7 +25,7 @@ from bot.errors import ClaimsError
 from bot.sandbox.outputs import measure
 from bot.sandbox.streams import Tail
 
-__all__ = ["Outcome", "Status", "execute"]
+__all__ = ["BwrapStatus", "Observed", "execute"]
 
 READ_CHUNK = 64 << 10
 WATCH_EVERY = 0.25  # seconds between looks at the output folder while the adapter runs
@@ -33,7 +33,7 @@ DRAIN_GRACE = 1.0  # seconds to keep reading streams a leftover process still ho
 
 
 @dataclass(slots=True)
-class Outcome:
+class Observed:
     """What `execute` saw. `report` is INIT's JSON line, when there is one."""
 
     stdout: Tail
@@ -46,7 +46,7 @@ class Outcome:
     report: dict[str, float] = field(default_factory=dict)
 
 
-class Status:
+class BwrapStatus:
     """Reads bwrap's `--json-status-fd` and holds the run's PID namespace open, so that its
     inode number (how leftovers are found) cannot pass to another namespace meanwhile."""
 
@@ -111,16 +111,16 @@ def execute(
     cwd: str | None,
     env: dict[str, str],
     pass_fds: tuple[int, ...] = (),
-    status: tuple[int, Status] | None = None,
+    status: tuple[int, BwrapStatus] | None = None,
     report_fd: int | None = None,
     watch: Path,
     wall_seconds: float,
     output_files: int,
     output_bytes: int,
     tail_bytes: int,
-) -> Outcome:
+) -> Observed:
     """Run `argv` in its own session until it ends. Closes `pass_fds` (the child has them)."""
-    outcome = Outcome(Tail(tail_bytes), Tail(tail_bytes), time.monotonic())
+    outcome = Observed(Tail(tail_bytes), Tail(tail_bytes), time.monotonic())
     try:
         process = subprocess.Popen(
             argv,
@@ -140,7 +140,7 @@ def execute(
     assert process.stdout is not None and process.stderr is not None
     selector = selectors.DefaultSelector()
     try:
-        readers: dict[int, Tail | Status] = {
+        readers: dict[int, Tail | BwrapStatus] = {
             process.stdout.fileno(): outcome.stdout,
             process.stderr.fileno(): outcome.stderr,
         }
@@ -170,7 +170,7 @@ def execute(
 def _supervise(
     process: subprocess.Popen[bytes],
     selector: selectors.BaseSelector,
-    outcome: Outcome,
+    outcome: Observed,
     watch: Path,
     limits: tuple[float, int, int],
 ) -> None:

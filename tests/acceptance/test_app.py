@@ -30,13 +30,14 @@ CLOSED = date(2027, 11, 1)  # after every demo market's window closed
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The demo registry (main checked out) and its open pull request's branch."""
-    from bot.demo.run import _examples
+    from bot.demo.run import examples_folder
 
-    steps, plan = load_plan(_examples())
+    steps, plan = load_plan(examples_folder())
     root = tmp_path_factory.mktemp("demo") / "registry"
     repo = build_git_registry(root, steps)
     branch = repo.active_branch.name
     repo.git.checkout("-q", "main")
+    repo.close()
     archive = LocalArchive(root / ".claims" / "archive")
     for tag in plan["archived"]:
         archive.write(tag, {"id": f"local-{tag}", "tag": tag})
@@ -44,22 +45,22 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def _verify(root: Path, **kwargs: object) -> VerifyReport:
-    workspace = open_workspace(root, **kwargs)  # type: ignore[arg-type]
-    return verify_registry(
-        workspace.registry,
-        workspace.history,
-        VerifyOptions(as_of=AS_OF),
-        paths=None if kwargs.get("base_ref") else ["attempts"],
-        changes=workspace.changes,
-    )
+    with open_workspace(root, **kwargs) as workspace:  # type: ignore[arg-type]
+        return verify_registry(
+            workspace.registry,
+            workspace.history,
+            VerifyOptions(as_of=AS_OF),
+            paths=None if kwargs.get("base_ref") else ["attempts"],
+            changes=workspace.changes,
+        )
 
 
 def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveReport:
-    workspace = open_workspace(root)
     archive = LocalArchive(root / ".claims" / "archive")
-    return resolve_registry(
-        workspace.registry, workspace.history, archive, VerifyOptions(as_of=as_of), market
-    )
+    with open_workspace(root) as workspace:
+        return resolve_registry(
+            workspace.registry, workspace.history, archive, VerifyOptions(as_of=as_of), market
+        )
 
 
 def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
@@ -114,8 +115,8 @@ def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], t
     root = tmp_path / "registry"
     repo = git.Repo.clone_from(demo[0], root)
     repo.git.checkout("-q", "main")
-    for tag in git.Repo(demo[0]).tags:  # clone_from copies tags; keep the annotated ones
-        assert tag.name in {t.name for t in repo.tags}
+    with git.Repo(demo[0]) as source:  # clone_from copies the tags
+        assert {t.name for t in source.tags} == {t.name for t in repo.tags}
     (root / ".claims").mkdir()
     for record in (demo[0] / ".claims" / "archive").iterdir():
         LocalArchive(root / ".claims" / "archive").write(
@@ -126,6 +127,7 @@ def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], t
     assert before.source.startswith("git commit")
     repo.git.rm("-rq", "attempts/market-03")
     repo.index.commit("delete every attempt of market 3 after its snapshot")
+    repo.close()
     after = _resolve(root, CLOSED, market=3).markets[0]
     assert after.outcome == "YES"
     assert after.attempts == before.attempts
@@ -134,12 +136,14 @@ def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], t
 
 def test_pr_head_read_from_git_equals_a_checkout(demo: tuple[Path, str], tmp_path) -> None:
     root, branch = demo
-    head = git.Repo(root).commit(branch).hexsha
+    with git.Repo(root) as source:
+        head = source.commit(branch).hexsha
     from_git = _verify(root, base_ref="main", head=head)
     checkout = tmp_path / "checkout"
     repo = git.Repo.clone_from(root, checkout)
     repo.git.checkout("-q", "-b", "main", "origin/main") if "main" not in repo.heads else None
     repo.git.checkout("-q", head)
+    repo.close()
     from_checkout = _verify(checkout, base_ref="main")
     assert from_git.attempts == from_checkout.attempts
     assert from_git.pr_problems == from_checkout.pr_problems

@@ -26,6 +26,7 @@ from bot.evidence.models import Case, Trial
 from bot.findings import Code
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
+from bot.report.json_ import _bar as bar_json
 from bot.stats import clopper_pearson, delong
 from tests.support import RULES
 
@@ -214,8 +215,9 @@ def test_auroc_bar_whose_trials_share_a_unit_is_refused() -> None:
     (result,) = results
     assert findings == []
     assert units.count == 1
-    assert (result.exercised, result.met) == (False, None)
+    assert (result.exercised, result.met, result.refused) == (False, None, True)
     assert "lines 1 and 2 share a unit" in result.note
+    assert bar_json(result)["refused"] is True
 
 
 def test_auroc_with_one_positive_is_tested_but_missed() -> None:
@@ -433,7 +435,10 @@ def test_supplied_bar_with_no_scored_case_is_not_exercised() -> None:
     cases, trials = _verdicts(["caught"] * 5)
     (result,) = _evaluate(_market(bar), cases, trials)
     assert (result.exercised, result.met, result.units) == (False, None, 0)
-    assert result.met is None
+    assert (result.bar_id, result.statistic, result.threshold) == ("false-safe", "rate_upper", 0.2)
+    assert result.refused is False
+    data = bar_json(result)
+    assert (data["id"], data["exercised"], data["met"]) == ("false-safe", False, None)
 
 
 @pytest.mark.parametrize("bar", [FALSE_SAFE, CAUGHT, DISCRIMINATION])

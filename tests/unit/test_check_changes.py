@@ -1,4 +1,4 @@
-"""bot/verify.py `check_changes`: what a pull request's diff may change, one code per problem.
+"""bot/review.py `check_changes`: what a pull request's diff may change, one code per problem.
 
 Each case feeds one kind of change to the pure function and asserts the exact codes: a path
 outside the attempt folder, judgments.yaml, two attempt folders, a link, a submodule and an
@@ -8,10 +8,10 @@ executable file each have their own code, so one never stands in for another.
 from __future__ import annotations
 
 import pytest
-from bot.verify import check_changes
 
 from bot.findings import Code
 from bot.history import Change
+from bot.review import check_changes
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 OTHER = "attempts/market-03/other-lab/other-one"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
 
@@ -9,12 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot.app import ResolveReport
 from bot.dates import MarketDates
 from bot.demo.specimen import load_market, market_document
+from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
-from bot.resolution import Snapshot, resolve_market, three_way
+from bot.report.json_ import resolve_report_from_json, resolve_report_to_json
+from bot.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
+from bot.resolution import three_way as three_way_of_summaries
 from bot.verdict import AttemptVerdict
 from tests.support import RULES
 
@@ -50,6 +55,19 @@ def _verdict(
 
 def _snapshot(tag: bool = False, archived: bool = False) -> Snapshot:
     return Snapshot(DATES.snapshot_tag, tag, archived, "10.5281/zenodo.1" if archived else None)
+
+
+def three_way(verdicts: Sequence[AttemptVerdict]) -> tuple[str, str]:
+    """The Three Way Rule over the attempts' summaries, as `resolve_market` applies it."""
+    return three_way_of_summaries([AttemptSummary.of(verdict) for verdict in verdicts])
+
+
+def market_json(resolution: MarketResolution) -> dict[str, Any]:
+    """The market's object of a `claims resolve --json` report, checked against its schema."""
+    data = resolve_report_to_json(ResolveReport(resolution.as_of, (resolution,), ()))
+    assert validate("resolve-report", data, "resolve-report.json") == []
+    market: dict[str, Any] = data["markets"][0]
+    return market
 
 
 # ---- three_way ------------------------------------------------------------------------------
@@ -134,7 +152,6 @@ def test_three_way_rule_holds_for_any_attempts(states: list[Any]) -> None:
 
 
 @given(st.lists(_STATES, max_size=8), st.booleans(), st.booleans(), st.integers(0, 200))
-@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_resolve_market_outcome_for_any_attempts_and_date(
     states: list[Any], tag: bool, archived: bool, days: int
 ) -> None:
@@ -156,7 +173,7 @@ def test_resolve_market_outcome_for_any_attempts_and_date(
     assert resolution.outcome == expected[resolution.state]
     if any(v.evidence == "valid" and v.status == "qualifying" for v in verdicts):
         assert resolution.outcome != "OTHER"
-    schema_json = resolution.to_json()
+    schema_json = market_json(resolution)
     assert schema_json["outcome"] == resolution.outcome
     assert schema_json["state"] == resolution.state
 
@@ -220,11 +237,14 @@ def test_both_missing_after_the_annulment_date_is_annulled(verdicts: list[Attemp
     assert resolution.provisional == three_way(verdicts)[0]
 
 
-@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_to_json_has_the_report_fields() -> None:
     verdicts = [_verdict("a", "qualifying", "met"), _verdict("b", None, valid=False)]
-    data = resolve_market(MARKET, DATES, verdicts, _snapshot(True), CLOSED).to_json()
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(True), CLOSED, source="tree x")
+    data = market_json(resolution)
     assert data["market"] == 3
+    assert (data["title"], data["demo"]) == (MARKET.title, True)
+    assert (data["as_of"], data["state"], data["outcome"]) == ("2027-09-01", "closed", "YES")
+    assert data["source"] == "tree x"
     assert (data["resolve_by"], data["window_closes"], data["annul_on"]) == (
         "2027-06-30",
         "2027-08-29",
@@ -254,3 +274,44 @@ def test_to_json_has_the_report_fields() -> None:
             "counts": False,
         },
     ]
+
+
+def test_the_resolution_names_its_market_and_summarises_each_attempt() -> None:
+    verdicts = [
+        _verdict("a", "qualifying", "met"),
+        AttemptVerdict(
+            "attempts/market-03/lab/b",
+            3,
+            "run",
+            (INVALID, WARNING, INVALID),
+            qualification=(Finding(Code.SAMPLE_SIZE, "too few units", None),),
+        ),
+    ]
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(True, True), CLOSED)
+    assert (resolution.market, resolution.title, resolution.demo) == (3, MARKET.title, True)
+    assert (resolution.dates, resolution.as_of) == (DATES, CLOSED)
+    assert resolution.attempts == (
+        AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
+        # error codes once each, sorted; warnings are not reasons
+        AttemptSummary(
+            "attempts/market-03/lab/b", "invalid", None, None, ("sample-size", "schema")
+        ),
+    )
+    assert [summary.counts for summary in resolution.attempts] == [True, False]
+
+
+def test_notes_become_warnings() -> None:
+    resolution = resolve_market(
+        MARKET, DATES, YES, _snapshot(True, True), CLOSED, notes=("history not checked",)
+    )
+    assert resolution.warnings == ("history not checked",)
+
+
+def test_a_resolve_report_reads_back_as_it_was_written() -> None:
+    resolutions = (
+        resolve_market(MARKET, DATES, YES, _snapshot(True), CLOSED, source="snapshot"),
+        resolve_market(MARKET, DATES, [], _snapshot(), AFTER_ANNULMENT),
+    )
+    registry = (Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2),)
+    report = ResolveReport(CLOSED, resolutions, registry)
+    assert resolve_report_from_json(resolve_report_to_json(report)) == report

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import functools
-import io
 import os
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,9 @@ from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.yaml_ import load_yaml, parse_yaml
+from bot.tree import FolderTree, GitTree, Tree
 from tests.support import load_file
+from tests.unit.gitrepo import at, commit, init_repo
 
 PATH = "attempts/market-01/alice/a1/attempt.yaml"
 
@@ -287,27 +288,6 @@ def test_bom_is_accepted() -> None:
     assert parsed(b"\xef\xbb\xbfa: 1\n") == {"a": 1}
 
 
-@pytest.mark.parametrize(
-    "raw",
-    [b"", b"\n\n  \n", b"# only a comment\n", b"---\n", b"--- # empty\n...\n", b"\xef\xbb\xbf"],
-    ids=["no bytes", "blank lines", "comment", "bare ---", "--- and ...", "BOM"],
-)
-def test_a_file_without_content_is_file_empty(raw: bytes) -> None:
-    document, findings = parse_yaml(raw, PATH)
-    assert document is None
-    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_EMPTY, PATH, None)]
-    assert findings[0].message == "the file is empty: no YAML content"
-
-
-@pytest.mark.parametrize("raw", [b"null\n", b"~\n", b"''\n", b"--- ~\n", b"{}\n", b"[]\n"])
-def test_an_explicit_empty_value_is_content_not_an_empty_file(raw: bytes) -> None:
-    """`null`, `~`, '' and empty collections are values: the schema judges them, not the loader."""
-    document, findings = parse_yaml(raw, PATH)
-    assert findings == []
-    assert document is not None
-    assert document.data in (None, "", {}, [])
-
-
 # --- YAML 1.2 core typing ------------------------------------------------------------------
 
 
@@ -447,16 +427,22 @@ def test_document_remembers_its_path() -> None:
 # --- load_yaml -----------------------------------------------------------------------------
 
 
+def _tree(root: Path, files: dict[str, bytes]) -> FolderTree:
+    for relative, data in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_bytes(data)
+    return FolderTree(root)
+
+
 def test_load_yaml_missing_file(tmp_path: Path) -> None:
-    document, findings = load_file(load_yaml, tmp_path / "attempt.yaml", PATH)
+    document, findings = load_yaml(FolderTree(tmp_path), PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_MISSING, PATH, None)]
 
 
 def test_load_yaml_reads_a_file(tmp_path: Path) -> None:
-    file = tmp_path / "attempt.yaml"
-    file.write_bytes(b"a: NO\nb:\n  c: 012\n")
-    document, findings = load_file(load_yaml, file, PATH)
+    tree = _tree(tmp_path, {PATH: b"a: NO\nb:\n  c: 012\n"})
+    document, findings = load_yaml(tree, PATH)
     assert findings == []
     assert document is not None
     assert document.data == {"a": "NO", "b": {"c": 12}}
@@ -464,49 +450,80 @@ def test_load_yaml_reads_a_file(tmp_path: Path) -> None:
     assert document.line_of(("b", "c")) == 3
 
 
-def test_load_yaml_size_cap_before_reading(tmp_path: Path) -> None:
-    file = tmp_path / "attempt.yaml"
-    file.write_bytes(b"\xff" * 101)
-    document, findings = load_file(load_yaml, file, PATH, Limits(max_yaml_bytes=100))
+def test_load_yaml_reads_a_committed_file(tmp_path: Path) -> None:
+    _tree(tmp_path, {PATH: b"a: NO\nb:\n  c: 012\n"})
+    repo = init_repo(tmp_path)
+    repo.git.add("-A")
+    commit(repo, "attempt", at(1))
+    (tmp_path / PATH).write_bytes(b"a: changed\n")  # the working tree differs: not read
+    document, findings = load_yaml(GitTree(repo, "HEAD"), PATH)
+    assert findings == []
+    assert document is not None
+    assert document.data == {"a": "NO", "b": {"c": 12}}
+    assert document.line_of(("b", "c")) == 3
+
+
+@pytest.mark.parametrize("in_git", [False, True])
+def test_load_yaml_size_cap_before_reading(tmp_path: Path, in_git: bool) -> None:
+    tree: Tree = _tree(tmp_path, {PATH: b"\xff" * 101})
+    if in_git:
+        repo = init_repo(tmp_path)
+        repo.git.add("-A")
+        commit(repo, "attempt", at(1))
+        tree = GitTree(repo, "HEAD")
+    document, findings = load_yaml(tree, PATH, Limits(max_yaml_bytes=100))
     assert document is None
     assert [(f.code, f.line) for f in findings] == [(Code.YAML_UNSAFE, None)]
     assert "101 bytes" in findings[0].message
 
 
 def test_load_yaml_a_directory_is_not_readable(tmp_path: Path) -> None:
-    document, findings = load_file(load_yaml, tmp_path, PATH)
+    (tmp_path / PATH).mkdir(parents=True)
+    document, findings = load_yaml(FolderTree(tmp_path), PATH)
     assert document is None
-    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
-    assert findings[0].message == "cannot read: Is a directory"
+    assert [(f.code, f.file) for f in findings] == [(Code.FILE_UNREADABLE, PATH)]
 
 
-def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
-    """chmod 000 on `file`; as root (which reads such files anyway) also make `io.open`, which
-    `Path.read_bytes` calls, raise PermissionError for it as for other users."""
-    file.chmod(0)
-    if os.geteuid() != 0:
-        return
-    real = io.open
-
-    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
-        return real(target, *args, **kwargs)
-
-    monkeypatch.setattr(io, "open", denied)
-
-
-@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
-def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
-    tests run as root, where chmod 000 still reads: the open is made to fail instead."""
-    file = tmp_path / "attempt.yaml"
-    file.write_bytes(b"a: 1\n")
-    _unreadable(monkeypatch, file)
-    document, findings = load_file(load_yaml, file, PATH)
+def test_load_yaml_refuses_a_symlink(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, {"secret.yaml": b"a: 1\n"})
+    (tmp_path / PATH).parent.mkdir(parents=True)
+    (tmp_path / PATH).symlink_to(tmp_path / "secret.yaml")
+    document, findings = load_yaml(tree, PATH)
     assert document is None
-    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
-    assert findings[0].message == "cannot read: Permission denied"
+    assert [(f.code, f.file) for f in findings] == [(Code.SYMLINK, PATH)]
+
+
+def test_load_yaml_refusals_carry_the_path_in_the_tree(tmp_path: Path) -> None:
+    tree = _tree(tmp_path, {"shown/attempt.yaml": b"a: &x 1\n"})
+    document, findings = load_yaml(tree, "shown/attempt.yaml")
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [
+        (Code.YAML_UNSAFE, "shown/attempt.yaml", 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"\n\n  \n", b"# only a comment\n", b"---\n", b"--- # empty\n...\n", b"\xef\xbb\xbf"],
+    ids=["no bytes", "blank lines", "comment", "bare ---", "--- and ...", "BOM"],
+)
+def test_a_file_without_content_is_file_empty(raw: bytes) -> None:
+    document, findings = parse_yaml(raw, PATH)
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_EMPTY, PATH, None)]
+    assert findings[0].message == "the file is empty: no YAML content"
+
+
+@pytest.mark.parametrize("raw", [b"null\n", b"~\n", b"''\n", b"--- ~\n", b"{}\n", b"[]\n"])
+def test_an_explicit_empty_value_is_content_not_an_empty_file(raw: bytes) -> None:
+    """`null`, `~`, '' and empty collections are values: the schema judges them, not the loader."""
+    document, findings = parse_yaml(raw, PATH)
+    assert findings == []
+    assert document is not None
+    assert document.data in (None, "", {}, [])
+
+
+# --- YAML 1.2 core typing ------------------------------------------------------------------
 
 
 def test_load_yaml_empty_file(tmp_path: Path) -> None:
@@ -525,3 +542,32 @@ def test_load_yaml_refusals_carry_the_display_path(tmp_path: Path) -> None:
     assert [(f.code, f.file, f.line) for f in findings] == [
         (Code.YAML_UNSAFE, "shown/attempt.yaml", 1)
     ]
+
+
+def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that exists but cannot be opened is `file-unreadable`, not `file-missing`. The
+    tests run as root, where chmod 000 still reads: the open is made to fail instead."""
+    file = tmp_path / "attempt.yaml"
+    file.write_bytes(b"a: 1\n")
+    _unreadable(monkeypatch, file)
+    document, findings = load_file(load_yaml, file, PATH)
+    assert document is None
+    assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
+    assert findings[0].message == "cannot read: Permission denied"
+
+
+def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
+    """chmod 000 on `file`; as root (which reads such files anyway) also make `os.open` raise
+    PermissionError for it as for other users. FolderTree opens each name relative to its
+    folder (dir_fd), so the name is matched as well as the whole path."""
+    file.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = os.open
+
+    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)

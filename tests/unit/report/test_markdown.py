@@ -1,21 +1,11 @@
-# ruff: noqa: E402
 """Markdown for PR comments: filer-controlled text is inert."""
 
 from __future__ import annotations
 
+from bot.app import VerifyReport
 from bot.findings import Code, Finding
-from bot.report.markdown import MAX_COMMENT, escape
-from bot.report.markdown import render_markdown as render_report
-
-
-def render_markdown(verdicts, registry_findings=()):  # type: ignore[no-untyped-def]
-    """The comment for these verdicts (render_markdown takes a VerifyReport)."""
-    from bot.app import VerifyReport
-
-    return render_report(VerifyReport(tuple(verdicts), tuple(registry_findings)))
-
-
-from bot.verdict import AttemptVerdict
+from bot.report.markdown import MAX_COMMENT, escape, render_markdown
+from bot.verdict import AttemptVerdict, BarResult
 
 
 def test_escape_neutralises_markup_mentions_and_hidden_text() -> None:
@@ -34,7 +24,7 @@ def test_escape_caps_length() -> None:
 def test_long_reports_are_capped_for_github() -> None:
     findings = [Finding(Code.SCHEMA, "y" * 400, f"f{i}.yaml", i + 1) for i in range(2000)]
     verdicts = [AttemptVerdict(f"attempts/market-03/a/b{i}", 3, "run", findings) for i in range(5)]
-    body = render_markdown(verdicts)
+    body = render_markdown(VerifyReport(verdicts))
     assert len(body) <= MAX_COMMENT
     assert "more; run `claims verify` locally" in body
 
@@ -47,7 +37,34 @@ def test_valid_and_invalid_headlines() -> None:
         "run",
         (Finding(Code.DUPLICATE_TRIAL, "second trial", "t.jsonl", 4),),
     )
-    assert render_markdown([ok]).startswith("### ✅ Evidence valid")
-    text = render_markdown([ok, bad])
+    assert render_markdown(VerifyReport([ok])).startswith("### ✅ Evidence valid")
+    text = render_markdown(VerifyReport([ok, bad]))
     assert text.startswith("### ❌ Evidence invalid (1)")
     assert "| `duplicate-trial` | t.jsonl:4 | second trial |" in text
+
+
+def test_pull_request_and_registry_problems_have_their_own_sections() -> None:
+    ok = AttemptVerdict("attempts/market-03/a/b", 3, "run", ())
+    outside = Finding(Code.PATH_OUTSIDE_ATTEMPT, "changes a market", "markets/market-03.yaml")
+    broken = Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2)
+    text = render_markdown(VerifyReport([ok], registry_problems=[broken], pr_problems=[outside]))
+    # A pull-request problem makes the evidence invalid, although every attempt is valid.
+    assert text.startswith("### ❌ Evidence invalid")
+    assert "#### What this pull request may not change" in text
+    assert "| `path-outside-attempt` | markets/market-03.yaml | changes a market |" in text
+    assert "#### Registry problems (for maintainers)" in text
+    assert "| `registry-invalid` | markets/market-05.yaml:2 | bad contract |" in text
+
+
+def test_bars_and_digests_are_listed_and_escaped() -> None:
+    bars = (
+        BarResult("false-safe", "rate_upper", 0.2, True, 1, 30, 0.1534, met=True),
+        BarResult("caught_*", "rate_lower", 0.5, False, note="never tested"),
+    )
+    verdict = AttemptVerdict(
+        "attempts/market-03/a/@b", 3, "run", (), digest="ab" * 32, status="qualifying", bars=bars
+    )
+    text = render_markdown(VerifyReport([verdict]))
+    assert "- bar false-safe (rate_upper): bound 0.1534 <= 0.2: **met**" in text
+    assert "- bar caught\\_\\*: not exercised" in text
+    assert f"- attempts/market-03/a/@\u2060b: `{'ab' * 32}`" in text

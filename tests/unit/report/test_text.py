@@ -1,41 +1,36 @@
-# ruff: noqa: E402
 """The terminal report renders every verdict the pipeline can produce, never a traceback."""
 
 from __future__ import annotations
 
-import pytest
+from datetime import date
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.app import ResolveReport, VerifyReport
+from bot.dates import MarketDates
 from bot.findings import Code, Finding
-from bot.report.text import render_text as render_report
+from bot.report.text import render_resolution, render_text
+from bot.resolution import AttemptSummary, MarketResolution, Snapshot
+from bot.verdict import AttemptVerdict, BarResult
 
-
-def render_text(verdicts, registry_findings=()):  # type: ignore[no-untyped-def]
-    """The text report of these verdicts (render_text takes a VerifyReport)."""
-    from bot.app import VerifyReport
-
-    return render_report(VerifyReport(tuple(verdicts), tuple(registry_findings)))
-
-
-from bot.verdict import AttemptVerdict
-
+_counts = st.one_of(st.none(), st.integers(0, 10**6))
 _numbers = st.one_of(st.none(), st.floats(0, 1), st.integers(0, 10**6))
-_bars = st.fixed_dictionaries(
-    {
-        "id": st.sampled_from(["false-safe", "discrimination"]),
-        "statistic": st.sampled_from(["rate_upper", "rate_lower", "auroc_lower"]),
-        "exercised": st.booleans(),
-        "failures": _numbers,
-        "units": _numbers,
-        "bound": _numbers,
-        "auroc": _numbers,
-        "positives": _numbers,
-        "negatives": _numbers,
-        "threshold": st.floats(0, 1),
-        "met": st.one_of(st.none(), st.booleans()),
-        "note": st.text(max_size=40),
-    }
+_bars = st.builds(
+    BarResult,
+    bar_id=st.sampled_from(["false-safe", "discrimination"]),
+    statistic=st.sampled_from(["rate_upper", "rate_lower", "auroc_lower"]),
+    threshold=st.floats(0, 1),
+    exercised=st.booleans(),
+    failures=_counts,
+    units=_counts,
+    bound=_numbers,
+    auroc=_numbers,
+    positives=_counts,
+    negatives=_counts,
+    met=st.one_of(st.none(), st.booleans()),
+    note=st.text(max_size=40),
+    refused=st.booleans(),
 )
 
 
@@ -44,8 +39,7 @@ _bars = st.fixed_dictionaries(
     st.lists(_bars, max_size=4),
     st.sampled_from(["qualifying", "not-qualifying", "pending-judgment"]),
 )
-@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
-def test_any_bar_entry_renders(bars: list[dict[str, object]], status: str) -> None:
+def test_any_bar_entry_renders(bars: list[BarResult], status: str) -> None:
     verdict = AttemptVerdict(
         "attempts/market-03/a/b",
         3,
@@ -54,27 +48,27 @@ def test_any_bar_entry_renders(bars: list[dict[str, object]], status: str) -> No
         status=status,  # type: ignore[arg-type]
         bars=bars,
     )
-    text = render_text([verdict])
+    text = render_text(VerifyReport([verdict]))
     assert status.upper() in text
     assert text.count("    bar ") == len(bars)
 
 
-@pytest.mark.skip(reason="not yet ported to the typed core redesign (issue 7)")
 def test_exercised_auroc_bar_without_a_bound() -> None:
-    bar = {
-        "id": "discrimination",
-        "statistic": "auroc_lower",
-        "exercised": True,
-        "auroc": None,
-        "bound": None,
-        "positives": 1,
-        "negatives": 3,
-        "threshold": 0.8,
-        "met": False,
-        "note": "DeLong's variance needs at least 2 of each",
-    }
+    bar = BarResult(
+        "discrimination",
+        "auroc_lower",
+        0.8,
+        True,
+        units=4,
+        auroc=None,
+        bound=None,
+        positives=1,
+        negatives=3,
+        met=False,
+        note="DeLong's variance needs at least 2 of each",
+    )
     verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", outcome="missed", bars=[bar])
-    text = render_text([verdict])
+    text = render_text(VerifyReport([verdict]))
     assert "AUROC none, lower bound none >= 0.8? missed" in text
 
 
@@ -84,5 +78,69 @@ def test_multi_line_messages_stay_indented() -> None:
         "the adapter failed: exit code 1\nTraceback\n  x",
         "a/adapter/adapter.yaml",
     )
-    text = render_text([AttemptVerdict("a", 3, "wrapped", (finding,))])
+    text = render_text(VerifyReport([AttemptVerdict("a", 3, "wrapped", (finding,))]))
     assert "\n            Traceback\n              x" in text
+
+
+def test_the_total_counts_attempts_and_problems() -> None:
+    ok = AttemptVerdict("attempts/market-03/a/b", 3, "run", ())
+    bad = AttemptVerdict(
+        "attempts/market-03/a/c", 3, "run", (Finding(Code.DUPLICATE_TRIAL, "again", "t.jsonl", 4),)
+    )
+    outside = Finding(Code.PATH_OUTSIDE_ATTEMPT, "changes a market", "markets/market-03.yaml")
+    broken = Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2)
+    report = VerifyReport([ok, bad], registry_problems=[broken], pr_problems=[outside])
+    text = render_text(report)
+    assert text.endswith(
+        "2 attempt(s): 1 valid, 1 invalid; 1 pull-request problem(s); 1 registry problem(s)\n"
+    )
+    assert "PULL REQUEST problems" in text and "markets/market-03.yaml" in text
+    assert "REGISTRY problems" in text and "markets/market-05.yaml:2" in text
+    assert "VALID    attempts/market-03/a/b" in text
+    assert "INVALID  attempts/market-03/a/c" in text
+
+
+def _resolution(outcome: str | None, state: str, why: str) -> MarketResolution:
+    return MarketResolution(
+        market=3,
+        title="Demo market 3",
+        demo=True,
+        dates=MarketDates.of(date(2027, 6, 30), 60, 30),
+        as_of=date(2027, 9, 1),
+        state=state,  # type: ignore[arg-type]
+        outcome=outcome,  # type: ignore[arg-type]
+        provisional="YES",
+        why=why,
+        attempts=(
+            AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
+            AttemptSummary("attempts/market-03/lab/b", "invalid", None, None, ("schema",)),
+        ),
+        snapshot=Snapshot("snapshot-2027-06-30", True, False),
+        warnings=("snapshot-2027-06-30: its archive copy missing",),
+        source="git commit abc123",
+    )
+
+
+def test_resolution_names_each_market_and_attempt() -> None:
+    broken = Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2)
+    report = ResolveReport(
+        date(2027, 9, 1), (_resolution("YES", "closed", "a qualifying attempt met"),), (broken,)
+    )
+    text = render_resolution(report)
+    assert text.startswith("market 3 (demo): YES · closed · resolve-by 2027-06-30,")
+    assert "  read from the git commit abc123\n" in text
+    assert "  why: a qualifying attempt met\n" in text
+    assert "  warning: snapshot-2027-06-30: its archive copy missing\n" in text
+    assert "qualifying (met)" in text and "attempts/market-03/lab/a" in text
+    assert "evidence invalid" in text and "attempts/market-03/lab/b  [schema]" in text
+    assert "REGISTRY problems" in text and "markets/market-05.yaml:2" in text
+    assert text.endswith("1 market(s) as of 2027-09-01\n")
+
+
+def test_brief_resolution_is_one_line_per_market() -> None:
+    report = ResolveReport(date(2027, 9, 1), (_resolution(None, "filing-window", "open"),))
+    lines = render_resolution(report, brief=True).splitlines()
+    assert lines == [
+        "market  3: filing-window (provisionally YES)",
+        "1 market(s) as of 2027-09-01",
+    ]

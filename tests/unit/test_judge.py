@@ -1,0 +1,257 @@
+"""The pure judge without git: files read from an in-memory tree, facts stated by the test.
+
+Each test changes one fact (or one file) of an honest attempt and asserts the exact codes, so
+the rules of SPEC 4 and 7 that depend on git, the network or the sandbox are checked without
+any of them.
+"""
+
+from __future__ import annotations
+
+import errno
+import io
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from typing import BinaryIO
+
+import pytest
+
+from bot.demo.specimen import (
+    AttemptSpec,
+    attempt_files,
+    judgments_file,
+    load_market,
+    market_document,
+    score_table,
+)
+from bot.dump import format_timestamp
+from bot.findings import Code, Finding
+from bot.gather import find_market, read_attempt
+from bot.history import Landing
+from bot.judge import AttemptFacts, AttemptFiles, judge_attempt
+from bot.load.yaml_ import parse_yaml
+from bot.models import SharedRules
+from bot.qualification import required_checks
+from bot.registry import Registry
+from bot.tree import MODE_FILE, MODE_FOLDER, TreeEntry, TreeError
+from bot.verdict import AttemptVerdict
+from tests.support import RULES
+
+SPEC = AttemptSpec()
+FOLDER = SPEC.folder
+AS_OF = date(2027, 4, 15)
+MERGED = SPEC.frozen_at + timedelta(days=1)  # the freeze PR's merge commit
+FILED = datetime(2027, 2, 20, 10, 0, tzinfo=UTC)
+
+
+class MemoryTree:
+    """A tree held in a dict of path -> bytes (folders implied)."""
+
+    label = "memory"
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+
+    def entry(self, path: str) -> TreeEntry | None:
+        path = path.strip("/")
+        if path in self.files:
+            return TreeEntry(path, "file", MODE_FILE, len(self.files[path]))
+        if not path or any(name.startswith(f"{path}/") for name in self.files):
+            return TreeEntry(path, "folder", MODE_FOLDER)
+        return None
+
+    def children(self, folder: str) -> list[TreeEntry]:
+        prefix = f"{folder.strip('/')}/" if folder.strip("/") else ""
+        names = {
+            name[len(prefix) :].split("/")[0] for name in self.files if name.startswith(prefix)
+        }
+        if not names:
+            raise TreeError(errno.ENOENT, "no such folder", folder)
+        found = [self.entry(f"{prefix}{name}") for name in sorted(names)]
+        return [entry for entry in found if entry is not None]
+
+    def open(self, path: str) -> BinaryIO:
+        if path not in self.files:
+            raise TreeError(errno.ENOENT, "no such file", path)
+        return io.BytesIO(self.files[path])
+
+
+def _rules() -> SharedRules:
+    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules, _ = SharedRules.from_document(document)
+    assert rules is not None
+    return rules
+
+
+RULES_MODEL = _rules()
+MARKET = load_market(market_document(3, "default"), RULES_MODEL)
+
+
+def _files(change=None, judged: bool = True) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    files = attempt_files(SPEC)
+    files["scores.yaml"] = score_table(files, MARKET, RULES_MODEL.confidence)
+    if change is not None:
+        change(files)
+    if judged:
+        checks = dict.fromkeys(required_checks(RULES_MODEL, MARKET, SPEC.kind), "pass")
+        files["judgments.yaml"] = judgments_file(
+            files, checks, "maintainer", format_timestamp(FILED + timedelta(hours=2))
+        )
+    return files
+
+
+def _read(files: dict[str, bytes]) -> tuple[Registry, AttemptFiles]:
+    tree = MemoryTree({f"{FOLDER}/{name}": data for name, data in files.items()})
+    tree.files["shared-rules/common-v1.yaml"] = RULES
+    registry = Registry(tree, RULES_MODEL)
+    registry._markets[3] = (MARKET, [])
+    return registry, read_attempt(registry, FOLDER)
+
+
+def _landing(at: datetime = MERGED, merge: bool = True) -> Landing:
+    return Landing("f" * 40, at, "Merge pull request #1", merge=merge)
+
+
+def _facts(**changes: object) -> AttemptFacts:
+    facts = AttemptFacts(
+        base_ref="main",
+        freeze_landings={
+            f"{FOLDER}/freeze.yaml": _landing(),
+            f"{FOLDER}/freeze-cases.jsonl": _landing(),
+        },
+        filed_at=FILED,
+    )
+    return replace(facts, **changes)  # type: ignore[arg-type]
+
+
+def _judge(
+    files: dict[str, bytes] | None = None, as_of: date | None = AS_OF, **facts: object
+) -> AttemptVerdict:
+    registry, read = _read(files if files is not None else _files())
+    market, problems, _ = find_market(registry, read)
+    return judge_attempt(
+        read, _facts(market_problems=problems, **facts), market, RULES_MODEL, as_of
+    )
+
+
+def _codes(verdict: AttemptVerdict) -> set[str]:
+    return {f.code.value for f in (*verdict.findings, *verdict.qualification)}
+
+
+def test_an_honest_attempt_qualifies_and_meets_its_bars() -> None:
+    verdict = _judge()
+    assert _codes(verdict) == set()
+    assert (verdict.evidence, verdict.status, verdict.outcome) == ("valid", "qualifying", "met")
+    assert verdict.units is not None and verdict.units.count == verdict.counts.trials
+    assert {check.state for check in verdict.checks.values()} == {"pass"}
+
+
+def test_without_a_date_only_the_evidence_is_judged() -> None:
+    verdict = _judge(as_of=None)
+    assert verdict.evidence == "valid"
+    assert verdict.status is None and verdict.bars
+
+
+def test_a_freeze_merged_after_the_first_trial() -> None:
+    late = _landing(SPEC.first_trial_at + timedelta(hours=1))
+    verdict = _judge(
+        freeze_landings={f"{FOLDER}/freeze.yaml": late, f"{FOLDER}/freeze-cases.jsonl": late}
+    )
+    assert _codes(verdict) == {"trial-before-freeze"}
+    assert verdict.status is None
+
+
+def test_a_fast_forwarded_freeze_proves_nothing() -> None:
+    verdict = _judge(
+        freeze_landings={
+            f"{FOLDER}/freeze.yaml": _landing(merge=False),
+            f"{FOLDER}/freeze-cases.jsonl": _landing(),
+        }
+    )
+    assert _codes(verdict) == {"freeze-order"}
+    assert "not a merge commit" in verdict.findings[0].message
+
+
+def test_a_freeze_not_on_main() -> None:
+    missing = f"{FOLDER}/freeze.yaml is not on main"
+    verdict = _judge(
+        freeze_landings={f"{FOLDER}/freeze.yaml": missing, f"{FOLDER}/freeze-cases.jsonl": missing}
+    )
+    assert [(f.code, f.message) for f in verdict.findings] == [(Code.FREEZE_ORDER, missing)]
+
+
+def test_no_history_is_a_freeze_order_finding_that_says_why() -> None:
+    verdict = _judge(history_unavailable="not in a git repository", freeze_landings={})
+    assert [(f.code, f.message) for f in verdict.findings] == [
+        (Code.FREEZE_ORDER, "not in a git repository")
+    ]
+
+
+def test_filed_after_the_window_closed() -> None:
+    closes = MARKET.resolve_by + timedelta(days=RULES_MODEL.window_days)
+    late = datetime.combine(closes + timedelta(days=3), datetime.min.time(), tzinfo=UTC)
+    verdict = _judge(filed_at=late, as_of=closes + timedelta(days=10))
+    assert "filed-late" in _codes(verdict)
+    assert verdict.status == "not-qualifying"
+
+
+def test_judgments_count_as_they_stood_when_the_window_closed() -> None:
+    closes = MARKET.resolve_by + timedelta(days=RULES_MODEL.window_days)
+    verdict = _judge(judgments_at_close={}, as_of=closes + timedelta(days=1))
+    assert _codes(verdict) == {"unresolved-judgment"}
+    assert {check.state for check in verdict.checks.values()} == {"late"}
+
+
+def test_pending_judgment_before_the_close() -> None:
+    verdict = _judge(_files(judged=False))
+    assert verdict.status == "pending-judgment"
+    assert {check.state for check in verdict.checks.values()} == {"missing"}
+
+
+def test_raw_log_fetch_findings_count_only_when_the_kept_log_is_right() -> None:
+    served = Finding(Code.RAW_LOG_HASH_MISMATCH, "the URL served other bytes", "x")
+    assert _codes(_judge(raw_log_findings=(served,))) == {"raw-log-hash-mismatch"}
+
+    def shorten(files: dict[str, bytes]) -> None:
+        name = next(n for n in files if n.startswith("raw-log/"))
+        files[name] = files[name][:-5]
+
+    verdict = _judge(_files(shorten), raw_log_findings=(served,))
+    messages = [f.message for f in verdict.findings]
+    assert "the URL served other bytes" not in messages
+    assert _codes(verdict) == {"raw-log-hash-mismatch"}
+
+
+def test_an_adapter_rerun_finding_makes_the_evidence_invalid() -> None:
+    mismatch = Finding(Code.ADAPTER_MISMATCH, "trials.jsonl line 3 differs", f"{FOLDER}/x")
+    verdict = _judge(adapter_findings=(mismatch,))
+    assert _codes(verdict) == {"adapter-mismatch"}
+    assert verdict.status is None and verdict.outcome is None
+
+
+def test_an_unknown_market_is_reported_by_the_gatherer_and_judged() -> None:
+    registry, read = _read(_files())
+    registry._markets[3] = (None, [])
+    market, problems, registry_problems = find_market(registry, read)
+    assert market is None and not registry_problems
+    verdict = judge_attempt(read, _facts(market_problems=problems), None, RULES_MODEL, AS_OF)
+    assert _codes(verdict) == {"market-unknown"}
+
+
+@pytest.mark.parametrize("name", ["trials.jsonl", "freeze.yaml", "attempt.yaml"])
+def test_a_missing_required_file(name: str) -> None:
+    verdict = _judge(_files(lambda files: files.pop(name)))
+    assert "file-missing" in _codes(verdict)
+    assert verdict.evidence == "invalid"
+
+
+def test_only_a_freeze_is_a_freeze_pull_request() -> None:
+    files = {name: data for name, data in _files(judged=False).items() if name.startswith("freeze")}
+    registry, read = _read(files)
+    assert read.freeze_only
+    market, problems, _ = find_market(registry, read)
+    verdict = judge_attempt(
+        read, AttemptFacts(market_problems=problems), market, RULES_MODEL, AS_OF
+    )
+    assert _codes(verdict) == {"freeze-only"}
+    assert verdict.evidence == "valid"
