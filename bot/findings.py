@@ -100,16 +100,6 @@ class Finding:
     line: int | None = None
     severity: Severity = Severity.ERROR
 
-    def to_json(self) -> dict[str, object]:
-        """The SPEC 12 shape: {"code", "message", "file", "line"} (+ severity)."""
-        return {
-            "code": self.code.value,
-            "message": self.message,
-            "file": self.file,
-            "line": self.line,
-            "severity": self.severity.value,
-        }
-
     def location(self) -> str:
         """`file:line`, `file`, or an empty string."""
         if self.file is None:
