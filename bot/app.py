@@ -125,13 +125,18 @@ def open_workspace(
 
     Raises `ClaimsError` for a missing base ref or head, or invalid shared rules.
     """
-    if head and not base_ref:
+    if head is not None and not base_ref:
         raise ClaimsError(
             "--head needs --base-ref", "e.g. claims verify --base-ref main --head SHA"
         )
+    if head is not None and not head.strip():
+        raise ClaimsError("--head is empty: name the pull request's head commit")
     history = open_history(root, base_ref)
     try:
+        if base_ref and history.unavailable is not None:
+            raise ClaimsError(f"cannot read --base-ref {base_ref}: {history.unavailable}")
         tree: Tree = FolderTree(root)
+        trusted: Tree | None = None
         changes = None
         if base_ref and isinstance(history, GitHistory):
             if head:
@@ -141,8 +146,10 @@ def open_workspace(
                     raise ClaimsError(
                         f"--head {head!r} is not a commit of the repository"
                     ) from None
+            # The maintainers' files come from the base branch, never from the PR.
+            trusted = GitTree(history.repo, history.base, history.prefix)
             changes = history.changes(head or "HEAD")
-        return Workspace(load_registry(tree, limits), history, changes)
+        return Workspace(load_registry(tree, limits, trusted), history, changes)
     except BaseException:
         history.close()
         raise
@@ -161,6 +168,11 @@ def verify_folders(
     return verdicts, list(problems)
 
 
+def _is_folder(registry: Registry, path: str) -> bool:
+    entry = registry.tree.entry(path)
+    return entry is not None and entry.kind == "folder"
+
+
 def verify_registry(
     registry: Registry,
     history: History,
@@ -177,13 +189,17 @@ def verify_registry(
     selected = list(paths) if paths else None
     if changes is not None:
         changed = changed_attempt_folders(changes)
+        pr_problems = check_changes(changes, changed)
         if selected is None:
-            selected = [f for f in changed if registry.tree.entry(f) is not None]
-            if not selected:
+            selected = [f for f in changed if _is_folder(registry, f)]
+            if not selected and not pr_problems:
                 raise ClaimsError(
                     f"the branch changes no attempt folder against {history.base_ref}"
                 )
-        pr_problems = check_changes(changes, changed)
+            if not selected:  # e.g. only markets/ changed, or the folder is a link
+                return VerifyReport(
+                    (), (), tuple(pr_problems), history.base_ref, registry.tree.label
+                )
     folders = registry.attempt_folders(selected)
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")

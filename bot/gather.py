@@ -241,12 +241,12 @@ def gather_facts(
     if attempt is not None and attempt.kind == "challenge" and attempt.challenge_run:
         run_cases = f"challenge-runs/{attempt.challenge_run}/freeze-cases.jsonl"
         own = files.entries.get("freeze-cases.jsonl")
-        theirs = registry.tree.entry(run_cases)
+        theirs = registry.contracts.entry(run_cases)
         if (
             own is not None
             and theirs is not None
             and theirs.kind == "file"
-            and _blob(registry.tree, run_cases) != own.blob_id
+            and _blob(registry.contracts, run_cases) != own.blob_id
         ):
             differs = run_cases
         document, _ = registry.challenge_run(attempt.challenge_run)

@@ -60,7 +60,7 @@ class Landing:
     sha: str
     committed_at: datetime
     message: str
-    clamped: bool = False  # committed_at was raised to the previous main commit's date
+    clamped: bool = False  # committed_at was raised to the date of an older commit on main
     merge: bool = True  # a merge commit (two parents): written by GitHub when a PR merged
 
 
@@ -114,12 +114,12 @@ class History(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Commit:
     sha: str
-    committed_at: datetime
+    committed_at: datetime  # the committer date as written
     parents: int
-    summary: str
+    effective_at: datetime | None = None  # no earlier than any older first-parent commit
 
 
 @dataclass
@@ -160,7 +160,13 @@ class GitHistory:
         return f"{self._prefix}/{path}" if self._prefix else path
 
     def _read_log(self) -> _Index:
-        """1 pass: `git log --first-parent --raw` from the base, newest first."""
+        """1 pass: `git log --first-parent --raw -z` from the base, newest first.
+
+        The output is read as NUL-separated tokens in order: a commit header (our format,
+        starting with a NUL and "commit "), then pairs of a raw diff line and its path. A path
+        is always taken right after its diff line, so no byte a filer can put in a path or a
+        commit subject is ever read as a header (subjects are not in the output at all).
+        """
         output: str = self.repo.git.log(
             "--first-parent",
             "--diff-merges=first-parent",
@@ -169,26 +175,33 @@ class GitHistory:
             "--no-renames",
             "--no-abbrev",
             "-z",
-            "--format=%x1e%H %P%x1f%cI%x1f%s",
+            "--format=%x00commit %H %cI %P",
             self.base,
             strip_newline_in_stdout=False,
         )
         index = _Index()
-        for chunk in output.split("\x1e")[1:]:
-            header, _, raw = chunk.partition("\0")
-            shas, committed, summary = header.split("\x1f", 2)
-            sha, *parents = shas.split()
-            position = len(index.commits)
-            moment = datetime.fromisoformat(committed).astimezone(UTC)
-            index.commits.append(_Commit(sha, moment, len(parents), summary))
-            fields = raw.lstrip("\n").split("\0")
-            for meta, path in zip(fields[0::2], fields[1::2], strict=False):
-                parts = meta.lstrip(":").split()
-                if len(parts) < 5:
+        tokens = iter(output.split("\0"))
+        for token in tokens:
+            token = token.lstrip("\n")
+            if token.startswith("commit "):
+                sha, committed, *parents = token.split()[1:]
+                moment = datetime.fromisoformat(committed).astimezone(UTC)
+                index.commits.append(_Commit(sha, moment, len(parents)))
+            elif token.startswith(":"):
+                path = next(tokens, "")
+                parts = token[1:].split()
+                if len(parts) < 5 or not index.commits:
                     continue
                 new_mode, new_blob, status = parts[1], parts[3], parts[4][:1]
                 blob = None if status == "D" or new_mode == "000000" else new_blob
-                index.changes.setdefault(path, []).append((position, blob))
+                index.changes.setdefault(path, []).append((len(index.commits) - 1, blob))
+        # A commit's date as evidence is never earlier than any commit before it on the
+        # branch: a running maximum from the oldest, so backdated commits (one or several,
+        # fast-forwarded onto main) cannot move a freeze or a filing time into the past.
+        latest: datetime | None = None
+        for commit in reversed(index.commits):
+            latest = commit.committed_at if latest is None else max(latest, commit.committed_at)
+            commit.effective_at = latest
         return index
 
     def close(self) -> None:
@@ -215,17 +228,26 @@ class GitHistory:
                 " after it is merged"
             )
         commit = self._index.commits[position]
-        committed, clamped = commit.committed_at, False
-        if position + 1 < len(self._index.commits):
-            before = self._index.commits[position + 1].committed_at
-            if before > committed:
-                committed, clamped = before, True
-        return Landing(commit.sha, committed, commit.summary, clamped, commit.parents > 1)
+        committed = commit.effective_at or commit.committed_at
+        clamped = committed > commit.committed_at
+        return Landing(
+            commit.sha, committed, self._summary(commit.sha), clamped, commit.parents > 1
+        )
+
+    def _summary(self, sha: str) -> str:
+        """A commit's subject line, read only when a landing is reported."""
+        summary = self.repo.commit(sha).summary
+        return summary if isinstance(summary, str) else summary.decode("utf-8", "replace")
 
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         commits = self._index.commits
         position = next(
-            (i for i, commit in enumerate(commits) if commit.committed_at <= moment), None
+            (
+                i
+                for i, commit in enumerate(commits)
+                if commit.effective_at is not None and commit.effective_at <= moment
+            ),
+            None,
         )
         if position is None:
             return None
@@ -277,13 +299,15 @@ def read_tags(repo: git.Repo) -> dict[str, Tag]:
     """Every tag, once: annotated tags with their tagger date, lightweight ones without."""
     output: str = repo.git.for_each_ref(
         "--format=%(refname:strip=2)%00%(objecttype)%00%(taggerdate:iso-strict)"
-        "%00%(*objectname)%00%(objectname)",
+        "%00%(*objectname)%00%(objectname)%00%(*objecttype)",
         "refs/tags",
     )
     tags = {}
     for line in output.splitlines():
-        name, kind, tagged, peeled, target = line.split("\0")
+        name, kind, tagged, peeled, target, peeled_kind = line.split("\0")
         annotated = kind == "tag"
+        if (peeled_kind if annotated else kind) != "commit":
+            continue  # a tag of a tree or a blob snapshots no registry
         moment = datetime.fromisoformat(tagged).astimezone(UTC) if annotated and tagged else None
         tags[name] = Tag(name, peeled if annotated else target, annotated, moment)
     return tags
@@ -358,6 +382,12 @@ def open_repo(root: Path) -> tuple[git.Repo, str] | str:
             "run as the repository's owner, or mark it safe:"
             " git config --global --add safe.directory <path>",
         ) from None
+    if repo.git.rev_parse("--show-object-format").strip() != "sha1":
+        repo.close()
+        return (
+            f"{root} is a SHA-256 git repository, which the bot does not read yet, so the"
+            " freeze order cannot be checked"
+        )
     if shallow:
         repo.close()
         raise ClaimsError(

@@ -474,6 +474,6 @@ def _check_freeze_order(
     if latest is not None:
         what = f"the freeze merged to {facts.base_ref} in {latest.sha[:12]}"
         if latest.clamped:
-            what += " (its date taken no earlier than the commit before it on main)"
+            what += " (its date taken no earlier than any older commit on main)"
         findings += check_trial_order(trials, latest.committed_at, what, trials_file)
     return findings

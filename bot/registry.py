@@ -31,12 +31,24 @@ _MARKET_FILE = re.compile(r"\Amarket-(\d{2,})\.yaml\Z")
 
 @dataclass
 class Registry:
-    """A registry's tree: rules loaded once, markets and runs read on first use."""
+    """A registry's tree: rules loaded once, markets and runs read on first use.
+
+    `tree` holds the attempts being judged. The maintainers' files (shared rules, market
+    contracts, challenge runs) are read from `trusted` when given: for a pull request, the
+    base branch's tree, so a PR that edits a contract, or was branched before a contract
+    changed, is judged by the contract on the base branch.
+    """
 
     tree: Tree
     rules: SharedRules
     limits: Limits = Limits()
+    trusted: Tree | None = None
     _markets: dict[int, tuple[Market | None, list[Finding]]] = field(default_factory=dict)
+
+    @property
+    def contracts(self) -> Tree:
+        """The tree the shared rules, markets and challenge runs are read from."""
+        return self.trusted if self.trusted is not None else self.tree
 
     def market(self, number: int) -> tuple[Market | None, list[Finding]]:
         """The contract of market `number`, or None with `registry-invalid` findings.
@@ -45,11 +57,11 @@ class Registry:
         """
         if number not in self._markets:
             path = market_path(number)
-            entry = self.tree.entry(path)
+            entry = self.contracts.entry(path)
             if entry is None or entry.kind != "file":
                 self._markets[number] = (None, [])
             else:
-                document, findings = load_yaml(self.tree, path, self.limits)
+                document, findings = load_yaml(self.contracts, path, self.limits)
                 if document is None:
                     self._markets[number] = (None, _as_registry(findings))
                 else:
@@ -61,7 +73,7 @@ class Registry:
         found: list[Market] = []
         findings: list[Finding] = []
         try:
-            children = self.tree.children("markets")
+            children = self.contracts.children("markets")
         except TreeError:
             return [], []
         for child in children:
@@ -89,7 +101,7 @@ class Registry:
 
     def challenge_run(self, run: str) -> tuple[Document | None, list[Finding]]:
         """`challenge-runs/<run>/run.yaml`, or None with findings."""
-        return load_yaml(self.tree, f"challenge-runs/{run}/run.yaml", self.limits)
+        return load_yaml(self.contracts, f"challenge-runs/{run}/run.yaml", self.limits)
 
     def attempt_folders(self, paths: list[str] | None = None) -> list[str]:
         """The attempt folders at or below `paths` (default: attempts/), sorted.
@@ -141,17 +153,18 @@ def find_root(start: Path) -> Path | None:
     return None
 
 
-def load_registry(tree: Tree, limits: Limits = Limits()) -> Registry:
-    """The registry in `tree`, its shared rules loaded.
+def load_registry(tree: Tree, limits: Limits = Limits(), trusted: Tree | None = None) -> Registry:
+    """The registry in `tree`, its shared rules loaded (from `trusted` when given).
 
     Raises `ClaimsError` when the tree has no shared rules or they are invalid.
     """
-    if tree.entry(RULES_PATH) is None:
+    contracts = trusted if trusted is not None else tree
+    if contracts.entry(RULES_PATH) is None:
         raise ClaimsError(
-            f"no registry found: {RULES_PATH} is missing in the {tree.label}",
+            f"no registry found: {RULES_PATH} is missing in the {contracts.label}",
             "run inside a registry checkout or pass --registry ROOT",
         )
-    document, findings = load_yaml(tree, RULES_PATH, limits)
+    document, findings = load_yaml(contracts, RULES_PATH, limits)
     rules = None
     if document is not None:
         rules, findings = SharedRules.from_document(document)
@@ -161,4 +174,4 @@ def load_registry(tree: Tree, limits: Limits = Limits()) -> Registry:
             f"the shared rules are invalid: {details}",
             "a maintainer must fix shared-rules/common-v1.yaml",
         )
-    return Registry(tree, rules, limits)
+    return Registry(tree, rules, limits, trusted)

@@ -154,7 +154,10 @@ class FolderTree:
             os.close(fd)
 
     def entry(self, path: str) -> TreeEntry | None:
-        parts = _parts(path)
+        try:
+            parts = _parts(path)
+        except TreeError:
+            return None
         if not parts:
             return TreeEntry("", "folder", MODE_FOLDER)
         try:
@@ -242,6 +245,8 @@ class GitTree:
             if not full.startswith(base):
                 continue
             path = full[len(base) :]
+            if any(part in ("", ".", "..") for part in path.split("/")):
+                continue  # no valid tree holds these (git fsck refuses them); never a path
             kind: EntryKind
             if mode == MODE_SUBMODULE:
                 kind = "submodule"
@@ -264,7 +269,10 @@ class GitTree:
             entries.sort(key=lambda entry: entry.name)
 
     def entry(self, path: str) -> TreeEntry | None:
-        parts = _parts(path)
+        try:
+            parts = _parts(path)
+        except TreeError:
+            return None
         if not parts:
             return TreeEntry("", "folder", MODE_FOLDER)
         return self._entries.get("/".join(parts))
@@ -277,6 +285,7 @@ class GitTree:
         return list(found)
 
     def open(self, path: str) -> BinaryIO:
+        _parts(path)  # EINVAL for a path that leaves the tree
         entry = self.entry(path)
         if entry is None:
             raise TreeError(errno.ENOENT, "no such file", path)

@@ -23,7 +23,13 @@ from bot.load.document import Record
 from bot.load.folder import tree_error
 from bot.tree import Tree, TreeError
 
-__all__ = ["DuplicateKeyError", "load_jsonl", "object_without_duplicates", "parse_jsonl"]
+__all__ = [
+    "DuplicateKeyError",
+    "load_jsonl",
+    "object_without_duplicates",
+    "parse_json",
+    "parse_jsonl",
+]
 
 _BOM = b"\xef\xbb\xbf"
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -181,3 +187,14 @@ def load_jsonl(
             return parse_jsonl(stream, path, limits)
     except TreeError as error:
         return [], [tree_error(error, "cannot read", path)]
+
+
+def parse_json(raw: bytes, max_depth: int) -> object:
+    """One JSON document read as strictly as a JSONL record: no duplicate keys, NaN,
+    infinities, lone surrogates or nesting deeper than `max_depth`. Raises ValueError."""
+    try:
+        value = _decode(raw)
+    except RecursionError:
+        raise _Bad(f"nested deeper than {max_depth} levels") from None
+    _check_tree(value, max_depth)
+    return value

@@ -10,6 +10,7 @@ refused with `ReportError` naming the field.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,8 @@ from bot.dates import MarketDates
 from bot.errors import ClaimsError
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
-from bot.resolution import AttemptSummary, MarketResolution, Snapshot
+from bot.load.jsonl import parse_json
+from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
 from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
 
 if TYPE_CHECKING:
@@ -29,6 +31,7 @@ __all__ = [
     "REPORT_VERSION",
     "ReportError",
     "dumps",
+    "read_report",
     "resolve_report_from_json",
     "resolve_report_to_json",
     "verify_report_from_json",
@@ -198,7 +201,42 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 # Reading reports back -------------------------------------------------------------------
 
 
+_MAX_DEPTH = 64
+_MAX_INTEGER = 2**53  # what a JSON number carries exactly in every reader
+
+
+def read_report(text: str | bytes) -> object:
+    """A report's JSON text as data, refusing duplicate keys, NaN and infinities, lone
+    surrogates and deep nesting (`ReportError`). Pass the result to `from_json`."""
+    raw = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        return parse_json(raw, _MAX_DEPTH)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ReportError(f"the report is not valid JSON: {error}") from None
+
+
+def _check_values(data: object, what: str) -> None:
+    """Data built in Python may hold what JSON text cannot: refuse it before the schema
+    (which recurses) sees it. Walks with an explicit stack."""
+    pending: list[tuple[object, int]] = [(data, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > _MAX_DEPTH:
+            raise ReportError(f"{what} is nested deeper than {_MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            if not all(isinstance(key, str) for key in item):
+                raise ReportError(f"{what} has an object key that is not a string")
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+        elif isinstance(item, float) and not math.isfinite(item):
+            raise ReportError(f"{what} holds a number that is not finite ({item})")
+        elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_INTEGER:
+            raise ReportError(f"{what} holds an integer beyond 2**53")
+
+
 def _checked(schema: str, data: object, what: str) -> dict[str, Any]:
+    _check_values(data, what)
     problems = validate(schema, data, what)
     if problems or not isinstance(data, dict):
         details = "; ".join(f.message for f in problems[:5]) or "not a JSON object"
@@ -274,6 +312,8 @@ def verify_report_from_json(data: object) -> VerifyReport:
 
     report = _checked("verify-report", data, "the verify report")
     attempts = tuple(_attempt_from(attempt) for attempt in report["attempts"])
+    for verdict, stated in zip(attempts, report["attempts"], strict=True):
+        _check_attempt(verdict, stated["evidence"])
     built = VerifyReport(
         attempts,
         tuple(_finding_from(f) for f in report["registry_problems"]),
@@ -288,6 +328,51 @@ def verify_report_from_json(data: object) -> VerifyReport:
     return built
 
 
+def _check_attempt(verdict: AttemptVerdict, stated: str) -> None:
+    """An attempt's verdict must be one the judge could give (SPEC 7)."""
+    where = f"attempt {verdict.attempt!r}"
+    if verdict.evidence != stated:
+        raise ReportError(
+            f"{where}: evidence says {stated!r}, its reasons make it {verdict.evidence!r}"
+        )
+    if verdict.evidence == "invalid" and (verdict.status or verdict.outcome):
+        raise ReportError(f"{where}: invalid evidence has no status or outcome")
+    if (verdict.status == "qualifying") != (verdict.outcome is not None):
+        raise ReportError(f"{where}: an outcome goes with status qualifying, and only with it")
+    if verdict.status == "qualifying" and verdict.qualification:
+        raise ReportError(f"{where}: a qualifying attempt has no qualification reasons")
+
+
+def _check_market(resolution: MarketResolution) -> None:
+    """A market's outcome must follow from its attempts by the Three Way Rule (SPEC 7)."""
+    where = f"market {resolution.market}"
+    for summary in resolution.attempts:
+        if summary.evidence == "invalid" and (summary.status or summary.outcome):
+            raise ReportError(f"{where}: {summary.attempt} has invalid evidence and a status")
+        if (summary.status == "qualifying") != (summary.outcome is not None):
+            raise ReportError(f"{where}: {summary.attempt}: outcome without qualifying status")
+    rule, _ = three_way(resolution.attempts)
+    if resolution.provisional != rule:
+        raise ReportError(
+            f"{where}: its attempts give {rule} by the Three Way Rule, the report says"
+            f" {resolution.provisional}"
+        )
+    expected = {
+        "open": None,
+        "filing-window": None,
+        "closed": rule,
+        "annulled": "ANNULLED",
+    }[resolution.state]
+    if resolution.outcome != expected:
+        raise ReportError(
+            f"{where}: state {resolution.state} with outcome {resolution.outcome}, expected"
+            f" {expected}"
+        )
+    dates = resolution.dates
+    if not dates.resolve_by <= dates.window_closes <= dates.annul_on:
+        raise ReportError(f"{where}: resolve-by, window close and annulment dates out of order")
+
+
 def resolve_report_from_json(data: object) -> ResolveReport:
     """A resolve report from its JSON data. Raises `ReportError` when it is malformed."""
     from bot.app import ResolveReport
@@ -296,6 +381,11 @@ def resolve_report_from_json(data: object) -> ResolveReport:
     markets = []
     for market in report["markets"]:
         snapshot = market["snapshot"]
+        for attempt in market["attempts"]:
+            if attempt["counts"] != (attempt["status"] == "qualifying"):
+                raise ReportError(
+                    f"market {market['market']}: {attempt['attempt']} counts only when qualifying"
+                )
         markets.append(
             MarketResolution(
                 market=market["market"],
@@ -327,6 +417,11 @@ def resolve_report_from_json(data: object) -> ResolveReport:
                 source=market["source"],
             )
         )
+    for resolution in markets:
+        _check_market(resolution)
+    numbers = [resolution.market for resolution in markets]
+    if len(set(numbers)) != len(numbers):
+        raise ReportError("the resolve report lists a market twice")
     return ResolveReport(
         date.fromisoformat(report["as_of"]),
         tuple(markets),

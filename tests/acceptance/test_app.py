@@ -20,7 +20,7 @@ from bot.demo.git_registry import build_git_registry
 from bot.demo.run import load_plan
 from bot.evidence.schema import validate
 from bot.gather import VerifyOptions
-from bot.report.json_ import ReportError
+from bot.report.json_ import ReportError, read_report
 from bot.verdict import AttemptVerdict
 
 AS_OF = date(2027, 4, 15)
@@ -149,3 +149,84 @@ def test_pr_head_read_from_git_equals_a_checkout(demo: tuple[Path, str], tmp_pat
     assert from_git.pr_problems == from_checkout.pr_problems
     assert from_git.tree.startswith("git commit") and from_checkout.tree.startswith("working")
     assert any(isinstance(v, AttemptVerdict) and v.findings for v in from_git.attempts)
+
+
+def _verify_data(demo: tuple[Path, str]) -> dict:  # type: ignore[type-arg]
+    return json.loads(json.dumps(_verify(demo[0]).to_json()))
+
+
+def _invalid_index(data: dict) -> int:  # type: ignore[type-arg]
+    return next(i for i, a in enumerate(data["attempts"]) if a["evidence"] == "invalid")
+
+
+def _deep(depth: int) -> object:
+    value: object = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (
+            lambda d: d["attempts"][_invalid_index(d)].update(status="qualifying", outcome="met"),
+            "no status",
+        ),
+        (lambda d: d["attempts"][_invalid_index(d)].update(evidence="valid"), "evidence says"),
+        (
+            lambda d: (
+                d["attempts"][0]["bars"].append(
+                    {**d["attempts"][1]["bars"][0], "bound": float("nan")}
+                )
+                if d["attempts"][1]["bars"]
+                else d.update(tree=float("nan"))
+            ),
+            "not finite",
+        ),
+        (lambda d: d["attempts"][0].update(market=10**400), r"2\*\*53"),
+        (lambda d: d.update(tree=_deep(5000)), "deeper"),
+        (lambda d: d["attempts"][0]["class_conditional"].update({1: {}}), "not a string"),
+    ],
+)
+def test_impossible_verify_reports_are_refused(demo, change, says: str) -> None:
+    # Review findings: impossible verdicts, NaN, huge integers and deep nesting got through
+    # or crashed with RecursionError.
+    data = _verify_data(demo)
+    change(data)
+    with pytest.raises(ReportError, match=says):
+        VerifyReport.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda d: d["markets"][1].update(attempts=[]), "Three Way Rule"),
+        (lambda d: d["markets"][1].update(outcome="NO", provisional_outcome="NO"), "Three Way"),
+        (lambda d: d["markets"].append(d["markets"][0]), "twice"),
+        (lambda d: d["markets"][0].update(window_closes="1999-01-01"), "out of order"),
+        (
+            lambda d: d["markets"][1]["attempts"][0].update(
+                counts=not d["markets"][1]["attempts"][0]["counts"]
+            ),
+            "counts only",
+        ),
+    ],
+)
+def test_impossible_resolve_reports_are_refused(demo, change, says: str) -> None:
+    data = json.loads(json.dumps(_resolve(demo[0], CLOSED).to_json()))
+    assert data["markets"][1]["outcome"] == "YES"
+    change(data)
+    with pytest.raises(ReportError, match=says):
+        ResolveReport.from_json(data)
+
+
+def test_report_text_with_duplicate_keys_or_nan_is_refused(demo) -> None:
+    text = json.dumps(_verify_data(demo))
+    assert VerifyReport.from_json(read_report(text)) == _verify(demo[0])
+    with pytest.raises(ReportError, match="duplicate key"):
+        read_report(text[:-1] + ', "tree": "again"}')
+    with pytest.raises(ReportError):
+        read_report('{"report_version": NaN}')
+    with pytest.raises(ReportError):
+        read_report("[" * 5000 + "]" * 5000)

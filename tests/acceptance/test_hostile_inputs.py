@@ -775,10 +775,16 @@ def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) 
     built.repo.git.mv("shared-rules/common-v1.yaml", "shared-rules/common-v2.yaml")
     built.repo.git.mv(f"{_folder(built)}/certificates.jsonl", f"{_folder(built)}/certs.jsonl")
     _commit(built)
-    # Renaming the shared rules away leaves no registry: an environment error.
+    # The shared rules and markets are read from the base branch, so renaming them away in
+    # the PR leaves the registry intact: every change outside the attempt is a finding.
     result = _verify_pr(run_claims, built, tmp_path)
-    assert result.code == 2
-    assert "no registry found" in result.err
+    assert result.code == 1
+    outside = {r["file"] for r in result.reasons() if r["code"] == "path-outside-attempt"}
+    assert outside == {
+        "markets/market-05.yaml",
+        "shared-rules/common-v1.yaml",
+        "shared-rules/common-v2.yaml",
+    }
 
     built.repo.git.mv("shared-rules/common-v2.yaml", "shared-rules/common-v1.yaml")
     _commit(built)

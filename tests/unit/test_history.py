@@ -301,3 +301,64 @@ def test_memory_history_answers_from_what_it_was_given() -> None:
     assert history.content_at(FREEZE_B, at(1, 3), LIMIT) is None
     assert history.tag(tag.name) is tag
     assert history.tag("light") is None
+
+
+def test_several_backdated_commits_are_clamped_to_the_latest_before_them(tmp_path: Path) -> None:
+    # Review finding: main at day 20, then a plain commit dated day 2 and a merge of the
+    # freeze dated day 3, fast-forwarded onto main. Comparing with the one commit before
+    # gave day 3; every older commit counts, so Tf is day 20.
+    repo = init_repo(tmp_path)
+    commit(repo, "main's tip", at(20), {"README": b"x\n"})
+    repo.git.checkout("-q", "-b", "pr")
+    commit(repo, "backdated one", at(2), {"other": b"y\n"})
+    repo.git.checkout("-q", "-b", "freeze", "HEAD~1")
+    commit(repo, "freeze", at(1), {FREEZE_A: FREEZE})
+    repo.git.checkout("-q", "pr")
+    merged = merge(repo, "freeze", at(3))
+    repo.git.checkout("-q", "main")
+    merge(repo, "pr", at(3), fast_forward=True)
+    landing = GitHistory(repo, "main").landing(FREEZE_A, blob_id(FREEZE))
+    assert isinstance(landing, Landing)
+    assert (landing.sha, landing.committed_at, landing.clamped) == (merged, at(20), True)
+
+
+def test_content_at_uses_the_clamped_dates(tmp_path: Path) -> None:
+    # A judgment commit backdated before the window's close does not count as there then.
+    repo = init_repo(tmp_path)
+    commit(repo, "tip", at(20), {"README": b"x\n"})
+    commit(repo, "backdated judgment", at(5), {"j.yaml": b"late\n"})
+    history = GitHistory(repo, "main")
+    assert history.content_at("j.yaml", at(10), 100) is None
+    assert history.content_at("j.yaml", at(21), 100) == b"late\n"
+
+
+def test_separator_bytes_in_subjects_and_paths_do_not_break_the_index(tmp_path: Path) -> None:
+    # Review finding: a \x1e in a squash-merge subject or a path stopped every verify.
+    repo = init_repo(tmp_path)
+    commit(repo, "title \x1e with RS \x1f and US", at(1), {"docs/a\x1eb.md": b"x\n"})
+    commit(repo, "freeze", at(2), {FREEZE_A: FREEZE})
+    history = GitHistory(repo, "main")
+    landing = history.landing(FREEZE_A, blob_id(FREEZE))
+    assert isinstance(landing, Landing) and landing.committed_at == at(2)
+    assert isinstance(history.landing("docs/a\x1eb.md", blob_id(b"x\n")), Landing)
+
+
+def test_tags_of_trees_and_blobs_are_no_snapshots(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path)
+    commit(repo, "base", at(1), {"README": b"x\n"})
+    tree = repo.git.rev_parse("HEAD^{tree}")
+    blob = repo.git.rev_parse("HEAD:README")
+    repo.git.tag("-a", "-m", "a tree", "snapshot-tree", tree)
+    repo.git.tag("snapshot-blob", blob)
+    repo.git.tag("-a", "-m", "ok", "snapshot-ok", "HEAD")
+    history = GitHistory(repo, "main")
+    assert history.tag("snapshot-tree") is None
+    assert history.tag("snapshot-blob") is None
+    assert history.tag("snapshot-ok") is not None
+
+
+def test_a_sha256_repository_is_no_history_with_a_reason(tmp_path: Path) -> None:
+    git.Repo.init(tmp_path, object_format="sha256", initial_branch="main").close()
+    history = open_history(tmp_path, None)
+    assert isinstance(history, NoHistory)
+    assert "SHA-256" in history.reason

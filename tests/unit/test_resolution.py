@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any
@@ -310,7 +312,7 @@ def test_notes_become_warnings() -> None:
 def test_a_resolve_report_reads_back_as_it_was_written() -> None:
     resolutions = (
         resolve_market(MARKET, DATES, YES, _snapshot(True), CLOSED, source="snapshot"),
-        resolve_market(MARKET, DATES, [], _snapshot(), AFTER_ANNULMENT),
+        resolve_market(replace(MARKET, id=MARKET.id + 1), DATES, [], _snapshot(), AFTER_ANNULMENT),
     )
     registry = (Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2),)
     report = ResolveReport(CLOSED, resolutions, registry)

@@ -1,0 +1,107 @@
+"""Pull requests as the verdict workflow reads them: the head from git objects, the
+maintainers' files from the base branch, and problems reported as codes, not exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bot.app import open_workspace
+from bot.demo.specimen import market_document
+from bot.dump import dump_yaml
+from bot.errors import ClaimsError
+
+
+def _tighten_market_on_main(built, max_rate: float) -> None:  # type: ignore[no-untyped-def]
+    """A maintainer tightens market 3's false-safe bar on main after the PR branched."""
+    branch = built.repo.active_branch.name
+    built.repo.git.checkout("-q", "main")
+    market = market_document(3, "default")
+    market["bars"][0]["max"] = max_rate
+    (built.root / "markets/market-03.yaml").write_bytes(dump_yaml(market))
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "tighten market 3")
+    built.repo.git.checkout("-q", branch)
+    return None
+
+
+@pytest.mark.parametrize("head", [False, True])
+def test_contracts_come_from_the_base_branch(make_registry, run_claims, head: bool) -> None:
+    # Review finding: a PR branched before a contract changed was judged by its own copy.
+    built = make_registry(run="open")
+    _tighten_market_on_main(built, 0.01)
+    args = ["verify", "--base-ref", "main", "--registry", built.root]
+    if head:
+        args += ["--head", built.repo.head.commit.hexsha]
+    result = run_claims(*args)
+    bars = {bar["id"]: bar for bar in result.attempt()["bars"]}
+    assert bars["false-safe"]["threshold"] == 0.01
+
+
+def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(make_registry, run_claims):
+    market = market_document(3, "default")
+    market["bars"][0]["max"] = 0.9
+    extra = {"markets/market-03.yaml": dump_yaml(market)}
+    built = make_registry(run="open", run_extra=extra)
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"path-outside-attempt"}
+    bars = {bar["id"]: bar for bar in result.attempt()["bars"]}
+    assert bars["false-safe"]["threshold"] == 0.2
+
+
+def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(make_registry, run_claims):
+    # Review finding: "the branch changes no attempt folder" (exit 2) hid the reason code.
+    built = make_registry()
+    built.repo.git.checkout("-q", "-b", "only-markets")
+    (built.root / "markets/market-09.yaml").write_bytes(b"id: 9\n")
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "a market")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    assert result.report is not None and result.report["attempts"] == []
+    assert {r["code"] for r in result.report["pr_problems"]} == {"path-outside-attempt"}
+
+
+def test_a_pr_whose_attempt_folder_is_a_link_gets_a_code(make_registry, run_claims) -> None:
+    built = make_registry()
+    built.repo.git.checkout("-q", "-b", "link")
+    link = built.root / "attempts/market-03/alice-lab/monitor-v2"
+    link.symlink_to("monitor-v1")
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "a linked attempt")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    assert "symlink" in {r["code"] for r in result.report["pr_problems"]}
+
+
+def test_an_empty_head_is_a_usage_error(make_registry, tmp_path: Path) -> None:
+    built = make_registry(run="open")
+    with pytest.raises(ClaimsError, match="--head is empty"):
+        open_workspace(built.root, "main", "")
+
+
+def test_dot_dot_entries_in_a_head_tree_are_never_paths(make_registry, run_claims) -> None:
+    # Review finding: a tree entry named ".." (made with git mktree) crashed verify --head.
+    built = make_registry(run="open")
+    root = built.root
+
+    def git_(*args: str, stdin: str | None = None) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=root, input=stdin, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    blob = git_("rev-parse", "HEAD:attempts/market-03/alice-lab/monitor-v1/attempt.yaml")
+    evil = git_("mktree", stdin=f"100644 blob {blob}\tattempt.yaml\n")
+    market = git_("rev-parse", "HEAD:attempts/market-03")
+    spliced = git_("mktree", stdin=git_("ls-tree", market) + f"\n040000 tree {evil}\t..\n")
+    attempts = git_("rev-parse", "HEAD:attempts")
+    new_attempts = git_("mktree", stdin=git_("ls-tree", attempts).replace(market, spliced) + "\n")
+    top = git_("ls-tree", "HEAD^{tree}").replace(attempts, new_attempts)
+    head = git_("commit-tree", git_("mktree", stdin=top + "\n"), "-p", "HEAD", "-m", "evil")
+    result = run_claims("verify", "--base-ref", "main", "--registry", root, "--head", head)
+    assert result.code in (0, 1), result.err
+    assert result.report is not None
+    assert all(".." not in attempt["attempt"] for attempt in result.report["attempts"])
