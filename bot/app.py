@@ -258,8 +258,8 @@ def resolve_registry(
         unchecked = [v for v in mine if v.kind == "wrapped"]
         notes = (
             [
-                f"{len(unchecked)} wrapped attempt(s) counted without rerunning their adapters"
-                " (pass --rerun-adapters)"
+                f"{len(unchecked)} wrapped attempt(s) left out: their adapters were not rerun,"
+                " so they cannot count (adapter-not-rerun)"
             ]
             if unchecked and options.rerun_adapter is None
             else []

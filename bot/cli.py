@@ -69,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
         help="with --base-ref: read the pull request's files from this commit's git objects "
         "(no checkout, no working tree)",
     )
-    _check_options(verify)
+    _check_options(verify, rerun_by_default=False)
     verify.add_argument(
         "--as-of",
         type=_date,
@@ -108,7 +108,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     resolve.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
     resolve.add_argument("-q", "--quiet", action="store_true", help="print one line per market")
-    _check_options(resolve)
+    _check_options(resolve, rerun_by_default=True)
 
     demo = commands.add_parser(
         "demo",
@@ -247,53 +247,60 @@ def _resolve(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace, as_of: date) -> Any:
-    """The verify options the flags ask for: the date, the raw-log fetcher, adapter reruns."""
+    """The verify options the flags ask for: the date, the raw-log and paper's-freeze
+    fetchers, adapter reruns."""
     from bot.gather import VerifyOptions
 
-    fetcher = None
+    fetcher = paper = None
     if args.fetch_raw_logs:
-        from bot.fetch import check_raw_log_url
+        from bot.fetch import check_paper_freeze_url, check_raw_log_url
 
-        fetcher = check_raw_log_url
-    return VerifyOptions(as_of=as_of, fetch_raw_log=fetcher, rerun_adapter=_rerun(args))
+        fetcher, paper = check_raw_log_url, check_paper_freeze_url
+    return VerifyOptions(
+        as_of=as_of, fetch_raw_log=fetcher, rerun_adapter=_rerun(args), fetch_paper_freeze=paper
+    )
 
 
 def _rerun(args: argparse.Namespace) -> Any:
-    """The adapter rerun when --rerun-adapters was given; exit 2 where it cannot be isolated."""
+    """The adapter rerun when asked for (`resolve`: unless --no-rerun-adapters). Where the
+    sandbox cannot run, the first wrapped attempt to rerun stops the command (exit 2)."""
     if not args.rerun_adapters:
         return None
     from bot.rerun import AdapterRerun
-    from bot.sandbox import isolation
 
-    reason = isolation()
-    if reason is not None and not args.allow_unisolated:
-        raise ClaimsError(
-            f"cannot rerun adapters here: {reason}",
-            "install bubblewrap (apt-get install bubblewrap), or, as a maintainer who"
-            " accepts the risk, pass --allow-unisolated",
-        )
     return AdapterRerun(
         cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated
     )
 
 
-def _check_options(parser: argparse.ArgumentParser) -> None:
+def _check_options(parser: argparse.ArgumentParser, rerun_by_default: bool) -> None:
     """--fetch-raw-logs, --rerun-adapters and their settings, shared by verify and resolve."""
     parser.add_argument(
         "--fetch-raw-logs",
         action="store_true",
-        help="also download raw_log.url and check its sha256, size, head, tail",
+        help="also download raw_log.url (and a wrapped attempt's paper_freeze.url) and check"
+        " its sha256, size, head, tail",
     )
-    parser.add_argument(
-        "--rerun-adapters",
-        action="store_true",
-        help="rerun wrapped attempts' adapters in the sandbox and compare",
-    )
+    if rerun_by_default:
+        parser.add_argument(
+            "--rerun-adapters",
+            action=argparse.BooleanOptionalAction,
+            default=True,
+            help="rerun wrapped attempts' adapters in the sandbox and compare (the default);"
+            " --no-rerun-adapters previews the markets with wrapped attempts left out",
+        )
+    else:
+        parser.add_argument(
+            "--rerun-adapters",
+            action="store_true",
+            help="rerun wrapped attempts' adapters in the sandbox and compare (without it a"
+            " wrapped attempt is adapter-not-rerun: not qualifying)",
+        )
     parser.add_argument(
         "--released-cache",
         type=Path,
         metavar="DIR",
-        help="content-addressed cache of released data (default: $CLAIMS_CACHE"
+        help="cache of released data (by sha256) and of rerun results (default: $CLAIMS_CACHE"
         " or ~/.cache/claims/released)",
     )
     parser.add_argument(

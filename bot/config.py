@@ -29,6 +29,8 @@ class Limits:
     max_attempt_file_bytes: int = 600 * 1024 * 1024
     # A wrapped attempt's released data: bytes per file.
     max_released_bytes: int = 2 * 1024 * 1024 * 1024
+    # A wrapped attempt's paper's freeze (paper_freeze.url, with --fetch-raw-logs).
+    max_paper_freeze_bytes: int = 256 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0

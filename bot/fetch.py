@@ -2,7 +2,9 @@
 
 An attempt names its harness's raw log by URL, SHA-256 and size, and commits either the whole
 log or a `head` and a `tail` excerpt. This module downloads the URL and reports, as findings,
-every way the served file disagrees with those claims.
+every way the served file disagrees with those claims. A wrapped attempt's `freeze.yaml` pins
+the paper's own freeze the same way (`paper_freeze` url and sha256): `check_paper_freeze_url`
+streams it with the same machinery.
 
 Why it looks like this:
 - Bounded memory: raw logs run to hundreds of megabytes and the URL is chosen by the filer. The
@@ -42,6 +44,7 @@ __all__ = [
     "Sink",
     "UnavailableError",
     "build_session",
+    "check_paper_freeze_url",
     "check_raw_log_url",
     "download",
     "refuse_url",
@@ -120,6 +123,44 @@ def check_raw_log_url(
         return [Finding(Code.RAW_LOG_UNAVAILABLE, str(exc), file, line)]
     messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
     return [Finding(code, message, file, line) for code, message in messages]
+
+
+def check_paper_freeze_url(
+    url: str,
+    *,
+    sha256: str,
+    file: str,
+    line: int | None = None,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+) -> list[Finding]:
+    """Stream a wrapped attempt's `paper_freeze.url` and compare its SHA-256 with the pin.
+
+    Returns `paper-freeze-unavailable` when the file cannot be read (or is over
+    `limits.max_paper_freeze_bytes`), `paper-freeze-mismatch` when it has another hash, or
+    nothing. Never raises for network or HTTP problems.
+    """
+    refusal = refuse_url(url, "paper_freeze.url")
+    if refusal is not None:
+        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, refusal, file, line)]
+    tally = _Tally(0, 0)
+    cap = limits.max_paper_freeze_bytes
+    try:
+        if session is None:
+            with build_session() as own:
+                download(own, url, tally, cap, limits)
+        else:
+            download(session, url, tally, cap, limits)
+    except UnavailableError as exc:
+        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, str(exc), file, line)]
+    if tally.count > cap:
+        message = f"{url} serves more than the {cap}-byte limit for a paper's freeze"
+        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, message, file, line)]
+    served = tally.sha256.hexdigest()
+    if served != sha256.lower():
+        message = f"paper_freeze.url has sha256 {served}, paper_freeze.sha256 says {sha256}"
+        return [Finding(Code.PAPER_FREEZE_MISMATCH, message, file, line)]
+    return []
 
 
 def refuse_url(url: str, label: str = "raw_log.url") -> str | None:

@@ -48,6 +48,8 @@ class Code(StrEnum):
     RAW_LOG_HASH_MISMATCH = "raw-log-hash-mismatch"
     RAW_LOG_EXCERPT = "raw-log-excerpt"
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
+    PAPER_FREEZE_MISMATCH = "paper-freeze-mismatch"  # wrapped: paper_freeze.url, when fetched
+    PAPER_FREEZE_UNAVAILABLE = "paper-freeze-unavailable"
     FREEZE_ORDER = "freeze-order"
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
@@ -57,6 +59,7 @@ class Code(StrEnum):
     # Wrapped attempts: the adapter rerun (SPEC 9): makes the evidence invalid.
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
+    ADAPTER_IGNORES_DATA = "adapter-ignores-data"
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
     RELEASED_DATA_PATH = "released-data-path"
@@ -70,6 +73,7 @@ class Code(StrEnum):
     CERTIFICATE_MISSING = "certificate-missing"
     UNIVERSAL_ABSTENTION = "universal-abstention"
     REQUIRED_OUTPUT_MISSING = "required-output-missing"
+    ADAPTER_NOT_RERUN = "adapter-not-rerun"  # wrapped, without a rerun on this evidence
     # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
     FILED_LATE = "filed-late"

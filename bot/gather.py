@@ -45,6 +45,7 @@ from bot.verdict import AttemptVerdict
 
 __all__ = [
     "AdapterRunner",
+    "PaperFreezeFetcher",
     "RawLogFetcher",
     "VerifyOptions",
     "gather_facts",
@@ -54,20 +55,24 @@ __all__ = [
 
 # (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.fetch provides it.
 RawLogFetcher = Callable[..., list[Finding]]
-# (tree, attempt folder, adapter spec) -> findings; bot.rerun.AdapterRerun provides it.
-AdapterRunner = Callable[[Tree, str, AdapterSpec], list[Finding]]
+# (url, sha256=, file=, line=, limits=) -> findings; bot.fetch.check_paper_freeze_url.
+PaperFreezeFetcher = Callable[..., list[Finding]]
+# (tree, the attempt's files) -> findings; bot.rerun.AdapterRerun provides it.
+AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding]]
 
 _FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
-    """How to verify: the date qualification is judged on (None: evidence only), and the
-    optional raw-log fetcher and adapter runner."""
+    """How to verify: the date qualification is judged on (None: evidence only), the optional
+    raw-log and paper's-freeze fetchers, and the adapter runner (without one, wrapped attempts
+    are `adapter-not-rerun`)."""
 
     as_of: date | None = None
     fetch_raw_log: RawLogFetcher | None = None
     rerun_adapter: AdapterRunner | None = None
+    fetch_paper_freeze: PaperFreezeFetcher | None = None
 
 
 def _constant_line(line: int) -> Callable[[FieldPath], int | None]:
@@ -262,10 +267,11 @@ def gather_facts(
         filed_at=_filed_at(files, history),
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
-        adapter_findings=tuple(
-            options.rerun_adapter(registry.tree, files.folder, files.adapter)
+        paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
+        adapter_findings=(
+            tuple(options.rerun_adapter(registry.tree, files))
             if options.rerun_adapter is not None and files.adapter is not None
-            else ()
+            else None
         ),
     )
 
@@ -356,6 +362,21 @@ def _fetch_raw_log(
         file=attempt.path,
         line=attempt.lines.get("raw_log"),
         limits=registry.limits,
+    )
+
+
+def _fetch_paper_freeze(
+    registry: Registry, files: AttemptFiles, options: VerifyOptions
+) -> list[Finding]:
+    """With a fetcher: stream a wrapped attempt's paper_freeze.url and compare its sha256."""
+    attempt, freeze = files.attempt, files.freeze
+    if options.fetch_paper_freeze is None or attempt is None or attempt.kind != "wrapped":
+        return []
+    if freeze is None or freeze.paper_freeze is None:
+        return []  # the judge reports the missing paper_freeze
+    paper = freeze.paper_freeze
+    return options.fetch_paper_freeze(
+        paper.url, sha256=paper.sha256, file=freeze.path, line=paper.line, limits=registry.limits
     )
 
 

@@ -13,10 +13,12 @@ Steps (numbers repeated inline):
  5. certificates, the adapter rerun (wrapped);
  6. the raw log, kept whole or as excerpts, and what fetching its URL found;
  7. freeze order: run attempts against the freeze's landing on main, wrapped against the
-    paper's freeze, challenge attempts against the run's freeze-cases;
+    paper's freeze (and what fetching the paper's freeze found), challenge attempts against
+    the run's freeze-cases;
  8. hidden suites: no withholdable field in any published file;
  9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
-10. with valid evidence and a date: qualification and outcome (SPEC 7).
+10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
+    whose adapter was not rerun on this evidence does not qualify (SPEC 9).
 """
 
 from __future__ import annotations
@@ -108,7 +110,10 @@ class AttemptFacts:
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
-    adapter_findings: Sequence[Finding] = ()  # from rerunning the adapter, when asked
+    paper_freeze_findings: Sequence[Finding] = ()  # from fetching paper_freeze.url, when asked
+    # From rerunning a wrapped attempt's adapter on this evidence: () when it reproduced the
+    # evidence, None when it was not rerun (then the attempt cannot qualify).
+    adapter_findings: Sequence[Finding] | None = None
 
 
 def judge_attempt(
@@ -161,13 +166,15 @@ def judge_attempt(
         )
         findings += problems
     # 5. the adapter rerun
-    findings += facts.adapter_findings
+    findings += facts.adapter_findings or ()
     # 6. the raw log
     if attempt is not None:
         findings += _check_raw_log(files, attempt, rules, facts)
-    # 7. freeze order
+    # 7. freeze order (and, for a wrapped attempt, what fetching the paper's freeze found)
     if files.freeze is not None and attempt is not None:
         findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
+        if attempt.kind == "wrapped":
+            findings += facts.paper_freeze_findings
     # 8. hidden suites
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
@@ -229,6 +236,7 @@ def judge_attempt(
         digest=files.digest,
         filed_at=facts.filed_at,
         judgments_at_close=facts.judgments_at_close,
+        adapter_rerun=files.adapter is not None and facts.adapter_findings is not None,
     )
     result = qualify(evidence, market, rules, bars, units, derived, as_of)
     checks = dict(result.checks)

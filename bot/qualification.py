@@ -58,6 +58,9 @@ class Evidence:
     # git; None when there was no such file then). Once the window has closed, only these
     # count: a later edit can neither add a judgment nor undo one recorded in time.
     judgments_at_close: Mapping[str, Judgment] | None = None
+    # Wrapped: the adapter was rerun on this evidence (digest) and reproduced it. Without such
+    # a rerun the evidence is unverified and the attempt cannot count (SPEC 9).
+    adapter_rerun: bool = False
 
     @property
     def kind(self) -> str:
@@ -382,6 +385,18 @@ def _judgments(
     return checks, pending
 
 
+def _wrapping(reasons: _Reasons, evidence: Evidence) -> None:
+    """A wrapped attempt counts only after its adapter was rerun on this evidence (SPEC 9)."""
+    if evidence.kind == "wrapped" and not evidence.adapter_rerun:
+        reasons.add(
+            Code.ADAPTER_NOT_RERUN,
+            f"the adapter was not rerun on this evidence (digest {evidence.digest[:12]}), so"
+            " it is unverified and cannot count: `claims resolve` reruns it; check it with"
+            " `claims verify --rerun-adapters`",
+            "adapter/adapter.yaml",
+        )
+
+
 def qualify(
     evidence: Evidence,
     market: Market,
@@ -404,6 +419,7 @@ def qualify(
     _adversarial(reasons, evidence, market, rules)
     _certificates(reasons, evidence)
     _outputs(reasons, evidence, market, derived_table)
+    _wrapping(reasons, evidence)
     _dates(reasons, evidence, dates, as_of)
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)

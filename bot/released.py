@@ -5,9 +5,10 @@ bot fetches each into a content-addressed cache (`<cache>/sha256/<hex>`), verifi
 it streams (bounded memory, timeouts, a size cap, retries for passing failures), and copies it
 to `<inputs>/<path>` for the adapter to read. A file whose hash differs is `released-data-hash`
 and is never cached or given to the adapter; a file the bot cannot fetch is
-`released-data-unavailable`; a `path` that would land outside the inputs folder is
-`released-data-path` and is never fetched. Files already in the cache are re-hashed before use,
-so a corrupted cache entry is fetched again rather than trusted.
+`released-data-unavailable`; a `path` that would land outside the inputs folder, or that is,
+holds or lies inside another entry's path, is `released-data-path`, and then nothing is
+fetched. Files already in the cache are re-hashed before use, so a corrupted cache entry is
+fetched again rather than trusted.
 """
 
 from __future__ import annotations
@@ -108,6 +109,40 @@ def _is_passing(error: UnavailableError) -> bool:
     return " 4" not in str(error).split(" from ")[0]
 
 
+def _check_paths(items: Sequence[Mapping[str, Any]], inputs: Path, file: str) -> list[Finding]:
+    """`released-data-path` for each path that leaves the inputs folder, or that is, holds or
+    lies inside an earlier entry's path (two files cannot be laid out there)."""
+    findings: list[Finding] = []
+    seen: list[tuple[int, PurePosixPath]] = []
+    for index, data in enumerate(items):
+        item = ReleasedFile.from_data(data)
+        where = f"released_data[{index}].path {item.path!r}"
+        path = PurePosixPath(item.path)  # "a/./b" and "a//b" are "a/b"
+        target = inputs / path
+        if inputs.resolve() not in target.resolve().parents:
+            findings.append(
+                Finding(Code.RELEASED_DATA_PATH, f"{where} leaves the inputs folder", file)
+            )
+            continue
+        for earlier, other in seen:
+            if other == path:
+                clash = "is"
+            elif other in path.parents:
+                clash = "lies inside"
+            elif path in other.parents:
+                clash = "holds"
+            else:
+                continue
+            message = (
+                f"{where} {clash} released_data[{earlier}].path {str(items[earlier]['path'])!r}"
+                ": each released file needs a path of its own"
+            )
+            findings.append(Finding(Code.RELEASED_DATA_PATH, message, file))
+            break
+        seen.append((index, path))
+    return findings
+
+
 def fetch_released(
     items: Sequence[Mapping[str, Any]],
     inputs: Path,
@@ -122,6 +157,9 @@ def fetch_released(
     `file` is adapter.yaml's display path for the findings. `sleep` waits between retries
     (tests pass a no-op).
     """
+    refused = _check_paths(items, inputs, file)
+    if refused:
+        return refused
     findings: list[Finding] = []
     own = session is None
     session = session or build_session()
@@ -134,15 +172,6 @@ def fetch_released(
                 findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, refusal, file))
                 continue
             target = inputs / PurePosixPath(item.path)
-            if inputs.resolve() not in target.resolve().parents:
-                findings.append(
-                    Finding(
-                        Code.RELEASED_DATA_PATH,
-                        f"{where}.path {item.path!r} leaves the inputs folder",
-                        file,
-                    )
-                )
-                continue
             entry = _cached(cache, item.sha256)
             served = None
             for attempt in range(_RETRIES):

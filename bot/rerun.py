@@ -1,34 +1,64 @@
-"""`claims verify --rerun-adapters`: rebuild a wrapped attempt's evidence and compare (SPEC 9).
+"""Rerun a wrapped attempt's adapter, rebuild its evidence and compare (SPEC 9).
+
+`claims resolve` reruns every wrapped attempt's adapter (unless `--no-rerun-adapters`), and
+`claims verify --rerun-adapters` does on request; a wrapped attempt that was not rerun on its
+evidence does not qualify (`adapter-not-rerun`, judged in `bot/qualification.py`).
 
 1. fetch the released data adapter.yaml names into a scratch inputs folder (`bot/released.py`:
-   content-addressed cache, hashes checked);
+   content-addressed cache, hashes checked, paths that nest or leave the folder refused);
 2. run adapter.yaml's command in the sandbox (`bot/sandbox`): no network, empty environment,
    read-only code and inputs, one writable output folder, CPU/memory/file/process limits and a
-   wall-clock timeout; refused where the machine cannot isolate the network;
+   wall-clock timeout;
 3. compare what it wrote with the attempt's files, line by line in canonical JSON
-   (`bot/evidence/compare.py`).
+   (`bot/evidence/compare.py`): `adapter-mismatch` when they differ;
+4. when they match, run it once more with every released file emptied: an adapter that writes
+   the same evidence from no data carries its output instead of deriving it
+   (`adapter-ignores-data`).
 
-An adapter that misbehaves ends as `adapter-failed` with how it ended; it never stops the report.
+A comparison's result is cached in `<cache>/reruns/<key>.json`, the key being the attempt's
+folder and evidence digest, the adapter files' and released data's hashes, the bot's version
+and the sandbox limits: a daily resolution does not rerun an unchanged wrapped attempt. Runs
+that did not get as far as a comparison (data not fetched, an adapter that failed) are not
+cached, so a passing failure is retried.
+
+An adapter that misbehaves ends as `adapter-failed` with how it ended, and so does an error
+of the machine during the rerun (a full disk, say): no filer's attempt stops the report.
+Where the machine cannot isolate the network the rerun raises `ClaimsError` (exit code 2),
+unless a maintainer allowed running without isolation.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
+import bot.sandbox
+from bot import __version__
 from bot.config import Limits
+from bot.errors import ClaimsError
 from bot.evidence.compare import compare_outputs
 from bot.evidence.models import AdapterSpec
 from bot.findings import Code, Finding
+from bot.judge import AttemptFiles
 from bot.load.folder import read_regular, scan_folder
 from bot.released import fetch_released
+from bot.report.json_ import ReportError, rerun_record_from_json, rerun_record_to_json
 from bot.sandbox import RunResult, SandboxLimits, run_adapter
-from bot.tree import Tree, TreeError, read_limited
+from bot.tree import Tree, read_limited
 
-__all__ = ["AdapterRerun"]
+__all__ = ["BOT_VERSION", "AdapterRerun", "rerun_key"]
 
+BOT_VERSION = __version__
 _TAIL_SHOWN = 600
+_RECORD_BYTES = 1 << 20  # a cached record holds a few findings
+# Results worth keeping: the adapter ran and its output was compared with the evidence.
+_FINAL = frozenset({Code.ADAPTER_MISMATCH, Code.ADAPTER_IGNORES_DATA})
 
 
 def _tail(text: str) -> str:
@@ -41,56 +71,182 @@ def _failure(result: RunResult) -> str:
     return f"the adapter {result.status}: {result.reason}{detail}"
 
 
+def rerun_key(files: AttemptFiles, sandbox_limits: SandboxLimits) -> tuple[str, dict[str, Any]]:
+    """The cache key of a rerun of this attempt, and the parts it is made of."""
+    adapter = files.adapter
+    parts: dict[str, Any] = {
+        "folder": files.folder,
+        "evidence_digest": files.digest,
+        "adapter_files": {
+            name: entry.sha256
+            for name, entry in sorted(files.entries.items())
+            if name.startswith("adapter/")
+        },
+        "released_data": [
+            [str(item.get("path")), str(item.get("sha256")).lower()]
+            for item in (adapter.released_data if adapter else ())
+        ],
+        "bot_version": BOT_VERSION,
+        "sandbox": asdict(sandbox_limits),
+    }
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest(), parts
+
+
 @dataclass(frozen=True)
 class AdapterRerun:
-    """How to rerun adapters: the released-data cache, the sandbox limits, and whether a
-    maintainer explicitly allowed running without network isolation."""
+    """How to rerun adapters: the cache (released data under `sha256/`, results under
+    `reruns/`), the sandbox limits, and whether a maintainer explicitly allowed running
+    without network isolation."""
 
     cache: Path
     limits: Limits = Limits()
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     allow_unisolated: bool = False
 
-    def __call__(self, tree: Tree, folder: str, adapter: AdapterSpec) -> list[Finding]:
-        """Rerun one attempt's adapter. Returns findings (empty: it reproduced the evidence).
+    def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding]:
+        """Rerun one wrapped attempt's adapter. Returns findings (empty: it reproduced the
+        evidence from the released data).
 
         The adapter's code is copied out of `tree` (a working tree or git objects) into a
-        scratch folder, so a pull request is never checked out.
+        scratch folder, so a pull request is never checked out. Raises `ClaimsError` only
+        when the sandbox cannot run here.
         """
+        adapter = files.adapter
+        if adapter is None:
+            return []
+        key, parts = rerun_key(files, self.sandbox)
+        cached = self._cached(key)
+        if cached is not None:
+            return cached
+        reason = bot.sandbox.isolation()  # looked up when called: tests replace it
+        if reason is not None and not self.allow_unisolated:
+            raise ClaimsError(
+                f"cannot rerun adapters here: {reason}",
+                "install bubblewrap (apt-get install bubblewrap); to look without reruns, leave"
+                " out --rerun-adapters (verify) or pass --no-rerun-adapters (resolve), which"
+                " leaves wrapped attempts out; a maintainer who accepts the risk may pass"
+                " --allow-unisolated",
+            )
+        try:
+            findings = self._rerun(tree, files.folder, adapter)
+        except OSError as error:
+            detail = error.strerror or str(error)
+            where = f" ({error.filename})" if error.filename else ""
+            message = f"the rerun could not be completed on this machine: {detail}{where}"
+            return [Finding(Code.ADAPTER_FAILED, message, adapter.path)]
+        if all(finding.code in _FINAL for finding in findings):
+            self._store(key, parts, findings)
+        return findings
+
+    # -- the cache --------------------------------------------------------------------------
+
+    def _record(self, key: str) -> Path:
+        return self.cache / "reruns" / f"{key}.json"
+
+    def _cached(self, key: str) -> list[Finding] | None:
+        """The findings of an earlier rerun with this key, or None (absent or unreadable)."""
+        try:
+            text = read_regular(self._record(key), _RECORD_BYTES).decode("utf-8")
+            findings = rerun_record_from_json(text, key)
+        except (OSError, UnicodeDecodeError, ReportError):
+            return None
+        if not all(finding.code in _FINAL for finding in findings):
+            return None
+        return findings
+
+    def _store(self, key: str, parts: Mapping[str, Any], findings: list[Finding]) -> None:
+        """Keep the result; a cache that cannot be written only costs a rerun next time."""
+        record = self._record(key)
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(dir=record.parent, prefix=".partial-")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(rerun_record_to_json(key, parts, findings))
+            Path(name).replace(record)
+        except OSError:
+            return
+
+    # -- the runs ---------------------------------------------------------------------------
+
+    def _rerun(self, tree: Tree, folder: str, adapter: AdapterSpec) -> list[Finding]:
         with tempfile.TemporaryDirectory(prefix="claims-rerun-") as scratch:
-            inputs, output = Path(scratch) / "inputs", Path(scratch) / "out"
-            code = Path(scratch) / "adapter"
+            inputs, code = Path(scratch) / "inputs", Path(scratch) / "adapter"
             inputs.mkdir()
-            output.mkdir()
             findings = fetch_released(
                 list(adapter.released_data), inputs, self.cache, adapter.path, self.limits
             )
             findings += _copy_code(tree, f"{folder}/adapter", code, self.limits)
             if findings:
                 return findings
-            result = run_adapter(
-                list(adapter.command),
-                code=code,
-                inputs=inputs,
-                output=output,
-                limits=self.sandbox,
-                allow_unisolated=self.allow_unisolated,
+            produced, failure = self._run(adapter, code, inputs, Path(scratch) / "out")
+            if failure is not None:
+                return [failure]
+            submitted = self._submitted(tree, folder, adapter)
+            mismatch = compare_outputs(list(adapter.outputs), submitted, produced, folder)
+            if mismatch or not any(submitted.values()):
+                return mismatch  # (nothing submitted: emptied data could not tell)
+            # The same adapter on emptied released data must not write the same evidence.
+            emptied = Path(scratch) / "emptied"
+            _empty_copy(inputs, emptied)
+            again, failure = self._run(adapter, code, emptied, Path(scratch) / "out-emptied")
+            if failure is not None or compare_outputs(
+                list(adapter.outputs), submitted, again, folder
+            ):
+                return []
+            names = ", ".join(adapter.outputs)
+            message = (
+                f"rerun with every released file emptied, the adapter wrote the same {names}:"
+                " its output does not come from the released data (an adapter must derive the"
+                " evidence from the data, not carry it)"
             )
-            if result.status != "ok":
-                return [Finding(Code.ADAPTER_FAILED, _failure(result), adapter.path)]
-            produced = {
-                name: read_regular(output / name, self.limits.max_attempt_file_bytes)
-                for name in result.outputs
-            }
+            return [Finding(Code.ADAPTER_IGNORES_DATA, message, adapter.path)]
+
+    def _run(
+        self, adapter: AdapterSpec, code: Path, inputs: Path, output: Path
+    ) -> tuple[dict[str, bytes], Finding | None]:
+        """Run the adapter once: what it wrote, or an `adapter-failed` finding."""
+        output.mkdir()
+        result = run_adapter(
+            list(adapter.command),
+            code=code,
+            inputs=inputs,
+            output=output,
+            limits=self.sandbox,
+            allow_unisolated=self.allow_unisolated,
+        )
+        if result.status != "ok":
+            return {}, Finding(Code.ADAPTER_FAILED, _failure(result), adapter.path)
+        produced = {}
+        for name in result.outputs:
+            try:
+                produced[name] = read_regular(output / name, self.limits.max_attempt_file_bytes)
+            except OSError as error:
+                message = f"the adapter failed: the bot cannot read out/{name}: {error.strerror}"
+                return {}, Finding(Code.ADAPTER_FAILED, message, adapter.path)
+        return produced, None
+
+    def _submitted(self, tree: Tree, folder: str, adapter: AdapterSpec) -> dict[str, bytes | None]:
         submitted: dict[str, bytes | None] = {}
         for name in adapter.outputs:
             try:
                 submitted[name] = read_limited(
                     tree, f"{folder}/{name}", self.limits.max_attempt_file_bytes
                 )
-            except TreeError:
+            except OSError:
                 submitted[name] = None
-        return compare_outputs(list(adapter.outputs), submitted, produced, folder)
+        return submitted
+
+
+def _empty_copy(source: Path, target: Path) -> None:
+    """The folder `source` laid out again at `target`, every file in it empty."""
+    target.mkdir()
+    for folder, names, files in os.walk(source):
+        here = target / Path(folder).relative_to(source)
+        for name in names:
+            (here / name).mkdir()
+        for name in files:
+            (here / name).touch()
 
 
 def _copy_code(tree: Tree, source: str, target: Path, limits: Limits) -> list[Finding]:

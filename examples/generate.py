@@ -126,7 +126,7 @@ def hide_false_safes(files: Files) -> None:
 @dataclass
 class Example:
     spec: AttemptSpec
-    expect: list[str]  # evidence reason codes on main
+    expect: list[str]  # reason codes on main, without reruns
     why: str
     defect: Callable[[Files], None] | None = None
     judge: dict[str, str] | None = None  # None: no judgments; else overrides of "pass"
@@ -182,7 +182,8 @@ def examples() -> list[Example]:
             " market 2 is ANNULLED",
             judge={},
         ),
-        # Wrapped attempts: both pass the ordinary checks; only the adapter rerun differs.
+        # Wrapped attempts: both pass the ordinary checks but count only once their adapter is
+        # rerun (adapter-not-rerun until then); the rerun tells them apart.
         Example(
             AttemptSpec(
                 kind="wrapped",
@@ -191,7 +192,7 @@ def examples() -> list[Example]:
                 seed=13,
                 title="Replication of a released monitor evaluation",
             ),
-            [],
+            ["adapter-not-rerun"],
             "wrapped: the adapter copies the paper's released trials; the rerun reproduces them",
             judge={},
             rerun=[],
@@ -205,7 +206,7 @@ def examples() -> list[Example]:
                 title="Edited wrap",
                 false_safe_rate=0.3,
             ),
-            [],
+            ["adapter-not-rerun"],
             " ".join(str(hide_false_safes.__doc__).split()),
             hide_false_safes,
             judge={},

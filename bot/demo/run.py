@@ -138,8 +138,10 @@ class _Demo:
     def resolve(
         self, title: str, as_of: str, rerun: AdapterRerun | None, brief: bool
     ) -> dict[str, Any]:
-        """What `claims resolve` does, through the app layer."""
-        print(f"== {title}\n$ claims resolve --as-of {as_of}{' --quiet' if brief else ''}\n")
+        """What `claims resolve` does, through the app layer (without `rerun`, the preview
+        that leaves wrapped attempts out)."""
+        flags = (" --no-rerun-adapters" if rerun is None else "") + (" --quiet" if brief else "")
+        print(f"== {title}\n$ claims resolve --as-of {as_of}{flags}\n")
         archive = LocalArchive(self.work / "archive")
         options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
         with open_workspace(self.root) as workspace:
@@ -201,7 +203,8 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
             rerun=rerun_adapter,
             name="verify-rerun",
         )
-    # Resolution reruns the adapters too where it can, so an edited wrap never counts.
+    # Resolution reruns the adapters too, so an edited wrap never counts; where the sandbox
+    # cannot run, it resolves without reruns and leaves the wrapped attempts out.
     resolved: dict[str, Any] = {}
     for number, when in enumerate(plan["resolve_on"], start=3):
         last = when == plan["resolve_on"][-1]
@@ -266,7 +269,10 @@ def _check(
         return 1
     count = len(merged["attempts"]) + len(review["attempts"])
     if rerun.get("skipped"):
-        print("(the adapter rerun was skipped: install bubblewrap to see it)")
+        print(
+            "(the adapter rerun was skipped, so the markets were resolved with the wrapped"
+            " attempts left out: install bubblewrap to see it)"
+        )
     print(
         f"demo OK: all {count} examples gave the codes they demonstrate, and markets"
         f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items()))}."

@@ -234,6 +234,7 @@ class PaperFreeze:
     date: str
     url: str
     sha256: str
+    line: int | None = None  # of `paper_freeze` in freeze.yaml
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +252,14 @@ class Freeze:
         return cls(
             document.path,
             document.line_of(),
-            PaperFreeze(str(paper["date"]), paper["url"], paper["sha256"]) if paper else None,
+            PaperFreeze(
+                str(paper["date"]),
+                paper["url"],
+                paper["sha256"],
+                document.line_of(("paper_freeze",)),
+            )
+            if paper
+            else None,
         )
 
 

@@ -1,4 +1,5 @@
-"""The JSON reports (SPEC 12): `claims verify --json` and `claims resolve --json`, both ways.
+"""The JSON reports (SPEC 12): `claims verify --json` and `claims resolve --json`, both ways;
+and the records of the adapter reruns' cache (`bot/rerun.py`).
 
 The only place JSON is made from verdicts, and read back into them. A report read back is
 untrusted input (the GitHub job that posts results reads one a fork's workflow may have
@@ -32,6 +33,8 @@ __all__ = [
     "ReportError",
     "dumps",
     "read_report",
+    "rerun_record_from_json",
+    "rerun_record_to_json",
     "resolve_report_from_json",
     "resolve_report_to_json",
     "verify_report_from_json",
@@ -427,3 +430,44 @@ def resolve_report_from_json(data: object) -> ResolveReport:
         tuple(markets),
         tuple(_finding_from(f) for f in report["registry_problems"]),
     )
+
+
+# The adapter reruns' cache (bot/rerun.py) ----------------------------------------------------
+
+
+def rerun_record_to_json(key: str, parts: Mapping[str, Any], findings: list[Finding]) -> str:
+    """A cached rerun: its key, what the key was made of, and the findings it gave."""
+    return dumps(
+        {
+            "key": key,
+            "parts": dict(parts),
+            "findings": [_finding(finding) for finding in findings],
+        }
+    )
+
+
+def rerun_record_from_json(text: str, key: str) -> list[Finding]:
+    """The findings of a cached rerun. Raises `ReportError` unless `text` is a record for
+    `key` whose every finding is well formed."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ReportError(f"the rerun record is not JSON: {error}") from None
+    if not isinstance(data, dict) or data.get("key") != key:
+        raise ReportError("the rerun record is for another key")
+    findings = data.get("findings")
+    if not isinstance(findings, list):
+        raise ReportError("the rerun record has no list of findings")
+    read = []
+    for item in findings:
+        if not (
+            isinstance(item, dict)
+            and isinstance(item.get("code"), str)
+            and isinstance(item.get("message"), str)
+            and isinstance(item.get("file"), str | None)
+            and (item.get("line") is None or type(item.get("line")) is int)
+            and item.get("severity") in ("error", "warning")
+        ):
+            raise ReportError(f"the rerun record holds a malformed finding: {item!r:.200}")
+        read.append(_finding_from(item))
+    return read

@@ -3,9 +3,11 @@
 After the run (no process of it alive any more) the folder is walked with `lstat`, never
 following a link: only regular files and folders are accepted. A symbolic link (an adapter may
 plant `out/trials.jsonl -> /etc/passwd`), a named pipe (a reader would block), a socket or a
-device makes the run fail. The number of files and folders and the total bytes are capped, and
-the walk stops as soon as a cap is passed, so a million empty files cost bounded time. Names
-must be printable UTF-8, since they end up in reports.
+device makes the run fail, and so does a file or folder that its owner (the bot, once the run
+is over) may not read: an adapter may `chmod 0` what it wrote, which only root would read. The
+number of files and folders and the total bytes are capped, and the walk stops as soon as a
+cap is passed, so a million empty files cost bounded time. Names must be printable UTF-8, since
+they end up in reports.
 
 `measure` is the same walk, lenient, for watching the folder while the adapter still runs.
 """
@@ -26,6 +28,9 @@ _KINDS = {
     stat.S_IFCHR: "a character device",
     stat.S_IFBLK: "a block device",
 }
+
+# What the bot (the output folder's owner once the run is over) needs to read an entry.
+_READ_BITS = {stat.S_IFREG: stat.S_IRUSR, stat.S_IFDIR: stat.S_IRUSR | stat.S_IXUSR}
 
 
 def size_text(count: int) -> str:
@@ -79,6 +84,10 @@ def _walk(root: Path, max_files: int, max_bytes: int, strict: bool) -> Scan:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
+            except PermissionError:  # its folder can be listed but not searched
+                if not strict:
+                    continue
+                return Scan((), f"made out/{prefix or '.'} unreadable", total, largest)
             if strict and shown is None:
                 return Scan(
                     (),
@@ -87,6 +96,14 @@ def _walk(root: Path, max_files: int, max_bytes: int, strict: bool) -> Scan:
                     largest,
                 )
             kind = stat.S_IFMT(info.st_mode)
+            if (
+                strict
+                and kind in _READ_BITS
+                and info.st_mode & _READ_BITS[kind] != _READ_BITS[kind]
+            ):
+                # Whoever runs the bot: root could read it, an ordinary user could not.
+                suffix = "/" if kind == stat.S_IFDIR else ""
+                return Scan((), f"made out/{shown}{suffix} unreadable", total, largest)
             if kind == stat.S_IFDIR:
                 folders += 1
                 if folders > max_files:

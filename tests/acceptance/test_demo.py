@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import bot.sandbox
+from bot.demo.run import run_demo
 from tests.support import PROJECT
 
 
@@ -44,3 +48,23 @@ def test_examples_are_exactly_what_the_generator_writes(tmp_path: Path) -> None:
     assert (PROJECT / "examples" / "demo-plan.yaml").read_bytes() == (
         tmp_path / "demo-plan.yaml"
     ).read_bytes()
+
+
+def test_the_demo_without_a_sandbox_leaves_the_wrapped_attempts_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Where adapters cannot be rerun, resolution leaves wrapped attempts out (they are
+    adapter-not-rerun): the edited wrap never counts, and market 3 is YES from alice-lab's
+    run attempt alone."""
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    assert run_demo(tmp_path / "demo") == 0
+    out = capsys.readouterr().out
+    assert "rerun of wrapped attempts' adapters: SKIPPED (bwrap is not installed)" in out
+    assert "$ claims resolve --as-of 2027-11-01 --no-rerun-adapters" in out
+    assert "warning: 2 wrapped attempt(s) left out" in out
+    assert (
+        "market 3 resolves YES: qualifying attempt attempts/market-03/alice-lab/monitor-v1" in out
+    )
+    assert "met every bar\n" in out  # alice-lab alone, not "(2 did)"
+    assert "qualifying (met)         attempts/market-03/sly-lab" not in out
+    assert "demo OK" in out and "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in out

@@ -146,16 +146,19 @@ def test_resolve_with_reruns_does_not_count_an_edited_wrap(
     cache.mkdir(parents=True)
     released = honest.files["trials.jsonl"]
     (cache / hashlib.sha256(released).hexdigest()).write_bytes(released)
-    plain = run_claims("resolve", "--registry", built.root, "--as-of", "2027-09-01")
-    (market,) = [m for m in plain.report["markets"] if m["market"] == 3]
-    assert "counted without rerunning their adapters" in " ".join(market["warnings"])
+    preview = run_claims(
+        "resolve", "--registry", built.root, "--as-of", "2027-09-01", "--no-rerun-adapters"
+    )
+    (market,) = [m for m in preview.report["markets"] if m["market"] == 3]
+    assert "1 wrapped attempt(s) left out" in " ".join(market["warnings"])
+    assert market["outcome"] == "OTHER"
+    assert "adapter-not-rerun" in market["attempts"][0]["reasons"]  # (scores.yaml is left out)
     checked = run_claims(
         "resolve",
         "--registry",
         built.root,
         "--as-of",
         "2027-09-01",
-        "--rerun-adapters",
         "--released-cache",
         tmp_path / "cache",
     )

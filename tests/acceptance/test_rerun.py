@@ -3,17 +3,23 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
 from pytest_httpserver import HTTPServer
 
+import bot.rerun
 import bot.sandbox
-from bot.demo.specimen import AttemptSpec
-from tests.support import Files
+from bot.demo.specimen import AttemptSpec, load_market, market_document, score_table
+from bot.dump import dump_jsonl
+from bot.load.yaml_ import parse_yaml
+from bot.models import SharedRules
+from tests.support import RULES, Files, records
 
 pytestmark = pytest.mark.skipif(
     bot.sandbox.isolation() is not None,
@@ -124,3 +130,105 @@ def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -
 
     result = _rerun(run_claims, make_registry(WRAPPED, change=respell), tmp_path / "cache")
     assert result.code == 0, result.out
+
+
+# ---- an adapter that carries its own output (SPEC 9: perturbed rerun) -----------------------
+
+_RULES_MODEL = SharedRules.from_document(parse_yaml(RULES, "rules.yaml")[0])[0]  # type: ignore[arg-type]
+
+
+def _hide_false_safes(files: Files) -> None:
+    """Edit the trials (false-safe verdicts turned into catches), recompute the score table,
+    and ship an adapter that ignores the released data and prints the edited trials."""
+    trials = records(files, "trials.jsonl")
+    for trial in trials:
+        if trial["result"]["verdict"] == "false_safe":
+            trial["result"].update(verdict="caught", certificate="unsafe", score=0.9)
+    files["trials.jsonl"] = dump_jsonl(trials)
+    market = load_market(market_document(3, "default"), _RULES_MODEL)
+    files["scores.yaml"] = score_table(files, market, _RULES_MODEL.confidence)
+    embedded = base64.b64encode(files["trials.jsonl"]).decode()
+    files["adapter/convert.py"] = (
+        "import base64, sys\n"
+        "open(sys.argv[1], 'rb').read()  # looks at the data, and ignores it\n"
+        f"data = base64.b64decode('{embedded}')\n"
+        "open('out/trials.jsonl', 'wb').write(data)\n"
+    ).encode()
+
+
+def test_an_adapter_that_carries_its_own_output_ignores_the_data(
+    make_registry, run_claims, tmp_path
+) -> None:
+    honest = make_registry(WRAPPED)
+    _seed(tmp_path / "cache", honest.files["trials.jsonl"])  # what the paper released
+    built = make_registry(WRAPPED, change=_hide_false_safes)
+    result = _rerun(run_claims, built, tmp_path / "cache")
+    assert result.code == 1, result.out
+    assert result.codes() == {"adapter-ignores-data"}
+    (reason,) = result.reasons()
+    assert reason["file"].endswith("/adapter/adapter.yaml")
+    assert "every released file emptied" in reason["message"]
+
+
+def test_an_honest_adapter_passes_the_perturbed_rerun(make_registry, run_claims, tmp_path) -> None:
+    built = make_registry(WRAPPED)
+    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    result = _rerun(run_claims, built, tmp_path / "cache")
+    assert result.code == 0, result.out
+    assert result.codes() == set()
+    assert result.attempt()["status"] == "qualifying"
+
+
+# ---- crashes that became findings -----------------------------------------------------------
+
+
+def test_released_paths_that_nest_are_a_finding(make_registry, run_claims, tmp_path) -> None:
+    """Was FileExistsError: `released` (a file) and `released/trials.jsonl` (a file in it)."""
+    built = make_registry(WRAPPED)
+    released = built.files["trials.jsonl"]
+    _seed(tmp_path / "cache", released)
+    adapter = built.attempt / "adapter" / "adapter.yaml"
+    text = adapter.read_text()
+    entry = text[text.index("- url:") : text.index("path: released/trials.jsonl")]
+    adapter.write_text(text.replace(entry, f"{entry}path: released\n{entry}", 1))
+    result = _rerun(run_claims, built, tmp_path / "cache")
+    assert result.code == 1, result.out + result.err
+    assert result.codes() == {"released-data-path"}
+    (reason,) = result.reasons()
+    assert reason["message"] == (
+        "released_data[1].path 'released/trials.jsonl' lies inside"
+        " released_data[0].path 'released': each released file needs a path of its own"
+    )
+
+
+def test_an_adapter_that_hides_its_output_fails(
+    make_registry, run_claims, tmp_path, monkeypatch
+) -> None:
+    """Was PermissionError for a bot that is not root: an adapter that `chmod 0`s what it
+    wrote. Here the bot reads outputs as an ordinary user would (no read permission, no
+    read), whoever runs the test; tests/unit/sandbox/test_runner.py runs the sandbox as an
+    ordinary user for out/ itself and its folders."""
+    real_read = bot.rerun.read_regular
+
+    def read_as_ordinary_user(path: Path, limit: int) -> bytes:
+        for part in (path.parent, path):
+            needed = stat.S_IRUSR | (stat.S_IXUSR if part.is_dir() else 0)
+            if part.lstat().st_mode & needed != needed:
+                raise PermissionError(13, "Permission denied", str(path))
+        return real_read(path, limit)
+
+    monkeypatch.setattr(bot.rerun, "read_regular", read_as_ordinary_user)
+
+    def hide(files: Files) -> None:
+        files["adapter/convert.py"] = (
+            b"import os, shutil, sys\n"
+            b"shutil.copyfile(sys.argv[1], 'out/trials.jsonl')\n"
+            b"os.chmod('out/trials.jsonl', 0)\n"
+        )
+
+    built = make_registry(WRAPPED, change=hide)
+    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    result = _rerun(run_claims, built, tmp_path / "cache")
+    assert result.code == 1, result.out + result.err
+    assert result.codes() == {"adapter-failed"}
+    assert "unreadable" in result.reasons()[0]["message"]

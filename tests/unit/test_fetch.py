@@ -14,7 +14,7 @@ from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from bot.config import Limits
-from bot.fetch import MAX_REDIRECTS, check_raw_log_url
+from bot.fetch import MAX_REDIRECTS, check_paper_freeze_url, check_raw_log_url
 from bot.findings import Code, Finding
 
 FILE = "attempts/market-01/alice/run-1/attempt.yaml"
@@ -283,3 +283,46 @@ def test_memory_stays_bounded(httpserver: HTTPServer, excerpt_bytes: int | None)
     assert findings == []
     assert peak < 4_000_000 + (excerpt_bytes or 0), peak
     httpserver.check_assertions()
+
+
+# --- a wrapped attempt's paper's freeze -----------------------------------------------------
+
+FREEZE_FILE = "attempts/market-03/alice/wrap/freeze.yaml"
+PAPER = b"%PDF-1.7 the preregistration, frozen\n" * 10
+
+
+def check_paper(url: str, sha256: str = sha(PAPER), limits: Limits = Limits()) -> list[Finding]:
+    return check_paper_freeze_url(url, sha256=sha256, file=FREEZE_FILE, line=3, limits=limits)
+
+
+def test_papers_freeze_matches(httpserver: HTTPServer) -> None:
+    assert check_paper(serve(httpserver, PAPER, "/paper")) == []
+    assert check_paper(serve(httpserver, PAPER, "/paper"), sha(PAPER).upper()) == []
+
+
+def test_papers_freeze_with_other_bytes(httpserver: HTTPServer) -> None:
+    (finding,) = check_paper(serve(httpserver, PAPER + b"x", "/paper"))
+    assert (finding.code, finding.file, finding.line) == (
+        Code.PAPER_FREEZE_MISMATCH,
+        FREEZE_FILE,
+        3,
+    )
+    assert finding.message == (
+        f"paper_freeze.url has sha256 {sha(PAPER + b'x')}, paper_freeze.sha256 says {sha(PAPER)}"
+    )
+
+
+def test_papers_freeze_unreachable_or_refused(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/gone").respond_with_data("no", status=404)
+    (finding,) = check_paper(httpserver.url_for("/gone"))
+    assert finding.code is Code.PAPER_FREEZE_UNAVAILABLE and "HTTP 404" in finding.message
+    (finding,) = check_paper("file:///etc/passwd")
+    assert finding.code is Code.PAPER_FREEZE_UNAVAILABLE
+    assert finding.message.startswith("paper_freeze.url must be http(s)")
+
+
+def test_papers_freeze_over_the_cap_is_not_read_to_the_end(httpserver: HTTPServer) -> None:
+    url = serve(httpserver, PAPER * 100, "/big")
+    (finding,) = check_paper(url, sha(PAPER * 100), Limits(max_paper_freeze_bytes=len(PAPER)))
+    assert finding.code is Code.PAPER_FREEZE_UNAVAILABLE
+    assert f"serves more than the {len(PAPER)}-byte limit" in finding.message

@@ -11,6 +11,7 @@ GitHistory is checked against a real repository built here, commit by commit at 
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -362,3 +363,41 @@ def test_a_sha256_repository_is_no_history_with_a_reason(tmp_path: Path) -> None
     history = open_history(tmp_path, None)
     assert isinstance(history, NoHistory)
     assert "SHA-256" in history.reason
+
+
+def test_a_repository_git_calls_dubious_is_an_environment_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """git refuses a repository another user owns unless it is marked safe.directory: the bot
+    says so (ClaimsError, exit code 2) instead of crashing or reading nothing. As root the
+    repository is given to another uid; otherwise git's refusal is simulated."""
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, "base", at(1), {"README": b"x\n"})
+    repo.close()
+    empty = tmp_path / "gitconfig"
+    empty.write_text("")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(empty))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.delenv("SUDO_UID", raising=False)
+    if os.geteuid() == 0:
+        other = 4242
+        for folder, names, files in os.walk(tmp_path / "repo"):
+            os.lchown(folder, other, other)
+            for name in names + files:
+                os.lchown(os.path.join(folder, name), other, other)
+    else:
+        message = f"fatal: detected dubious ownership in repository at '{tmp_path / 'repo'}'"
+
+        def refuse(self: git.cmd.Git, *args: object, **kwargs: object) -> str:
+            raise git.GitCommandError(["git", "rev-parse"], 128, message.encode())
+
+        monkeypatch.setattr(git.cmd.Git, "rev_parse", refuse, raising=False)
+    with pytest.raises(ClaimsError) as raised:
+        open_history(tmp_path / "repo", None)
+    assert "dubious ownership" in str(raised.value)
+    assert "safe.directory" in raised.value.diagnostics()
+    from bot.cli import main
+
+    assert main(["verify", "--registry", str(tmp_path / "repo")]) == 2
+    err = capsys.readouterr().err
+    assert "git cannot read the repository" in err and "dubious ownership" in err

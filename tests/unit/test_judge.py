@@ -255,3 +255,46 @@ def test_only_a_freeze_is_a_freeze_pull_request() -> None:
     )
     assert _codes(verdict) == {"freeze-only"}
     assert verdict.evidence == "valid"
+
+
+# ---- wrapped attempts (SPEC 9) ----------------------------------------------------------
+
+WRAPPED = AttemptSpec(kind="wrapped")
+
+
+def _wrapped_files() -> dict[str, bytes]:
+    files = attempt_files(WRAPPED)
+    files["scores.yaml"] = score_table(files, MARKET, RULES_MODEL.confidence)
+    checks = dict.fromkeys(required_checks(RULES_MODEL, MARKET, "wrapped"), "pass")
+    files["judgments.yaml"] = judgments_file(
+        files, checks, "maintainer", format_timestamp(FILED + timedelta(hours=2))
+    )
+    return files
+
+
+def test_a_wrapped_attempt_whose_adapter_was_not_rerun_does_not_qualify() -> None:
+    assert WRAPPED.folder == FOLDER
+    verdict = _judge(_wrapped_files())  # the facts say nothing of a rerun
+    assert (verdict.evidence, verdict.status, verdict.outcome) == ("valid", "not-qualifying", None)
+    (reason,) = verdict.qualification
+    assert (reason.code, reason.file) == (Code.ADAPTER_NOT_RERUN, f"{FOLDER}/adapter/adapter.yaml")
+    assert verdict.digest is not None and verdict.digest[:12] in reason.message
+
+
+def test_a_wrapped_attempt_rerun_on_its_evidence_qualifies() -> None:
+    verdict = _judge(_wrapped_files(), adapter_findings=())
+    assert _codes(verdict) == set()
+    assert (verdict.evidence, verdict.status, verdict.outcome) == ("valid", "qualifying", "met")
+
+
+def test_a_run_attempt_needs_no_rerun() -> None:
+    assert _judge().status == "qualifying"
+
+
+def test_what_fetching_the_papers_freeze_found_makes_the_evidence_invalid() -> None:
+    served = Finding(Code.PAPER_FREEZE_MISMATCH, "other bytes", f"{FOLDER}/freeze.yaml", 9)
+    verdict = _judge(_wrapped_files(), adapter_findings=(), paper_freeze_findings=(served,))
+    assert _codes(verdict) == {"paper-freeze-mismatch"}
+    assert verdict.evidence == "invalid"
+    # A run attempt has no paper's freeze: a stray finding is not its business.
+    assert _judge(paper_freeze_findings=(served,)).evidence == "valid"

@@ -86,3 +86,23 @@ def test_path_cannot_leave_the_inputs_folder(
     assert finding.message == f"released_data[0].path {path!r} leaves the inputs folder"
     assert not (tmp_path / "escape").exists()
     assert httpserver.log == []
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("released", "released/trials.jsonl"),  # was FileExistsError: a file where a folder goes
+        ("released/trials.jsonl", "released"),  # was IsADirectoryError: a folder where a file goes
+        ("released/trials.jsonl", "released/./trials.jsonl"),  # the same file twice
+    ],
+)
+def test_paths_that_nest_or_repeat_are_refused(
+    httpserver: HTTPServer, tmp_path: Path, first: str, second: str
+) -> None:
+    """Two released files cannot both be laid out when one path is the other, or holds it."""
+    url = httpserver.url_for("/data")
+    httpserver.expect_request("/data").respond_with_data(DATA)
+    findings = _fetch(_items(url, path=first) + _items(url, path=second), tmp_path)
+    assert [(f.code, f.file) for f in findings] == [(Code.RELEASED_DATA_PATH, "adapter.yaml")]
+    assert findings[0].message.startswith(f"released_data[1].path {second!r} ")
+    assert httpserver.log == []

@@ -881,3 +881,33 @@ def test_sandbox_built_by_an_ordinary_user() -> None:
     assert network["status"] == "failed" and "unreachable" in str(network["stderr"])
     bomb = _as_user("import os\nwhile True:\n    os.fork()\n")
     assert bomb["status"] == "failed" and bomb["limit"] in ("processes", "wall"), bomb
+
+
+@needs_isolation
+@pytest.mark.skipif(
+    os.geteuid() != 0
+    or not command.SYSTEM_PYTHON.is_file()
+    or any(not p.stat().st_mode & stat.S_IXOTH for p in [REPO, *REPO.parents]),
+    reason="needs root (to become another user), a system python3 and a world-readable repo",
+)
+@pytest.mark.parametrize(
+    "source",
+    [
+        "open('out/x', 'w').write('x')\nos.chmod('out/x', 0)\n",
+        "open('out/x', 'w').write('x')\nos.chmod('out', 0)\n",
+        "os.mkdir('out/sub')\nopen('out/sub/x', 'w').write('x')\nos.chmod('out/sub', 0o400)\n",
+    ],
+    ids=["file", "out", "folder-without-search"],
+)
+def test_outputs_an_ordinary_user_cannot_read_fail_the_run(source: str) -> None:
+    """As an ordinary user the bot could not read them (it was a PermissionError later)."""
+    hidden = _as_user("import os\n" + source)
+    assert hidden["status"] == "failed", hidden
+    assert "unreadable" in str(hidden["reason"]), hidden
+
+
+def test_outputs_without_read_permission_fail_the_run_as_root_too(adapter: Adapter) -> None:
+    """The same rule whoever runs the bot: root could read them, an ordinary user could not."""
+    result = adapter.run("import os\nopen('out/x', 'w').write('x')\nos.chmod('out/x', 0)\n")
+    assert result.status == "failed"
+    assert result.reason == "made out/x unreadable"

@@ -1,0 +1,215 @@
+"""bot/rerun.py without a sandbox: the result cache, and what a rerun depends on.
+
+`bot.rerun.run_adapter` is replaced by a fake that copies the released file to out/ (as the
+specimen's convert.py does) and counts its runs. A rerun is two runs: on the released data,
+then on the same files emptied (SPEC 9, `adapter-ignores-data`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.rerun
+import bot.sandbox
+from bot.demo.specimen import AttemptSpec, attempt_files
+from bot.errors import ClaimsError
+from bot.findings import Code
+from bot.gather import read_attempt
+from bot.judge import AttemptFiles
+from bot.registry import load_registry
+from bot.rerun import AdapterRerun
+from bot.sandbox import RunResult, SandboxLimits
+from bot.tree import FolderTree
+from tests.support import RULES
+
+WRAPPED = AttemptSpec(kind="wrapped")
+
+
+class FakeSandbox:
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
+        self.calls += 1
+        shutil.copyfile(inputs / command[-1], output / "trials.jsonl")
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+
+
+@pytest.fixture
+def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
+    fake = FakeSandbox()
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
+    return fake
+
+
+@pytest.fixture
+def attempt(tmp_path: Path) -> tuple[FolderTree, AttemptFiles]:
+    """The honest wrapped attempt in a working tree (no git needed), and its released data
+    seeded in the cache as an earlier run would have left it."""
+    root = tmp_path / "registry"
+    files = attempt_files(WRAPPED)
+    for name, data in {
+        "shared-rules/common-v1.yaml": RULES,
+        **{f"{WRAPPED.folder}/{name}": data for name, data in files.items()},
+    }.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_bytes(data)
+    released = files["trials.jsonl"]
+    (tmp_path / "cache" / "sha256").mkdir(parents=True)
+    (tmp_path / "cache" / "sha256" / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    registry = load_registry(FolderTree(root))
+    return registry.tree, read_attempt(registry, WRAPPED.folder)  # type: ignore[return-value]
+
+
+def test_an_unchanged_attempt_is_rerun_once(attempt, sandbox, tmp_path) -> None:
+    tree, files = attempt
+    rerun = AdapterRerun(cache=tmp_path / "cache")
+    assert rerun(tree, files) == []
+    assert sandbox.calls == 2  # on the released data, then on the emptied data
+    assert rerun(tree, files) == []
+    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    assert sandbox.calls == 2
+
+
+def _adapter_file_changed(files: AttemptFiles) -> AttemptFiles:
+    entry = files.entries["adapter/convert.py"]
+    return replace(
+        files, entries={**files.entries, "adapter/convert.py": replace(entry, sha256="1" * 64)}
+    )
+
+
+def _released_data_changed(files: AttemptFiles) -> AttemptFiles:
+    assert files.adapter is not None
+    (item,) = files.adapter.released_data
+    changed = replace(files.adapter, released_data=({**item, "sha256": "2" * 64},))
+    return replace(files, adapter=changed)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda files: replace(files, digest="0" * 64),
+        _adapter_file_changed,
+        _released_data_changed,
+    ],
+    ids=["evidence-digest", "adapter-file", "released-data"],
+)
+def test_changing_a_part_of_the_key_reruns(attempt, sandbox, tmp_path, change) -> None:
+    tree, files = attempt
+    rerun = AdapterRerun(cache=tmp_path / "cache")
+    rerun(tree, files)
+    before = sandbox.calls
+    key, _ = bot.rerun.rerun_key(files, rerun.sandbox)
+    assert bot.rerun.rerun_key(change(files), rerun.sandbox)[0] != key
+    if change is _released_data_changed:
+        # Data with another hash is not in the cache: fetching it is tried instead, and a
+        # result that never reached the sandbox is not cached.
+        (tmp_path / "cache" / "sha256" / ("2" * 64)).write_bytes(b"{}\n")
+        findings = rerun(tree, change(files))
+        assert [f.code for f in findings] == [Code.RELEASED_DATA_UNAVAILABLE]
+        return
+    rerun(tree, change(files))
+    assert sandbox.calls == before + 2
+
+
+def test_the_folder_is_part_of_the_key(attempt) -> None:
+    """Two folders with the same files have the same digest; findings name their folder."""
+    _, files = attempt
+    moved = replace(files, folder="attempts/market-03/alice-lab/monitor-v2")
+    limits = SandboxLimits()
+    assert bot.rerun.rerun_key(moved, limits)[0] != bot.rerun.rerun_key(files, limits)[0]
+
+
+def test_a_new_bot_version_or_other_limits_rerun(attempt, sandbox, tmp_path, monkeypatch) -> None:
+    tree, files = attempt
+    AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    AdapterRerun(cache=tmp_path / "cache", sandbox=SandboxLimits(cpu_seconds=30))(tree, files)
+    assert sandbox.calls == 4
+    monkeypatch.setattr(bot.rerun, "BOT_VERSION", "99.0.0")
+    AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    assert sandbox.calls == 6
+
+
+def test_a_cached_result_needs_no_sandbox(attempt, sandbox, tmp_path, monkeypatch) -> None:
+    tree, files = attempt
+    AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    with pytest.raises(ClaimsError, match="cannot rerun adapters here: bwrap is not installed"):
+        AdapterRerun(cache=tmp_path / "cache")(tree, replace(files, digest="0" * 64))
+
+
+def test_a_mismatch_is_cached_and_a_failure_is_not(attempt, sandbox, tmp_path, monkeypatch) -> None:
+    tree, files = attempt
+    rerun = AdapterRerun(cache=tmp_path / "cache")
+
+    def other_output(command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
+        sandbox.calls += 1
+        (output / "trials.jsonl").write_bytes(b'{"case_id": "x"}\n')
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+
+    monkeypatch.setattr(bot.rerun, "run_adapter", other_output)
+    (finding,) = rerun(tree, files)
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert rerun(tree, files) == [finding]
+    assert sandbox.calls == 1  # no second run after a mismatch; the result came from the cache
+
+    def failing(*args: object, **kwargs: object) -> RunResult:
+        sandbox.calls += 1
+        return RunResult("failed", "exit code 1", 1, None, None, "", "boom", (), 0.1)
+
+    monkeypatch.setattr(bot.rerun, "run_adapter", failing)
+    other = replace(files, digest="3" * 64)
+    assert [f.code for f in rerun(tree, other)] == [Code.ADAPTER_FAILED]
+    assert [f.code for f in rerun(tree, other)] == [Code.ADAPTER_FAILED]
+    assert sandbox.calls == 3
+
+
+def test_an_adapter_that_writes_the_same_from_emptied_data(
+    attempt, sandbox, tmp_path, monkeypatch
+) -> None:
+    tree, files = attempt
+    trials = attempt_files(WRAPPED)["trials.jsonl"]
+
+    def carries_its_output(command: list[str], *, output: Path, **_: Any) -> RunResult:
+        sandbox.calls += 1
+        (output / "trials.jsonl").write_bytes(trials)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+
+    monkeypatch.setattr(bot.rerun, "run_adapter", carries_its_output)
+    (finding,) = AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    assert (finding.code, finding.file) == (
+        Code.ADAPTER_IGNORES_DATA,
+        f"{WRAPPED.folder}/adapter/adapter.yaml",
+    )
+    assert sandbox.calls == 2
+
+
+def test_the_emptied_run_sees_the_same_files_emptied(attempt, tmp_path, monkeypatch) -> None:
+    tree, files = attempt
+    seen: list[dict[str, bytes]] = []
+
+    def record(command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
+        seen.append(
+            {
+                p.relative_to(inputs).as_posix(): p.read_bytes()
+                for p in inputs.rglob("*")
+                if p.is_file()
+            }
+        )
+        shutil.copyfile(inputs / command[-1], output / "trials.jsonl")
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "run_adapter", record)
+    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    first, emptied = seen
+    assert list(first) == list(emptied) == ["released/trials.jsonl"]
+    assert first["released/trials.jsonl"] and emptied["released/trials.jsonl"] == b""
