@@ -6,14 +6,16 @@ registry problem and pull-request problem once, are typed, and turn into JSON (a
 through `bot/report/json_.py`.
 
 A market whose filing window has closed is resolved from its `snapshot-R` tag's tree when the
-tag exists (markets, shared rules, attempts and judgments as frozen, and main's history as it
-stood at the tag), so nothing committed to main after the close changes its outcome.
+tag counts (markets, shared rules, attempts and judgments as frozen, and main's history as it
+stood at the tag), so nothing committed to main after the close changes its outcome. A tag that
+does not count (lightweight, or made after the annulment date or the date resolved on) is
+never read: such a market is resolved from the working tree, and says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -156,13 +158,22 @@ def open_workspace(
 
 
 def verify_folders(
-    registry: Registry, folders: Sequence[str], history: History, options: VerifyOptions
+    registry: Registry,
+    folders: Sequence[str],
+    history: History,
+    options: VerifyOptions,
+    pr_problems: Mapping[str, Sequence[Finding]] | None = None,
 ) -> tuple[list[AttemptVerdict], list[Finding]]:
-    """Verify attempt folders; return their verdicts and the registry problems, once each."""
+    """Verify attempt folders; return their verdicts and the registry problems, once each.
+
+    `pr_problems`: per attempt folder a pull request changes, what it may not change.
+    """
     verdicts = []
     problems: dict[Finding, None] = {}
     for folder in folders:
-        verdict, registry_problems = verify_attempt(registry, folder, history, options)
+        verdict, registry_problems = verify_attempt(
+            registry, folder, history, options, (pr_problems or {}).get(folder, ())
+        )
         verdicts.append(verdict)
         problems.update(dict.fromkeys(registry_problems))
     return verdicts, list(problems)
@@ -183,10 +194,15 @@ def verify_registry(
     """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
     request's `changes`, the attempt folders it touches and what else it changes.
 
+    For a pull request, judgments.yaml is read from the base branch's tip (a PR's own copy never
+    counts), and what the PR may not change makes every attempt folder it touches invalid (no
+    status, no outcome), while the report lists those problems once, in `pr_problems`.
+
     Raises `ClaimsError` when there is nothing to verify.
     """
     pr_problems: list[Finding] = []
     selected = list(paths) if paths else None
+    touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         changed = changed_attempt_folders(changes)
         pr_problems = check_changes(changes, changed)
@@ -200,10 +216,17 @@ def verify_registry(
                 return VerifyReport(
                     (), (), tuple(pr_problems), history.base_ref, registry.tree.label
                 )
+        options = replace(options, judgments_from_base=True)
     folders = registry.attempt_folders(selected)
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    verdicts, problems = verify_folders(registry, folders, history, options)
+    if pr_problems and changes is not None:
+        touched = {
+            folder: tuple(pr_problems)
+            for folder in folders
+            if any(change.path.startswith(f"{folder}/") for change in changes)
+        }
+    verdicts, problems = verify_folders(registry, folders, history, options, touched)
     return VerifyReport(
         tuple(verdicts), tuple(problems), tuple(pr_problems), history.base_ref, registry.tree.label
     )
@@ -218,7 +241,7 @@ def resolve_registry(
 ) -> ResolveReport:
     """Resolve every market (or only `market`) as of `options.as_of` by the Three Way Rule.
 
-    A closed market whose `snapshot-R` tag exists is judged on the tag's tree. Raises
+    A closed market whose `snapshot-R` tag counts is judged on the tag's tree. Raises
     `ClaimsError` when `market` has no contract.
     """
     as_of = options.as_of
@@ -235,14 +258,14 @@ def resolve_registry(
     for contract in markets:
         dates = MarketDates.of(contract.resolve_by, rules.window_days, rules.annul_after_days)
         tag = history.tag(dates.snapshot_tag)
-        record = archive.record(dates.snapshot_tag)
-        snapshot = Snapshot(
-            tag=dates.snapshot_tag,
-            tag_exists=tag is not None,
-            archived=record is not None,
-            archive_ref=_archive_ref(record),
+        snapshot = Snapshot.of(
+            dates.snapshot_tag, tag, archive.record(dates.snapshot_tag), dates, as_of
         )
-        if dates.state(as_of) == "closed" and tag is not None and isinstance(history, GitHistory):
+        closed = dates.state(as_of) == "closed"
+        not_read: list[str] = []  # why a snapshot tag's tree was not read
+        if closed:
+            problems += snapshot.problems(dates)
+        if closed and snapshot.tag_counts and tag is not None and isinstance(history, GitHistory):
             mine, source, found = _snapshot_verdicts(
                 registry, history, tag.commit, contract.id, options
             )
@@ -255,6 +278,11 @@ def resolve_registry(
                 problems += found
             mine = [v for v in main_verdicts if v.market == contract.id]
             source = registry.tree.label
+            if closed and snapshot.tag_exists:
+                not_read.append(
+                    f"{snapshot.tag} does not count ({snapshot.tag_state}), so its tree is not"
+                    f" read: the attempts are read from the {source}"
+                )
         unchecked = [v for v in mine if v.kind == "wrapped"]
         notes = (
             [
@@ -265,7 +293,9 @@ def resolve_registry(
             else []
         )
         resolutions.append(
-            resolve_market(contract, dates, mine, snapshot, as_of, notes, source=source)
+            resolve_market(
+                contract, dates, mine, snapshot, as_of, [*not_read, *notes], source=source
+            )
         )
     return ResolveReport(as_of, tuple(resolutions), tuple(dict.fromkeys(problems)))
 
@@ -283,11 +313,3 @@ def _snapshot_verdicts(
     )
     verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
     return [v for v in verdicts if v.market == market], tree.label, problems
-
-
-def _archive_ref(record: dict[str, object] | None) -> str | None:
-    """The DOI (or id) an archive record names, if any."""
-    if record is None:
-        return None
-    value = record.get("doi") or record.get("id")
-    return str(value) if value else None

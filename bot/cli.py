@@ -243,7 +243,9 @@ def _resolve(args: argparse.Namespace) -> int:
     if args.json:
         _write(args.json, dumps(report.to_json()))
     print(printable(render_resolution(report, brief=args.quiet)), end="")
-    return EXIT_ERROR if report.registry_problems else EXIT_VALID
+    # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.
+    errors = [f for f in report.registry_problems if f.severity == "error"]
+    return EXIT_ERROR if errors else EXIT_VALID
 
 
 def _options(args: argparse.Namespace, as_of: date) -> Any:

@@ -81,6 +81,7 @@ class Code(StrEnum):
     UNRESOLVED_JUDGMENT = "unresolved-judgment"
     # The registry itself (maintainers' files): an environment error, exit code 2.
     REGISTRY_INVALID = "registry-invalid"
+    SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (SPEC 5)
 
 
 class Severity(StrEnum):

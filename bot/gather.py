@@ -9,7 +9,7 @@ the run's one history index. Nothing here decides a rule; `bot/judge.py` does.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
 
@@ -73,6 +73,9 @@ class VerifyOptions:
     fetch_raw_log: RawLogFetcher | None = None
     rerun_adapter: AdapterRunner | None = None
     fetch_paper_freeze: PaperFreezeFetcher | None = None
+    # A pull request (--base-ref): judgments.yaml is read from the base branch's tip, never
+    # from the tree being verified (a PR's own copy, added or edited, never counts).
+    judgments_from_base: bool = False
 
 
 def _constant_line(line: int) -> Callable[[FieldPath], int | None]:
@@ -116,6 +119,21 @@ class _Reader:
         self.problems += problems
         return None if problems else document
 
+    def yaml_from_base(self, name: str, schema: str, history: History) -> Document | None:
+        """`name` as it stands on the base branch's tip (None when it is not there)."""
+        limits = self.registry.limits
+        raw = history.content_at_tip(self.path(name), limits.max_yaml_bytes + 1)
+        if raw is None:
+            return None
+        document, problems = parse_yaml(raw, self.path(name), limits)
+        self.problems += problems
+        if document is None:
+            return None
+        self.published.append((document.path, document.data, document.line_of))
+        problems = validate(schema, document.data, document.path, document.lines)
+        self.problems += problems
+        return None if problems else document
+
     def jsonl(self, name: str, required: bool) -> list[Record] | None:
         if not self._present(name, required):
             return None
@@ -127,9 +145,18 @@ class _Reader:
         return records
 
 
-def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -> AttemptFiles:
+def read_attempt(
+    registry: Registry,
+    folder: str,
+    object_format: str = "sha1",
+    judgments_from: History | None = None,
+) -> AttemptFiles:
     """Read one attempt folder of the registry's tree into typed models. Never raises for
-    bad input: every problem is a finding in `AttemptFiles.problems`."""
+    bad input: every problem is a finding in `AttemptFiles.problems`.
+
+    With `judgments_from` (a pull request's base branch), judgments.yaml is read from that
+    branch's tip instead of the tree: only maintainers write it, on the base branch.
+    """
     entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
     digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
     reader = _Reader(registry, folder, dict(entries))
@@ -166,7 +193,11 @@ def read_attempt(registry: Registry, folder: str, object_format: str = "sha1") -
         for name in ("trials.jsonl", "freeze-cases.jsonl")
     )
     scores = reader.yaml("scores.yaml", "scores", required=False)
-    judgments = reader.yaml("judgments.yaml", "judgments", required=False)
+    judgments = (
+        reader.yaml("judgments.yaml", "judgments", required=False)
+        if judgments_from is None
+        else reader.yaml_from_base("judgments.yaml", "judgments", judgments_from)
+    )
     certificate_records = reader.jsonl("certificates.jsonl", required=False)
     certificates: list[Certificate] | None = None
     if certificate_records is not None:
@@ -381,16 +412,27 @@ def _fetch_paper_freeze(
 
 
 def verify_attempt(
-    registry: Registry, folder: str, history: History, options: VerifyOptions
+    registry: Registry,
+    folder: str,
+    history: History,
+    options: VerifyOptions,
+    pr_problems: Sequence[Finding] = (),
 ) -> tuple[AttemptVerdict, list[Finding]]:
     """Read, gather and judge one attempt folder. Returns its verdict and any
-    `registry-invalid` findings about the market it names (a maintainer's problem)."""
+    `registry-invalid` findings about the market it names (a maintainer's problem).
+
+    `pr_problems`: what the pull request that changes this folder may not change; any error
+    among them makes the attempt's evidence invalid (no status, no outcome).
+    """
     object_format = getattr(history, "object_format", "sha1")
-    files = read_attempt(registry, folder, object_format)
+    base = history if options.judgments_from_base else None
+    files = read_attempt(registry, folder, object_format, judgments_from=base)
     market, market_problems, registry_problems = find_market(registry, files)
     if files.freeze_only or not files.scan_complete:
         facts = AttemptFacts(market_problems=tuple(market_problems))
     else:
         facts = gather_facts(registry, files, market, market_problems, history, options)
+    if pr_problems:
+        facts = replace(facts, pr_problems=tuple(pr_problems))
     verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
     return verdict, registry_problems

@@ -105,6 +105,11 @@ class History(Protocol):
         dated no later), at most `limit` bytes; None when it did not exist then."""
         ...
 
+    def content_at_tip(self, path: str, limit: int) -> bytes | None:
+        """`path` as it stands at the base branch's tip (its newest commit), at most `limit`
+        bytes; None when it does not exist there."""
+        ...
+
     def tag(self, name: str) -> Tag | None:
         """The tag `name`, or None."""
         ...
@@ -258,6 +263,14 @@ class GitHistory:
         data: bytes = self.repo.odb.stream(bytes.fromhex(blob)).read(limit)
         return data
 
+    def content_at_tip(self, path: str, limit: int) -> bytes | None:
+        changes = self._index.changes.get(self._git_path(path), [])
+        blob = changes[0][1] if changes else None
+        if blob is None:
+            return None
+        data: bytes = self.repo.odb.stream(bytes.fromhex(blob)).read(limit)
+        return data
+
     def tag(self, name: str) -> Tag | None:
         if self._tags is None:
             self._tags = read_tags(self.repo)
@@ -333,6 +346,9 @@ class NoHistory:
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         return None
 
+    def content_at_tip(self, path: str, limit: int) -> bytes | None:
+        return None
+
     def tag(self, name: str) -> Tag | None:
         return None
 
@@ -357,6 +373,10 @@ class MemoryHistory:
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         versions = [data for at, data in self.contents.get(path, ()) if at <= moment]
         return versions[-1][:limit] if versions else None
+
+    def content_at_tip(self, path: str, limit: int) -> bytes | None:
+        versions = self.contents.get(path, ())
+        return versions[-1][1][:limit] if versions else None
 
     def tag(self, name: str) -> Tag | None:
         return self.tags.get(name)

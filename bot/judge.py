@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
@@ -114,6 +114,10 @@ class AttemptFacts:
     # From rerunning a wrapped attempt's adapter on this evidence: () when it reproduced the
     # evidence, None when it was not rerun (then the attempt cannot qualify).
     adapter_findings: Sequence[Finding] | None = None
+    # What the pull request that changes this folder may not change (`bot.review`). Listed
+    # once in the report's `pr_problems`, not among the attempt's findings; an error among
+    # them makes the evidence invalid all the same.
+    pr_problems: Sequence[Finding] = ()
 
 
 def judge_attempt(
@@ -127,7 +131,19 @@ def judge_attempt(
 
     `market` is None when the attempt names none the registry has (`facts.market_problems`
     says why). Without `as_of`, qualification is not judged (status and outcome stay None).
+    Nor is it when the attempt's pull request changes what it may not (`facts.pr_problems`).
     """
+    verdict = _judge(files, facts, market, rules, as_of)
+    return replace(verdict, pr_problems=tuple(facts.pr_problems)) if facts.pr_problems else verdict
+
+
+def _judge(
+    files: AttemptFiles,
+    facts: AttemptFacts,
+    market: Market | None,
+    rules: SharedRules,
+    as_of: date | None,
+) -> AttemptVerdict:
     findings: list[Finding] = list(files.problems)
     counts = Counts(files=len(files.entries))
     if not files.scan_complete:
@@ -198,7 +214,7 @@ def judge_attempt(
         market is None
         or attempt is None
         or cases is None
-        or any(f.severity is Severity.ERROR for f in findings)
+        or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
     ):
         return verdict
 

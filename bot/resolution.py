@@ -4,26 +4,37 @@ A pure function of the market's dates, its attempts' verdicts, the snapshot's st
 date resolved on. YES: at least one qualifying attempt met the bars (even if another missed).
 NO: at least one qualifying attempt, and every one missed. OTHER: none qualifies. ANNULLED: the
 window closed, the annulment date passed, and neither the snapshot tag nor its archive copy
-exists: a registry failure, never OTHER.
+counts: a registry failure, never OTHER.
+
+A snapshot counts only when it is dated (SPEC 5): an annotated tag whose tagger date, or an
+archive record whose `created` time, is no later than the end of the annulment date (Anywhere
+on Earth), and no later than the end of the date resolved on (a snapshot made after that day
+did not exist yet). A lightweight tag, an undated record, and anything made after the
+annulment date never count: they are reported (`snapshot-late`) and never rescue a market.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
-from bot.dates import MarketDates
+from bot.dates import MarketDates, end_of_day
+from bot.findings import Code, Finding, Severity
+from bot.history import Tag
 from bot.models import Market
+from bot.timestamps import format_moment, parse_timestamp
 from bot.verdict import AttemptOutcome, AttemptVerdict, Status
 
 __all__ = [
+    "ArchiveState",
     "AttemptSummary",
     "MarketOutcome",
     "MarketResolution",
     "MarketState",
     "Snapshot",
+    "TagState",
     "resolve_market",
     "three_way",
 ]
@@ -32,14 +43,116 @@ MarketOutcome = Literal["YES", "NO", "OTHER", "ANNULLED"]
 MarketState = Literal["open", "filing-window", "closed", "annulled"]
 
 
+# ok: counts. missing: none. lightweight: a tag with no date of its own. undated: an annotated
+# tag without a tagger date, or an archive record without a valid `created` time. late: made
+# after the annulment date ended. after-as-of: made after the date resolved on ended.
+TagState = Literal["ok", "missing", "lightweight", "undated", "late", "after-as-of"]
+ArchiveState = Literal["ok", "missing", "undated", "late", "after-as-of"]
+
+
+def _dated_state(
+    moment: datetime, dates: MarketDates, as_of: date
+) -> Literal["ok", "late", "after-as-of"]:
+    if moment > end_of_day(dates.annul_on):
+        return "late"
+    if moment > end_of_day(as_of):
+        return "after-as-of"
+    return "ok"
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Whether `snapshot-<R>` exists as a git tag and as an archived copy."""
+    """`snapshot-<R>` as a git tag and as an archived copy, and whether each counts."""
 
     tag: str
-    tag_exists: bool
-    archived: bool
-    archive_ref: str | None = None
+    tag_state: TagState = "missing"
+    archive_state: ArchiveState = "missing"
+    tagged_at: datetime | None = None  # the tagger date of an annotated tag
+    archived_at: datetime | None = None  # the archive record's `created` time
+    archive_ref: str | None = None  # the DOI (or id) the archive record names
+
+    @property
+    def tag_exists(self) -> bool:
+        """True when the repository has the tag (whether or not it counts)."""
+        return self.tag_state != "missing"
+
+    @property
+    def archived(self) -> bool:
+        """True when the archive holds a record of the tag (whether or not it counts)."""
+        return self.archive_state != "missing"
+
+    @property
+    def tag_counts(self) -> bool:
+        """True when the tag counts: annotated, and dated by the annulment date and as-of."""
+        return self.tag_state == "ok"
+
+    @property
+    def archive_counts(self) -> bool:
+        """True when the archive record counts: dated by the annulment date and as-of."""
+        return self.archive_state == "ok"
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        tag: Tag | None,
+        record: Mapping[str, object] | None,
+        dates: MarketDates,
+        as_of: date,
+    ) -> Snapshot:
+        """Classify the tag `name` (as git has it) and its archive record as of `as_of`."""
+        tag_state: TagState = "missing"
+        tagged_at = None
+        if tag is not None:
+            tagged_at = tag.tagged_at
+            if not tag.annotated:
+                tag_state = "lightweight"
+            elif tagged_at is None:
+                tag_state = "undated"
+            else:
+                tag_state = _dated_state(tagged_at, dates, as_of)
+        archive_state: ArchiveState = "missing"
+        archived_at = None
+        reference = None
+        if record is not None:
+            created = record.get("created")
+            archived_at = parse_timestamp(created) if isinstance(created, str) else None
+            archive_state = (
+                "undated" if archived_at is None else _dated_state(archived_at, dates, as_of)
+            )
+            value = record.get("doi") or record.get("id")
+            reference = str(value) if value else None
+        return cls(name, tag_state, archive_state, tagged_at, archived_at, reference)
+
+    def problems(self, dates: MarketDates) -> list[Finding]:
+        """`snapshot-late` warnings: a tag or record that exists and never counts."""
+        messages = []
+        ended = f"after the annulment date {dates.annul_on} ended"
+        never = "so it never counts (SPEC 5)"
+        if self.tag_state == "lightweight":
+            messages.append(
+                f"{self.tag} is a lightweight tag: it carries no date of its own, {never};"
+                " the snapshot must be an annotated tag (git tag -a)"
+            )
+        elif self.tag_state == "undated":
+            messages.append(f"{self.tag} is an annotated tag without a tagger date, {never}")
+        elif self.tag_state == "late" and self.tagged_at is not None:
+            messages.append(
+                f"{self.tag} was tagged {format_moment(self.tagged_at)}, {ended}, {never}"
+            )
+        if self.archive_state == "undated":
+            messages.append(
+                f"the archive record of {self.tag} has no valid created time (RFC 3339 with"
+                f" an offset), {never}"
+            )
+        elif self.archive_state == "late" and self.archived_at is not None:
+            messages.append(
+                f"the archive record of {self.tag} was created {format_moment(self.archived_at)},"
+                f" {ended}, {never}"
+            )
+        return [
+            Finding(Code.SNAPSHOT_LATE, message, severity=Severity.WARNING) for message in messages
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +194,20 @@ class MarketResolution:
     snapshot: Snapshot
     warnings: Sequence[str] = field(default_factory=tuple)
     source: str = ""  # the tree the attempts were read from (a working tree, or the snapshot)
+
+
+# Why a snapshot copy does not count, as the market's warnings say it.
+_ABSENT = {
+    ("the tag", "missing"): "no tag",
+    ("the tag", "lightweight"): "the tag is lightweight (undated)",
+    ("the tag", "undated"): "the tag has no tagger date",
+    ("the tag", "late"): "the tag was made after the annulment date",
+    ("the tag", "after-as-of"): "the tag was made after the date resolved on",
+    ("its archive copy", "missing"): "no archive copy",
+    ("its archive copy", "undated"): "the archive record has no created time",
+    ("its archive copy", "late"): "the archive record was made after the annulment date",
+    ("its archive copy", "after-as-of"): "the archive record was made after the date resolved on",
+}
 
 
 def three_way(attempts: Sequence[AttemptSummary]) -> tuple[MarketOutcome, str]:
@@ -131,19 +258,26 @@ def resolve_market(
             tuple(warnings),
             source,
         )
-    missing = [
-        name
-        for name, present in (
-            ("the tag", snapshot.tag_exists),
-            ("its archive copy", snapshot.archived),
+    warnings[:0] = [finding.message for finding in snapshot.problems(dates)]
+    absent = [
+        (name, state)
+        for name, state, counts in (
+            ("the tag", snapshot.tag_state, snapshot.tag_counts),
+            ("its archive copy", snapshot.archive_state, snapshot.archive_counts),
         )
-        if not present
+        if not counts
     ]
-    if len(missing) == 2 and as_of > dates.annul_on:
+    all_missing = all(state == "missing" for _, state in absent)
+    if all_missing:
+        what = " and ".join(name for name, _ in absent) + " missing"
+    else:
+        what = "; ".join(_ABSENT[name, state] for name, state in absent)
+    if len(absent) == 2 and as_of > dates.annul_on:
         why = (
-            f"neither {snapshot.tag} nor its archive copy existed by {dates.annul_on}:"
-            " a registry failure, not OTHER"
-        )
+            f"neither {snapshot.tag} nor its archive copy existed by {dates.annul_on}"
+            if all_missing
+            else f"neither {snapshot.tag} nor its archive copy counts ({what})"
+        ) + ": a registry failure, not OTHER"
         return MarketResolution(
             *head,
             "annulled",
@@ -155,10 +289,10 @@ def resolve_market(
             (why, *warnings),
             source,
         )
-    if missing:
+    if absent:
         warnings.append(
-            f"{snapshot.tag}: {' and '.join(missing)} missing; the market is"
-            f" annulled after {dates.annul_on} if neither exists"
+            f"{snapshot.tag}: {what}; the market is annulled after {dates.annul_on} if"
+            " neither counts by then"
         )
     return MarketResolution(
         *head,

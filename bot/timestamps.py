@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, date, datetime
 
-__all__ = ["is_naive_timestamp", "parse_date", "parse_timestamp"]
+__all__ = ["format_moment", "is_naive_timestamp", "parse_date", "parse_timestamp"]
 
 # RFC 3339 section 5.6 `date-time`: https://www.rfc-editor.org/rfc/rfc3339#section-5.6
 # re.ASCII: RFC 3339 digits are ASCII; a bare `\d` also matches e.g. Arabic-Indic digits.
@@ -40,6 +40,13 @@ def parse_timestamp(text: str) -> datetime | None:
         # OverflowError: a valid local time whose UTC instant falls outside years 1..9999,
         # e.g. 0001-01-01T00:00:00+01:00.
         return None
+
+
+def format_moment(moment: datetime) -> str:
+    """`moment` in RFC 3339, in UTC with a Z, keeping any fraction of a second (so that
+    `parse_timestamp` gives the same moment back)."""
+    text = moment.astimezone(UTC).isoformat()
+    return text.removesuffix("+00:00") + "Z"
 
 
 def is_naive_timestamp(text: str) -> bool:

@@ -1,8 +1,9 @@
 """What the bot concludes about one attempt, typed (SPEC 12 gives its JSON shape).
 
-Evidence is `valid` when no finding of severity error remains. Qualification (status) and the
-outcome against the bars are filled in by the judge only for valid evidence; until then they
-are None. JSON is made from these types in `bot/report/json_.py` only.
+Evidence is `valid` when no finding of severity error remains, among the attempt's own and
+those of the pull request that changes it. Qualification (status) and the outcome against the
+bars are filled in by the judge only for valid evidence; until then they are None. JSON is made
+from these types in `bot/report/json_.py` only.
 """
 
 from __future__ import annotations
@@ -105,9 +106,13 @@ class AttemptVerdict:
     checks: Mapping[str, CheckState] = field(default_factory=dict)
     counts: Counts = Counts()
     units: UnitSummary | None = None
+    # What the pull request that changes this attempt may not change: listed once in the
+    # report's `pr_problems`, they make this attempt's evidence invalid too.
+    pr_problems: Sequence[Finding] = ()
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:
-        """`invalid` while any error finding stands (the PR check is red)."""
-        errors = [f for f in self.findings if f.severity is Severity.ERROR]
+        """`invalid` while any error finding stands, the attempt's own or its pull request's
+        (the PR check is red)."""
+        errors = [f for f in [*self.findings, *self.pr_problems] if f.severity is Severity.ERROR]
         return "invalid" if errors else "valid"

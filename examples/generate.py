@@ -32,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent
 sys.path.insert(0, str(PROJECT))
 
-from bot.dates import MarketDates  # noqa: E402
+from bot.dates import MarketDates, end_of_day  # noqa: E402
 from bot.demo.specimen import (  # noqa: E402
     AttemptSpec,
     attempt_files,
@@ -172,14 +172,15 @@ def examples() -> list[Example]:
             judge={"not-toy-only": "fail"},
             notes={"not-toy-only": "all three systems are hand-written gridworld agents"},
         ),
-        # Market 2 is annulled: a YES-worthy attempt, but no snapshot was ever made.
+        # Market 2 is annulled: a YES-worthy attempt, but its snapshot was tagged only after
+        # the annulment date (a late tag never counts, SPEC 5) and never archived.
         Example(
             AttemptSpec(
                 market=2, submitter="early-bird", slug="fast-monitor", seed=12, title="Fast monitor"
             ),
             [],
-            "qualifying and met, but snapshot-2027-04-30 was never tagged or archived:"
-            " market 2 is ANNULLED",
+            "qualifying and met, but snapshot-2027-04-30 was tagged only after the annulment"
+            " date (snapshot-late: it never counts) and never archived: market 2 is ANNULLED",
             judge={},
         ),
         # Wrapped attempts: both pass the ordinary checks but count only once their adapter is
@@ -278,7 +279,8 @@ MARKETS = {
 # What each demo market resolves to once every window has closed; ANNULLED for the market
 # whose snapshot is left out.
 OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
-UNTAGGED = {2}
+# Markets whose snapshot is tagged late (a week after the annulment date) and not archived.
+LATE_TAGGED = {2}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
 VERIFY_AS_OF = "2027-03-15"
 
@@ -405,20 +407,27 @@ def build(out: Path) -> None:
     )
     freezes.sort(key=lambda step: step["merged_at"])
     tags = []
+    archived = {}  # the archive records the scheduled job made: tag -> created
     for number, (_, resolve_by) in sorted(MARKETS.items(), key=lambda item: item[1][1]):
-        if number in UNTAGGED:
-            continue
         dates = MarketDates.of(
             markets[number].resolve_by, rules.window_days, rules.annul_after_days
+        )
+        # The schedule tags the snapshot (annotated, dated) an hour after the window closes
+        # Anywhere on Earth; a late one, a week after the annulment date ended.
+        late = number in LATE_TAGGED
+        tagged = end_of_day(dates.annul_on if late else dates.window_closes) + timedelta(
+            days=7 if late else 0, hours=1
         )
         tags.append(
             {
                 "message": f"Snapshot of the registry at {resolve_by}'s window close",
-                "at": format_timestamp(day(1)),
+                "at": format_timestamp(tagged),
                 "files": {},
                 "tag": dates.snapshot_tag,
             }
         )
+        if not late:
+            archived[dates.snapshot_tag] = format_timestamp(tagged + timedelta(hours=1))
     edited_market = written["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
     history_files["pr/markets/market-03.yaml"] = edited_market
     steps += freezes + runs + judgments + tags
@@ -445,7 +454,7 @@ def build(out: Path) -> None:
     plan = {
         "verify_as_of": VERIFY_AS_OF,
         "resolve_on": RESOLVE_ON,
-        "archived": sorted(step["tag"] for step in tags),
+        "archived": archived,
         "outcomes": {str(number): outcome for number, outcome in OUTCOMES.items()},
         "rerun": rerun,
         "steps": steps,

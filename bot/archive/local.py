@@ -1,14 +1,19 @@
 """A local folder standing in for Zenodo when no token is configured (SPEC 10).
 
 Each archived snapshot is `<folder>/<tag>.json`, holding the metadata a Zenodo deposition
-would have. The scheduled job (a later stage) writes them; resolution only asks whether one
-exists.
+would have and `created`: when the record was made (RFC 3339, set by the writer). The
+scheduled job (a later stage) writes them; resolution reads the record and its `created` time:
+a record without one, or with one it cannot read, never counts (SPEC 5: a snapshot must be
+dated by the annulment date).
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
+
+from bot.timestamps import format_moment
 
 __all__ = ["LocalArchive"]
 
@@ -30,13 +35,12 @@ class LocalArchive:
             return None
         return data if isinstance(data, dict) else None
 
-    def write(self, tag: str, metadata: dict[str, object]) -> Path:
-        """Store a record atomically; return its path."""
+    def write(self, tag: str, metadata: dict[str, object], created: datetime | None = None) -> Path:
+        """Store a record atomically, `created` (default: now) in it; return its path."""
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{tag}.json"
         temporary = path.with_name(f".{path.name}.tmp")
-        temporary.write_text(
-            json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
+        record = {**metadata, "created": format_moment(created or datetime.now(UTC))}
+        temporary.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         temporary.replace(path)
         return path

@@ -4,7 +4,8 @@ Used by `claims demo` and by the tests, so both exercise freeze order against re
 Each step is a commit at a fixed date; a step with `merged_at` is a pull request: its commit is
 made on a branch off main and merged with a merge commit at `merged_at`, as GitHub does. A step
 with `open_pr` is left on its branch, checked out, as a pull request under review. A step with
-`tag` tags main's current commit (annotated), as the scheduled snapshot does.
+`tag` tags main's current commit with an annotated tag whose tagger date is `at`, as the
+scheduled snapshot does (a snapshot counts only by its tagger date: SPEC 5).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ class Step:
     files: Mapping[str, bytes | None]
     merged_at: datetime | None = None  # a PR merged into main at this time
     open_pr: str | None = None  # a PR branch left open (checked out) with this name
-    tag: str | None = None  # only tag main's current commit (files and dates unused)
+    tag: str | None = None  # only tag main's current commit, dated `at` (files unused)
 
 
 def _commit(repo: git.Repo, root: Path, step: Step) -> None:
@@ -63,7 +64,8 @@ def build_git_registry(root: Path, steps: Sequence[Step]) -> git.Repo:
         config.set_value("commit", "gpgsign", "false")
     for number, step in enumerate(steps):
         if step.tag is not None:
-            repo.create_tag(step.tag, message=step.message)
+            with repo.git.custom_environment(GIT_COMMITTER_DATE=format_timestamp(step.at)):
+                repo.create_tag(step.tag, message=step.message)
             continue
         if step.merged_at is None and step.open_pr is None:
             _commit(repo, root, step)

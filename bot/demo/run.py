@@ -28,7 +28,7 @@ from bot.report.text import printable, render_resolution, render_text
 from bot.rerun import AdapterRerun
 from bot.timestamps import parse_timestamp
 
-__all__ = ["examples_folder", "load_plan", "run_demo"]
+__all__ = ["examples_folder", "load_plan", "run_demo", "write_archive"]
 
 # The examples ship inside the package as `bot.examples`: pyproject's package-dir maps it to
 # the project's examples/ folder, so the demo runs from a plain install as from a checkout.
@@ -88,6 +88,14 @@ def load_plan(examples: Traversable) -> tuple[list[Step], dict[str, Any]]:
         for step in document.data["steps"]
     ]
     return steps, document.data
+
+
+def write_archive(folder: Path, plan: dict[str, Any]) -> None:
+    """The archive records the scheduled job's archive step would have stored, each dated
+    (`created`) as the plan says."""
+    archive = LocalArchive(folder)
+    for tag, created in plan["archived"].items():
+        archive.write(tag, {"id": f"local-{tag}", "tag": tag}, parse_timestamp(created))
 
 
 def run_demo(keep: Path | None = None) -> int:
@@ -166,8 +174,7 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
     work.mkdir()
     with (root / ".git" / "info" / "exclude").open("a") as exclude:
         exclude.write(".claims/\n")
-    for tag in plan["archived"]:  # what the scheduled job's archive step would have stored
-        LocalArchive(archive).write(tag, {"id": f"local-{tag}", "tag": tag})
+    write_archive(archive, plan)
     print(
         f"Demo registry built at {root}: {len(steps)} steps,"
         f" {sum(1 for _ in repo.iter_commits('main'))} commits on main, tags"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from datetime import date
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot import __version__
@@ -23,6 +23,7 @@ from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.jsonl import parse_json
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
+from bot.timestamps import format_moment, parse_timestamp
 from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
 
 if TYPE_CHECKING:
@@ -122,6 +123,8 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
             *(_finding(finding, "evidence") for finding in verdict.findings),
             *(_finding(finding, "qualification") for finding in verdict.qualification),
         ],
+        # The codes of the report's pr_problems that make this attempt invalid (listed there).
+        "pr_problem_codes": sorted({finding.code.value for finding in verdict.pr_problems}),
         "bars": [_bar(bar) for bar in verdict.bars],
         "class_conditional": {
             key: {label: dict(row) for label, row in table.items()}
@@ -154,6 +157,10 @@ def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
     }
 
 
+def _moment(moment: datetime | None) -> str | None:
+    return None if moment is None else format_moment(moment)
+
+
 def _market(resolution: MarketResolution) -> dict[str, Any]:
     snapshot = resolution.snapshot
     return {
@@ -173,7 +180,13 @@ def _market(resolution: MarketResolution) -> dict[str, Any]:
         "snapshot": {
             "tag": snapshot.tag,
             "tag_exists": snapshot.tag_exists,
+            "tag_state": snapshot.tag_state,
+            "tagged_at": _moment(snapshot.tagged_at),
+            "tag_counts": snapshot.tag_counts,
             "archived": snapshot.archived,
+            "archive_state": snapshot.archive_state,
+            "archived_at": _moment(snapshot.archived_at),
+            "archive_counts": snapshot.archive_counts,
             "archive_ref": snapshot.archive_ref,
         },
         "attempts": [
@@ -255,9 +268,16 @@ def _finding_from(data: Mapping[str, Any]) -> Finding:
     return Finding(code, data["message"], data["file"], data["line"], Severity(data["severity"]))
 
 
-def _attempt_from(data: Mapping[str, Any]) -> AttemptVerdict:
+def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> AttemptVerdict:
     reasons = data["reasons"]
     units = data["units"]
+    codes = set(data["pr_problem_codes"])
+    unknown = codes - {finding.code.value for finding in pr_problems}
+    if unknown:
+        raise ReportError(
+            f"attempt {data['attempt']!r}: pr_problem_codes names {sorted(unknown)}, which the"
+            " report's pr_problems do not list"
+        )
     return AttemptVerdict(
         attempt=data["attempt"],
         market=data["market"],
@@ -306,6 +326,7 @@ def _attempt_from(data: Mapping[str, Any]) -> AttemptVerdict:
         )
         if units
         else None,
+        pr_problems=tuple(finding for finding in pr_problems if finding.code.value in codes),
     )
 
 
@@ -314,13 +335,14 @@ def verify_report_from_json(data: object) -> VerifyReport:
     from bot.app import VerifyReport
 
     report = _checked("verify-report", data, "the verify report")
-    attempts = tuple(_attempt_from(attempt) for attempt in report["attempts"])
+    pr_problems = tuple(_finding_from(f) for f in report["pr_problems"])
+    attempts = tuple(_attempt_from(attempt, pr_problems) for attempt in report["attempts"])
     for verdict, stated in zip(attempts, report["attempts"], strict=True):
         _check_attempt(verdict, stated["evidence"])
     built = VerifyReport(
         attempts,
         tuple(_finding_from(f) for f in report["registry_problems"]),
-        tuple(_finding_from(f) for f in report["pr_problems"]),
+        pr_problems,
         report["base_ref"],
         report["tree"],
     )
@@ -376,6 +398,33 @@ def _check_market(resolution: MarketResolution) -> None:
         raise ReportError(f"{where}: resolve-by, window close and annulment dates out of order")
 
 
+def _moment_from(text: str | None, field: str) -> datetime | None:
+    if text is None:
+        return None
+    moment = parse_timestamp(text)
+    if moment is None:
+        raise ReportError(f"snapshot.{field}: {text!r} is not an RFC 3339 time with an offset")
+    return moment
+
+
+def _snapshot_from(data: Mapping[str, Any]) -> Snapshot:
+    snapshot = Snapshot(
+        data["tag"],
+        data["tag_state"],
+        data["archive_state"],
+        _moment_from(data["tagged_at"], "tagged_at"),
+        _moment_from(data["archived_at"], "archived_at"),
+        data["archive_ref"],
+    )
+    for field in ("tag_exists", "tag_counts", "archived", "archive_counts"):
+        if data[field] != getattr(snapshot, field):
+            raise ReportError(
+                f"snapshot.{field}: the report says {data[field]!r}, its states say"
+                f" {getattr(snapshot, field)!r}"
+            )
+    return snapshot
+
+
 def resolve_report_from_json(data: object) -> ResolveReport:
     """A resolve report from its JSON data. Raises `ReportError` when it is malformed."""
     from bot.app import ResolveReport
@@ -410,12 +459,7 @@ def resolve_report_from_json(data: object) -> ResolveReport:
                     )
                     for a in market["attempts"]
                 ),
-                snapshot=Snapshot(
-                    snapshot["tag"],
-                    snapshot["tag_exists"],
-                    snapshot["archived"],
-                    snapshot["archive_ref"],
-                ),
+                snapshot=_snapshot_from(snapshot),
                 warnings=tuple(market["warnings"]),
                 source=market["source"],
             )

@@ -53,6 +53,10 @@ def _bar_row(bar: BarResult) -> str:
     return f"- bar {name} ({bar.statistic}): bound {bound} {sign} {bar.threshold}: **{verdict}**"
 
 
+def _codes(findings: Sequence[Finding]) -> list[str]:
+    return sorted({finding.code.value for finding in findings})
+
+
 def _table(findings: Sequence[Finding]) -> list[str]:
     rows = ["", "| code | where | problem |", "|---|---|---|"]
     rows += [_row(finding) for finding in findings[:_MAX_FINDINGS_SHOWN]]
@@ -80,13 +84,16 @@ def render_markdown(report: VerifyReport) -> str:
             f"| {escape(verdict.attempt, 200)} | {verdict.market or '?'} |"
             f" {escape(verdict.kind or '?', 20)} | {verdict.evidence} |"
             f" {verdict.status or '-'} | {verdict.outcome or '-'} |"
-            f" {len(verdict.findings) + len(verdict.qualification)} |"
+            f" {len(verdict.findings) + len(verdict.qualification) + len(verdict.pr_problems)} |"
         )
     for verdict in verdicts:
         reasons = [*verdict.findings, *verdict.qualification]
-        if not reasons and not verdict.bars:
+        if not reasons and not verdict.bars and not verdict.pr_problems:
             continue
         parts += ["", f"#### {escape(verdict.attempt, 200)}", ""]
+        if verdict.pr_problems:
+            codes = ", ".join(f"`{code}`" for code in _codes(verdict.pr_problems))
+            parts.append(f"- invalid: this pull request changes what it may not ({codes}, below)")
         parts += [_bar_row(bar) for bar in verdict.bars]
         if reasons:
             parts += _table(reasons)

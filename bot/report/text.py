@@ -141,6 +141,11 @@ def render_text(report: VerifyReport) -> str:
         if verdict.digest:
             lines.append(f"  evidence digest {verdict.digest}")
         lines += _finding_lines(verdict.findings)
+        if verdict.pr_problems:
+            codes = ", ".join(sorted({f.code.value for f in verdict.pr_problems}))
+            lines.append(
+                f"    invalid: its pull request changes what it may not ({codes}; see below)"
+            )
         if verdict.status:
             lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))

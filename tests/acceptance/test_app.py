@@ -8,6 +8,7 @@ that change it work on a clone.
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import date
 from pathlib import Path
 
@@ -17,9 +18,11 @@ import pytest
 from bot.app import ResolveReport, VerifyReport, open_workspace, resolve_registry, verify_registry
 from bot.archive.local import LocalArchive
 from bot.demo.git_registry import build_git_registry
-from bot.demo.run import load_plan
+from bot.demo.run import examples_folder, load_plan, write_archive
 from bot.evidence.schema import validate
+from bot.findings import Code, Severity
 from bot.gather import VerifyOptions
+from bot.history import read_tags
 from bot.report.json_ import ReportError, read_report
 from bot.verdict import AttemptVerdict
 
@@ -30,17 +33,13 @@ CLOSED = date(2027, 11, 1)  # after every demo market's window closed
 @pytest.fixture(scope="session")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """The demo registry (main checked out) and its open pull request's branch."""
-    from bot.demo.run import examples_folder
-
     steps, plan = load_plan(examples_folder())
     root = tmp_path_factory.mktemp("demo") / "registry"
     repo = build_git_registry(root, steps)
     branch = repo.active_branch.name
     repo.git.checkout("-q", "main")
     repo.close()
-    archive = LocalArchive(root / ".claims" / "archive")
-    for tag in plan["archived"]:
-        archive.write(tag, {"id": f"local-{tag}", "tag": tag})
+    write_archive(root / ".claims" / "archive", plan)
     return root, branch
 
 
@@ -80,6 +79,34 @@ def test_resolve_report_survives_json(demo: tuple[Path, str]) -> None:
     assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
 
 
+def test_demo_snapshots_are_annotated_tags_dated_as_planned(demo: tuple[Path, str]) -> None:
+    steps, _ = load_plan(examples_folder())
+    planned = {step.tag: step.at for step in steps if step.tag}
+    with git.Repo(demo[0]) as repo:
+        tags = read_tags(repo)
+    assert {name: (tag.annotated, tag.tagged_at) for name, tag in tags.items()} == {
+        name: (True, at) for name, at in planned.items()
+    }
+
+
+def test_demo_snapshots_count_but_market_2s_late_tag(demo: tuple[Path, str]) -> None:
+    report = _resolve(demo[0], CLOSED)
+    states = {
+        m.market: (m.snapshot.tag_state, m.snapshot.archive_state, m.outcome)
+        for m in report.markets
+    }
+    assert states == {
+        2: ("late", "missing", "ANNULLED"),
+        3: ("ok", "ok", "YES"),
+        5: ("ok", "ok", "NO"),
+        6: ("ok", "ok", "OTHER"),
+    }
+    assert [(f.code, f.severity) for f in report.registry_problems] == [
+        (Code.SNAPSHOT_LATE, Severity.WARNING)
+    ]
+    assert all(m.source.startswith("git commit") for m in report.markets if m.market != 2)
+
+
 @pytest.mark.parametrize(
     ("change", "says"),
     [
@@ -117,11 +144,7 @@ def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], t
     repo.git.checkout("-q", "main")
     with git.Repo(demo[0]) as source:  # clone_from copies the tags
         assert {t.name for t in source.tags} == {t.name for t in repo.tags}
-    (root / ".claims").mkdir()
-    for record in (demo[0] / ".claims" / "archive").iterdir():
-        LocalArchive(root / ".claims" / "archive").write(
-            record.stem, json.loads(record.read_text())
-        )
+    shutil.copytree(demo[0] / ".claims", root / ".claims")
     before = _resolve(root, CLOSED, market=3).markets[0]
     assert before.outcome == "YES"
     assert before.source.startswith("git commit")
@@ -171,7 +194,7 @@ def _deep(depth: int) -> object:
     [
         (
             lambda d: d["attempts"][_invalid_index(d)].update(status="qualifying", outcome="met"),
-            "no status",
+            "status",
         ),
         (lambda d: d["attempts"][_invalid_index(d)].update(evidence="valid"), "evidence says"),
         (

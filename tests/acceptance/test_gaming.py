@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import bot.sandbox
-from bot.demo.specimen import AttemptSpec, market_document
+from bot.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.dump import dump_yaml
 from tests.support import Files, rewrite
 
@@ -182,3 +182,98 @@ def test_judgment_after_close_cannot_be_backdated(make_registry, run_claims) -> 
         repo.git.commit("-q", "-m", "fix a note")
     result = run_claims("verify", built.attempt, "--as-of", "2027-09-10")
     assert result.attempt()["status"] == "qualifying", result.out
+
+
+# ---- judgments come from the base branch, never from the pull request -----------------------
+
+
+def _required_checks(run_claims, built) -> list[str]:
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    return sorted(result.attempt()["checks"])
+
+
+def _commit(repo, message: str, when: str, branch: str | None = None) -> None:
+    """Commit everything on the checked-out branch (or on `branch`, then come back)."""
+    back = repo.active_branch.name
+    if branch is not None:
+        repo.git.checkout("-q", branch)
+    repo.git.add("-A")
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        repo.git.commit("-q", "-m", message)
+    if branch is not None:
+        repo.git.checkout("-q", back)
+
+
+@pytest.mark.parametrize("read", ["working tree", "--head"])
+@pytest.mark.parametrize("how", ["adds", "changes"])
+def test_a_pull_request_cannot_judge_its_own_attempt(
+    make_registry, run_claims, tmp_path, read, how
+) -> None:
+    if how == "adds":  # the run PR brings judgments.yaml along, every check passed
+        built = make_registry(run="open")
+        checks = _required_checks(run_claims, built)
+    else:  # a later PR rewrites the maintainer's fail into a pass
+        built = make_registry(judge={"not-toy-only": "fail"})
+        checks = sorted(run_claims("verify", built.attempt).attempt()["checks"])
+        built.repo.git.checkout("-q", "-b", "filer/rejudge")
+    path = built.attempt / "judgments.yaml"
+    path.write_bytes(
+        judgments_file(built.files, dict.fromkeys(checks, "pass"), "filer-login", "2027-03-20")
+    )
+    _commit(built.repo, "judge my own attempt", "2027-03-20T09:00:00Z")
+    head = ["--head", built.repo.head.commit.hexsha] if read == "--head" else []
+    markdown = tmp_path / "comment.md"
+    result = run_claims(
+        "verify", "--base-ref", "main", "--registry", built.root, *head, "--markdown", markdown
+    )
+    assert result.code == 1
+    assert result.codes() == {"maintainer-file"}
+    attempt = result.attempt()
+    assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == ("invalid", None, None)
+    assert attempt["checks"] == {}
+    # Listed once, in pr_problems; the attempt names the codes that made it invalid.
+    assert [p["code"] for p in result.report["pr_problems"]] == ["maintainer-file"]
+    assert attempt["reasons"] == []
+    assert attempt["pr_problem_codes"] == ["maintainer-file"]
+    (row,) = [line for line in markdown.read_text().splitlines() if line.startswith("| attempts/")]
+    assert row == "| attempts/market-03/alice-lab/monitor-v1 | 3 | run | invalid | - | - | 1 |"
+    assert "filer-login" not in markdown.read_text()
+    assert "QUALIFYING" not in result.out and "INVALID  attempts/market-03" in result.out
+
+
+def test_a_maintainers_judgments_on_main_count_for_an_open_pull_request(
+    make_registry, run_claims
+) -> None:
+    # The run is an open PR; a maintainer records every check on main (as /judge does),
+    # bound to the PR's evidence digest. The PR's own tree has no judgments.yaml.
+    built = make_registry(run="open")
+    checks = _required_checks(run_claims, built)
+    built.repo.git.checkout("-q", "main")
+    built.attempt.mkdir(parents=True, exist_ok=True)
+    (built.attempt / "judgments.yaml").write_bytes(
+        judgments_file(built.files, dict.fromkeys(checks, "pass"), "maintainer", "2027-03-20")
+    )
+    _commit(built.repo, "judgments", "2027-03-20T09:00:00Z")
+    built.repo.git.checkout("-q", "filer/attempt")
+    assert not (built.attempt / "judgments.yaml").exists()
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    attempt = result.attempt()
+    assert (attempt["status"], attempt["outcome"]) == ("qualifying", "met")
+    assert result.report["pr_problems"] == [] and attempt["pr_problem_codes"] == []
+    assert {check["by"] for check in attempt["checks"].values()} == {"maintainer"}
+
+
+def test_a_pull_request_changing_judged_evidence_makes_the_judgments_stale(
+    make_registry, run_claims
+) -> None:
+    # Merged and judged on main; a later PR only adds a README inside the attempt folder.
+    # The maintainer's judgments are read from main, and are stale: the digest changed.
+    built = make_registry()
+    built.repo.git.checkout("-q", "-b", "filer/readme")
+    (built.attempt / "README.md").write_text("How to reproduce this attempt.\n")
+    _commit(built.repo, "readme", "2027-03-20T09:00:00Z")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    attempt = result.attempt()
+    assert result.codes() == set() and attempt["evidence"] == "valid"
+    assert attempt["status"] == "pending-judgment"
+    assert {(c["state"], c["by"]) for c in attempt["checks"].values()} == {("stale", "maintainer")}

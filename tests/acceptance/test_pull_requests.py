@@ -47,8 +47,10 @@ def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(make_registry,
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"path-outside-attempt"}
-    bars = {bar["id"]: bar for bar in result.attempt()["bars"]}
-    assert bars["false-safe"]["threshold"] == 0.2
+    # The PR's problem makes its attempt's evidence invalid: no bars, status or outcome
+    # are judged under the contract it rewrote.
+    attempt = result.attempt()
+    assert (attempt["evidence"], attempt["status"], attempt["bars"]) == ("invalid", None, [])
 
 
 def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(make_registry, run_claims):

@@ -69,13 +69,20 @@ def _bars(*extra: dict[str, Any]) -> list[dict[str, Any]]:
     return [*market_document(3, "default")["bars"], *extra]
 
 
-def _tag(built: Any) -> None:
-    built.repo.create_tag(TAG, message=f"{TAG}: the registry when the window closed")
+WINDOW_CLOSED_AT = "2027-08-30T13:00:00Z"  # when the schedule tags market 3's snapshot
+ANNULMENT_ENDS = "2027-09-29T12:00:00Z"  # the annulment date 2027-09-28 ends (Anywhere on Earth)
+
+
+def _tag(built: Any, at: str = WINDOW_CLOSED_AT, ref: str = "HEAD") -> None:
+    """An annotated tag, its tagger date `at` (as the scheduled snapshot makes it)."""
+    with built.repo.git.custom_environment(GIT_COMMITTER_DATE=at):
+        built.repo.create_tag(TAG, ref=ref, message=f"{TAG}: the registry when the window closed")
 
 
 def _archive(folder: Path, record: dict[str, Any] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{TAG}.json").write_text(json.dumps(record or {"doi": "10.5281/zenodo.42"}))
+    data = record or {"doi": "10.5281/zenodo.42", "created": WINDOW_CLOSED_AT}
+    (folder / f"{TAG}.json").write_text(json.dumps(data))
     return folder
 
 
@@ -91,7 +98,7 @@ def test_qualifying_attempt_that_met_the_bars_is_yes(make_registry, resolve) -> 
     assert (market["state"], market["outcome"]) == ("closed", "YES")
     assert market["warnings"] == [
         f"{TAG}: its archive copy missing; the market is annulled after 2027-09-28 if neither"
-        " exists"
+        " counts by then"
     ]
     (attempt,) = market["attempts"]
     assert attempt["attempt"] == "attempts/market-03/alice-lab/monitor-v1"
@@ -245,7 +252,13 @@ def test_annulled_says_it_is_a_registry_failure(make_registry, resolve) -> None:
     assert market["snapshot"] == {
         "tag": TAG,
         "tag_exists": False,
+        "tag_state": "missing",
+        "tagged_at": None,
+        "tag_counts": False,
         "archived": False,
+        "archive_state": "missing",
+        "archived_at": None,
+        "archive_counts": False,
         "archive_ref": None,
     }
 
@@ -285,7 +298,7 @@ def test_annulled_only_when_tag_and_archive_are_both_missing(
 
 def test_default_archive_store_is_inside_the_registry(make_registry, resolve) -> None:
     built = make_registry()
-    _archive(built.root / ".claims" / "archive", {"id": "local-7"})
+    _archive(built.root / ".claims" / "archive", {"id": "local-7", "created": WINDOW_CLOSED_AT})
     _, report, _ = resolve(built.root, "--as-of", ANNULLABLE)
     market = _market(report)
     assert market["outcome"] == "YES"
@@ -295,11 +308,154 @@ def test_default_archive_store_is_inside_the_registry(make_registry, resolve) ->
 def test_archive_record_of_another_date_does_not_count(make_registry, resolve, tmp_path) -> None:
     store = tmp_path / "store"
     store.mkdir()
-    (store / "snapshot-2027-06-29.json").write_text('{"doi": "10.5281/zenodo.1"}')
+    (store / "snapshot-2027-06-29.json").write_text(
+        json.dumps({"doi": "10.5281/zenodo.1", "created": WINDOW_CLOSED_AT})
+    )
     _, report, _ = resolve(
         make_registry().root, "--as-of", ANNULLABLE, "--archive-store", str(store)
     )
     assert _market(report)["outcome"] == "ANNULLED"
+
+
+# ---- which snapshot counts: annotated, dated by the annulment date and by --as-of ----------
+
+
+def _first_commit(built: Any) -> str:
+    """The registry's first commit: shared rules and markets, no attempt yet."""
+    return built.repo.git.rev_list("--max-parents=0", "main").strip()
+
+
+def _codes(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(p["code"], p["severity"]) for p in report["registry_problems"]]
+
+
+@pytest.mark.parametrize(
+    ("at", "state", "outcome"),
+    [
+        ("2027-09-29T11:59:59Z", "ok", "YES"),  # the last moment of 2027-09-28 somewhere
+        ("2027-09-29T12:00:01Z", "late", "ANNULLED"),
+        ("2027-10-01T09:00:00Z", "late", "ANNULLED"),
+    ],
+)
+def test_a_tag_dated_after_the_annulment_date_never_counts(
+    make_registry, resolve, at, state, outcome
+) -> None:
+    built = make_registry()
+    _tag(built, at)
+    code, report, out = resolve(built.root, "--as-of", "2027-10-15")
+    market = _market(report)
+    assert market["outcome"] == outcome
+    assert market["snapshot"]["tag_exists"] is True
+    assert market["snapshot"]["tag_state"] == state
+    assert market["snapshot"]["tag_counts"] is (state == "ok")
+    assert market["snapshot"]["tagged_at"] == at
+    if state == "late":
+        assert _codes(report) == [("snapshot-late", "warning")]
+        message = report["registry_problems"][0]["message"]
+        assert message.startswith(f"{TAG} was tagged {at}, after the annulment date 2027-09-28")
+        assert message in market["warnings"]
+        assert "snapshot-late" in out
+        assert code == 0  # a warning, not a registry error: the market is resolved
+    else:
+        assert report["registry_problems"] == []
+
+
+def test_a_lightweight_tag_never_counts(make_registry, resolve) -> None:
+    built = make_registry()
+    built.repo.create_tag(TAG)  # no message: a lightweight tag, with no date of its own
+    code, report, _ = resolve(built.root, "--as-of", ANNULLABLE)
+    market = _market(report)
+    assert (market["state"], market["outcome"]) == ("annulled", "ANNULLED")
+    assert market["snapshot"]["tag_state"] == "lightweight"
+    assert (market["snapshot"]["tag_counts"], market["snapshot"]["tagged_at"]) == (False, None)
+    assert _codes(report) == [("snapshot-late", "warning")]
+    assert "lightweight" in report["registry_problems"][0]["message"]
+    assert code == 0
+
+
+@pytest.mark.parametrize("kind", ["lightweight", "late"])
+def test_a_tag_that_does_not_count_is_not_read(make_registry, resolve, kind) -> None:
+    # The tag points at the registry's first commit, where market 3 has no attempt: were its
+    # tree read, the market would be OTHER.
+    built = make_registry()
+    first = _first_commit(built)
+    if kind == "lightweight":
+        built.repo.create_tag(TAG, ref=first)
+    else:
+        _tag(built, "2027-10-01T09:00:00Z", ref=first)
+    _, report, out = resolve(built.root, "--as-of", CLOSED)
+    market = _market(report)
+    assert (market["state"], market["outcome"]) == ("closed", "YES")
+    assert market["source"].startswith("working tree")
+    assert any("read from the working tree" in w for w in market["warnings"])
+    assert "read from the working tree" in out
+
+
+def test_a_counting_tag_is_read(make_registry, resolve) -> None:
+    built = make_registry()
+    _tag(built, ref=_first_commit(built))
+    _, report, _ = resolve(built.root, "--as-of", CLOSED)
+    market = _market(report)
+    assert market["outcome"] == "OTHER"  # what the tag froze: no attempt yet
+    assert market["source"].startswith("git commit")
+    assert market["snapshot"]["tag_state"] == "ok"
+
+
+def test_as_of_counts_only_tags_made_by_then(make_registry, resolve) -> None:
+    built = make_registry()
+    _tag(built, "2027-09-10T09:00:00Z", ref=_first_commit(built))
+    _, before, _ = resolve(built.root, "--as-of", "2027-09-05")
+    market = _market(before)
+    assert market["outcome"] == "YES"  # the working tree: the tag did not exist yet
+    assert market["snapshot"]["tag_state"] == "after-as-of"
+    assert market["snapshot"]["tag_counts"] is False
+    assert market["source"].startswith("working tree")
+    assert before["registry_problems"] == []  # not a problem: the tag was simply not made yet
+    _, after, _ = resolve(built.root, "--as-of", "2027-09-10")
+    market = _market(after)
+    assert market["snapshot"]["tag_state"] == "ok"
+    assert market["outcome"] == "OTHER"  # now read from the tag's tree
+    assert market["source"].startswith("git commit")
+
+
+@pytest.mark.parametrize(
+    ("record", "state", "outcome"),
+    [
+        ({"doi": "10.5281/zenodo.42", "created": "2027-09-29T11:00:00Z"}, "ok", "YES"),
+        ({"doi": "10.5281/zenodo.42", "created": "2027-09-29T12:00:01Z"}, "late", "ANNULLED"),
+        ({"doi": "10.5281/zenodo.42"}, "undated", "ANNULLED"),
+        ({"doi": "10.5281/zenodo.42", "created": "2027-09-01"}, "undated", "ANNULLED"),
+        ({"doi": "10.5281/zenodo.42", "created": "2027-09-01T10:00:00"}, "undated", "ANNULLED"),
+        ({"doi": "10.5281/zenodo.42", "created": 1788000000}, "undated", "ANNULLED"),
+    ],
+)
+def test_an_archive_record_counts_only_when_dated_by_the_annulment_date(
+    make_registry, resolve, tmp_path, record, state, outcome
+) -> None:
+    built = make_registry()
+    store = _archive(tmp_path / "store", record)
+    code, report, _ = resolve(built.root, "--as-of", "2027-10-15", "--archive-store", store)
+    market = _market(report)
+    assert market["outcome"] == outcome
+    assert market["snapshot"]["archived"] is True
+    assert market["snapshot"]["archive_state"] == state
+    assert market["snapshot"]["archive_counts"] is (state == "ok")
+    if state == "ok":
+        assert report["registry_problems"] == []
+    else:
+        assert _codes(report) == [("snapshot-late", "warning")]
+        assert code == 0
+
+
+def test_as_of_counts_only_archive_records_made_by_then(make_registry, resolve, tmp_path) -> None:
+    built = make_registry()
+    store = _archive(tmp_path / "store", {"id": "local-1", "created": "2027-09-20T09:00:00Z"})
+    _, report, _ = resolve(built.root, "--as-of", "2027-09-15", "--archive-store", store)
+    snapshot = _market(report)["snapshot"]
+    assert (snapshot["archive_state"], snapshot["archive_counts"]) == ("after-as-of", False)
+    _, report, _ = resolve(built.root, "--as-of", "2027-09-20", "--archive-store", store)
+    snapshot = _market(report)["snapshot"]
+    assert (snapshot["archive_state"], snapshot["archive_counts"]) == ("ok", True)
 
 
 # ---- the command ----------------------------------------------------------------------------

@@ -200,6 +200,18 @@ def test_content_at_after_a_deletion_is_none(history: GitHistory) -> None:
     assert history.content_at(RULES, at(1, 3), LIMIT) is None
 
 
+def test_content_at_the_tip_of_the_base_branch(built: Built, history: GitHistory) -> None:
+    assert history.content_at_tip(MARKET, LIMIT) == V2
+    assert history.content_at_tip(MARKET, 4) == V2[:4]
+    assert history.content_at_tip(FREEZE_A, LIMIT) == FREEZE
+    assert history.content_at_tip(RULES, LIMIT) is None  # deleted on main
+    assert history.content_at_tip("nothing.yaml", LIMIT) is None
+    # The tip of the history's own base: here, older commits.
+    assert history.at(built.m1).content_at_tip(MARKET, LIMIT) == V1
+    assert history.at(built.pr1).content_at_tip(FREEZE_A, LIMIT) == FREEZE
+    assert history.at(built.c1).content_at_tip(FREEZE_A, LIMIT) is None
+
+
 # ---- tags -----------------------------------------------------------------------------------
 
 
@@ -280,6 +292,7 @@ def test_no_history_answers_with_its_reason() -> None:
     assert (history.base_ref, history.unavailable) == (None, reason)
     assert history.landing(FREEZE_A, blob_id(FREEZE)) == reason
     assert history.content_at(MARKET, at(1), LIMIT) is None
+    assert history.content_at_tip(MARKET, LIMIT) is None
     assert history.tag("snapshot-2027-06-30") is None
 
 
@@ -300,6 +313,9 @@ def test_memory_history_answers_from_what_it_was_given() -> None:
     assert history.content_at(MARKET, at(1, 2), LIMIT) == V2
     assert history.content_at(MARKET, at(1, 3), 4) == V2[:4]
     assert history.content_at(FREEZE_B, at(1, 3), LIMIT) is None
+    assert history.content_at_tip(MARKET, LIMIT) == V2
+    assert history.content_at_tip(MARKET, 4) == V2[:4]
+    assert history.content_at_tip(FREEZE_B, LIMIT) is None
     assert history.tag(tag.name) is tag
     assert history.tag("light") is None
 

@@ -26,7 +26,7 @@ from bot.demo.specimen import (
 from bot.dump import format_timestamp
 from bot.findings import Code, Finding
 from bot.gather import find_market, read_attempt
-from bot.history import Landing
+from bot.history import Landing, MemoryHistory
 from bot.judge import AttemptFacts, AttemptFiles, judge_attempt
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
@@ -298,3 +298,39 @@ def test_what_fetching_the_papers_freeze_found_makes_the_evidence_invalid() -> N
     assert verdict.evidence == "invalid"
     # A run attempt has no paper's freeze: a stray finding is not its business.
     assert _judge(paper_freeze_findings=(served,)).evidence == "valid"
+
+
+# ---- a pull request's problems and the base branch's judgments -------------------------------
+
+
+def test_a_pull_request_problem_leaves_the_attempt_no_status_or_outcome() -> None:
+    own = Finding(Code.MAINTAINER_FILE, "judgments.yaml is written by maintainers only", "x")
+    verdict = _judge(pr_problems=(own,))
+    assert _codes(verdict) == set()  # listed once, in the report's pr_problems
+    assert verdict.pr_problems == (own,)
+    assert (verdict.evidence, verdict.status, verdict.outcome) == ("invalid", None, None)
+    assert verdict.checks == {} and verdict.bars == ()
+
+
+def test_judgments_are_read_from_the_base_branch_not_the_tree() -> None:
+    files = _files()  # the tree's judgments.yaml: every check passed
+    registry, _ = _read(files)
+    base = MemoryHistory()  # the base branch has no judgments.yaml
+    read = read_attempt(registry, FOLDER, judgments_from=base)
+    assert read.judgments is None
+    market, problems, _ = find_market(registry, read)
+    verdict = judge_attempt(read, _facts(market_problems=problems), market, RULES_MODEL, AS_OF)
+    assert verdict.status == "pending-judgment"
+    path = f"{FOLDER}/judgments.yaml"
+    on_main = MemoryHistory(contents={path: [(FILED, files["judgments.yaml"])]})
+    read = read_attempt(registry, FOLDER, judgments_from=on_main)
+    assert read.judgments is not None and {j.by for j in read.judgments.values()} == {"maintainer"}
+
+
+def test_a_broken_judgments_file_on_the_base_branch_is_reported() -> None:
+    registry, _ = _read(_files(judged=False))
+    path = f"{FOLDER}/judgments.yaml"
+    base = MemoryHistory(contents={path: [(FILED, b"checks: [\n")]})
+    read = read_attempt(registry, FOLDER, judgments_from=base)
+    assert read.judgments is None
+    assert [(f.code, f.file) for f in read.problems] == [(Code.YAML_INVALID, path)]

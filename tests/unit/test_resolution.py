@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -16,9 +16,10 @@ from bot.dates import MarketDates
 from bot.demo.specimen import load_market, market_document
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
+from bot.history import Tag
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
-from bot.report.json_ import resolve_report_from_json, resolve_report_to_json
+from bot.report.json_ import ReportError, resolve_report_from_json, resolve_report_to_json
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
 from bot.resolution import three_way as three_way_of_summaries
 from bot.verdict import AttemptVerdict
@@ -54,8 +55,18 @@ def _verdict(
     )
 
 
+TAGGED_AT = datetime(2027, 8, 30, 13, tzinfo=UTC)  # an hour after the window closed (AoE)
+
+
 def _snapshot(tag: bool = False, archived: bool = False) -> Snapshot:
-    return Snapshot(DATES.snapshot_tag, tag, archived, "10.5281/zenodo.1" if archived else None)
+    return Snapshot(
+        DATES.snapshot_tag,
+        "ok" if tag else "missing",
+        "ok" if archived else "missing",
+        TAGGED_AT if tag else None,
+        TAGGED_AT if archived else None,
+        "10.5281/zenodo.1" if archived else None,
+    )
 
 
 def three_way(verdicts: Sequence[AttemptVerdict]) -> tuple[str, str]:
@@ -254,7 +265,13 @@ def test_to_json_has_the_report_fields() -> None:
     assert data["snapshot"] == {
         "tag": "snapshot-2027-06-30",
         "tag_exists": True,
+        "tag_state": "ok",
+        "tagged_at": "2027-08-30T13:00:00Z",
+        "tag_counts": True,
         "archived": False,
+        "archive_state": "missing",
+        "archived_at": None,
+        "archive_counts": False,
         "archive_ref": None,
     }
     assert data["attempts"] == [
@@ -316,3 +333,112 @@ def test_a_resolve_report_reads_back_as_it_was_written() -> None:
     registry = (Finding(Code.REGISTRY_INVALID, "bad contract", "markets/market-05.yaml", 2),)
     report = ResolveReport(CLOSED, resolutions, registry)
     assert resolve_report_from_json(resolve_report_to_json(report)) == report
+
+
+# ---- which snapshot counts (SPEC 5) ---------------------------------------------------------
+
+ANNULMENT_ENDS = datetime(2027, 9, 29, 12, tzinfo=UTC)  # 2027-09-28 ends Anywhere on Earth
+SECOND = timedelta(seconds=1)
+
+
+def _tag(at: datetime | None, annotated: bool = True) -> Tag:
+    return Tag(DATES.snapshot_tag, "c" * 40, annotated, at)
+
+
+@pytest.mark.parametrize(
+    ("tag", "state"),
+    [
+        (None, "missing"),
+        (_tag(TAGGED_AT), "ok"),
+        (_tag(ANNULMENT_ENDS), "ok"),
+        (_tag(ANNULMENT_ENDS + SECOND), "late"),
+        (_tag(None, annotated=False), "lightweight"),
+        (_tag(None), "undated"),
+    ],
+)
+def test_a_tag_counts_only_when_annotated_and_dated_by_the_annulment_date(
+    tag: Tag | None, state: str
+) -> None:
+    snapshot = Snapshot.of(DATES.snapshot_tag, tag, None, DATES, date(2027, 12, 1))
+    assert snapshot.tag_state == state
+    assert snapshot.tag_counts is (state == "ok")
+    assert snapshot.tag_exists is (tag is not None)
+    assert snapshot.tagged_at == (tag.tagged_at if tag else None)
+
+
+@pytest.mark.parametrize(
+    ("record", "state"),
+    [
+        (None, "missing"),
+        ({"doi": "10.5281/zenodo.1", "created": "2027-08-30T13:00:00Z"}, "ok"),
+        ({"created": "2027-09-29T12:00:00Z"}, "ok"),
+        ({"created": "2027-09-29T14:00:00+02:00"}, "ok"),  # the same moment
+        ({"created": "2027-09-29T12:00:00.5Z"}, "late"),
+        ({"doi": "10.5281/zenodo.1"}, "undated"),
+        ({"created": "2027-09-01"}, "undated"),
+        ({"created": "2027-09-01T10:00:00"}, "undated"),  # no offset
+        ({"created": "yesterday"}, "undated"),
+        ({"created": None}, "undated"),
+        ({"created": 1788000000}, "undated"),
+    ],
+)
+def test_an_archive_record_counts_only_when_dated_by_the_annulment_date(
+    record: dict[str, object] | None, state: str
+) -> None:
+    snapshot = Snapshot.of(DATES.snapshot_tag, None, record, DATES, date(2027, 12, 1))
+    assert snapshot.archive_state == state
+    assert snapshot.archive_counts is (state == "ok")
+    assert snapshot.archived is (record is not None)
+
+
+def test_a_snapshot_made_after_the_date_resolved_on_does_not_count_yet() -> None:
+    record = {"id": "local-1", "created": "2027-09-10T09:00:00Z"}
+    tag = _tag(datetime(2027, 9, 10, 9, tzinfo=UTC))
+    before = Snapshot.of(DATES.snapshot_tag, tag, record, DATES, date(2027, 9, 8))
+    assert (before.tag_state, before.archive_state) == ("after-as-of", "after-as-of")
+    assert before.problems(DATES) == []  # not a problem: it was not made yet
+    # The day it was made counts (the day ends at 12:00 UTC the next day).
+    on_the_day = Snapshot.of(DATES.snapshot_tag, tag, record, DATES, date(2027, 9, 9))
+    assert (on_the_day.tag_state, on_the_day.archive_state) == ("ok", "ok")
+
+
+def test_late_and_undated_snapshots_are_snapshot_late_warnings() -> None:
+    snapshot = Snapshot.of(
+        DATES.snapshot_tag,
+        _tag(None, annotated=False),
+        {"id": "local-1", "created": "2027-10-01T09:00:00Z"},
+        DATES,
+        date(2027, 12, 1),
+    )
+    problems = snapshot.problems(DATES)
+    assert [(f.code, f.severity, f.file) for f in problems] == [
+        (Code.SNAPSHOT_LATE, Severity.WARNING, None)
+    ] * 2
+    assert "lightweight tag" in problems[0].message
+    assert problems[1].message == (
+        "the archive record of snapshot-2027-06-30 was created 2027-10-01T09:00:00Z, after the"
+        " annulment date 2027-09-28 ended, so it never counts (SPEC 5)"
+    )
+
+
+@pytest.mark.parametrize("state", ["lightweight", "undated", "late"])
+def test_a_snapshot_that_does_not_count_never_rescues_the_market(state: Any) -> None:
+    tagged_at = ANNULMENT_ENDS + SECOND if state == "late" else None
+    snapshot = Snapshot(DATES.snapshot_tag, state, "missing", tagged_at)
+    resolution = resolve_market(MARKET, DATES, YES, snapshot, AFTER_ANNULMENT)
+    assert (resolution.state, resolution.outcome) == ("annulled", "ANNULLED")
+    assert resolution.why.startswith("neither snapshot-2027-06-30 nor its archive copy counts")
+    assert snapshot.problems(DATES)[0].message in resolution.warnings
+    # Before the annulment date it is a warning, and the market resolves.
+    closed = resolve_market(MARKET, DATES, YES, snapshot, CLOSED)
+    assert (closed.state, closed.outcome) == ("closed", "YES")
+    assert any("annulled after 2027-09-28 if neither counts" in w for w in closed.warnings)
+
+
+def test_a_snapshot_reads_back_only_when_its_flags_agree_with_its_states() -> None:
+    resolution = resolve_market(MARKET, DATES, YES, _snapshot(True, True), CLOSED)
+    data = resolve_report_to_json(ResolveReport(CLOSED, (resolution,), ()))
+    assert resolve_report_from_json(data).markets[0].snapshot == _snapshot(True, True)
+    data["markets"][0]["snapshot"]["tag_counts"] = False
+    with pytest.raises(ReportError):
+        resolve_report_from_json(data)

@@ -68,3 +68,15 @@ def test_bars_and_digests_are_listed_and_escaped() -> None:
     assert "- bar false-safe (rate_upper): bound 0.1534 <= 0.2: **met**" in text
     assert "- bar caught\\_\\*: not exercised" in text
     assert f"- attempts/market-03/a/@\u2060b: `{'ab' * 32}`" in text
+
+
+def test_an_attempt_invalid_through_its_pull_request_has_no_status_or_outcome() -> None:
+    own = Finding(
+        Code.MAINTAINER_FILE, "judgments.yaml is written by maintainers only", "a/judgments.yaml"
+    )
+    verdict = AttemptVerdict("attempts/market-03/a/b", 3, "run", (), pr_problems=(own,))
+    text = render_markdown(VerifyReport([verdict], pr_problems=[own]))
+    assert text.startswith("### ❌ Evidence invalid (1)")
+    assert "| attempts/market-03/a/b | 3 | run | invalid | - | - | 1 |" in text
+    assert "- invalid: this pull request changes what it may not (`maintainer-file`, below)" in text
+    assert text.count("| `maintainer-file` |") == 1  # listed once, under the pull request

@@ -115,7 +115,7 @@ def _resolution(outcome: str | None, state: str, why: str) -> MarketResolution:
             AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
             AttemptSummary("attempts/market-03/lab/b", "invalid", None, None, ("schema",)),
         ),
-        snapshot=Snapshot("snapshot-2027-06-30", True, False),
+        snapshot=Snapshot("snapshot-2027-06-30", "ok", "missing"),
         warnings=("snapshot-2027-06-30: its archive copy missing",),
         source="git commit abc123",
     )
@@ -144,3 +144,15 @@ def test_brief_resolution_is_one_line_per_market() -> None:
         "market  3: filing-window (provisionally YES)",
         "1 market(s) as of 2027-09-01",
     ]
+
+
+def test_an_attempt_invalid_through_its_pull_request_says_so() -> None:
+    own = Finding(
+        Code.MAINTAINER_FILE, "judgments.yaml is written by maintainers only", "a/judgments.yaml"
+    )
+    verdict = AttemptVerdict("attempts/market-03/a/b", 3, "run", (), pr_problems=(own,))
+    text = render_text(VerifyReport([verdict], pr_problems=[own]))
+    assert text.startswith("INVALID  attempts/market-03/a/b")
+    assert "invalid: its pull request changes what it may not (maintainer-file; see below)" in text
+    assert text.count("judgments.yaml is written by maintainers only") == 1  # listed once
+    assert text.rstrip().endswith("1 attempt(s): 0 valid, 1 invalid; 1 pull-request problem(s)")
