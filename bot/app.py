@@ -242,11 +242,14 @@ def resolve_registry(
     """Resolve every market (or only `market`) as of `options.as_of` by the Three Way Rule.
 
     A closed market whose `snapshot-R` tag counts is judged on the tag's tree. Raises
-    `ClaimsError` when `market` has no contract.
+    `ClaimsError` when `market` has no contract (for market 14, with the shared rules'
+    sentence "Market 14 is not in this registry.").
     """
     as_of = options.as_of
     if as_of is None:
         raise ClaimsError("resolve needs a date (as_of)")
+    if market is not None and registry.rules.is_not_in_registry(market):
+        raise ClaimsError(registry.rules.not_in_registry_message)
     markets, problems = registry.markets()
     if market is not None:
         markets = [m for m in markets if m.id == market]

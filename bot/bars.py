@@ -22,6 +22,7 @@ from typing import Any
 from bot.evidence.models import Case, Trial
 from bot.findings import Code, Finding
 from bot.models import Bar, Market
+from bot.names import fold_name
 from bot.stats import clopper_pearson, delong
 from bot.stats.errors import StatisticsError
 from bot.stats.units import UnitStructure, collapse_units, unit_failures_among
@@ -62,8 +63,21 @@ def table_entry(result: BarResult) -> dict[str, Any]:
 
 
 def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure:
-    """The global units of all scored trials."""
-    return collapse_units([trial.keys for trial in trials], unit_keys)
+    """The global units of all scored trials.
+
+    Unit-key values that are names are compared folded (bot/names.py), so `Grader-1` and
+    ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
+    """
+    return collapse_units(
+        [
+            {
+                key: fold_name(value) if isinstance(value, str) else value
+                for key, value in t.keys.items()
+            }
+            for t in trials
+        ],
+        unit_keys,
+    )
 
 
 def _matches(value: Any, wanted: Any) -> bool:

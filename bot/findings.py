@@ -45,6 +45,7 @@ class Code(StrEnum):
     DUPLICATE_TRIAL = "duplicate-trial"
     MISSING_TRIAL = "missing-trial"
     UNKNOWN_CASE = "unknown-case"
+    NAME_INVISIBLE_CHARACTER = "name-invisible-character"
     RAW_LOG_HASH_MISMATCH = "raw-log-hash-mismatch"
     RAW_LOG_EXCERPT = "raw-log-excerpt"
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"

@@ -242,16 +242,30 @@ def _fields(files: AttemptFiles) -> dict[str, Any]:
 def find_market(
     registry: Registry, files: AttemptFiles
 ) -> tuple[Market | None, list[Finding], list[Finding]]:
-    """The attempt's market, `market-unknown` findings, and `registry-invalid` findings."""
+    """The attempt's market, `market-unknown` findings, and `registry-invalid` findings.
+
+    A folder under attempts/market-14/ is refused with the shared rules' sentence whatever its
+    attempt.yaml says (or when it cannot be read), as is an attempt.yaml naming market 14.
+    """
     attempt = files.attempt
+    rules = registry.rules
+    folder_refused = (
+        [market_unknown(files.folder_market, rules, files.folder, None)]
+        if files.folder_market is not None
+        and rules.is_not_in_registry(files.folder_market)
+        and (attempt is None or attempt.market != files.folder_market)
+        else []
+    )
     if attempt is not None:
         number, file, line = attempt.market, attempt.path, attempt.lines.get("market")
     elif files.freeze_only and files.folder_market is not None:
         number, file, line = files.folder_market, files.folder, None
     else:
-        return None, [], []
-    if registry.rules.budget_by_market.get(number) == "not_in_registry":
-        return None, [market_unknown(number, registry.rules, file, line)], []
+        return None, folder_refused, []
+    if rules.is_not_in_registry(number):
+        return None, [market_unknown(number, rules, file, line)], []
+    if folder_refused:
+        return None, folder_refused, []
     market, registry_problems = registry.market(number)
     if market is None and not registry_problems:
         return None, [market_unknown(number, registry.rules, file, line)], []

@@ -6,7 +6,8 @@ shell (`bot/gather.py`) has read the attempt folder from a tree into typed model
 (`AttemptFacts`). So every rule can be tested without git, with values in and a verdict out.
 
 Steps (numbers repeated inline):
- 1. what reading found (schema, YAML, JSONL, scan problems), and the folder's location;
+ 1. what reading found (schema, YAML, JSONL, scan problems), the folder's location, a
+    generator's counts, and names holding characters a reader cannot see;
  2. the market: unknown, or not accepting this kind;
  3. frozen cases: content hashes, unique ids;
  4. trials: one per case, known cases, unit keys;
@@ -43,6 +44,8 @@ from bot.evidence.models import (
 from bot.evidence.rules import (
     RawLogFile,
     check_cases,
+    check_generator,
+    check_names,
     check_raw_log,
     check_trial_order,
     check_trials,
@@ -54,6 +57,7 @@ from bot.history import Landing
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
+from bot.names import fold_name
 from bot.qualification import Evidence, qualify
 from bot.verdict import AttemptVerdict, CheckState, Counts
 
@@ -154,10 +158,16 @@ def _judge(
     if files.freeze_only:
         return _judge_freeze_only(files, facts, findings)
 
-    # 1. what reading found, and the location
+    # 1. what reading found, the location, and names a reader cannot see
     attempt = files.attempt
     if attempt is not None:
         findings += _check_location(files.folder, attempt)
+        findings += check_generator(
+            attempt.adversarial.generator,
+            attempt.path,
+            _line(files, attempt.path, ("adversarial", "generator", "planted_found")),
+        )
+    findings += check_names(files.published)
     # 2. the market
     findings += facts.market_problems
     if attempt is not None:
@@ -199,8 +209,10 @@ def _judge(
         files=len(files.entries),
         cases=len(cases or {}),
         trials=len(trials),
-        systems=len({trial.system for trial in trials}),
-        families=len({cases[t.case_id].family for t in trials if cases and t.case_id in cases}),
+        systems=len({fold_name(trial.system) for trial in trials}),
+        families=len(
+            {fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases}
+        ),
     )
     verdict = AttemptVerdict(
         attempt=files.folder,
@@ -342,6 +354,7 @@ def _judge_freeze_only(
     if files.case_records is not None:
         cases, problems = check_cases(files.case_records, files.path("freeze-cases.jsonl"))
         findings += problems
+    findings += check_names(files.published)
     findings.append(
         Finding(
             Code.FREEZE_ONLY,
@@ -361,9 +374,17 @@ def _judge_freeze_only(
     )
 
 
+def _line(files: AttemptFiles, file: str, where: FieldPath) -> int | None:
+    """The line of field `where` in the published document `file`, when it was parsed."""
+    for path, _, line_of in files.published:
+        if path == file:
+            return line_of(where)
+    return None
+
+
 def market_unknown(number: int, rules: SharedRules, file: str, line: int | None) -> Finding:
     """`market-unknown`: market 14 (the shared rules' sentence) or a market with no contract."""
-    if rules.budget_by_market.get(number) == "not_in_registry":
+    if rules.is_not_in_registry(number):
         return Finding(Code.MARKET_UNKNOWN, rules.not_in_registry_message, file, line)
     message = f"market {number} has no contract in this registry ({market_path(number)})"
     return Finding(Code.MARKET_UNKNOWN, message, file, line)

@@ -45,6 +45,7 @@ class SharedRules:
     checks_all: tuple[str, ...]
     checks_wrapped: tuple[str, ...]
     checks_serious: tuple[str, ...]
+    checks_own: tuple[str, ...]
     adversarial: Mapping[str, Any]
     data: Mapping[str, Any]
 
@@ -75,10 +76,19 @@ class SharedRules:
             checks_all=tuple(check["id"] for check in checks["all"]),
             checks_wrapped=tuple(check["id"] for check in checks["wrapped"]),
             checks_serious=tuple(check["id"] for check in checks["serious"]),
+            checks_own=tuple(check["id"] for check in checks["own"]),
             adversarial=data["adversarial"],
             data=data,
         )
         return rules, []
+
+    def is_not_in_registry(self, market: object) -> bool:
+        """True for a market number the shared rules say is not in this registry (14)."""
+        return (
+            isinstance(market, int)
+            and not isinstance(market, bool)
+            and self.budget_by_market.get(market) == "not_in_registry"
+        )
 
     def access_rank(self, access: str) -> int:
         """Position of an access level, weakest first (black-box < grey-box < white-box)."""
@@ -147,6 +157,7 @@ class Market:
     title: str
     resolve_by: date
     adversarial_budget: BudgetClass
+    attack_protocol: Mapping[str, Any] | None  # `own` markets (20): the market's own protocol
     assumed_access: str
     kinds: tuple[str, ...]
     min_units: int
@@ -167,10 +178,17 @@ class Market:
     ) -> tuple[Market | None, list[Finding]]:
         """Return the market, or None and the findings (`registry-invalid` for contract errors).
 
-        Beyond the schema: the id matches the file name, market 14 is refused, the budget
-        class equals the shared rules' table, and bar ids are unique.
+        Beyond the schema: the id matches the file name, the budget class equals the shared
+        rules' table, the unit keys include every shared one (a market may add keys, never drop
+        one: shared rules, Unit Rule), and bar ids are unique. A contract for market 14, by its
+        file name or its id, is refused with the shared rules' sentence alone, whatever else
+        it holds.
         """
         path = document.path
+        named = document.data.get("id") if isinstance(document.data, dict) else None
+        if rules.is_not_in_registry(expected_id) or rules.is_not_in_registry(named):
+            line = document.line_of(("id",))
+            return None, [Finding(Code.REGISTRY_INVALID, rules.not_in_registry_message, path, line)]
         findings = [
             Finding(Code.REGISTRY_INVALID, f.message, f.file, f.line)
             for f in validate("market", document.data, path, document.lines)
@@ -186,15 +204,21 @@ class Market:
         if expected_id is not None and market_id != expected_id:
             problem(f"id: got {market_id}, expected {expected_id} from the file name", "id")
         table_class = rules.budget_by_market.get(market_id)
-        if table_class == "not_in_registry":
-            problem(rules.not_in_registry_message, "id")
-        elif table_class is None:
+        if table_class is None:
             problem(f"id: market {market_id} is not in the shared rules' budget table", "id")
         elif table_class != data["adversarial_budget"]:
             problem(
                 f"adversarial_budget: got {data['adversarial_budget']!r}, the shared rules'"
                 f" table says {table_class!r} for market {market_id}",
                 "adversarial_budget",
+            )
+        listed = data.get("unit_keys", rules.unit_keys)
+        dropped = [key for key in rules.unit_keys if key not in listed]
+        if dropped:
+            problem(
+                f"unit_keys: drops {', '.join(dropped)}; a market may add unit keys to the shared"
+                f" rules' {', '.join(rules.unit_keys)}, never drop one (shared rules, Unit Rule)",
+                "unit_keys",
             )
         bar_ids = [bar["id"] for bar in data["bars"]]
         for index, bar_id in enumerate(bar_ids):
@@ -216,6 +240,7 @@ class Market:
             title=data["title"],
             resolve_by=resolve_by,
             adversarial_budget=data["adversarial_budget"],
+            attack_protocol=data.get("attack_protocol"),
             assumed_access=data["assumed_access"],
             kinds=tuple(data["kinds"]),
             min_units=int(floors["min_units"]),

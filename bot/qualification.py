@@ -9,9 +9,11 @@ for a qualifying attempt (seed, "Judgment Stack").
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from fractions import Fraction
 from typing import Any
 
 from bot.dates import MarketDates, end_of_day
@@ -27,6 +29,7 @@ from bot.evidence.models import (
 )
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
+from bot.names import fold_name
 from bot.stats.units import UnitStructure
 from bot.timestamps import parse_date, parse_timestamp
 from bot.verdict import (
@@ -79,12 +82,15 @@ class Qualification:
 
 
 def required_checks(rules: SharedRules, market: Market, kind: str) -> tuple[str, ...]:
-    """The human checks an attempt needs: all, + wrapped, + serious (SPEC 8)."""
+    """The human checks an attempt needs: all, + wrapped, + serious, + own (SPEC 8; `own` is
+    the registry's addition for market 20, docs/spec-notes.md)."""
     checks = list(rules.checks_all)
     if kind == "wrapped":
         checks += rules.checks_wrapped
     if market.adversarial_budget == "serious":
         checks += rules.checks_serious
+    if market.adversarial_budget == "own":
+        checks += rules.checks_own
     return tuple(checks)
 
 
@@ -109,15 +115,18 @@ def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSt
             f" (from {len(trials)} trials), the market needs {market.min_units}",
             "trials.jsonl",
         )
-    systems = {trial.system for trial in trials}
+    # Names are compared folded (bot/names.py): `Sim-Model-A` and `sim-model-a ` are one.
+    systems = {fold_name(trial.system) for trial in trials}
     if len(systems) < market.min_systems:
         reasons.add(
             Code.SYSTEMS_FLOOR,
             f"{len(systems)} distinct systems, the market needs {market.min_systems}",
             "trials.jsonl",
         )
-    families = {evidence.cases[trial.case_id].family for trial in trials}
-    missing = sorted(set(market.required_families) - families)
+    families = {fold_name(evidence.cases[trial.case_id].family) for trial in trials}
+    missing = sorted(
+        family for family in market.required_families if fold_name(family) not in families
+    )
     if len(families) < market.min_families or missing:
         detail = f"; required families not scored: {', '.join(missing)}" if missing else ""
         reasons.add(
@@ -134,15 +143,39 @@ def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
             reasons.add(code, f"bar {result.bar_id!r}: {result.note}", "trials.jsonl")
 
 
-def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:
-    """Default budget, or any serious route; access frozen before the attack and strong enough."""
-    adversarial = evidence.attempt.adversarial
+def _distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
+    """Each red-team group once, by its folded name and organization.
+
+    A group listed more than once keeps its largest hours: listings are never added up, so
+    the same team written three times (or as `Red team 1` and `red team 1 `) is one group.
+    """
+    groups: dict[tuple[str, str], RedTeam] = {}
+    for team in teams:
+        key = (fold_name(team.name), fold_name(team.organization))
+        if key not in groups or team.hours > groups[key].hours:
+            groups[key] = team
+    return list(groups.values())
+
+
+def _adversarial_problems(
+    attempt: Attempt, trials: Sequence[Trial], market: Market, rules: SharedRules
+) -> list[str]:
+    """Why the attack evidence does not meet the market's adversarial budget (empty: it does).
+
+    `default`: one independent red-team group and the total hours of the shared rules, or any
+    serious route (the stronger evidence, docs/spec-notes.md). `serious`: any route of the
+    shared rules (red teams, bounty, generator). `own` (market 20): the attempt reports every
+    term of the market's `attack_protocol` unchanged. Always: the attack's access at least the
+    market's assumed access. Red teams count once each, with access frozen before they
+    started and at least the market's.
+    """
+    adversarial = attempt.adversarial
     frozen = adversarial.access_frozen_at
     need = rules.access_rank(market.assumed_access)
     problems: list[str] = []
-    if rules.access_rank(evidence.attempt.assumed_access) < need:
+    if rules.access_rank(attempt.assumed_access) < need:
         problems.append(
-            f"the attack's access {evidence.attempt.assumed_access!r} is weaker"
+            f"the attack's access {attempt.assumed_access!r} is weaker"
             f" than the market's assumed {market.assumed_access!r}"
         )
 
@@ -154,56 +187,110 @@ def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: S
             and (frozen is not None and started is not None and frozen < started)
         )
 
-    teams = [team for team in adversarial.red_teams if team_ok(team)]
+    groups = _distinct_groups([team for team in adversarial.red_teams if team_ok(team)])
+    routes = rules.adversarial["routes"]
+    serious = [
+        name
+        for name, met in (
+            ("red teams", _red_teams_ok(groups, routes["red_teams"])),
+            ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"])),
+            (
+                "generator",
+                _generator_ok(adversarial.generator, routes["generator"], rules, need, trials),
+            ),
+        )
+        if met
+    ]
     if market.adversarial_budget == "default":
         budget = rules.adversarial["default"]
-        hours = sum(team.hours for team in teams)
-        if len(teams) < budget["min_groups"] or hours < budget["min_hours_total"]:
+        hours = sum(team.hours for team in groups)
+        if (
+            len(groups) < budget["min_groups"] or hours < budget["min_hours_total"]
+        ) and not serious:
             problems.append(
-                f"default budget: {len(teams)} independent red-team group(s) with access frozen"
+                f"default budget: {len(groups)} independent red-team group(s) with access frozen"
                 f" before the attack and at least {market.assumed_access}, {hours:g} hours;"
                 f" needs {budget['min_groups']} group(s) and {budget['min_hours_total']} hours"
+                " (or any serious route)"
             )
     elif market.adversarial_budget == "serious":
-        routes = rules.adversarial["routes"]
-        met = [
-            name
-            for name, check in (
-                ("red teams", _red_teams_ok(teams, routes["red_teams"])),
-                ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"])),
-                (
-                    "generator",
-                    _generator_ok(
-                        adversarial.generator,
-                        routes["generator"],
-                        rules,
-                        need,
-                        evidence.trials,
-                    ),
-                ),
-            )
-            if check
-        ]
-        if not met:
+        if not serious:
             red = routes["red_teams"]
+            strong = [team for team in groups if team.hours >= red["min_hours_each"]]
+            organizations = {fold_name(team.organization) for team in strong}
             problems.append(
-                "serious budget: no route met (red teams: "
-                f"{len(teams)} qualifying group(s), needs {red['min_groups']} from"
-                f" {red['min_organizations']} organizations with {red['min_hours_each']} hours"
-                " each; bounty; generator)"
+                f"serious budget: no route met (red teams: {len(strong)} distinct group(s) with"
+                f" at least {red['min_hours_each']} hours, from {len(organizations)}"
+                f" organization(s); needs {red['min_groups']} groups from"
+                f" {red['min_organizations']} organizations; bounty; generator)"
             )
-    elif market.adversarial_budget == "own" and not adversarial.protocol:
-        problems.append(
-            "the market states its own attack protocol; adversarial.protocol must"
-            " report how it was followed"
-        )
-    for problem in problems:
+    elif market.adversarial_budget == "own":
+        if not adversarial.protocol:
+            problems.append(
+                "the market states its own attack protocol; adversarial.protocol must"
+                " report how it was followed"
+            )
+        else:
+            problems += [
+                f"own attack protocol: {problem}"
+                for problem in _protocol_differences(
+                    market.attack_protocol or {}, adversarial.protocol
+                )
+            ]
+    return problems
+
+
+def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:
+    for problem in _adversarial_problems(evidence.attempt, evidence.trials, market, rules):
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
 
-def _red_teams_ok(teams: Sequence[RedTeam], route: Mapping[str, Any]) -> bool:
-    strong = [team for team in teams if team.hours >= route["min_hours_each"]]
-    organizations = {team.organization for team in strong}
+def _same_value(stated: Any, reported: Any) -> bool:
+    """JSON equality: numbers by value (5 is 5.0), otherwise type and value (true is not 1)."""
+    if isinstance(stated, bool) or isinstance(reported, bool):
+        return type(stated) is type(reported) and stated == reported
+    if isinstance(stated, int | float) and isinstance(reported, int | float):
+        return bool(stated == reported)
+    return type(stated) is type(reported) and bool(stated == reported)
+
+
+def _protocol_differences(
+    stated: Mapping[str, Any],
+    reported: Mapping[str, Any],
+    where: str = "adversarial.protocol",
+) -> list[str]:
+    """The terms of the market's attack protocol the attempt does not report unchanged.
+
+    What the bot can compare: every field the contract's `attack_protocol` states must appear
+    in the attempt's `adversarial.protocol` with the same value (objects field by field). The
+    attempt may add fields (how the protocol was followed: reports, hours, links). Whether the
+    attack really followed the protocol is the human check `own-protocol-followed`.
+    """
+    differences = []
+    for key, value in stated.items():
+        place = f"{where}.{key}"
+        if key not in reported:
+            differences.append(
+                f"{place} is missing, the market's attack_protocol states {_shown(value)}"
+            )
+        elif isinstance(value, dict) and isinstance(reported[key], dict):
+            differences += _protocol_differences(value, reported[key], place)
+        elif not _same_value(value, reported[key]):
+            differences.append(
+                f"{place} is {_shown(reported[key])}, the market's attack_protocol states"
+                f" {_shown(value)}"
+            )
+    return differences
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 80 else f"{text[:77]}..."
+
+
+def _red_teams_ok(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> bool:
+    strong = [team for team in groups if team.hours >= route["min_hours_each"]]
+    organizations = {fold_name(team.organization) for team in strong}
     return bool(
         len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
     )
@@ -230,13 +317,14 @@ def _generator_ok(
     need: int,
     trials: Sequence[Trial],
 ) -> bool:
-    if generator is None:
-        return False
+    if generator is None or generator.planted_found > generator.planted:
+        return False  # more found than planted is refused as evidence (bot/evidence/rules.py)
     frozen = generator.frozen_at
     first = min((trial.started_at for trial in trials), default=None)
-    found = generator.planted_found / generator.planted
+    # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.
+    found = Fraction(generator.planted_found, generator.planted)
     return (
-        found >= route["min_planted_found"]
+        found >= Fraction(str(route["min_planted_found"]))
         and generator.independent_hours >= route["min_independent_hours"]
         and rules.access_rank(generator.access) >= need
         and frozen is not None
@@ -246,17 +334,24 @@ def _generator_ok(
 
 
 def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
-    certificates = evidence.certificates or []
-    by_system = {certificate.system: certificate for certificate in certificates}
-    tested = sorted({trial.system for trial in evidence.trials})
-    missing = [system for system in tested if system not in by_system]
+    """Every tested system has a per-instance certificate; not all of them abstain.
+
+    A certificate names its instance by `system`, or by `version` when it names no system
+    (seed, Per Instance Certificate: "names the system or version"); it covers the tested
+    system whose name, folded, is that name.
+    """
+    by_system: dict[str, Certificate] = {}
+    for certificate in evidence.certificates or []:
+        by_system.setdefault(fold_name(certificate.instance), certificate)
+    tested = _first_spelling(trial.system for trial in evidence.trials)
+    missing = [name for folded, name in sorted(tested.items()) if folded not in by_system]
     if missing:
         reasons.add(
             Code.CERTIFICATE_MISSING,
             f"no per-instance certificate for system(s) {', '.join(missing)}",
             "certificates.jsonl",
         )
-    present = [by_system[system] for system in tested if system in by_system]
+    present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
     if present and all(certificate.abstain for certificate in present):
         reasons.add(
             Code.UNIVERSAL_ABSTENTION,
@@ -264,6 +359,14 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
             " tested systems; universal abstention is not a YES",
             "certificates.jsonl",
         )
+
+
+def _first_spelling(names: Iterable[str]) -> dict[str, str]:
+    """Folded name -> the first spelling of it, for messages that show names as written."""
+    spellings: dict[str, str] = {}
+    for name in names:
+        spellings.setdefault(fold_name(name), name)
+    return spellings
 
 
 def _outputs(

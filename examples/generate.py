@@ -7,6 +7,15 @@ are what a maintainer records, bound to the evidence digest. The output is deter
 tests/acceptance/test_demo.py regenerates it and fails if the committed files differ, so
 nothing under examples/ is edited by hand.
 
+Honest units. Every demo market uses the shared rules' unit keys (system, trajectory,
+evaluator, attack family): a market may add keys, never drop one. Trials that share any of
+those values are one unit (transitively), so the specimen gives each trial its own seed
+variant of one of three base systems (seed variants count as distinct systems), its own
+trajectory, its own reviewer, and each attack case its own attack family; a control case has
+no attack (null, counted in the report's nulls per key). An attempt's 24 trials are then 24
+units, and the demo markets' floors (10 units, 3 systems, 2 families) are reached by honest
+attempts without lowering them; the examples still show YES, NO, OTHER and ANNULLED.
+
 Writes:
   examples/registry/   shared rules, markets and attempt folders as they stand at the end
   examples/history/    earlier versions of files that a later pull request changes
@@ -170,7 +179,10 @@ def examples() -> list[Example]:
             ["judged-not-qualifying"],
             "a maintainer judged the systems toy-only: not qualifying, so market 6 resolves OTHER",
             judge={"not-toy-only": "fail"},
-            notes={"not-toy-only": "all three systems are hand-written gridworld agents"},
+            notes={
+                "not-toy-only": "all three base systems (and their seed variants) are"
+                " hand-written gridworld agents"
+            },
         ),
         # Market 2 is annulled: a YES-worthy attempt, but its snapshot was tagged only after
         # the annulment date (a late tag never counts, SPEC 5) and never archived.

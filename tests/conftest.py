@@ -89,8 +89,11 @@ class RegistryFactory:
         markets: dict[str, bytes],
         rules: SharedRules | None,
         scores: bool,
+        before_scores: Callable[[Files], None] | None = None,
     ) -> _Planned:
         files = attempt_files(spec)
+        if before_scores is not None:
+            before_scores(files)
         market = _market(markets, spec.market, rules)
         if scores and market is not None and rules is not None:
             files["scores.yaml"] = score_table(files, market, rules.confidence)
@@ -107,6 +110,7 @@ class RegistryFactory:
         *,
         change: Callable[[Files], None] | None = None,
         change_in_run: Callable[[Files], None] | None = None,
+        before_scores: Callable[[Files], None] | None = None,
         freeze_merged_at: datetime | None = None,
         run_merged_at: datetime | None = None,
         run: str = "merged",
@@ -127,6 +131,8 @@ class RegistryFactory:
         maintainer on main after the run, bound to the evidence digest.
 
         change: edits the attempt's files before anything is committed (after scores).
+        before_scores: edits them before the honest score table is derived, so the table
+            agrees with the edited cases and trials.
         change_in_run: edits a copy that the run pull request commits (freeze files included).
         run: "merged" (the default), "open" (a PR branch checked out), or "none".
         run_extra: other registry paths the run PR writes (None deletes).
@@ -143,7 +149,7 @@ class RegistryFactory:
         shared = _rules(rules)
         start = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
         main_steps: list[Step] = []
-        primary = self._plan(spec, change, change_in_run, markets, shared, scores)
+        primary = self._plan(spec, change, change_in_run, markets, shared, scores, before_scores)
         others = [self._plan(other, None, None, markets, shared, scores) for other in also]
         open_step: Step | None = None
         for index, planned in enumerate([primary, *others]):

@@ -290,16 +290,24 @@ def parse_judgments(data: Mapping[str, Any]) -> dict[str, Judgment]:
 
 @dataclass(frozen=True, slots=True)
 class Certificate:
-    """One line of certificates.jsonl, checked by its schema."""
+    """One line of certificates.jsonl, checked by its schema: it names the system, the
+    version, or both (seed, Per Instance Certificate: "names the system or version")."""
 
     line: int
-    system: str
-    version: str
+    system: str | None
+    version: str | None
     abstain: bool
 
     @classmethod
     def from_data(cls, line: int, data: Mapping[str, Any]) -> Certificate:
-        return cls(line, data["system"], data["version"], bool(data["abstain"]))
+        return cls(line, data.get("system"), data.get("version"), bool(data["abstain"]))
+
+    @property
+    def instance(self) -> str:
+        """The name of the instance it certifies: its system, or else its version."""
+        name = self.system if self.system is not None else self.version
+        assert name is not None  # the schema requires one of the two
+        return name
 
 
 @dataclass(frozen=True, slots=True)

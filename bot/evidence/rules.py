@@ -10,21 +10,25 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import PurePosixPath
 from typing import Any
 
 import rfc8785
 
 from bot.dates import end_of_day
-from bot.evidence.models import Case, Trial
+from bot.evidence.models import Case, Generator, Trial
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath, Record
+from bot.names import fold_name, hidden_characters
 from bot.timestamps import parse_date, parse_timestamp
 
 __all__ = [
     "RawLogFile",
     "case_hash",
     "check_cases",
+    "check_generator",
+    "check_names",
     "check_raw_log",
     "check_trial_order",
     "check_trials",
@@ -46,12 +50,16 @@ def case_hash(content: Mapping[str, Any]) -> str:
 def check_cases(
     records: Sequence[Record], file: str, complete: bool = True
 ) -> tuple[dict[str, Case], list[Finding]]:
-    """Schema, content hash and unique ids of frozen cases. Return cases by id and findings.
+    """Schema, content hash and one line per case. Return cases by id and findings.
 
+    One case frozen twice is `duplicate-case`, whether the second line repeats its `case_id`
+    or its content (the same `sha256`) under another id: the seed's "repeated attacks or epochs
+    are not scored as extra trials" (One Trial Per Case), so a repeated case is not a new one.
     No records is `file-empty`, unless `complete` is False: some line could not be read (a
     `jsonl-invalid` the loader reported), so the file is not empty and that finding says why.
     """
     cases: dict[str, Case] = {}
+    by_hash: dict[str, Case] = {}
     findings: list[Finding] = []
     for record in records:
         problems = validate("freeze-case", record.data, file, line=record.line)
@@ -64,7 +72,15 @@ def check_cases(
             message = f"case_id {case.case_id!r} appears again (first on line {first})"
             findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
             continue
-        cases[case.case_id] = case
+        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
+        same = by_hash.setdefault(case.sha256, case)
+        if same is not case:
+            message = (
+                f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
+                f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
+            )
+            findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            continue
         if case.content is not None:
             try:
                 actual = case_hash(case.content)
@@ -111,6 +127,14 @@ def check_trials(
         if problems:
             findings += problems
             continue
+        system = str(record.data["system"])
+        if not fold_name(system):
+            message = (
+                f"system: {system!r} is blank once white space is trimmed; every trial names"
+                " the system it ran on"
+            )
+            findings.append(Finding(Code.SCHEMA, message, file, record.line))
+            continue
         started_at = parse_timestamp(str(record.data["started_at"]))
         assert started_at is not None  # the schema's date-time format checked it
         trial = Trial.from_data(record.line, record.data, started_at)
@@ -143,6 +167,99 @@ def check_trials(
                 )
                 findings.append(Finding(Code.MISSING_TRIAL, message, file))
     return trials, findings
+
+
+# The names each published file holds, by file name: compared folded wherever they are
+# compared (bot/names.py), so a character a reader cannot see is refused in any of them.
+# "*" stands for every item of a list.
+_NAME_FIELDS: dict[str, tuple[FieldPath, ...]] = {
+    "attempt.yaml": (
+        ("submitter",),
+        ("adversarial", "red_teams", "*", "name"),
+        ("adversarial", "red_teams", "*", "organization"),
+    ),
+    "freeze-cases.jsonl": (("case_id",), ("family",)),
+    "trials.jsonl": (
+        ("case_id",),
+        ("system",),
+        ("trajectory",),
+        ("evaluator",),
+        ("attack_family",),
+    ),
+    "certificates.jsonl": (("system",), ("version",)),
+}
+
+
+def _values_at(
+    data: object, pattern: FieldPath, where: FieldPath = ()
+) -> list[tuple[FieldPath, str]]:
+    """The string values at `pattern` in `data` (`*` matches each list item), with their paths."""
+    if not pattern:
+        return [(where, data)] if isinstance(data, str) else []
+    step, rest = pattern[0], pattern[1:]
+    if step == "*":
+        if not isinstance(data, list):
+            return []
+        return [
+            found
+            for index, item in enumerate(data)
+            for found in _values_at(item, rest, (*where, index))
+        ]
+    if not isinstance(data, dict) or step not in data:
+        return []
+    return _values_at(data[step], rest, (*where, step))
+
+
+def _field_name(where: FieldPath) -> str:
+    text = ""
+    for part in where:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def check_names(
+    documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
+) -> list[Finding]:
+    """Names holding a character a reader cannot see: `name-invisible-character`.
+
+    Systems, unit-key values, case ids and families, certificates' system and version, the
+    submitter and red teams' names and organizations are compared folded (NFKC, case folded,
+    white space trimmed); a control, format, private-use, unassigned or separator character
+    (or another default-ignorable one) would make two names that look alike differ, so it is
+    refused, naming the file, the line and the field. `documents` are (file, data, line_of)
+    for every YAML document and JSONL record of the attempt.
+    """
+    findings = []
+    for file, data, line_of in documents:
+        for pattern in _NAME_FIELDS.get(PurePosixPath(file).name, ()):
+            for where, value in _values_at(data, pattern):
+                hidden = hidden_characters(value)
+                if hidden:
+                    message = (
+                        f"{_field_name(where)}: {value!r} holds {', '.join(hidden)}, which a"
+                        " reader cannot see; names are compared as they look, so write it"
+                        " without"
+                    )
+                    findings.append(
+                        Finding(Code.NAME_INVISIBLE_CHARACTER, message, file, line_of(where))
+                    )
+    return findings
+
+
+def check_generator(generator: Generator | None, file: str, line: int | None) -> list[Finding]:
+    """A generator cannot find more planted vulnerabilities than were planted (`schema`).
+
+    JSON Schema cannot compare two fields, so this rule does: the route's found rate is a
+    fraction of the planted ones.
+    """
+    if generator is None or generator.planted_found <= generator.planted:
+        return []
+    message = (
+        f"adversarial.generator.planted_found: {generator.planted_found} is more than planted"
+        f" ({generator.planted}): a generator cannot find more planted vulnerabilities than"
+        " were planted"
+    )
+    return [Finding(Code.SCHEMA, message, file, line)]
 
 
 def check_trial_order(

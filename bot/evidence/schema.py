@@ -116,6 +116,17 @@ def _short(value: object) -> str:
     return text if len(text) <= 60 else f"{text[:57]}..."
 
 
+def _is_one_of_fields(error: ValidationError) -> bool:
+    """An `anyOf` of single `required` fields: "at least one of these fields"."""
+    context = error.context or []
+    return bool(context) and all(
+        sub.validator == "required"
+        and isinstance(sub.validator_value, list)
+        and len(sub.validator_value) == 1
+        for sub in context
+    )
+
+
 def _message(error: ValidationError) -> str:
     field = _field(tuple(error.absolute_path))
     if _is_naive(error):
@@ -125,6 +136,9 @@ def _message(error: ValidationError) -> str:
         )
     elif error.validator == "required" or error.validator == "additionalProperties":
         text = error.message
+    elif error.validator == "anyOf" and _is_one_of_fields(error):
+        names = ", ".join(repr(sub.validator_value[0]) for sub in error.context or ())  # type: ignore[index]
+        text = f"needs at least one of {names}, got none"
     elif error.validator in ("oneOf", "anyOf"):
         text = f"{_short(error.instance)} matches none of the allowed forms"
     elif error.validator == "format":

@@ -277,3 +277,95 @@ def test_a_pull_request_changing_judged_evidence_makes_the_judgments_stale(
     assert result.codes() == set() and attempt["evidence"] == "valid"
     assert attempt["status"] == "pending-judgment"
     assert {(c["state"], c["by"]) for c in attempt["checks"].values()} == {("stale", "maintainer")}
+
+
+# ---- issue "Verdict integrity": units, duplicates, names, adversarial evidence ---------------
+
+
+def test_a_market_may_not_drop_shared_unit_keys(make_registry, run_claims) -> None:
+    # With [trajectory, evaluator] alone, trials on one system would count as many units.
+    market = market_document(3, "default", unit_keys=["trajectory", "evaluator"])
+    built = make_registry(markets={"markets/market-03.yaml": dump_yaml(market)})
+    result = run_claims("verify", built.attempt)
+    assert result.code == 2
+    (problem,) = result.report["registry_problems"]
+    assert problem["code"] == "registry-invalid"
+    assert problem["message"].startswith("unit_keys: drops system, attack_family")
+
+
+def test_twenty_four_cases_of_two_contents_are_not_twenty_four_trials(
+    make_registry, run_claims
+) -> None:
+    def two_contents(files: Files) -> None:
+        def edit(cases: list[dict[str, Any]]) -> None:
+            for index, case in enumerate(cases):
+                model = cases[index % 2]
+                case.update(sha256=model["sha256"], content=model["content"])
+
+        rewrite(files, "freeze-cases.jsonl", edit)
+
+    result = run_claims("verify", make_registry(change=two_contents, scores=False).attempt)
+    assert result.codes() == {"duplicate-case"}
+    assert len(result.reasons()) == 22
+    assert result.attempt()["evidence"] == "invalid"
+
+
+def test_look_alike_systems_are_one_system(make_registry, run_claims) -> None:
+    names = ["sim-model-a", "Sim-Model-A", "sim-model-a ", "SIM-MODEL-A"]
+
+    def look_alikes(files: Files) -> None:
+        def edit(trials: list[dict[str, Any]]) -> None:
+            for index, trial in enumerate(trials):
+                trial["system"] = names[index % len(names)]
+
+        rewrite(files, "trials.jsonl", edit)
+        rewrite(
+            files,
+            "certificates.jsonl",
+            lambda certificates: certificates.__setitem__(
+                slice(None), [dict(certificates[0], system="sim-model-a")]
+            ),
+        )
+
+    result = run_claims("verify", make_registry(before_scores=look_alikes).attempt)
+    assert result.attempt()["counts"]["systems"] == 1
+    assert result.codes() == {"systems-floor", "sample-size", "bar-refused"}
+
+
+def test_an_invisible_character_in_a_system_name_is_refused(make_registry, run_claims) -> None:
+    def hide(files: Files) -> None:
+        def edit(trials: list[dict[str, Any]]) -> None:
+            trials[4]["system"] += "\u200b"
+
+        rewrite(files, "trials.jsonl", edit)
+
+    result = run_claims("verify", make_registry(before_scores=hide).attempt)
+    assert result.codes() == {"name-invisible-character"}
+    (reason,) = result.reasons()
+    assert (reason["file"].rsplit("/", 1)[1], reason["line"]) == ("trials.jsonl", 5)
+    assert reason["message"].startswith("system: ")
+
+
+def test_more_planted_vulnerabilities_found_than_planted_is_refused(
+    make_registry, run_claims
+) -> None:
+    def impossible(files: Files) -> None:
+        files["attempt.yaml"] += (
+            b"  generator:\n"
+            b"    name: planted-fault generator\n"
+            b"    frozen_at: 2027-01-15T09:00:00Z\n"
+            b"    planted: 10\n"
+            b"    planted_found: 12\n"
+            b"    independent_hours: 320\n"
+            b"    access: black-box\n"
+        )
+
+    built = make_registry(AttemptSpec(market=5, adversarial="serious"), change=impossible)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"schema"}
+    (reason,) = result.reasons()
+    assert reason["message"] == (
+        "adversarial.generator.planted_found: 12 is more than planted (10): a generator"
+        " cannot find more planted vulnerabilities than were planted"
+    )
+    assert reason["file"].endswith("/attempt.yaml") and reason["line"] is not None

@@ -34,6 +34,7 @@ from referencing import Registry, Resource
 from bot.cli import main
 from bot.demo.specimen import AttemptSpec, market_document
 from bot.dump import dump_yaml
+from bot.evidence.rules import case_hash
 from bot.load.yaml_ import parse_yaml
 from bot.stats.errors import StatisticsError
 from bot.stats.units import collapse_units
@@ -518,7 +519,16 @@ def test_case_ids_that_collide_after_nfkc_and_casefold(make_registry, run_claims
 
     def change(files: Files) -> None:
         def edit(cases: list[dict[str, Any]]) -> None:
-            cases.append({**cases[0], "case_id": cases[0]["case_id"].upper()})
+            # A new case (its own content: the same content twice is duplicate-case).
+            content = {**cases[0]["content"], "prompt": "another scenario"}
+            cases.append(
+                {
+                    **cases[0],
+                    "case_id": cases[0]["case_id"].upper(),
+                    "content": content,
+                    "sha256": case_hash(content),
+                }
+            )
             cases.append({**cases[1], "case_id": "\uff53andbagging-001"})  # fullwidth s
             cases.append({**cases[2], "case_id": "\u212aelvin-002"})  # KELVIN SIGN
 

@@ -98,12 +98,23 @@ def _abstain_everywhere(files: Files) -> None:
     rewrite(files, "certificates.jsonl", edit)
 
 
+def _share_a_reviewer(files: Files) -> None:
+    """Trials 1 (an attack) and 3 (a control) checked by one reviewer: one unit. The
+    discrimination bar counts every trial, so two of its trials share a unit."""
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[2]["evaluator"] = trials[0]["evaluator"]
+
+    rewrite(files, "trials.jsonl", edit)
+
+
 # (id, make_registry keyword arguments, expected qualification codes)
 NOT_QUALIFYING: list[tuple[str, dict[str, Any], set[str]]] = [
     ("sample-size", {"markets": _markets(floors=_floors(min_units=100))}, {"sample-size"}),
     (
+        # The specimen's 24 trials run on 24 seed variants of three base systems.
         "systems-floor",
-        {"spec": AttemptSpec(systems=("sim-model-a", "sim-model-b"))},
+        {"markets": _markets(floors=_floors(min_systems=25))},
         {"systems-floor"},
     ),
     (
@@ -119,7 +130,7 @@ NOT_QUALIFYING: list[tuple[str, dict[str, Any], set[str]]] = [
     ("bar-not-exercised", {"markets": _markets(bars=_bars(CANARY_BAR))}, {"bar-not-exercised"}),
     (
         "bar-refused: AUROC trials share a unit",
-        {"markets": _markets(unit_keys=["system"], floors=_floors(min_units=3))},
+        {"before_scores": _share_a_reviewer},
         {"bar-refused"},
     ),
     ("adversarial-budget: too few hours", {"change": _team(hours=30)}, {"adversarial-budget"}),
@@ -261,13 +272,14 @@ def test_supplied_bar_without_cases_is_never_a_miss(make_registry, run_claims) -
 
 
 def test_bar_refused_says_which_trials_share_a_unit(make_registry, run_claims) -> None:
-    built = make_registry(markets=_markets(unit_keys=["system"], floors=_floors(min_units=3)))
+    built = make_registry(before_scores=_share_a_reviewer)
     attempt = run_claims("verify", built.attempt).attempt()
     (reason,) = attempt["reasons"]
-    assert "share a unit" in reason["message"]
+    assert "trials on lines 1 and 3 share a unit" in reason["message"]
     assert "'discrimination'" in reason["message"]
     assert attempt["bars"][1]["exercised"] is False
-    assert attempt["units"]["count"] == 3
+    assert attempt["units"]["count"] == 23
+    assert attempt["units"]["joined_most_by"] == "evaluator"
 
 
 def test_required_family_message_names_the_family(make_registry, run_claims) -> None:

@@ -524,3 +524,60 @@ def test_freeze_only_folder_is_a_warning(make_registry, run_claims) -> None:
 def test_spec_is_replaceable() -> None:
     # Guard for the fixture: AttemptSpec stays a frozen dataclass usable with replace().
     assert replace(AttemptSpec(), seed=9).seed == 9
+
+
+# ---- market 14: every path refuses it with the one sentence (issue "Verdict integrity", 9) ---
+
+NOT_IN_REGISTRY = "Market 14 is not in this registry."
+
+
+def _market_14_messages(result: Any) -> list[str]:
+    """The messages that refuse a market: market-unknown and registry-invalid."""
+    found = [*result.report.get("registry_problems", []), *result.reasons()]
+    return [r["message"] for r in found if r["code"] in ("market-unknown", "registry-invalid")]
+
+
+def test_market_14_freeze_only_folder(make_registry, run_claims) -> None:
+    built = make_registry(AttemptSpec(market=14), run="none")
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"market-unknown", "freeze-only"}
+    assert _market_14_messages(result) == [NOT_IN_REGISTRY]
+
+
+def test_market_14_folder_whose_attempt_names_another_market(make_registry, run_claims) -> None:
+    def elsewhere(files: Files) -> None:
+        files["attempt.yaml"] = files["attempt.yaml"].replace(b"market: 14", b"market: 3")
+
+    built = make_registry(AttemptSpec(market=14), change=elsewhere)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"market-unknown", "attempt-location"}
+    assert _market_14_messages(result) == [NOT_IN_REGISTRY]
+
+
+def test_market_14_folder_whose_attempt_cannot_be_read(make_registry, run_claims) -> None:
+    def broken(files: Files) -> None:
+        files["attempt.yaml"] = files["attempt.yaml"].replace(b"\ntitle:", b"\nheadline:")
+
+    built = make_registry(AttemptSpec(market=14), change=broken)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"market-unknown", "schema"}
+    assert _market_14_messages(result) == [NOT_IN_REGISTRY]
+
+
+def test_market_14_contract_file(make_registry, run_claims) -> None:
+    markets = {
+        "markets/market-03.yaml": dump_yaml(market_document(3, "default")),
+        "markets/market-14.yaml": dump_yaml(market_document(14, "default")),
+    }
+    built = make_registry(markets=markets)
+    result = run_claims("resolve", "--registry", built.root)
+    assert result.code == 2
+    assert [(p["code"], p["message"], p["file"]) for p in result.report["registry_problems"]] == [
+        ("registry-invalid", NOT_IN_REGISTRY, "markets/market-14.yaml")
+    ]
+
+
+def test_resolve_market_14(make_registry, run_claims) -> None:
+    result = run_claims("resolve", "--registry", make_registry().root, "--market", "14")
+    assert result.code == 2
+    assert result.err.splitlines()[0] == f"error: {NOT_IN_REGISTRY}"

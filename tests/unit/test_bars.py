@@ -72,7 +72,7 @@ DISCRIMINATION = {
 
 def _market(
     *bars: dict[str, Any],
-    unit_keys: Sequence[str] = ("trajectory", "evaluator"),
+    unit_keys: Sequence[str] = ("system", "trajectory", "evaluator", "attack_family"),
     max_rate: float | None = None,
 ) -> Market:
     return load_market(
@@ -96,11 +96,12 @@ def _trial(
     case_id: str,
     result: dict[str, Any],
     *,
-    system: str = "sys-a",
+    system: str | None = None,
     trajectory: str | None = None,
     evaluator: str | None = None,
     attack_family: str | None = None,
 ) -> Trial:
+    system = f"sys-{index}" if system is None else system  # each trial its own instance
     keys = {
         "case_id": case_id,
         "system": system,
@@ -379,15 +380,15 @@ def test_within_unit_rate_counts_only_the_bars_trials() -> None:
     assert (result.failures, result.units) == (1, 1)
 
 
-def test_unit_keys_come_from_the_market() -> None:
+def test_trials_on_one_system_are_one_unit() -> None:
     cases, trials = _verdicts(["caught"] * 6)
+    (own,) = _evaluate(_market(FALSE_SAFE), cases, trials)
     systems = ["s1", "s2", "s3"]
     trials = [
         _trial(i, t.case_id, dict(t.result), system=systems[i % 3]) for i, t in enumerate(trials)
     ]
-    (by_trajectory,) = _evaluate(_market(FALSE_SAFE), cases, trials)
-    (by_system,) = _evaluate(_market(FALSE_SAFE, unit_keys=["system"]), cases, trials)
-    assert (by_trajectory.units, by_system.units) == (6, 3)
+    (shared,) = _evaluate(_market(FALSE_SAFE), cases, trials)
+    assert (own.units, shared.units) == (6, 3)
 
 
 # ---- which trials a bar counts: JSON-typed matching -----------------------------------------
@@ -540,3 +541,33 @@ def test_class_conditional_counts_are_compared_when_claimed() -> None:
     assert compare_score_tables(claimed, derived) == ["class_conditional.all"]
     del claimed["class_conditional"]
     assert compare_score_tables(claimed, derived) == []  # absent: a required-output question
+
+
+# ---- unit keys compare names folded (issue "Verdict integrity", 5) --------------------------
+
+
+def test_look_alike_unit_key_values_join_one_unit() -> None:
+    from bot.bars import unit_structure
+
+    _, trials = _verdicts(["caught"] * 4)
+    evaluators = ["grader-1", "Grader-1", " grader-1", "\uff47\uff52\uff41\uff44\uff45\uff52-1"]
+    trials = [
+        _trial(i, t.case_id, dict(t.result), system=f"sys-{i}", evaluator=evaluators[i])
+        for i, t in enumerate(trials)
+    ]
+    structure = unit_structure(trials, RULES_MODEL.unit_keys)
+    assert structure.count == 1
+    assert structure.joins_per_key["evaluator"] == 3
+
+
+def test_a_blank_unit_key_value_is_not_applicable_and_counted() -> None:
+    from bot.bars import unit_structure
+
+    _, trials = _verdicts(["caught"] * 3)
+    trials = [
+        _trial(i, t.case_id, dict(t.result), system=f"sys-{i}", attack_family=" ")
+        for i, t in enumerate(trials)
+    ]
+    structure = unit_structure(trials, RULES_MODEL.unit_keys)
+    assert structure.count == 3
+    assert structure.nulls_per_key["attack_family"] == 3

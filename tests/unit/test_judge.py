@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import BinaryIO
@@ -23,7 +24,7 @@ from bot.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.dump import format_timestamp
+from bot.dump import dump_jsonl, format_timestamp
 from bot.findings import Code, Finding
 from bot.gather import find_market, read_attempt
 from bot.history import Landing, MemoryHistory
@@ -334,3 +335,155 @@ def test_a_broken_judgments_file_on_the_base_branch_is_reported() -> None:
     read = read_attempt(registry, FOLDER, judgments_from=base)
     assert read.judgments is None
     assert [(f.code, f.file) for f in read.problems] == [(Code.YAML_INVALID, path)]
+
+
+# ---- names: compared folded, invisible characters refused (issue "Verdict integrity", 5) ------
+
+
+def _scored_after(change) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    """Honest files with `change` applied before the score table and the judgments."""
+    files = attempt_files(SPEC)
+    change(files)
+    files["scores.yaml"] = score_table(files, MARKET, RULES_MODEL.confidence)
+    checks = dict.fromkeys(required_checks(RULES_MODEL, MARKET, SPEC.kind), "pass")
+    files["judgments.yaml"] = judgments_file(
+        files, checks, "maintainer", format_timestamp(FILED + timedelta(hours=2))
+    )
+    return files
+
+
+def _rewrite(files: dict[str, bytes], name: str, edit) -> None:  # type: ignore[no-untyped-def]
+    items = [json.loads(line) for line in files[name].decode().splitlines()]
+    for index, item in enumerate(items):
+        edit(index, item)
+    files[name] = dump_jsonl(items)
+
+
+LOOK_ALIKES = ("sim-model-a", "Sim-Model-A", "sim-model-a ", "\uff33\uff29\uff2d-model-a")
+
+
+def test_look_alike_system_names_are_one_system() -> None:
+    def one_system(files: dict[str, bytes]) -> None:
+        _rewrite(
+            files,
+            "trials.jsonl",
+            lambda i, trial: trial.update(system=LOOK_ALIKES[i % 4]),
+        )
+        _rewrite(files, "certificates.jsonl", lambda i, cert: cert.update(system="sim-model-a"))
+
+    verdict = _judge(_scored_after(one_system))
+    assert verdict.counts.systems == 1
+    assert verdict.units is not None and verdict.units.count == 1
+    assert _codes(verdict) == {"systems-floor", "sample-size", "bar-refused"}
+    (floor,) = [f for f in verdict.qualification if f.code is Code.SYSTEMS_FLOOR]
+    assert floor.message == "1 distinct systems, the market needs 3"
+
+
+def test_look_alike_family_names_are_one_family() -> None:
+    def one_family(files: dict[str, bytes]) -> None:
+        _rewrite(files, "freeze-cases.jsonl", lambda i, case: case.update(family="Sabotage "))
+
+    verdict = _judge(_scored_after(one_family))
+    assert verdict.counts.families == 1
+    assert _codes(verdict) == {"family-coverage"}
+    (coverage,) = verdict.qualification
+    assert coverage.message == "1 families scored, the market needs 2"
+
+
+def test_a_certificate_covers_its_system_whatever_the_case() -> None:
+    def shout(files: dict[str, bytes]) -> None:
+        _rewrite(
+            files, "certificates.jsonl", lambda i, cert: cert.update(system=cert["system"].upper())
+        )
+
+    verdict = _judge(_scored_after(shout))
+    assert _codes(verdict) == set()
+    assert verdict.status == "qualifying"
+
+
+@pytest.mark.parametrize(
+    ("name", "field", "character"),
+    [
+        ("trials.jsonl", "system", "\u200b"),  # ZERO WIDTH SPACE (Cf)
+        ("trials.jsonl", "evaluator", "\u202e"),  # RIGHT-TO-LEFT OVERRIDE (Cf)
+        ("trials.jsonl", "trajectory", "\x07"),  # BELL (Cc)
+        ("trials.jsonl", "attack_family", "\ue000"),  # a private-use character (Co)
+        ("freeze-cases.jsonl", "family", "\u2028"),  # LINE SEPARATOR (Zl)
+        ("certificates.jsonl", "system", "\ufe0f"),  # VARIATION SELECTOR-16 (ignorable)
+    ],
+)
+def test_an_invisible_character_in_a_name_is_refused(name: str, field: str, character: str) -> None:
+    def hide(files: dict[str, bytes]) -> None:
+        def edit(index: int, item: dict[str, object]) -> None:
+            if index == 1:
+                item[field] = f"{item[field] or 'value'}{character}"
+
+        _rewrite(files, name, edit)
+
+    verdict = _judge(_scored_after(hide))
+    assert [(f.code.value, f.file, f.line) for f in verdict.findings] == [
+        ("name-invisible-character", f"{FOLDER}/{name}", 2)
+    ]
+    message = verdict.findings[0].message
+    assert message.startswith(f"{field}: ")
+    assert f"U+{ord(character):04X}" in message
+    assert verdict.evidence == "invalid"
+
+
+def test_an_invisible_character_in_a_red_team_is_refused() -> None:
+    def hide(files: dict[str, bytes]) -> None:
+        files["attempt.yaml"] = files["attempt.yaml"].replace(
+            b"organization: Example Security Collective",
+            "organization: Example Security\u00adCollective".encode(),
+        )
+
+    verdict = _judge(_scored_after(hide))
+    (finding,) = verdict.findings
+    assert (finding.code.value, finding.file) == (
+        "name-invisible-character",
+        f"{FOLDER}/attempt.yaml",
+    )
+    assert finding.line is not None and finding.line > 1
+    assert finding.message.startswith("adversarial.red_teams[0].organization: ")
+    assert "U+00AD" in finding.message
+
+
+# ---- certificates name the system or the version (issue "Verdict integrity", 9) ---------------
+
+
+def _certificates(edit) -> dict[str, bytes]:  # type: ignore[no-untyped-def]
+    return _scored_after(lambda files: _rewrite(files, "certificates.jsonl", edit))
+
+
+def test_a_certificate_may_name_the_version_only() -> None:
+    def version_only(index: int, cert: dict[str, object]) -> None:
+        cert["version"] = cert.pop("system")
+
+    verdict = _judge(_certificates(version_only))
+    assert _codes(verdict) == set()
+    assert verdict.status == "qualifying"
+
+
+def test_a_certificate_may_name_the_system_only() -> None:
+    verdict = _judge(_certificates(lambda index, cert: cert.pop("version")))
+    assert _codes(verdict) == set()
+    assert verdict.status == "qualifying"
+
+
+def test_a_certificate_naming_neither_is_refused() -> None:
+    def anonymous(index: int, cert: dict[str, object]) -> None:
+        if index == 0:
+            del cert["system"], cert["version"]
+
+    verdict = _judge(_certificates(anonymous))
+    assert [(f.code, f.line) for f in verdict.findings] == [(Code.SCHEMA, 1)]
+    assert "system" in verdict.findings[0].message
+
+
+def test_a_certificate_naming_both_covers_the_system_it_names() -> None:
+    # The version then describes the named system; it does not name a second instance.
+    def renamed(index: int, cert: dict[str, object]) -> None:
+        cert["version"], cert["system"] = cert["system"], f"other-{index}"
+
+    verdict = _judge(_certificates(renamed))
+    assert _codes(verdict) == {"certificate-missing"}

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.dates import MarketDates, end_of_day
-from bot.demo.specimen import load_market, market_document
+from bot.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
+from bot.dump import format_timestamp
+from bot.evidence.models import Attempt
+from bot.evidence.rules import check_cases, check_trials
+from bot.evidence.schema import validate
+from bot.findings import Code
+from bot.load.document import Document, Record
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
-from bot.qualification import required_checks
+from bot.qualification import Evidence, qualify, required_checks
+from bot.stats.units import collapse_units
 from bot.timestamps import parse_timestamp
-from tests.support import RULES
+from tests.support import RULES, records
 
 
 def _rules() -> SharedRules:
@@ -155,3 +165,288 @@ def test_checks_come_from_the_shared_rules() -> None:
     assert SHARED.checks_all == ALL
     assert SHARED.checks_wrapped == ("wrapping-within-rules",)
     assert SHARED.checks_serious == ("adversarial-route-serious",)
+
+
+# ---- the adversarial budget (issue "Verdict integrity", 8) ------------------------------------
+#
+# qualify() on an honest specimen whose attempt.yaml is edited as data; only the
+# `adversarial-budget` reasons are looked at. Thresholds are read from the shared rules, so each
+# boundary is tested at, just below and just above the number the rules state.
+
+ROUTES = SHARED.adversarial["routes"]
+DEFAULT = SHARED.adversarial["default"]
+FIRST_TRIAL = AttemptSpec().first_trial_at
+FROZEN = AttemptSpec().frozen_at
+
+
+def _evidence(spec: AttemptSpec, edit: Callable[[dict[str, Any]], None] | None) -> Evidence:
+    files = attempt_files(spec)
+    data = yaml.safe_load(files["attempt.yaml"])
+    if edit is not None:
+        edit(data)
+    assert validate("attempt", data, "attempt.yaml") == []
+    cases, _ = check_cases(
+        [Record(n, r) for n, r in enumerate(records(files, "freeze-cases.jsonl"), 1)], "c"
+    )
+    trials, _ = check_trials(
+        [Record(n, r) for n, r in enumerate(records(files, "trials.jsonl"), 1)],
+        cases,
+        SHARED.unit_keys,
+        "t",
+    )
+    return Evidence(
+        folder=spec.folder,
+        attempt=Attempt.from_document(Document("attempt.yaml", data)),
+        cases=cases,
+        trials=trials,
+        certificates=None,
+        scores=None,
+        judgments=None,
+        digest="0" * 64,
+        filed_at=None,
+    )
+
+
+def _budget(
+    edit: Callable[[dict[str, Any]], None] | None = None,
+    budget: str = "serious",
+    spec: AttemptSpec | None = None,
+    **market: Any,
+) -> list[str]:
+    number = {"default": 3, "serious": 5, "own": 20}[budget]
+    contract = load_market(market_document(number, budget, **market), SHARED)
+    evidence = _evidence(spec or AttemptSpec(market=number), edit)
+    units = collapse_units([trial.keys for trial in evidence.trials], contract.unit_keys)
+    result = qualify(evidence, contract, SHARED, [], units, {}, date(2027, 4, 15))
+    return [r.message for r in result.reasons if r.code is Code.ADVERSARIAL_BUDGET]
+
+
+def _stamp(moment: datetime) -> str:
+    return format_timestamp(moment)
+
+
+def _no_red_teams(data: dict[str, Any]) -> None:
+    data["adversarial"]["red_teams"] = []
+
+
+def _bounty(**changes: Any) -> Callable[[dict[str, Any]], None]:
+    listed = FROZEN + timedelta(days=1)
+    bounty = {
+        "url": "https://bounty.example.org/monitor",
+        "usd": ROUTES["bounty"]["min_usd"],
+        "listed_at": _stamp(listed),
+        "closed_at": _stamp(listed + timedelta(days=ROUTES["bounty"]["min_days_open"])),
+        "rules_frozen_at": _stamp(listed),
+        "qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"],
+    }
+    bounty.update(changes)
+
+    def edit(data: dict[str, Any]) -> None:
+        _no_red_teams(data)
+        data["adversarial"]["bounty"] = bounty
+
+    return edit
+
+
+def _generator(**changes: Any) -> Callable[[dict[str, Any]], None]:
+    generator = {
+        "name": "planted-fault generator v2",
+        "frozen_at": _stamp(FIRST_TRIAL - timedelta(days=1)),
+        "planted": 100,
+        "planted_found": round(ROUTES["generator"]["min_planted_found"] * 100),
+        "independent_hours": ROUTES["generator"]["min_independent_hours"],
+        "access": "black-box",
+    }
+    generator.update(changes)
+
+    def edit(data: dict[str, Any]) -> None:
+        _no_red_teams(data)
+        data["adversarial"]["generator"] = generator
+
+    return edit
+
+
+def test_the_honest_serious_specimen_meets_the_serious_budget() -> None:
+    assert _budget(spec=AttemptSpec(market=5, adversarial="serious")) == []
+
+
+def test_no_route_at_all_is_refused() -> None:
+    (message,) = _budget(_no_red_teams)
+    assert message.startswith("serious budget: no route met")
+
+
+# Bounty: USD, days open, qualifying submissions, rules frozen no later than listing.
+LISTED = FROZEN + timedelta(days=1)
+DAYS = timedelta(days=ROUTES["bounty"]["min_days_open"])
+SECOND = timedelta(seconds=1)
+BOUNTY_CASES = [
+    ("usd at the minimum", {}, True),
+    ("usd just below", {"usd": ROUTES["bounty"]["min_usd"] - 0.01}, False),
+    ("usd above", {"usd": ROUTES["bounty"]["min_usd"] + 1}, True),
+    ("open exactly the minimum", {"closed_at": _stamp(LISTED + DAYS)}, True),
+    ("open a second less", {"closed_at": _stamp(LISTED + DAYS - SECOND)}, False),
+    ("open a second more", {"closed_at": _stamp(LISTED + DAYS + SECOND)}, True),
+    ("submissions at the minimum", {}, True),
+    (
+        "submissions below",
+        {"qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"] - 1},
+        False,
+    ),
+    (
+        "submissions above",
+        {"qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"] + 1},
+        True,
+    ),
+    ("rules frozen at listing", {"rules_frozen_at": _stamp(LISTED)}, True),
+    ("rules frozen a second after listing", {"rules_frozen_at": _stamp(LISTED + SECOND)}, False),
+    ("rules frozen before listing", {"rules_frozen_at": _stamp(LISTED - SECOND)}, True),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "met"), [c[1:] for c in BOUNTY_CASES], ids=[c[0] for c in BOUNTY_CASES]
+)
+def test_the_bounty_route_at_each_boundary(changes: dict[str, Any], met: bool) -> None:
+    assert (_budget(_bounty(**changes)) == []) is met
+
+
+# Generator: planted found rate, independent hours, access, frozen before the first trial.
+FOUND = ROUTES["generator"]["min_planted_found"]
+HOURS = ROUTES["generator"]["min_independent_hours"]
+GENERATOR_CASES = [
+    ("found rate at the minimum", {"planted": 10, "planted_found": round(FOUND * 10)}, True),
+    ("found rate just below", {"planted": 1000, "planted_found": round(FOUND * 1000) - 1}, False),
+    ("found rate just above", {"planted": 1000, "planted_found": round(FOUND * 1000) + 1}, True),
+    ("hours at the minimum", {"independent_hours": HOURS}, True),
+    ("hours just below", {"independent_hours": HOURS - 0.5}, False),
+    ("hours above", {"independent_hours": HOURS + 0.5}, True),
+    ("frozen a second before the first trial", {"frozen_at": _stamp(FIRST_TRIAL - SECOND)}, True),
+    ("frozen at the first trial", {"frozen_at": _stamp(FIRST_TRIAL)}, False),
+    ("frozen after the first trial", {"frozen_at": _stamp(FIRST_TRIAL + SECOND)}, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "met"), [c[1:] for c in GENERATOR_CASES], ids=[c[0] for c in GENERATOR_CASES]
+)
+def test_the_generator_route_at_each_boundary(changes: dict[str, Any], met: bool) -> None:
+    assert (_budget(_generator(**changes)) == []) is met
+
+
+@pytest.mark.parametrize(
+    ("generator_access", "market_access", "met"),
+    [
+        ("black-box", "grey-box", False),
+        ("grey-box", "grey-box", True),
+        ("white-box", "grey-box", True),
+    ],
+)
+def test_the_generator_s_access_is_at_least_the_market_s(
+    generator_access: str, market_access: str, met: bool
+) -> None:
+    def edit(data: dict[str, Any]) -> None:
+        _generator(access=generator_access)(data)
+        data["assumed_access"] = "white-box"  # the attempt's own claim is not what is tested
+
+    assert (_budget(edit, assumed_access=market_access) == []) is met
+
+
+# Red teams: groups, organizations, hours each; and the default budget's group and total hours.
+def _teams(*teams: tuple[str, str, float]) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        data["adversarial"]["red_teams"] = [
+            {
+                "name": name,
+                "organization": organization,
+                "independent": True,
+                "hours": hours,
+                "access": "black-box",
+                "started_at": _stamp(FROZEN + timedelta(days=2)),
+            }
+            for name, organization, hours in teams
+        ]
+
+    return edit
+
+
+EACH = ROUTES["red_teams"]["min_hours_each"]
+
+
+def test_three_groups_from_two_organizations_meet_the_red_team_route() -> None:
+    assert _budget(_teams(("A", "Org 1", EACH), ("B", "Org 2", EACH), ("C", "Org 1", EACH))) == []
+
+
+def test_a_group_just_below_its_hours_does_not_count() -> None:
+    edit = _teams(("A", "Org 1", EACH), ("B", "Org 2", EACH), ("C", "Org 1", EACH - 0.5))
+    assert _budget(edit) != []
+
+
+def test_one_red_team_listed_three_times_is_one_group() -> None:
+    edit = _teams(
+        ("Red team 1", "Org 1", EACH),
+        ("red team 1 ", "ORG 1", EACH),  # the same group, written differently
+        ("Red team 2", "Org 2", EACH),
+    )
+    (message,) = _budget(edit)
+    assert "2 distinct group(s)" in message
+
+
+def test_a_listed_twice_group_s_hours_are_not_added_up() -> None:
+    half = DEFAULT["min_hours_total"] / 2
+    edit = _teams(("Red team 1", "Org 1", half), ("Red team 1", "Org 1", half))
+    (message,) = _budget(edit, budget="default")
+    assert f"{half:g} hours" in message
+
+
+def test_the_default_budget_at_its_boundary() -> None:
+    total = DEFAULT["min_hours_total"]
+    assert _budget(_teams(("A", "Org 1", total)), budget="default") == []
+    assert _budget(_teams(("A", "Org 1", total - 0.5)), budget="default") != []
+    assert _budget(_teams(("A", "Org 1", total / 2), ("B", "Org 2", total / 2)), "default") == []
+
+
+def test_a_default_market_accepts_a_serious_route() -> None:
+    # The stronger evidence: a bounty (no red team at all) on a market that needs the default.
+    assert _budget(_bounty(), budget="default") == []
+    assert _budget(_generator(), budget="default") == []
+    (message,) = _budget(_bounty(usd=1), budget="default")
+    assert message.startswith("default budget:")
+
+
+# Market 20 states its own attack protocol.
+PROTOCOL = {"rounds": 5, "access": "white-box", "attackers": "two independent teams"}
+
+
+def _own(protocol: dict[str, Any] | None) -> Callable[[dict[str, Any]], None]:
+    def edit(data: dict[str, Any]) -> None:
+        if protocol is None:
+            data["adversarial"].pop("protocol", None)
+        else:
+            data["adversarial"]["protocol"] = protocol
+
+    return edit
+
+
+def test_an_own_protocol_followed_as_stated_is_accepted() -> None:
+    report = {**PROTOCOL, "report_url": "https://reports.example.org/attack"}
+    assert _budget(_own(report), budget="own", attack_protocol=PROTOCOL) == []
+
+
+def test_an_own_protocol_with_other_terms_is_refused() -> None:
+    (message,) = _budget(_own({**PROTOCOL, "rounds": 2}), budget="own", attack_protocol=PROTOCOL)
+    assert message == (
+        "own attack protocol: adversarial.protocol.rounds is 2, the market's attack_protocol"
+        " states 5"
+    )
+
+
+def test_an_own_protocol_that_leaves_a_term_out_is_refused() -> None:
+    partial = {k: v for k, v in PROTOCOL.items() if k != "attackers"}
+    (message,) = _budget(_own(partial), budget="own", attack_protocol=PROTOCOL)
+    assert "adversarial.protocol.attackers is missing" in message
+
+
+def test_own_markets_need_the_own_protocol_check() -> None:
+    market = load_market(market_document(20, "own", attack_protocol=PROTOCOL), SHARED)
+    assert required_checks(SHARED, market, "run") == (*ALL, "own-protocol-followed")
+    assert SHARED.checks_own == ("own-protocol-followed",)

@@ -54,7 +54,10 @@ EXPECTED_CHECK_IDS = {
     "all": ["reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable"],
     "wrapped": ["wrapping-within-rules"],
     "serious": ["adversarial-route-serious"],
+    "own": ["own-protocol-followed"],
 }
+# Checks the registry adds to the seed's lists (docs/spec-notes.md): their text is ours.
+REGISTRY_CHECK_GROUPS = ("own",)
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -290,6 +293,18 @@ def test_budget_table_matches_seed(
 def test_human_check_ids_fixed(rules: dict[str, Any]) -> None:
     checks = rules["human_checks"]
     assert {k: [c["id"] for c in checks[k]] for k in EXPECTED_CHECK_IDS} == EXPECTED_CHECK_IDS
+    assert set(checks) == {"registry_rule", *EXPECTED_CHECK_IDS}
+
+
+def test_the_registry_s_own_checks_are_not_in_the_seed(
+    seed_text: str, rules: dict[str, Any]
+) -> None:
+    # Market 20 states its own attack protocol; whether an attack followed it is judged by
+    # `own-protocol-followed`, a check the registry adds (the seed's lists have none for it).
+    flat = " ".join(seed_text.split())
+    for group in REGISTRY_CHECK_GROUPS:
+        for check in rules["human_checks"][group]:
+            assert check["id"] not in flat
 
 
 def test_human_checks_match_seed(seed: list[tuple[str, list[str]]], rules: dict[str, Any]) -> None:
@@ -416,6 +431,9 @@ def test_every_prose_string_occurs_in_seed(seed_text: str, rules: dict[str, Any]
         return []
 
     body = {k: v for k, v in rules.items() if k != "sections"}
+    body["human_checks"] = {
+        k: v for k, v in rules["human_checks"].items() if k not in REGISTRY_CHECK_GROUPS
+    }
     for text in strings(body):
         if " " in text:  # prose, not an id or enum value
             assert " ".join(text.split()) in flat, text[:80]

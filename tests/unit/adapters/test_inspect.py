@@ -376,7 +376,6 @@ def test_claims_verify_accepts_the_adapted_evidence(json_log, make_registry, run
     market = market_document(
         3,
         "default",
-        unit_keys=["trajectory", "evaluator"],
         required_outputs=[],
         withholdable=[],
         bars=[
@@ -427,6 +426,8 @@ def test_claims_verify_accepts_the_adapted_evidence(json_log, make_registry, run
     attempt = result.attempt()
     assert attempt["evidence"] == "valid", attempt["reasons"]
     assert result.code == 0
+    # One model graded by one scorer: under the shared Unit Rule the whole eval is one unit.
+    assert attempt["units"]["count"] == 1
 
 
 # --- refusals: clean errors, never tracebacks ----------------------------------------------

@@ -1,0 +1,117 @@
+"""bot/evidence/rules.py: cross-record rules on frozen cases and trials.
+
+One case frozen twice (the same id, or the same content under another id) is `duplicate-case`;
+every trial names a system (never null, never blank once trimmed).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from bot.demo.specimen import AttemptSpec, attempt_files
+from bot.evidence.rules import check_cases, check_trials
+from bot.findings import Code
+from bot.load.document import Record
+from bot.load.jsonl import parse_jsonl
+from bot.load.yaml_ import parse_yaml
+from bot.models import SharedRules
+from tests.support import RULES, records
+
+CASES = "attempts/market-03/alice-lab/monitor-v1/freeze-cases.jsonl"
+TRIALS = "attempts/market-03/alice-lab/monitor-v1/trials.jsonl"
+KEYS = ("system", "trajectory", "evaluator", "attack_family")
+
+
+def _records(items: list[dict[str, Any]]) -> list[Record]:
+    return [Record(line, item) for line, item in enumerate(items, start=1)]
+
+
+def _honest() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    files = attempt_files(AttemptSpec())
+    return records(files, "freeze-cases.jsonl"), records(files, "trials.jsonl")
+
+
+# ---- one case frozen twice -------------------------------------------------------------------
+
+
+def test_the_same_content_under_another_id_is_a_duplicate_case() -> None:
+    cases, _ = _honest()
+    copy = dict(cases[0], case_id="sabotage-999", family="sabotage")
+    checked, findings = check_cases(_records([*cases, copy]), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, len(cases) + 1)]
+    assert findings[0].message == (
+        f"case 'sabotage-999' has the same content (sha256 {cases[0]['sha256']}) as case"
+        f" '{cases[0]['case_id']}' on line 1: one case frozen twice is still one case"
+    )
+    assert "sabotage-999" in checked  # refused all the same; its trial is not "unknown" too
+
+
+def test_hash_only_cases_with_one_hash_are_one_case() -> None:
+    # A hidden suite's cases carry no content: the frozen hash alone says they are the same.
+    cases, _ = _honest()
+    hidden = [{k: v for k, v in case.items() if k != "content"} for case in cases[:2]]
+    hidden[1]["sha256"] = hidden[0]["sha256"]
+    _, findings = check_cases(_records(hidden), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, 2)]
+
+
+def test_twenty_four_cases_of_two_contents_are_refused() -> None:
+    cases, _ = _honest()
+    for index, case in enumerate(cases):
+        model = cases[index % 2]
+        case.update(sha256=model["sha256"], content=model["content"])
+    _, findings = check_cases(_records(cases), CASES)
+    assert {f.code for f in findings} == {Code.DUPLICATE_CASE}
+    assert [f.line for f in findings] == list(range(3, len(cases) + 1))
+
+
+def test_a_repeated_case_id_is_reported_once_per_line() -> None:
+    cases, _ = _honest()
+    _, findings = check_cases(_records([*cases, dict(cases[0])]), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, len(cases) + 1)]
+    assert findings[0].message == (
+        f"case_id '{cases[0]['case_id']}' appears again (first on line 1)"
+    )
+
+
+# ---- every trial names its system -------------------------------------------------------------
+
+
+def _check_trials(trials: list[dict[str, Any]]) -> list[tuple[Code, int | None, str]]:
+    cases, _ = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    _, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    return [(f.code, f.line, f.message) for f in findings]
+
+
+def test_a_null_system_is_refused() -> None:
+    _, trials = _honest()
+    trials[2]["system"] = None
+    assert [(code, line) for code, line, _ in _check_trials(trials)] == [(Code.SCHEMA, 3)]
+
+
+def test_a_blank_system_is_refused() -> None:
+    _, trials = _honest()
+    blank = " \u3000 "  # an ideographic space folds to a space: blank
+    trials[2]["system"] = blank
+    (finding,) = _check_trials(trials)
+    assert finding[:2] == (Code.SCHEMA, 3)
+    assert finding[2] == (
+        f"system: {blank!r} is blank once white space is trimmed; every trial names the"
+        " system it ran on"
+    )
+
+
+def test_the_shared_unit_keys_are_what_these_tests_check_with() -> None:
+    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules, _ = SharedRules.from_document(document)
+    assert rules is not None and rules.unit_keys == KEYS
+
+
+def test_parse_round_trip_of_the_honest_trials_is_clean() -> None:
+    files = attempt_files(AttemptSpec())
+    parsed, problems = parse_jsonl(io.BytesIO(files["trials.jsonl"]), TRIALS)
+    assert problems == []
+    assert _check_trials([record.data for record in parsed]) == []
