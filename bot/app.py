@@ -27,7 +27,7 @@ from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
-from bot.findings import Finding
+from bot.findings import Code, Finding
 from bot.gather import VerifyOptions, verify_attempt
 from bot.history import Change, GitHistory, History, open_history
 from bot.registry import Registry, load_registry
@@ -262,16 +262,27 @@ def resolve_registry(
         dates = MarketDates.of(contract.resolve_by, rules.window_days, rules.annul_after_days)
         tag = history.tag(dates.snapshot_tag)
         snapshot = Snapshot.of(
-            dates.snapshot_tag, tag, archive.record(dates.snapshot_tag), dates, as_of
+            dates.snapshot_tag,
+            tag,
+            archive.record(dates.snapshot_tag),
+            dates,
+            as_of,
+            on_branch=tag is None or history.on_branch(tag.commit),
         )
         closed = dates.state(as_of) == "closed"
         not_read: list[str] = []  # why a snapshot tag's tree was not read
         if closed:
             problems += snapshot.problems(dates)
+        read: tuple[list[AttemptVerdict], str, list[Finding]] | None = None
         if closed and snapshot.tag_counts and tag is not None and isinstance(history, GitHistory):
-            mine, source, found = _snapshot_verdicts(
-                registry, history, tag.commit, contract.id, options
-            )
+            outcome = _snapshot_verdicts(registry, history, tag.commit, contract.id, options)
+            if isinstance(outcome, str):
+                not_read.append(outcome)
+                problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+            else:
+                read = outcome
+        if read is not None:
+            mine, source, found = read
             problems += found
         else:
             if main_verdicts is None:
@@ -281,7 +292,7 @@ def resolve_registry(
                 problems += found
             mine = [v for v in main_verdicts if v.market == contract.id]
             source = registry.tree.label
-            if closed and snapshot.tag_exists:
+            if closed and snapshot.tag_exists and not not_read:
                 not_read.append(
                     f"{snapshot.tag} does not count ({snapshot.tag_state}), so its tree is not"
                     f" read: the attempts are read from the {source}"
@@ -305,10 +316,14 @@ def resolve_registry(
 
 def _snapshot_verdicts(
     registry: Registry, history: GitHistory, commit: str, market: int, options: VerifyOptions
-) -> tuple[list[AttemptVerdict], str, list[Finding]]:
-    """The market's attempts as the snapshot tag froze them, with main's history at the tag."""
+) -> tuple[list[AttemptVerdict], str, list[Finding]] | str:
+    """The market's attempts as the snapshot tag froze them, with main's history at the tag;
+    or why the tag's tree holds no registry to read (then the working tree is read)."""
     tree = GitTree(history.repo, commit, history.prefix)
-    snapshot = load_registry(tree, registry.limits)
+    try:
+        snapshot = load_registry(tree, registry.limits)
+    except ClaimsError as error:
+        return f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
     folders = (
         snapshot.attempt_folders([f"attempts/market-{market:02d}"])
         if tree.entry(f"attempts/market-{market:02d}")

@@ -83,6 +83,7 @@ class Code(StrEnum):
     # The registry itself (maintainers' files): an environment error, exit code 2.
     REGISTRY_INVALID = "registry-invalid"
     SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (SPEC 5)
+    SNAPSHOT_OFF_BRANCH = "snapshot-off-branch"  # a warning: a tag of a commit main never held
 
 
 class Severity(StrEnum):

@@ -114,6 +114,10 @@ class History(Protocol):
         """The tag `name`, or None."""
         ...
 
+    def on_branch(self, commit: str) -> bool:
+        """True when `commit` is on the base branch's first-parent history."""
+        ...
+
     def close(self) -> None:
         """Stop any git process the history keeps (GitPython's persistent cat-file)."""
         ...
@@ -147,6 +151,7 @@ class GitHistory:
         self.object_format = "sha256" if len(self.base) == 64 else "sha1"
         self._index = self._read_log()
         self._tags: dict[str, Tag] | None = None
+        self._branch: frozenset[str] | None = None
 
     @property
     def base_ref(self) -> str | None:
@@ -208,6 +213,11 @@ class GitHistory:
             latest = commit.committed_at if latest is None else max(latest, commit.committed_at)
             commit.effective_at = latest
         return index
+
+    def on_branch(self, commit: str) -> bool:
+        if self._branch is None:
+            self._branch = frozenset(commit.sha for commit in self._index.commits)
+        return commit in self._branch
 
     def close(self) -> None:
         self.repo.close()
@@ -352,6 +362,9 @@ class NoHistory:
     def tag(self, name: str) -> Tag | None:
         return None
 
+    def on_branch(self, commit: str) -> bool:
+        return False
+
     def close(self) -> None:
         pass
 
@@ -363,6 +376,7 @@ class MemoryHistory:
     landings: Mapping[tuple[str, str], Landing] = field(default_factory=dict)
     contents: Mapping[str, Sequence[tuple[datetime, bytes]]] = field(default_factory=dict)
     tags: Mapping[str, Tag] = field(default_factory=dict)
+    branch: frozenset[str] | None = None  # the first-parent commits; None: every commit
     base_ref: str | None = "main"
     unavailable: str | None = None
 
@@ -380,6 +394,9 @@ class MemoryHistory:
 
     def tag(self, name: str) -> Tag | None:
         return self.tags.get(name)
+
+    def on_branch(self, commit: str) -> bool:
+        return self.branch is None or commit in self.branch
 
     def close(self) -> None:
         pass

@@ -46,7 +46,7 @@ MarketState = Literal["open", "filing-window", "closed", "annulled"]
 # ok: counts. missing: none. lightweight: a tag with no date of its own. undated: an annotated
 # tag without a tagger date, or an archive record without a valid `created` time. late: made
 # after the annulment date ended. after-as-of: made after the date resolved on ended.
-TagState = Literal["ok", "missing", "lightweight", "undated", "late", "after-as-of"]
+TagState = Literal["ok", "missing", "lightweight", "undated", "late", "after-as-of", "off-branch"]
 ArchiveState = Literal["ok", "missing", "undated", "late", "after-as-of"]
 
 
@@ -99,13 +99,20 @@ class Snapshot:
         record: Mapping[str, object] | None,
         dates: MarketDates,
         as_of: date,
+        on_branch: bool = True,
     ) -> Snapshot:
-        """Classify the tag `name` (as git has it) and its archive record as of `as_of`."""
+        """Classify the tag `name` (as git has it) and its archive record as of `as_of`.
+
+        `on_branch`: the tag's commit is on the base branch's first-parent history. A tag of
+        a commit that main never held (a side branch) snapshots no state of the registry.
+        """
         tag_state: TagState = "missing"
         tagged_at = None
         if tag is not None:
             tagged_at = tag.tagged_at
-            if not tag.annotated:
+            if not on_branch:
+                tag_state = "off-branch"
+            elif not tag.annotated:
                 tag_state = "lightweight"
             elif tagged_at is None:
                 tag_state = "undated"
@@ -125,34 +132,40 @@ class Snapshot:
         return cls(name, tag_state, archive_state, tagged_at, archived_at, reference)
 
     def problems(self, dates: MarketDates) -> list[Finding]:
-        """`snapshot-late` warnings: a tag or record that exists and never counts."""
-        messages = []
+        """Warnings for a tag or record that exists and never counts: `snapshot-late` (late,
+        lightweight or undated), `snapshot-off-branch` (a tag of a commit main never held)."""
+        late: list[str] = []
         ended = f"after the annulment date {dates.annul_on} ended"
         never = "so it never counts (SPEC 5)"
         if self.tag_state == "lightweight":
-            messages.append(
+            late.append(
                 f"{self.tag} is a lightweight tag: it carries no date of its own, {never};"
                 " the snapshot must be an annotated tag (git tag -a)"
             )
         elif self.tag_state == "undated":
-            messages.append(f"{self.tag} is an annotated tag without a tagger date, {never}")
+            late.append(f"{self.tag} is an annotated tag without a tagger date, {never}")
         elif self.tag_state == "late" and self.tagged_at is not None:
-            messages.append(
-                f"{self.tag} was tagged {format_moment(self.tagged_at)}, {ended}, {never}"
-            )
+            late.append(f"{self.tag} was tagged {format_moment(self.tagged_at)}, {ended}, {never}")
         if self.archive_state == "undated":
-            messages.append(
+            late.append(
                 f"the archive record of {self.tag} has no valid created time (RFC 3339 with"
                 f" an offset), {never}"
             )
         elif self.archive_state == "late" and self.archived_at is not None:
-            messages.append(
+            late.append(
                 f"the archive record of {self.tag} was created {format_moment(self.archived_at)},"
                 f" {ended}, {never}"
             )
-        return [
-            Finding(Code.SNAPSHOT_LATE, message, severity=Severity.WARNING) for message in messages
-        ]
+        findings = [Finding(Code.SNAPSHOT_LATE, m, severity=Severity.WARNING) for m in late]
+        if self.tag_state == "off-branch":
+            message = (
+                f"{self.tag} tags a commit that is not on the base branch's first-parent"
+                " history: it snapshots no state of the registry, so it never counts"
+            )
+            findings.insert(
+                0, Finding(Code.SNAPSHOT_OFF_BRANCH, message, severity=Severity.WARNING)
+            )
+        return findings
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +216,7 @@ _ABSENT = {
     ("the tag", "undated"): "the tag has no tagger date",
     ("the tag", "late"): "the tag was made after the annulment date",
     ("the tag", "after-as-of"): "the tag was made after the date resolved on",
+    ("the tag", "off-branch"): "the tag's commit is not on the base branch",
     ("its archive copy", "missing"): "no archive copy",
     ("its archive copy", "undated"): "the archive record has no created time",
     ("its archive copy", "late"): "the archive record was made after the annulment date",

@@ -253,3 +253,59 @@ def test_report_text_with_duplicate_keys_or_nan_is_refused(demo) -> None:
         read_report('{"report_version": NaN}')
     with pytest.raises(ReportError):
         read_report("[" * 5000 + "]" * 5000)
+
+
+def _clone_demo(demo: tuple[Path, str], target: Path) -> git.Repo:
+    repo = git.Repo.clone_from(demo[0], target)
+    repo.git.checkout("-q", "main")
+    for record in (demo[0] / ".claims" / "archive").iterdir():
+        (target / ".claims" / "archive").mkdir(parents=True, exist_ok=True)
+        (target / ".claims" / "archive" / record.name).write_bytes(record.read_bytes())
+    return repo
+
+
+def _retag(repo: git.Repo, name: str, commit: str, tagged_at: str) -> None:
+    with repo.git.custom_environment(GIT_COMMITTER_DATE=tagged_at):
+        repo.git.tag("-f", "-a", "-m", "snapshot", name, commit)
+
+
+def test_a_snapshot_tag_off_main_never_counts_and_is_not_read(demo, tmp_path) -> None:
+    # Review finding: a tag of a side-branch commit (main never held it) was read as the
+    # market's snapshot, and could carry a forged contract or attempts.
+    root = tmp_path / "registry"
+    repo = _clone_demo(demo, root)
+    before = _resolve(root, CLOSED, market=5).markets[0]
+    assert before.snapshot.tag_counts and before.source.startswith("git commit")
+    tagged = before.snapshot.tagged_at
+    assert tagged is not None
+    repo.git.checkout("-q", "-b", "side", repo.tags[before.snapshot.tag].commit.hexsha)
+    (root / "markets" / "market-05.yaml").write_text("id: 5\ntitle: forged\n")
+    repo.git.commit("-qam", "a contract main never had")
+    _retag(repo, before.snapshot.tag, "side", tagged.isoformat())
+    repo.git.checkout("-q", "main")
+    report = _resolve(root, CLOSED, market=5)
+    after = report.markets[0]
+    assert after.snapshot.tag_state == "off-branch" and not after.snapshot.tag_counts
+    assert after.source.startswith("working tree")
+    assert after.outcome == before.outcome == "NO"
+    assert "snapshot-off-branch" in {f.code.value for f in report.registry_problems}
+
+
+def test_a_snapshot_tree_without_a_registry_is_reported_and_not_read(demo, tmp_path) -> None:
+    # Review finding: a snapshot tag whose tree held no shared rules stopped every market.
+    root = tmp_path / "registry"
+    repo = _clone_demo(demo, root)
+    before = _resolve(root, CLOSED, market=5).markets[0]
+    tagged = before.snapshot.tagged_at
+    assert tagged is not None
+    repo.git.rm("-rq", "shared-rules")  # a commit on main whose tree holds no rules
+    repo.git.commit("-qm", "no rules")
+    broken = repo.head.commit.hexsha
+    repo.git.checkout("-q", "main~1", "--", "shared-rules")
+    repo.git.commit("-qm", "restore the rules")
+    _retag(repo, before.snapshot.tag, broken, tagged.isoformat())
+    report = _resolve(root, CLOSED, market=5)
+    after = report.markets[0]
+    assert after.source.startswith("working tree")
+    problems = [f for f in report.registry_problems if f.code.value == "registry-invalid"]
+    assert problems and "holds no readable registry" in problems[0].message
