@@ -50,3 +50,21 @@ def test_adapter_that_repeats_an_output(make_registry, run_claims) -> None:
     assert result.codes() == {"schema"}, result.out
     (reason,) = result.reasons()
     assert reason["message"] == 'outputs: "trials.jsonl" is repeated (items 0 and 1)'
+
+
+def test_trial_with_more_containers_than_a_record_may_hold(make_registry, run_claims) -> None:
+    """10,001 empty lists in one trial's result: refused on its bytes (`json` never builds it),
+    naming the line."""
+
+    def change(files: Files) -> None:
+        lines = files["trials.jsonl"].splitlines(keepends=True)
+        pad = b'"result":{"pad":[' + b"[]," * 9_997 + b"[]],"  # 3 + 9,998 containers
+        lines[2] = lines[2].replace(b'"result":{', pad)
+        files["trials.jsonl"] = b"".join(lines)
+
+    built = make_registry(change=change)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"jsonl-invalid"}, result.out
+    (refused,) = [r for r in result.reasons() if r["code"] == "jsonl-invalid"]
+    assert refused["line"] == 3
+    assert refused["message"] == "10001 arrays and objects, more than the 10000 a record may hold"
