@@ -42,3 +42,8 @@ class Limits:
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0
+    # Downloads (raw logs, released data) go to public addresses only: loopback, private,
+    # link-local, multicast, reserved and unspecified ones are refused (bot/fetch.py). These
+    # exact addresses are the exception; empty for the bot, set only by tests whose server
+    # listens on this machine (e.g. {"127.0.0.1"}). There is no switch that turns the check off.
+    fetch_allowed_addresses: frozenset[str] = frozenset()
