@@ -205,6 +205,7 @@ def test_auroc_perfect_separation_of_few_negatives_misses_the_bar() -> None:
     assert result.auroc == 1.0
     assert result.bound == pytest.approx(0.2236, abs=1e-4)
     assert (result.exercised, result.met) == (True, False)
+    assert result.note == "DeLong's variance is 0: exact bound from 2 disjoint concordant pairs"
 
 
 def test_auroc_label_is_matched_as_json() -> None:
