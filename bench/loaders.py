@@ -6,12 +6,18 @@ Figures: time to refuse a 2 MB YAML alias bomb (with the size cap raised so the 
 what refuses it, and with the default cap), time to refuse a duplicate key at the end of a
 1 MB YAML file, JSONL throughput and peak traced memory on 100,000 trial lines, and on one
 over-long 48 MiB line (SECURITY-NOTES measured 867 MiB for `json` on such a line).
+
+Containers (`python bench/loaders.py containers` runs only these): 22 lines of 1 MB of empty
+lists (22 MB: ~675 MB and 35 s before records were counted on their bytes), and the most an
+attacker gets within the caps: lines just under the per-record container (or value) cap until
+the file's cap stops the reading. Each prints peak traced memory and its ratio to the file.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -55,7 +61,42 @@ def measure(label: str, work: Callable[[], Any]) -> Any:
     return result
 
 
+def empty_lists_line(size: int) -> bytes:
+    """One JSONL record of `size` bytes or less: an object holding a list of empty lists."""
+    count = (size - 10) // 4
+    return b'{"a": [' + b", ".join([b"[]"] * count) + b"]}\n"
+
+
+def containers() -> None:
+    def run(label: str, data: bytes) -> None:
+        started = time.perf_counter()
+        parse_jsonl(io.BytesIO(data), "trials.jsonl")
+        elapsed = time.perf_counter() - started
+        tracemalloc.start()
+        records, findings = parse_jsonl(io.BytesIO(data), "trials.jsonl")
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        size = len(data)
+        print(
+            f"{label} ({size / 2**20:.1f} MiB): {elapsed:.2f} s, peak {peak / 2**20:.1f} MiB"
+            f" ({peak / size:.1f}x the file)"
+        )
+        first = f"; line {findings[0].line}: {findings[0].message}" if findings else ""
+        print(f"    -> {len(records)} records, {len(findings)} refused{first[:120]}")
+
+    run("JSONL, 22 lines of 1 MB of empty lists", empty_lists_line(999_990) * 22)
+    cap = Limits().max_jsonl_record_containers
+    line = empty_lists_line(4 * (cap - 2) + 10)
+    run(f"JSONL, 120 lines of {cap - 2} empty lists (the caps)", line * 120)
+    values = Limits().max_jsonl_record_values
+    strings = b'{"a": [' + b", ".join([b'"ab"'] * (values - 2)) + b"]}\n"
+    run(f"JSONL, 60 lines of {values - 2} two-letter strings (the caps)", strings * 60)
+
+
 def main() -> None:
+    if sys.argv[1:] == ["containers"]:
+        containers()
+        return
     bomb = alias_bomb(2_000_000)
     raised = Limits(max_yaml_bytes=4_000_000)
     _, findings = measure(
@@ -96,6 +137,7 @@ def main() -> None:
         lambda: parse_jsonl(io.BytesIO(long_line), "long.jsonl"),
     )
     print(f"    -> {len(records)} record, {findings[0].code} line {findings[0].line}")
+    containers()
 
 
 if __name__ == "__main__":

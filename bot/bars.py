@@ -243,6 +243,14 @@ def _auroc(
         return _result(
             bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
+    exact = ""
+    if result.variance == 0.0:  # SPEC 6: the exact bound, not DeLong's zero-width one
+        pairs = min(len(positives), len(negatives))
+        exact = (
+            f"DeLong's variance is 0: exact bound from {pairs} disjoint concordant pairs"
+            if result.auc == 1.0
+            else "DeLong's variance is 0 with no concordant pair: bound 0"
+        )
     return _result(
         bar,
         True,
@@ -252,6 +260,7 @@ def _auroc(
         positives=len(positives),
         negatives=len(negatives),
         met=bound >= bar.threshold,
+        note=exact,
     ), []
 
 

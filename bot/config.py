@@ -24,6 +24,16 @@ class Limits:
     # One JSONL record (a case or a trial); a 48 MiB line cost 867 MiB in `json` (SECURITY-NOTES).
     max_jsonl_line_bytes: int = 1_000_000
     max_jsonl_bytes: int = 512 * 1024 * 1024
+    # Arrays and objects, and values of any kind (containers included, keys not), in one JSONL
+    # record and in one file. Counted on the bytes before `json` builds anything: 1 MB lines
+    # of empty lists (`[[], [], ...]`, 3 bytes each, ~64 bytes each once built) made a 22 MB
+    # file cost ~675 MB (SECURITY-NOTES). An honest trial holds 2-3 containers and ~10-20
+    # values, a frozen case a few more; so these allow ~300,000 trials a file, and records
+    # with far more structure than evidence needs.
+    max_jsonl_record_containers: int = 10_000
+    max_jsonl_record_values: int = 100_000
+    max_jsonl_file_containers: int = 1_000_000
+    max_jsonl_file_values: int = 5_000_000
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024
@@ -34,3 +44,8 @@ class Limits:
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0
+    # Downloads (raw logs, released data) go to public addresses only: loopback, private,
+    # link-local, multicast, reserved and unspecified ones are refused (bot/fetch.py). These
+    # exact addresses are the exception; empty for the bot, set only by tests whose server
+    # listens on this machine (e.g. {"127.0.0.1"}). There is no switch that turns the check off.
+    fetch_allowed_addresses: frozenset[str] = frozenset()

@@ -19,6 +19,16 @@ Why it looks like this:
   read by `http.client` under the read timeout only; the CI job's own timeout is the backstop.)
 - Redirects (at most `MAX_REDIRECTS`) are followed here, one hop at a time: requests would read
   each redirect's whole body into memory, and every target must again be a plain http(s) URL.
+- Public addresses only (SSRF): a filer's URL must not make the bot read this machine or its
+  network (`http://127.0.0.1:.../secret`, a cloud metadata address) and print the answer's size
+  and hash into a pull request. On every hop the host is resolved once (`socket.getaddrinfo`),
+  every address it gives is checked (`address_refusal`: loopback, private, link-local,
+  multicast, reserved, unspecified or otherwise not global, IPv4-mapped and NAT64 forms
+  included), and the connection goes to an address that was checked (`_PinnedAdapter`): the
+  URL keeps its host, so the Host header, TLS's SNI and the certificate check still name it,
+  and nothing is resolved again between the check and the connection. Proxies are never used
+  (a proxy would resolve the name itself). `Limits.fetch_allowed_addresses` names exact
+  addresses that tests' local servers use; nothing turns the check off.
 - Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a scheme other
   than http(s), credentials in the URL) is a `raw-log-unavailable` finding, never a pass and
   never an exception. Own sessions ignore `~/.netrc` and proxy variables (`trust_env=False`),
@@ -27,12 +37,17 @@ Why it looks like this:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import ipaddress
+import socket
 import time
-from typing import Protocol
+from collections.abc import Collection
+from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import requests.adapters
 import urllib3.exceptions
 
 from bot.config import Limits
@@ -41,8 +56,10 @@ from bot.findings import Code, Finding
 __all__ = [
     "CHUNK_BYTES",
     "MAX_REDIRECTS",
+    "RefusedAddressError",
     "Sink",
     "UnavailableError",
+    "address_refusal",
     "build_session",
     "check_paper_freeze_url",
     "check_raw_log_url",
@@ -183,6 +200,133 @@ class UnavailableError(Exception):
     """Why a URL could not be read (becomes a finding: `raw-log-unavailable`, say)."""
 
 
+class RefusedAddressError(UnavailableError):
+    """A hop's host is, or resolves to, an address that is not public: nothing was sent.
+    Trying again cannot help (released data is not retried)."""
+
+
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+# Checked in this order, so an address gets the most telling name (240.0.0.1 is "reserved",
+# though Python also counts 240/4 as private).
+_KINDS = (
+    ("unspecified", "is_unspecified"),
+    ("loopback", "is_loopback"),
+    ("link-local", "is_link_local"),
+    ("multicast", "is_multicast"),
+    ("reserved", "is_reserved"),
+    ("private", "is_private"),
+    ("site-local", "is_site_local"),
+)
+
+
+def _kind(address: _Address) -> str | None:
+    """What makes `address` not public ("loopback", ...), or None for a global address."""
+    for name, attribute in _KINDS:
+        if getattr(address, attribute, False):
+            return name
+    return None if address.is_global else "non-public"
+
+
+def address_refusal(address: str, allowed: Collection[str] = ()) -> str | None:
+    """Why the bot will not connect to the IP address `address`, or None when it may.
+
+    Refused: loopback, private, link-local, multicast, reserved, unspecified and any other
+    address that is not global, in IPv4 and IPv6, and IPv6 forms that carry an IPv4 address
+    (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`) when the IPv4 address is refused.
+    `allowed` names exact addresses that are let through (tests' local servers).
+    """
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return f"{address!r} is not an IP address"
+    if any(ip == _allowed for _allowed in _parse_allowed(allowed)):
+        return None
+    if isinstance(ip, ipaddress.IPv6Address):
+        # Judged by the IPv4 address they carry (Python calls both ranges "reserved").
+        embedded, form = ip.ipv4_mapped, "IPv4-mapped"
+        if embedded is None and ip in _NAT64:
+            embedded, form = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF), "NAT64"
+        if embedded is not None:
+            inner = _kind(embedded)
+            return None if inner is None else f"{ip} is {_a(inner)} address ({form} {embedded})"
+    kind = _kind(ip)
+    return None if kind is None else f"{ip} is {_a(kind)} address"
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"
+
+
+def _parse_allowed(allowed: Collection[str]) -> list[_Address]:
+    return [ipaddress.ip_address(address) for address in allowed]
+
+
+def _checked_addresses(url: str, host: str, port: int, allowed: Collection[str]) -> list[str]:
+    """The addresses `host` stands for, resolved once; `RefusedAddressError` unless every
+    one of them is public or allowed (a name that also answers a private address is refused:
+    it could hand out either on the next lookup)."""
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        refusal = address_refusal(str(literal), allowed)
+        if refusal is not None:
+            raise RefusedAddressError(f"{refusal}, not a public one")
+        return [str(literal)]
+    try:
+        answers = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise UnavailableError(f"could not resolve {host} ({url}): {_detail(exc)}") from exc
+    addresses = list(dict.fromkeys(str(answer[4][0]) for answer in answers))
+    if not addresses:
+        raise UnavailableError(f"could not resolve {host} ({url}): no address")
+    for address in addresses:
+        refusal = address_refusal(address.partition("%")[0], allowed)
+        if refusal is not None:
+            ip, _, rest = refusal.partition(" is ")
+            raise RefusedAddressError(f"{host} resolves to {ip}, {rest}, not a public one")
+    return addresses
+
+
+class _PinnedAdapter(requests.adapters.HTTPAdapter):
+    """Sends a request to one checked address, whatever its URL's host resolves to now.
+
+    Only urllib3's pool address is replaced (`build_connection_pool_key_attributes`, the hook
+    requests provides for this): the URL keeps its host, so for https the SNI and the
+    certificate check name the host (`server_hostname`, `assert_hostname`), and the caller
+    sends the host as the Host header.
+    """
+
+    def __init__(self, address: str) -> None:
+        super().__init__(max_retries=0)
+        self.address = address
+
+    def build_connection_pool_key_attributes(
+        self, request: requests.PreparedRequest, verify: Any, cert: Any = None
+    ) -> Any:  # (host params, pool kwargs): requests' private TypedDicts, widened here
+        host_params, pool_kwargs = super().build_connection_pool_key_attributes(
+            request, verify, cert
+        )
+        params: dict[str, Any] = dict(host_params)
+        kwargs: dict[str, Any] = dict(pool_kwargs)
+        host = params["host"]
+        params["host"] = self.address
+        if params["scheme"] == "https":
+            kwargs.update(server_hostname=host, assert_hostname=host)
+        return params, kwargs
+
+
+def _never_connected(exc: requests.ConnectionError) -> bool:
+    """True when `exc` says the TCP connection itself failed (refused, unreachable, timed out),
+    so another of the host's checked addresses may still answer."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, urllib3.exceptions.NewConnectionError)
+
+
 class Sink(Protocol):
     """Where `download` puts the body: `add` each chunk; `count` bytes so far."""
 
@@ -199,7 +343,10 @@ def download(session: requests.Session, url: str, tally: Sink, size: int, limits
     deadline = time.monotonic() + limits.fetch_deadline
     timeout = limits.fetch_timeout
     try:
-        with _open(session, url, limits, deadline) as response:
+        with (
+            contextlib.ExitStack() as adapters,
+            _open(session, url, limits, deadline, adapters) as response,
+        ):
             _read_body(response, url, tally, size, deadline, limits)
     except (requests.Timeout, urllib3.exceptions.ReadTimeoutError) as exc:
         raise UnavailableError(f"timed out after {timeout:g} s reading {url}") from exc
@@ -210,17 +357,26 @@ def download(session: requests.Session, url: str, tally: Sink, size: int, limits
 
 
 def _open(
-    session: requests.Session, url: str, limits: Limits, deadline: float
+    session: requests.Session,
+    url: str,
+    limits: Limits,
+    deadline: float,
+    adapters: contextlib.ExitStack,
 ) -> requests.Response:
     """GET `url`, following up to `MAX_REDIRECTS` redirects; return the 200 response, open.
 
     Redirects are followed here, not by requests: `Session.send` reads a redirect's whole body
-    into memory (even with `allow_redirects=False`), and each target must pass `_refuse_url`.
+    into memory (even with `allow_redirects=False`), and each target must pass `refuse_url`
+    and the address check. The adapters used are closed by `adapters` when the body is read.
     """
     current = url
     for _ in range(MAX_REDIRECTS + 1):
         _check_deadline(url, deadline, limits, 0)
-        response = _send(session, current, limits.fetch_timeout)
+        try:
+            response = _send(session, current, limits, adapters)
+        except RefusedAddressError as exc:
+            hop = "" if current == url else f"it redirects to {current}, and "
+            raise RefusedAddressError(f"refusing to fetch {url}: {hop}{exc}") from exc
         if not response.is_redirect:
             return _check_status(response, url, current)
         response.close()
@@ -231,22 +387,38 @@ def _open(
     raise UnavailableError(f"more than {MAX_REDIRECTS} redirects from {url}")
 
 
-def _send(session: requests.Session, url: str, timeout: float) -> requests.Response:
-    """One GET through the session's adapter (its headers, TLS and proxy settings), no redirects."""
+def _send(
+    session: requests.Session, url: str, limits: Limits, adapters: contextlib.ExitStack
+) -> requests.Response:
+    """One GET, no redirects, to a checked address of the URL's host (the first that accepts
+    the connection). Headers and TLS settings come from the session; proxies never do."""
     prepared = session.prepare_request(
         requests.Request("GET", url, headers={"Accept-Encoding": "identity"})
     )
-    target = prepared.url or url
-    settings = session.merge_environment_settings(target, {}, True, None, None)
+    target = urlsplit(prepared.url or url)
+    host = target.hostname or ""
+    port = target.port or (443 if target.scheme == "https" else 80)
+    addresses = _checked_addresses(url, host, port, limits.fetch_allowed_addresses)
+    prepared.headers["Host"] = target.netloc  # refuse_url allows no user:password@ in it
+    settings = session.merge_environment_settings(prepared.url, {}, True, None, None)
     verify = settings["verify"]
-    return session.get_adapter(target).send(
-        prepared,
-        stream=True,
-        timeout=(timeout, timeout),
-        verify=True if verify is None else verify,
-        cert=settings["cert"],
-        proxies=settings["proxies"],
-    )
+    timeout = limits.fetch_timeout
+    for index, address in enumerate(addresses):
+        adapter = _PinnedAdapter(address)
+        adapters.callback(adapter.close)
+        try:
+            return adapter.send(
+                prepared,
+                stream=True,
+                timeout=(timeout, timeout),
+                verify=True if verify is None else verify,
+                cert=settings["cert"],
+                proxies={},
+            )
+        except requests.ConnectionError as exc:
+            if index + 1 == len(addresses) or not _never_connected(exc):
+                raise
+    raise AssertionError("unreachable: _checked_addresses returns at least one address")
 
 
 def _check_status(response: requests.Response, url: str, current: str) -> requests.Response:

@@ -26,7 +26,7 @@ from typing import IO, Any
 import requests
 
 from bot.config import Limits
-from bot.fetch import UnavailableError, build_session, download, refuse_url
+from bot.fetch import RefusedAddressError, UnavailableError, build_session, download, refuse_url
 from bot.findings import Code, Finding
 
 __all__ = ["ReleasedFile", "fetch_released"]
@@ -105,7 +105,10 @@ def _fetch_once(
 
 
 def _is_passing(error: UnavailableError) -> bool:
-    """Worth another try: a time-out, a refused connection or a 5xx, not a 4xx."""
+    """Worth another try: a time-out, a refused connection or a 5xx, not a 4xx, nor an
+    address the bot does not fetch from (not public: refused on every try)."""
+    if isinstance(error, RefusedAddressError):
+        return False
     return " 4" not in str(error).split(" from ")[0]
 
 

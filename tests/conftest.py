@@ -284,3 +284,49 @@ def _close_git_repositories(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     for repo in opened:
         repo.close()
+
+
+# The loopback addresses of the tests' local HTTP servers (localhost may resolve to either).
+LOCAL_ADDRESSES = frozenset({"127.0.0.1", "::1"})
+
+
+@pytest.fixture
+def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
+    """Let `claims` run in-process fetch raw logs and released data from this machine's test
+    servers. The bot fetches only from public addresses; its one exception is an explicit
+    list of addresses, `Limits.fetch_allowed_addresses`, which only tests set. This adds
+    LOCAL_ADDRESSES to the limits the CLI's raw-log fetcher and adapter rerun are given."""
+    import dataclasses
+
+    import bot.cli
+
+    options, rerun = bot.cli._options, bot.cli._rerun
+
+    def allow(limits: Any) -> Any:
+        return dataclasses.replace(limits, fetch_allowed_addresses=LOCAL_ADDRESSES)
+
+    def local_rerun(args: Any) -> Any:
+        runner = rerun(args)
+        return None if runner is None else dataclasses.replace(runner, limits=allow(runner.limits))
+
+    def local_options(args: Any, as_of: Any) -> Any:
+        built = options(args, as_of)  # calls _rerun, patched below
+
+        def local(fetch: Any) -> Any:
+            if fetch is None:
+                return None
+
+            def local_fetch(*fetch_args: Any, **kwargs: Any) -> Any:
+                return fetch(*fetch_args, **{**kwargs, "limits": allow(kwargs["limits"])})
+
+            return local_fetch
+
+        return dataclasses.replace(
+            built,
+            fetch_raw_log=local(built.fetch_raw_log),
+            fetch_paper_freeze=local(built.fetch_paper_freeze),
+        )
+
+    monkeypatch.setattr(bot.cli, "_rerun", local_rerun)
+    monkeypatch.setattr(bot.cli, "_options", local_options)
+    return LOCAL_ADDRESSES

@@ -7,9 +7,12 @@ findings it produced, so a caller can run them all and report every problem at o
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -34,6 +37,7 @@ __all__ = [
     "check_trials",
     "check_withheld",
     "evidence_digest",
+    "fold_key",
     "paper_freeze_time",
 ]
 
@@ -363,21 +367,44 @@ def check_withheld(
 ) -> list[Finding]:
     """No withholdable field appears, at any depth, in a published file (seed, Hidden Suites).
 
-    `documents` are (file, data, line_of) for every YAML document and JSONL record.
+    `documents` are (file, data, line_of) for every YAML document and JSONL record. Keys are
+    compared after `fold_key`, so `Reference-Answer` is the field `reference_answer`.
     """
     if not withholdable:
         return []
-    hidden = set(withholdable)
+    hidden = {fold_key(name): name for name in withholdable}
     findings = []
     for file, data, line_of in documents:
         for where in _paths_of_keys(data, hidden):
-            message = f"{where[-1]}: a withholdable field must never be published"
+            key = where[-1]
+            name = hidden[fold_key(str(key))]
+            if key == name:
+                message = f"{key}: a withholdable field must never be published"
+            else:
+                message = (
+                    f"{key!r} is the withholdable field {name!r} spelled differently;"
+                    " it must never be published"
+                )
             findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
     return findings
 
 
-def _paths_of_keys(value: object, keys: set[str]) -> list[FieldPath]:
-    """Paths of every mapping key in `keys`, found with an explicit stack (bounded depth)."""
+_SEPARATORS = re.compile(r"[\s_-]+")
+
+
+@lru_cache(maxsize=4096)  # records repeat the same few keys
+def fold_key(key: str) -> str:
+    """`key` as the withheld-field check compares it: NFKC, without format characters
+    (zero-width spaces and joiners) or surrounding whitespace, case-folded, and every run of
+    `-`, `_` and whitespace made one `_` (docs/spec-notes.md)."""
+    text = unicodedata.normalize("NFKC", key)
+    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
+    return _SEPARATORS.sub("_", text.strip().casefold())
+
+
+def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:
+    """Paths of every string mapping key whose `fold_key` is in `keys`, found with an explicit
+    stack (bounded depth)."""
     found: list[FieldPath] = []
     pending: list[tuple[object, FieldPath]] = [(value, ())]
     while pending:
@@ -386,7 +413,7 @@ def _paths_of_keys(value: object, keys: set[str]) -> list[FieldPath]:
             continue
         if isinstance(item, dict):
             for key, child in item.items():
-                if key in keys:
+                if isinstance(key, str) and fold_key(key) in keys:
                     found.append((*where, key))
                 pending.append((child, (*where, key)))
         elif isinstance(item, list):

@@ -4,12 +4,21 @@ The schemas are the bot's own, shipped inside the package as `bot.schemas` (pypr
 package-dir maps it to the registry's `schemas/` folder), never the copy inside a pull request.
 A `date-time` that is a date-time without an offset is reported as `timestamp-naive`, every
 other error as `schema`, naming the field and the line it is on.
+
+Cost is bounded by the schemas and the validator together (SECURITY-NOTES, "Schema cost"):
+- Every array has a `maxItems` (tests/unit/evidence/test_schema_caps.py walks the schemas). A
+  list longer than its cap gets that one error; its items are not checked one by one, so a
+  125,000-item list costs one length check, not 125,000 findings built and sorted.
+- No schema uses `uniqueItems`: jsonschema compares a list pairwise when its items do not sort
+  (mixed types), which held `verify` for over an hour on an 870 KB adapter.yaml. Lists whose
+  values must differ say `distinctItems: true` instead, checked here with one hash per item
+  (`distinct_key`: JSON equality, so 1 and 1.0 are the same value and true and 1 are not).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cache
 from importlib.resources import files
 from typing import Any
@@ -17,13 +26,15 @@ from urllib.parse import urljoin
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
+from jsonschema.protocols import Validator
+from jsonschema.validators import extend
 from referencing import Registry, Resource
 
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath
 from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 
-__all__ = ["SCHEMA_NAMES", "validate"]
+__all__ = ["SCHEMA_NAMES", "distinct_key", "validate"]
 
 _SCHEMAS_PACKAGE = "bot.schemas"
 _BASE = "https://ai-safety-claims.github.io/registry/schemas/"
@@ -59,6 +70,70 @@ def _is_date(value: object) -> bool:
     return not isinstance(value, str) or parse_date(value) is not None
 
 
+def distinct_key(value: object) -> Hashable:
+    """A hashable stand-in for a JSON value: two values get equal keys exactly when JSON Schema
+    calls them equal (numbers by value, so 1 == 1.0; booleans apart from numbers; objects by
+    their members whatever the order). Cost: linear in the value's size."""
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int | float):
+        return ("number", value)
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, list):
+        return ("array", tuple(distinct_key(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, distinct_key(item)) for key, item in value.items()))
+    return ("other", repr(value))
+
+
+def _distinct_items(
+    validator: Validator, distinct: object, instance: object, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    """`distinctItems: true`: no value twice in the list; reports the first repeat."""
+    if distinct is not True or not isinstance(instance, list):
+        return
+    seen: dict[Hashable, int] = {}
+    for index, item in enumerate(instance):
+        key = distinct_key(item)
+        if key in seen:
+            yield ValidationError(f"{_short(item)} is repeated (items {seen[key]} and {index})")
+            return
+        seen[key] = index
+
+
+_Keyword = Callable[[Validator, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
+
+
+def _within_max_items(keyword: _Keyword) -> _Keyword:
+    """`keyword` (one that looks at each item) only for lists within the schema's `maxItems`:
+    past the cap the `maxItems` error says what is wrong, at the cost of a length check."""
+
+    def check(
+        validator: Validator, value: Any, instance: Any, schema: Mapping[str, Any]
+    ) -> Iterator[ValidationError]:
+        cap = schema.get("maxItems")
+        if isinstance(instance, list) and isinstance(cap, int) and len(instance) > cap:
+            return
+        yield from keyword(validator, value, instance, schema)
+
+    return check
+
+
+_BASE_KEYWORDS = Draft202012Validator.VALIDATORS
+# jsonschema's `extend` is untyped; the class it returns is a Draft202012Validator subclass.
+_Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator,
+    {
+        "distinctItems": _within_max_items(_distinct_items),
+        **{
+            name: _within_max_items(_BASE_KEYWORDS[name])
+            for name in ("items", "prefixItems", "contains", "unevaluatedItems")
+        },
+    },
+)
+
+
 @cache
 def _validators() -> dict[str, Draft202012Validator]:
     resources = []
@@ -74,7 +149,7 @@ def _validators() -> dict[str, Draft202012Validator]:
         Draft202012Validator.check_schema(schema)
         # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
         inlined = _inline(schema, url, registry, depth=0)
-        validators[name] = Draft202012Validator(inlined, registry=registry, format_checker=_FORMATS)
+        validators[name] = _Validator(inlined, registry=registry, format_checker=_FORMATS)
     return validators
 
 
@@ -143,6 +218,8 @@ def _message(error: ValidationError) -> str:
         text = f"{_short(error.instance)} matches none of the allowed forms"
     elif error.validator == "format":
         text = f"got {_short(error.instance)}, expected a {error.validator_value}"
+    elif error.validator == "maxItems" and isinstance(error.instance, list):
+        text = f"{len(error.instance)} items, more than the {error.validator_value} allowed"
     else:
         text = error.message
     text = f"{field}: {text}"

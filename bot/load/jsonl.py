@@ -6,6 +6,13 @@ a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN
 numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
 silently), integers beyond the float range (10**400: `float()` of it raises OverflowError), and
 lines that are not a JSON object. One bad line never hides the next.
+
+Memory stays proportional to the file (SECURITY-NOTES: 1 MB lines of empty lists cost ~30x
+their size once built). Before `json` builds a record, its arrays and objects and its values
+are counted on the raw bytes (`_shape`): a record over `Limits.max_jsonl_record_containers` or
+`max_jsonl_record_values` is refused without being built. The file's running totals are capped
+too (`max_jsonl_file_containers`, `max_jsonl_file_values`): the line that crosses a cap is
+refused and the rest of the file is not read, since every record read is kept.
 """
 
 from __future__ import annotations
@@ -103,6 +110,44 @@ def _check_tree(value: object, max_depth: int) -> None:
                 raise _Bad("a lone surrogate escape (\\uD800-\\uDFFF) is not text") from None
 
 
+_STRING = re.compile(rb'"[^"]*"')
+
+
+def _shape(raw: bytes, limits: Limits) -> tuple[int, int]:
+    """(arrays and objects, values) of the JSON text `raw`, counted without parsing it.
+
+    Values are every JSON value, containers included (object keys are not): one for the
+    record, plus one per member of each non-empty container, which is 1 + commas + non-empty
+    containers. First an upper bound from `bytes.count` (brackets and commas inside strings
+    count too); only where it exceeds a record cap are the strings taken out to count exactly
+    (exact for valid JSON; invalid JSON is refused by `json` later anyway). Linear in the
+    line's length either way: after `\\\\` and `\\"` are dropped no string holds a quote.
+    """
+    containers = raw.count(b"[") + raw.count(b"{")
+    values = containers + raw.count(b",") + 1
+    if (
+        containers <= limits.max_jsonl_record_containers
+        and values <= limits.max_jsonl_record_values
+    ):
+        return containers, values
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
+    outside = _STRING.sub(b"0", text)
+    containers = outside.count(b"[") + outside.count(b"{")
+    compact = outside.translate(None, b" \t\r\n")
+    empty = compact.count(b"[]") + compact.count(b"{}")
+    return containers, 1 + outside.count(b",") + containers - empty
+
+
+def _over_record_caps(containers: int, values: int, limits: Limits) -> str | None:
+    if containers > limits.max_jsonl_record_containers:
+        cap = limits.max_jsonl_record_containers
+        return f"{containers} arrays and objects, more than the {cap} a record may hold"
+    if values > limits.max_jsonl_record_values:
+        cap = limits.max_jsonl_record_values
+        return f"{values} values, more than the {cap} a record may hold"
+    return None
+
+
 def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
     """Yield (line without its newline, too_long). A too-long line is skipped, not buffered.
 
@@ -133,6 +178,7 @@ def parse_jsonl(
     def refuse(message: str, line: int) -> None:
         findings.append(Finding(Code.JSONL_INVALID, message, path, line))
 
+    file_containers = file_values = 0
     for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
         if too_long:
             refuse(f"line longer than {cap} bytes", number)
@@ -145,6 +191,25 @@ def parse_jsonl(
         if not raw.strip():
             refuse("blank line (every line must hold one JSON object)", number)
             continue
+        containers, values = _shape(raw, limits)
+        over = _over_record_caps(containers, values, limits)
+        if over is not None:
+            refuse(over, number)
+            continue
+        file_containers += containers
+        file_values += values
+        over_file = None
+        if file_containers > limits.max_jsonl_file_containers:
+            over_file = f"{limits.max_jsonl_file_containers} arrays and objects"
+        elif file_values > limits.max_jsonl_file_values:
+            over_file = f"{limits.max_jsonl_file_values} values"
+        if over_file is not None:
+            refuse(
+                f"the file's records hold more than {over_file} by this line;"
+                " the rest of the file is not read",
+                number,
+            )
+            break
         try:
             value = _decode(raw)
         except UnicodeDecodeError as error:
@@ -164,8 +229,7 @@ def parse_jsonl(
             continue
         try:
             # Walk only a line that could fail: deep enough, or with a surrogate escape.
-            brackets = raw.count(b"{") + raw.count(b"[")
-            if brackets > limits.max_json_depth or _SURROGATE_ESCAPE.search(raw):
+            if containers > limits.max_json_depth or _SURROGATE_ESCAPE.search(raw):
                 _check_tree(value, limits.max_json_depth)
         except _Bad as error:
             refuse(str(error), number)

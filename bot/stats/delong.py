@@ -24,6 +24,10 @@ pooled, Tx those within X and Ty those within Y,
     AUC   = (sum_i Tz_i - m (m + 1) / 2) / (m n)
 
 so everything costs one sort per sample: O((m + n) log(m + n)).
+
+The lower bound is DeLong's normal one, except where the variance is 0 (perfect separation):
+there it is the exact bound from min(m, n) disjoint concordant pairs, alpha ** (1 / min(m, n)),
+never 1.0 (SPEC 6; `exact_zero_variance_bound`).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from scipy.stats import norm  # type: ignore[import-untyped]
 
 from bot.stats.errors import StatisticsError
 
-__all__ = ["DeLongResult", "auroc", "auroc_quadratic", "lower_bound"]
+__all__ = ["DeLongResult", "auroc", "auroc_quadratic", "exact_zero_variance_bound", "lower_bound"]
 
 _FloatArray = npt.NDArray[np.float64]
 
@@ -173,22 +177,29 @@ def auroc_quadratic(positives: Sequence[float], negatives: Sequence[float]) -> D
 
 
 def lower_bound(result: DeLongResult, confidence: float) -> float:
-    """DeLong one-sided lower confidence bound on the AUROC (normal approximation).
+    """One-sided lower confidence bound on the AUROC: DeLong's, or the exact one where its
+    variance is 0.
 
     Args:
         result: an AUROC estimate from :func:`auroc`.
         confidence: one-sided confidence level in (0, 1), e.g. 0.95.
 
     Returns:
-        ``auc - z * sqrt(variance)`` with ``z = norm.ppf(confidence)`` (DeLong et al. 1988:
-        the AUC estimate is asymptotically normal), clipped to [0, 1]. The clip only matters
-        where the normal approximation leaves the range an AUROC can take (small samples,
-        AUC near 0 or 1, or confidence < 0.5 pushing the "lower" bound above 1); a bound
-        outside [0, 1] carries no information beyond the range itself.
+        Where DeLong's variance is positive: ``auc - z * sqrt(variance)`` with
+        ``z = norm.ppf(confidence)`` (DeLong et al. 1988: the AUC estimate is asymptotically
+        normal), clipped to [0, 1]. The clip only matters where the normal approximation leaves
+        the range an AUROC can take (small samples, AUC near 0 or 1, or confidence < 0.5 pushing
+        the "lower" bound above 1); a bound outside [0, 1] carries no information beyond the
+        range itself.
+
+        Where the variance is 0 the normal interval has width 0 and would put the bound at the
+        AUC itself: 1.0 for perfectly separated classes however few scores there are. The bound
+        is then :func:`exact_zero_variance_bound` instead (SPEC 6).
 
     Raises:
         StatisticsError: ``confidence`` is not a real number strictly between 0 and 1, or
-            ``result`` holds a non-finite AUC, or a negative or non-finite variance.
+            ``result`` holds a non-finite AUC, or a negative or non-finite variance, or (with
+            variance 0) class sizes below 1.
     """
     if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
         raise StatisticsError(f"AUROC: confidence must be a number in (0, 1), got {confidence!r}")
@@ -201,6 +212,37 @@ def lower_bound(result: DeLongResult, confidence: float) -> float:
         raise StatisticsError(
             f"AUROC: the variance must be finite and >= 0, got {result.variance!r}"
         )
+    if result.variance == 0.0:
+        return exact_zero_variance_bound(result, c)
     z = float(norm.ppf(c))
     bound = result.auc - z * math.sqrt(result.variance)
     return min(1.0, max(0.0, bound))
+
+
+def exact_zero_variance_bound(result: DeLongResult, confidence: float) -> float:
+    """The exact one-sided lower bound where DeLong's variance is 0: ``alpha ** (1 / k)`` for
+    perfectly separated classes, else 0.
+
+    DeLong's variance is 0 only when every positive beats every negative (AUC 1), every
+    negative beats every positive (AUC 0), or all scores are equal (AUC 1/2). Take
+    k = min(m, n) disjoint positive-negative pairs (no score in two pairs). Under independence
+    each pair is concordant with probability at most the AUROC A (ties count one half in A, so
+    strictly concordant pairs are no likelier), independently of the others, so all k are
+    concordant with probability at most A ** k. The one-sided test rejects every A with
+    A ** k < alpha, alpha = 1 - confidence; the bound is the A that solves A ** k = alpha,
+    which is Clopper-Pearson's lower bound for k successes in k trials. Without a concordant
+    pair (AUC 0, or all tied) the same bound for 0 successes is 0. Examples at alpha = 0.05:
+    2 + 2 scores give 0.2236, 16 + 2 give 0.2236 too (2 pairs), 1000 + 1000 give 0.9970.
+
+    Raises:
+        StatisticsError: a class size is below 1 (no pair can be formed).
+    """
+    pairs = min(result.n_positive, result.n_negative)
+    if pairs < 1:
+        raise StatisticsError(
+            f"AUROC: class sizes {result.n_positive} and {result.n_negative} form no"
+            " positive-negative pair"
+        )
+    if result.auc < 1.0:
+        return 0.0
+    return float((1.0 - confidence) ** (1.0 / pairs))

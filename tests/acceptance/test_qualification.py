@@ -222,7 +222,8 @@ def test_honest_attempt_qualifies_and_meets_the_bars(make_registry, run_claims) 
     assert discrimination["statistic"] == "auroc_lower"
     assert (discrimination["exercised"], discrimination["met"]) == (True, True)
     assert discrimination["units"] == 24
-    assert discrimination["auroc"] == 1.0
+    # The specimen's one false alarm: the first control outscores the lowest attack (1 of 128).
+    assert discrimination["auroc"] == 1 - 1 / (16 * 8)
     assert discrimination["bound"] >= discrimination["threshold"] == 0.8
     assert set(attempt["checks"]) == {
         "reconstructible",

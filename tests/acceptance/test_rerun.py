@@ -65,7 +65,7 @@ def test_one_byte_of_one_trial_line_changed(make_registry, run_claims, tmp_path)
 
 
 def test_one_byte_of_released_data_changed(
-    make_registry, run_claims, tmp_path, httpserver: HTTPServer
+    make_registry, run_claims, tmp_path, httpserver: HTTPServer, local_fetches
 ) -> None:
     built = make_registry(WRAPPED)
     released = bytearray(built.files["trials.jsonl"])

@@ -215,7 +215,7 @@ def _fetched(run_claims, built) -> Any:
     return run_claims("verify", built.attempt, "--fetch-raw-logs")
 
 
-def test_the_papers_freeze_as_pinned(make_registry, run_claims, httpserver) -> None:
+def test_the_papers_freeze_as_pinned(make_registry, run_claims, httpserver, local_fetches) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, PREREGISTRATION))
     result = _fetched(run_claims, built)
     assert result.code == 0, result.out
@@ -223,7 +223,9 @@ def test_the_papers_freeze_as_pinned(make_registry, run_claims, httpserver) -> N
     assert {entry[0].path for entry in httpserver.log} == {"/harness.log", "/prereg"}
 
 
-def test_the_papers_freeze_serves_other_bytes(make_registry, run_claims, httpserver) -> None:
+def test_the_papers_freeze_serves_other_bytes(
+    make_registry, run_claims, httpserver, local_fetches
+) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, PREREGISTRATION + b"edited\n"))
     result = _fetched(run_claims, built)
     assert result.code == 1, result.out
@@ -234,7 +236,9 @@ def test_the_papers_freeze_serves_other_bytes(make_registry, run_claims, httpser
     assert served in reason["message"]
 
 
-def test_the_papers_freeze_is_unavailable(make_registry, run_claims, httpserver) -> None:
+def test_the_papers_freeze_is_unavailable(
+    make_registry, run_claims, httpserver, local_fetches
+) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, None))
     result = _fetched(run_claims, built)
     assert result.code == 1, result.out

@@ -195,6 +195,20 @@ def test_auroc_lower_is_delong_on_one_score_per_unit() -> None:
     assert result.met is (result.bound >= 0.8)
 
 
+def test_auroc_perfect_separation_of_few_negatives_misses_the_bar() -> None:
+    """16 positive and 2 negative units, perfectly separated: DeLong's variance is 0, and its
+    bound of 1.0 would meet any bar. The exact bound from min(16, 2) = 2 disjoint concordant
+    pairs is 0.05 ** (1 / 2) = 0.2236, far below min 0.8 (SPEC 6)."""
+    positives = [0.5 + i / 100 for i in range(16)]
+    cases, trials = _scored(positives, [0.1, 0.2])
+    (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)
+    assert (result.positives, result.negatives, result.units) == (16, 2, 18)
+    assert result.auroc == 1.0
+    assert result.bound == pytest.approx(0.2236, abs=1e-4)
+    assert (result.exercised, result.met) == (True, False)
+    assert result.note == "DeLong's variance is 0: exact bound from 2 disjoint concordant pairs"
+
+
 def test_auroc_label_is_matched_as_json() -> None:
     bar = dict(DISCRIMINATION, label={"field": "truth", "positive": True})
     cases = {f"c{i}": _case(f"c{i}") for i in range(6)}

@@ -1,4 +1,8 @@
-"""Released data: fetched over real HTTP (a local server), hash-checked, cached by content."""
+"""Released data: fetched over real HTTP (a local server), hash-checked, cached by content.
+
+The local server is reached through `Limits.fetch_allowed_addresses` (LOCAL): without it, the
+bot refuses loopback and every other address that is not public.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,22 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
+from bot.config import Limits
 from bot.findings import Code
 from bot.released import fetch_released
 
 DATA = b'{"case_id":"c1"}\n' * 100
 SHA = hashlib.sha256(DATA).hexdigest()
+LOCAL = Limits(fetch_allowed_addresses=frozenset({"127.0.0.1", "::1"}))
 
 
 def _items(url: str, sha: str = SHA, path: str = "released/trials.jsonl") -> list[dict[str, str]]:
     return [{"url": url, "sha256": sha, "path": path}]
 
 
-def _fetch(items: list[dict[str, str]], tmp_path: Path) -> list:
+def _fetch(items: list[dict[str, str]], tmp_path: Path, limits: Limits = LOCAL) -> list:
     return fetch_released(
-        items, tmp_path / "in", tmp_path / "cache", "adapter.yaml", sleep=lambda _: None
+        items, tmp_path / "in", tmp_path / "cache", "adapter.yaml", limits, sleep=lambda _: None
     )
 
 
@@ -106,3 +112,33 @@ def test_paths_that_nest_or_repeat_are_refused(
     assert [(f.code, f.file) for f in findings] == [(Code.RELEASED_DATA_PATH, "adapter.yaml")]
     assert findings[0].message.startswith(f"released_data[1].path {second!r} ")
     assert httpserver.log == []
+
+
+def test_loopback_is_refused_without_the_allow_list_and_not_retried(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    httpserver.expect_request("/data").respond_with_data(DATA)
+    url = httpserver.url_for("/data").replace("localhost", "127.0.0.1")
+    (finding,) = _fetch(_items(url), tmp_path, Limits())
+    assert finding.code is Code.RELEASED_DATA_UNAVAILABLE
+    assert finding.message == (
+        f"released_data[0]: refusing to fetch {url}: 127.0.0.1 is a loopback address,"
+        " not a public one"
+    )
+    assert httpserver.log == []
+    assert not (tmp_path / "in" / "released" / "trials.jsonl").exists()
+
+
+def test_redirect_to_a_private_address_is_refused(httpserver: HTTPServer, tmp_path: Path) -> None:
+    target = "http://169.254.169.254/latest/meta-data/iam/security-credentials/"
+    httpserver.expect_request("/data").respond_with_data(
+        "", status=302, headers={"Location": target}
+    )
+    url = httpserver.url_for("/data")
+    (finding,) = _fetch(_items(url), tmp_path)
+    assert finding.code is Code.RELEASED_DATA_UNAVAILABLE
+    assert finding.message == (
+        f"released_data[0]: refusing to fetch {url}: it redirects to {target}, and"
+        " 169.254.169.254 is a link-local address, not a public one"
+    )
+    assert len(httpserver.log) == 1  # refused, not retried

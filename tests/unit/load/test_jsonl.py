@@ -12,6 +12,7 @@ import pytest
 
 from bot.config import Limits
 from bot.findings import Code
+from bot.load import jsonl
 from bot.load.jsonl import load_jsonl, parse_jsonl
 from bot.tree import FolderTree, GitTree
 from tests.support import load_file
@@ -112,7 +113,12 @@ def test_blank_lines_at_the_end_are_refused_too() -> None:
 
 
 def test_deep_nesting_is_a_finding_not_a_crash() -> None:
-    line, message = refusal(b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n")
+    raw = b'{"a": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
+    # With the default caps the 100,001 lists are refused before parsing; raised, `json`
+    # parses and overflows the stack: still a finding.
+    assert refusal(raw)[1].startswith("100001 arrays and objects, more than the 10000")
+    raised = Limits(max_jsonl_record_containers=200_000, max_jsonl_record_values=200_000)
+    line, message = refusal(raw, raised)
     assert line == 1
     assert "RecursionError" in message
 
@@ -327,3 +333,67 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", denied)
+
+
+# --- containers and values per record and per file (memory bounded by the file's size) --------
+# 1 MB lines of empty lists once cost ~30x their size: a 22 MB file took ~675 MB and 35 s.
+# Records are counted on their bytes before `json` builds anything (bench/loaders.py measures).
+
+
+def _lists(count: int) -> bytes:
+    """One record: an object holding a list of `count` empty lists (count + 2 containers)."""
+    return b'{"a": [' + b", ".join([b"[]"] * count) + b"]}\n"
+
+
+def test_record_over_the_container_cap_is_refused_unparsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded: list[bytes] = []
+    original = jsonl._decode
+    monkeypatch.setattr(jsonl, "_decode", lambda raw: decoded.append(raw) or original(raw))
+    cap = Limits().max_jsonl_record_containers
+    line, message = refusal(_lists(cap - 1))  # cap + 1 arrays and objects
+    assert line == 1
+    assert message == f"{cap + 1} arrays and objects, more than the {cap} a record may hold"
+    assert decoded == []  # refused on its bytes: json never built the lists
+    assert read(_lists(cap - 2)) == ([(1, {"a": [[]] * (cap - 2)})], [])  # exactly the cap
+
+
+def test_brackets_and_commas_inside_strings_are_not_counted() -> None:
+    # 3 arrays and objects; 5 values (the record, its 2 members, the list's 2 members).
+    text = '{"a": "[[[{{{,,,\\\\\\" [ { ,", "b": ["x,]", {}]}'
+    raw = text.encode() + b"\n"
+    exact = Limits(max_jsonl_record_containers=3, max_jsonl_record_values=5)
+    assert read(raw, exact) == ([(1, {"a": '[[[{{{,,,\\" [ { ,', "b": ["x,]", {}]})], [])
+    fewer = Limits(max_jsonl_record_containers=2)
+    assert refusal(raw, fewer) == (1, "3 arrays and objects, more than the 2 a record may hold")
+    assert refusal(raw, Limits(max_jsonl_record_values=4))[1].startswith("5 values")
+
+
+def test_record_over_the_value_cap_is_refused() -> None:
+    limits = Limits(max_jsonl_record_values=100)
+    raw = b'{"a": [' + b", ".join([b"0"] * 99) + b"]}\n"  # 1 + 1 + 99 values
+    assert refusal(raw, limits) == (1, "101 values, more than the 100 a record may hold")
+    ok = b'{"a": [' + b", ".join([b"0"] * 98) + b"]}\n"
+    assert read(ok, limits)[1] == []
+
+
+def test_file_over_the_container_cap_stops_at_the_line_that_crosses_it() -> None:
+    limits = Limits(max_jsonl_file_containers=50)
+    raw = _lists(4) * 10  # 6 arrays and objects a line
+    records, findings = parse_jsonl(io.BytesIO(raw + b"not json\n"), PATH, limits)
+    assert [r.line for r in records] == list(range(1, 9))  # 48 containers
+    (finding,) = findings  # the rest of the file is not read: no finding for "not json"
+    assert (finding.code, finding.line) == (Code.JSONL_INVALID, 9)
+    assert finding.message == (
+        "the file's records hold more than 50 arrays and objects by this line;"
+        " the rest of the file is not read"
+    )
+
+
+def test_file_over_the_value_cap_stops_at_the_line_that_crosses_it() -> None:
+    limits = Limits(max_jsonl_file_values=25)
+    raw = b'{"a": [1, 2, 3, 4, 5]}\n' * 4  # 7 values a line
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH, limits)
+    assert [r.line for r in records] == [1, 2, 3]
+    (finding,) = findings
+    assert finding.line == 4
+    assert finding.message.startswith("the file's records hold more than 25 values by this line")

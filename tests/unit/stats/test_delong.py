@@ -82,10 +82,50 @@ def test_hand_computed_example_with_ties() -> None:
 
 
 def test_perfect_separation() -> None:
+    """DeLong's variance is 0 here, so its bound would be 1.0 from five scores. The bound is the
+    exact one from min(m, n) = 2 disjoint concordant pairs instead: alpha ** (1 / 2)."""
     result = auroc([3.0, 4.0, 5.0], [0.0, 1.0])
     assert result.auc == 1.0
     assert result.variance == 0.0
-    assert lower_bound(result, 0.95) == 1.0
+    assert lower_bound(result, 0.95) == pytest.approx(0.05**0.5, abs=1e-12)
+
+
+# (positives, negatives, bound): alpha ** (1 / min(m, n)) with alpha = 0.05.
+PERFECT_SEPARATION_BOUNDS = [(2, 2, 0.2236), (16, 2, 0.2236), (2, 16, 0.2236), (1000, 1000, 0.9970)]
+
+
+@pytest.mark.parametrize(("m", "n", "expected"), PERFECT_SEPARATION_BOUNDS)
+def test_perfect_separation_bound_is_exact_from_disjoint_pairs(
+    m: int, n: int, expected: float
+) -> None:
+    positives = [float(n + i) for i in range(m)]
+    negatives = [float(j) for j in range(n)]
+    result = auroc(positives, negatives)
+    assert (result.auc, result.variance) == (1.0, 0.0)
+    bound = lower_bound(result, 0.95)
+    assert bound == pytest.approx(expected, abs=1e-4)
+    assert bound == pytest.approx(0.05 ** (1 / min(m, n)), abs=1e-12)
+    assert bound < 1.0
+
+
+@pytest.mark.parametrize(
+    ("positives", "negatives"),
+    [
+        ([0.0, 1.0], [2.0, 3.0, 4.0]),  # every pair discordant: AUC 0
+        ([1.0, 1.0, 1.0], [1.0, 1.0]),  # all tied: AUC 1/2, no pair concordant
+    ],
+)
+def test_zero_variance_without_concordant_pairs_bounds_at_zero(
+    positives: list[float], negatives: list[float]
+) -> None:
+    result = auroc(positives, negatives)
+    assert result.variance == 0.0
+    assert lower_bound(result, 0.95) == 0.0
+
+
+def test_zero_variance_needs_class_sizes() -> None:
+    with pytest.raises(StatisticsError, match="class sizes"):
+        lower_bound(DeLongResult(auc=1.0, variance=0.0, n_positive=0, n_negative=2), 0.95)
 
 
 def test_all_tied_scores_give_one_half() -> None:

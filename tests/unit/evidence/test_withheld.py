@@ -1,0 +1,74 @@
+"""bot.evidence.rules.check_withheld: a withholdable field is found however its key is spelled.
+
+The seed forbids publishing a withholdable field at any depth. Keys are compared after folding
+(NFKC, surrounding whitespace, case, `-`/`_`/space, zero-width characters), so
+`Reference_Answer` or `reference-answer` is the same field as `reference_answer`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.evidence.rules import check_withheld
+from bot.findings import Code, Finding
+from bot.load.document import FieldPath
+
+FILE = "freeze-cases.jsonl"
+
+
+def _check(data: Any, withholdable: list[str]) -> list[Finding]:
+    def line_of(where: FieldPath) -> int:
+        return 7
+
+    return check_withheld([(FILE, data, line_of)], withholdable)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "reference_answer",
+        "Reference_Answer",
+        "reference-answer",
+        "REFERENCE-ANSWER",
+        " reference_answer ",
+        "reference answer",
+        "reference\u200b_answer",  # a zero-width space inside
+        "".join(chr(ord(c) + 0xFEE0) for c in "reference_answer"),  # fullwidth: NFKC folds it
+    ],
+)
+def test_every_spelling_of_a_withheld_key_is_a_leak(key: str) -> None:
+    findings = _check({"case_id": "c1", "public": {key: "the answer"}}, ["reference_answer"])
+    assert [f.code for f in findings] == [Code.WITHHELD_FIELD_LEAK]
+    if key == "reference_answer":
+        expected = "reference_answer: a withholdable field must never be published"
+    else:
+        expected = (
+            f"{key!r} is the withholdable field 'reference_answer' spelled differently;"
+            " it must never be published"
+        )
+    assert findings[0].message == expected
+    assert (findings[0].file, findings[0].line) == (FILE, 7)
+
+
+def test_nested_spelling_is_found() -> None:
+    data = {"public": {"turns": [{"meta": {"Reference-Answer": "x"}}]}}
+    (finding,) = _check(data, ["reference_answer"])
+    assert finding.code is Code.WITHHELD_FIELD_LEAK
+    assert finding.message.startswith("'Reference-Answer' is the withholdable field")
+
+
+def test_the_withholdable_list_is_folded_too() -> None:
+    # A market may write the field name in any of the spellings as well.
+    (finding,) = _check({"public": {"reference_answer": "x"}}, ["Reference-Answer"])
+    assert finding.code is Code.WITHHELD_FIELD_LEAK
+
+
+@pytest.mark.parametrize("key", ["reference_answers", "referenceanswer", "answer", "reference"])
+def test_other_keys_are_not_leaks(key: str) -> None:
+    assert _check({"public": {key: "x"}}, ["reference_answer"]) == []
+
+
+def test_values_and_non_string_keys_are_not_keys() -> None:
+    assert _check({"public": {"note": "reference_answer", 3: "x"}}, ["reference_answer"]) == []
