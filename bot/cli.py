@@ -270,8 +270,11 @@ def _rerun(args: argparse.Namespace) -> Any:
         return None
     from bot.rerun import AdapterRerun
 
+    results = args.rerun_cache or os.environ.get("CLAIMS_RERUN_CACHE")
     return AdapterRerun(
-        cache=args.released_cache or _cache_folder(), allow_unisolated=args.allow_unisolated
+        cache=args.released_cache or _cache_folder(),
+        results=Path(results) if results else None,
+        allow_unisolated=args.allow_unisolated,
     )
 
 
@@ -302,8 +305,15 @@ def _check_options(parser: argparse.ArgumentParser, rerun_by_default: bool) -> N
         "--released-cache",
         type=Path,
         metavar="DIR",
-        help="cache of released data (by sha256) and of rerun results (default: $CLAIMS_CACHE"
-        " or ~/.cache/claims/released)",
+        help="cache of released data, by sha256 (default: $CLAIMS_CACHE or"
+        " ~/.cache/claims/released); it is re-hashed before use, so it may be restored",
+    )
+    parser.add_argument(
+        "--rerun-cache",
+        type=Path,
+        metavar="DIR",
+        help="keep rerun results here and reuse them while nothing they depend on changed"
+        " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it",
     )
     parser.add_argument(
         "--allow-unisolated",

@@ -185,7 +185,9 @@ class GitHistory:
             "--no-renames",
             "--no-abbrev",
             "-z",
-            "--format=%x00commit %H %cI %P",
+            # %ct: seconds since the epoch. A commit's own offset (which git lets reach ±99:59,
+            # more than Python's timezones allow) plays no part in when it was made.
+            "--format=%x00commit %H %ct %P",
             self.base,
             strip_newline_in_stdout=False,
         )
@@ -195,7 +197,8 @@ class GitHistory:
             token = token.lstrip("\n")
             if token.startswith("commit "):
                 sha, committed, *parents = token.split()[1:]
-                moment = datetime.fromisoformat(committed).astimezone(UTC)
+                # A date past year 9999 is no date: as late as can be (fail closed).
+                moment = _epoch(committed) or datetime.max.replace(tzinfo=UTC)
                 index.commits.append(_Commit(sha, moment, len(parents)))
             elif token.startswith(":"):
                 path = next(tokens, "")
@@ -318,10 +321,18 @@ class GitHistory:
         return changes
 
 
+def _epoch(text: str) -> datetime | None:
+    """Seconds since the epoch as an aware UTC time; None when it is none or out of range."""
+    try:
+        return datetime.fromtimestamp(int(text), UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
 def read_tags(repo: git.Repo) -> dict[str, Tag]:
     """Every tag, once: annotated tags with their tagger date, lightweight ones without."""
     output: str = repo.git.for_each_ref(
-        "--format=%(refname:strip=2)%00%(objecttype)%00%(taggerdate:iso-strict)"
+        "--format=%(refname:strip=2)%00%(objecttype)%00%(taggerdate:unix)"
         "%00%(*objectname)%00%(objectname)%00%(*objecttype)",
         "refs/tags",
     )
@@ -331,7 +342,8 @@ def read_tags(repo: git.Repo) -> dict[str, Tag]:
         annotated = kind == "tag"
         if (peeled_kind if annotated else kind) != "commit":
             continue  # a tag of a tree or a blob snapshots no registry
-        moment = datetime.fromisoformat(tagged).astimezone(UTC) if annotated and tagged else None
+        # Seconds since the epoch: a tagger offset Python cannot represent changes nothing.
+        moment = _epoch(tagged) if annotated else None
         tags[name] = Tag(name, peeled if annotated else target, annotated, moment)
     return tags
 

@@ -158,7 +158,11 @@ def _distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
 
 
 def _adversarial_problems(
-    attempt: Attempt, trials: Sequence[Trial], market: Market, rules: SharedRules
+    attempt: Attempt,
+    trials: Sequence[Trial],
+    market: Market,
+    rules: SharedRules,
+    closed_by: datetime | None = None,
 ) -> list[str]:
     """Why the attack evidence does not meet the market's adversarial budget (empty: it does).
 
@@ -193,7 +197,7 @@ def _adversarial_problems(
         name
         for name, met in (
             ("red teams", _red_teams_ok(groups, routes["red_teams"])),
-            ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"])),
+            ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"], closed_by)),
             (
                 "generator",
                 _generator_ok(adversarial.generator, routes["generator"], rules, need, trials),
@@ -240,8 +244,16 @@ def _adversarial_problems(
     return problems
 
 
-def _adversarial(reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules) -> None:
-    for problem in _adversarial_problems(evidence.attempt, evidence.trials, market, rules):
+def _adversarial(
+    reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules, as_of: date
+) -> None:
+    # A bounty counts for the days it was open by the market's resolve-by date (the evidence
+    # must be public by then, SPEC 5) and by the date judged: a closing date in the future
+    # is a promise, not evidence that it was open that long.
+    closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
+    for problem in _adversarial_problems(
+        evidence.attempt, evidence.trials, market, rules, closed_by
+    ):
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
 
@@ -296,11 +308,15 @@ def _red_teams_ok(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> bool:
     )
 
 
-def _bounty_ok(bounty: Bounty | None, route: Mapping[str, Any]) -> bool:
+def _bounty_ok(
+    bounty: Bounty | None, route: Mapping[str, Any], closed_by: datetime | None = None
+) -> bool:
     if bounty is None:
         return False
     listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
     if listed is None or closed is None or frozen is None:
+        return False
+    if closed_by is not None and closed > closed_by:
         return False
     return (
         bounty.usd >= route["min_usd"]
@@ -519,7 +535,7 @@ def qualify(
     reasons = _Reasons(evidence)
     _floors(reasons, evidence, market, units)
     _bars(reasons, bars)
-    _adversarial(reasons, evidence, market, rules)
+    _adversarial(reasons, evidence, market, rules, as_of)
     _certificates(reasons, evidence)
     _outputs(reasons, evidence, market, derived_table)
     _wrapping(reasons, evidence)

@@ -95,11 +95,19 @@ def rerun_key(files: AttemptFiles, sandbox_limits: SandboxLimits) -> tuple[str, 
 
 @dataclass(frozen=True)
 class AdapterRerun:
-    """How to rerun adapters: the cache (released data under `sha256/`, results under
-    `reruns/`), the sandbox limits, and whether a maintainer explicitly allowed running
-    without network isolation."""
+    """How to rerun adapters: the released-data cache (under `sha256/`), the folder that keeps
+    rerun results (`results`; None: results are not kept), the sandbox limits, and whether a
+    maintainer explicitly allowed running without network isolation.
+
+    The two caches are trusted differently. Released data is content-addressed and re-hashed
+    before use, so it may come from anywhere (an Actions cache, say). A rerun result is
+    believed as it stands (it says the adapter reproduced the evidence), so its folder must be
+    written by the bot alone: never restored from a cache others can write (found in review:
+    a planted record made an edited wrap qualify).
+    """
 
     cache: Path
+    results: Path | None = None
     limits: Limits = Limits()
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     allow_unisolated: bool = False
@@ -141,13 +149,16 @@ class AdapterRerun:
 
     # -- the cache --------------------------------------------------------------------------
 
-    def _record(self, key: str) -> Path:
-        return self.cache / "reruns" / f"{key}.json"
+    def _record(self, key: str) -> Path | None:
+        return None if self.results is None else self.results / f"{key}.json"
 
     def _cached(self, key: str) -> list[Finding] | None:
         """The findings of an earlier rerun with this key, or None (absent or unreadable)."""
+        record = self._record(key)
+        if record is None:
+            return None
         try:
-            text = read_regular(self._record(key), _RECORD_BYTES).decode("utf-8")
+            text = read_regular(record, _RECORD_BYTES).decode("utf-8")
             findings = rerun_record_from_json(text, key)
         except (OSError, UnicodeDecodeError, ReportError):
             return None
@@ -158,6 +169,8 @@ class AdapterRerun:
     def _store(self, key: str, parts: Mapping[str, Any], findings: list[Finding]) -> None:
         """Keep the result; a cache that cannot be written only costs a rerun next time."""
         record = self._record(key)
+        if record is None:
+            return
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
             handle, name = tempfile.mkstemp(dir=record.parent, prefix=".partial-")

@@ -121,6 +121,8 @@ class Snapshot:
         archive_state: ArchiveState = "missing"
         archived_at = None
         reference = None
+        if record is not None and record.get("tag", name) != name:
+            record = None  # a record of another tag, stored under this name, is no copy of it
         if record is not None:
             created = record.get("created")
             archived_at = parse_timestamp(created) if isinstance(created, str) else None

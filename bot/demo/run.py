@@ -236,7 +236,7 @@ def _rerun_adapter(examples: Traversable, work: Path, plan: dict[str, Any]) -> A
     (cache / "sha256").mkdir(parents=True)
     for source in sorted((examples / "released").iterdir(), key=lambda item: item.name):
         (cache / "sha256" / source.name).write_bytes(source.read_bytes())
-    return AdapterRerun(cache=cache)
+    return AdapterRerun(cache=cache, results=work / "reruns")
 
 
 def _check(

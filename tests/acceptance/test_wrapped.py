@@ -123,7 +123,17 @@ def test_a_second_resolve_does_not_rerun_an_unchanged_wrap(
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
     _seed(cache, built.files["trials.jsonl"])
-    args = ("resolve", "--registry", built.root, "--as-of", CLOSED, "--released-cache", cache)
+    args = (
+        "resolve",
+        "--registry",
+        built.root,
+        "--as-of",
+        CLOSED,
+        "--released-cache",
+        cache,
+        "--rerun-cache",
+        cache / "reruns",
+    )
     first = run_claims(*args)
     assert first.code == 0, first.err
     (market,) = [m for m in first.report["markets"] if m["market"] == 3]
@@ -139,7 +149,17 @@ def test_a_corrupt_cache_entry_is_rerun(make_registry, run_claims, sandbox, tmp_
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
     _seed(cache, built.files["trials.jsonl"])
-    args = ("resolve", "--registry", built.root, "--as-of", CLOSED, "--released-cache", cache)
+    args = (
+        "resolve",
+        "--registry",
+        built.root,
+        "--as-of",
+        CLOSED,
+        "--released-cache",
+        cache,
+        "--rerun-cache",
+        cache / "reruns",
+    )
     run_claims(*args)
     (entry,) = (cache / "reruns").iterdir()
     entry.write_text('[{"code": "made-up"}]')
@@ -165,7 +185,15 @@ def test_an_error_inside_the_rerun_is_adapter_failed_and_other_markets_resolve(
     cache = tmp_path / "cache"
     _seed(cache, built.files["trials.jsonl"])
     result = run_claims(
-        "resolve", "--registry", built.root, "--as-of", CLOSED, "--released-cache", cache
+        "resolve",
+        "--registry",
+        built.root,
+        "--as-of",
+        CLOSED,
+        "--released-cache",
+        cache,
+        "--rerun-cache",
+        cache / "reruns",
     )
     assert result.code == 0, result.err
     markets = {m["market"]: m for m in result.report["markets"]}
@@ -174,7 +202,15 @@ def test_an_error_inside_the_rerun_is_adapter_failed_and_other_markets_resolve(
     assert markets[3]["outcome"] == "OTHER"
     assert markets[5]["outcome"] in ("YES", "NO")
     assert [a["status"] for a in markets[5]["attempts"]] == ["qualifying"]
-    verify = run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
+    verify = run_claims(
+        "verify",
+        built.attempt,
+        "--rerun-adapters",
+        "--released-cache",
+        cache,
+        "--rerun-cache",
+        cache / "reruns",
+    )
     (reason,) = verify.reasons()
     assert reason["code"] == "adapter-failed"
     assert "No space left on device" in reason["message"]

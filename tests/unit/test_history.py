@@ -12,6 +12,7 @@ GitHistory is checked against a real repository built here, commit by commit at 
 from __future__ import annotations
 
 import os
+import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -417,3 +418,27 @@ def test_a_repository_git_calls_dubious_is_an_environment_error(
     assert main(["verify", "--registry", str(tmp_path / "repo")]) == 2
     err = capsys.readouterr().err
     assert "git cannot read the repository" in err and "dubious ownership" in err
+
+
+def test_an_offset_python_cannot_represent_breaks_nothing(tmp_path: Path) -> None:
+    # Review finding: a tag object with tagger offset +9959 (git fsck --strict accepts it)
+    # crashed every `claims resolve` (datetime.fromisoformat: offset out of range).
+    repo = init_repo(tmp_path)
+    head = commit(repo, "base", at(1), {"README": b"x\n"})
+    body = (
+        f"object {head}\ntype commit\ntag v0.1-imported\ntagger X <x@y> 1819000000 +9959\n\nodd\n"
+    )
+    tag = (
+        subprocess.run(
+            ["git", "hash-object", "-t", "tag", "-w", "--literally", "--stdin"],
+            cwd=tmp_path,
+            input=body.encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    repo.git.update_ref("refs/tags/v0.1-imported", tag)
+    found = GitHistory(repo, "main").tag("v0.1-imported")
+    assert found is not None and found.tagged_at == datetime.fromtimestamp(1819000000, UTC)

@@ -64,6 +64,9 @@ def test_folding_is_idempotent(name: str) -> None:
         ("\u034f", "U+034F COMBINING GRAPHEME JOINER"),
         ("\U000e0041", "U+E0041 TAG LATIN CAPITAL LETTER A"),
         ("\ud800", "U+D800 category Cs"),
+        # Review finding: drawn as blank space, though neither ignorable nor a format character.
+        ("\u2800", "U+2800 BRAILLE PATTERN BLANK"),
+        ("\U0001d159", "U+1D159 MUSICAL SYMBOL NULL NOTEHEAD"),
     ],
 )
 def test_invisible_characters_are_found(character: str, label: str) -> None:

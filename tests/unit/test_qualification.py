@@ -300,6 +300,8 @@ BOUNTY_CASES = [
     ("rules frozen at listing", {"rules_frozen_at": _stamp(LISTED)}, True),
     ("rules frozen a second after listing", {"rules_frozen_at": _stamp(LISTED + SECOND)}, False),
     ("rules frozen before listing", {"rules_frozen_at": _stamp(LISTED - SECOND)}, True),
+    # Review finding: a closing date in the future made any bounty "open 60 days".
+    ("closes after the date judged", {"closed_at": "2099-12-31T00:00:00Z"}, False),
 ]
 
 

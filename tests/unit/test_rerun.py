@@ -70,11 +70,11 @@ def attempt(tmp_path: Path) -> tuple[FolderTree, AttemptFiles]:
 
 def test_an_unchanged_attempt_is_rerun_once(attempt, sandbox, tmp_path) -> None:
     tree, files = attempt
-    rerun = AdapterRerun(cache=tmp_path / "cache")
+    rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")
     assert rerun(tree, files) == []
     assert sandbox.calls == 2  # on the released data, then on the emptied data
     assert rerun(tree, files) == []
-    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    assert AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files) == []
     assert sandbox.calls == 2
 
 
@@ -103,7 +103,7 @@ def _released_data_changed(files: AttemptFiles) -> AttemptFiles:
 )
 def test_changing_a_part_of_the_key_reruns(attempt, sandbox, tmp_path, change) -> None:
     tree, files = attempt
-    rerun = AdapterRerun(cache=tmp_path / "cache")
+    rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")
     rerun(tree, files)
     before = sandbox.calls
     key, _ = bot.rerun.rerun_key(files, rerun.sandbox)
@@ -129,26 +129,30 @@ def test_the_folder_is_part_of_the_key(attempt) -> None:
 
 def test_a_new_bot_version_or_other_limits_rerun(attempt, sandbox, tmp_path, monkeypatch) -> None:
     tree, files = attempt
-    AdapterRerun(cache=tmp_path / "cache")(tree, files)
-    AdapterRerun(cache=tmp_path / "cache", sandbox=SandboxLimits(cpu_seconds=30))(tree, files)
+    AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
+    AdapterRerun(
+        cache=tmp_path / "cache", results=tmp_path / "reruns", sandbox=SandboxLimits(cpu_seconds=30)
+    )(tree, files)
     assert sandbox.calls == 4
     monkeypatch.setattr(bot.rerun, "BOT_VERSION", "99.0.0")
-    AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
     assert sandbox.calls == 6
 
 
 def test_a_cached_result_needs_no_sandbox(attempt, sandbox, tmp_path, monkeypatch) -> None:
     tree, files = attempt
-    AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
     monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
-    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    assert AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files) == []
     with pytest.raises(ClaimsError, match="cannot rerun adapters here: bwrap is not installed"):
-        AdapterRerun(cache=tmp_path / "cache")(tree, replace(files, digest="0" * 64))
+        AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(
+            tree, replace(files, digest="0" * 64)
+        )
 
 
 def test_a_mismatch_is_cached_and_a_failure_is_not(attempt, sandbox, tmp_path, monkeypatch) -> None:
     tree, files = attempt
-    rerun = AdapterRerun(cache=tmp_path / "cache")
+    rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")
 
     def other_output(command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
         sandbox.calls += 1
@@ -184,7 +188,7 @@ def test_an_adapter_that_writes_the_same_from_emptied_data(
         return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
 
     monkeypatch.setattr(bot.rerun, "run_adapter", carries_its_output)
-    (finding,) = AdapterRerun(cache=tmp_path / "cache")(tree, files)
+    (finding,) = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
     assert (finding.code, finding.file) == (
         Code.ADAPTER_IGNORES_DATA,
         f"{WRAPPED.folder}/adapter/adapter.yaml",
@@ -209,7 +213,23 @@ def test_the_emptied_run_sees_the_same_files_emptied(attempt, tmp_path, monkeypa
 
     monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
     monkeypatch.setattr(bot.rerun, "run_adapter", record)
-    assert AdapterRerun(cache=tmp_path / "cache")(tree, files) == []
+    assert AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files) == []
     first, emptied = seen
     assert list(first) == list(emptied) == ["released/trials.jsonl"]
     assert first["released/trials.jsonl"] and emptied["released/trials.jsonl"] == b""
+
+
+def test_results_are_kept_only_where_asked_and_never_in_the_released_cache(
+    attempt, sandbox, tmp_path
+) -> None:
+    # Review finding: results lived in the released-data cache (`reruns/`), which may be
+    # restored from a cache others can write; a planted "reproduced" record was believed.
+    tree, files = attempt
+    rerun = AdapterRerun(cache=tmp_path / "cache")  # no results folder: nothing kept
+    assert rerun(tree, files) == [] and rerun(tree, files) == []
+    assert sandbox.calls == 4
+    assert not (tmp_path / "cache" / "reruns").exists()
+    kept = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")
+    assert kept(tree, files) == []
+    assert [p.parent for p in (tmp_path / "reruns").iterdir()] == [tmp_path / "reruns"]
+    assert not (tmp_path / "cache" / "reruns").exists()

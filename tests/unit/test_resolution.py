@@ -442,3 +442,12 @@ def test_a_snapshot_reads_back_only_when_its_flags_agree_with_its_states() -> No
     data["markets"][0]["snapshot"]["tag_counts"] = False
     with pytest.raises(ReportError):
         resolve_report_from_json(data)
+
+
+def test_an_archive_record_of_another_tag_is_no_copy() -> None:
+    # Review finding: snapshot-2027-06-30.json holding another tag's record rescued a market.
+    record = {"id": "local-1", "tag": "snapshot-2027-07-31", "created": "2027-09-01T10:00:00Z"}
+    snapshot = Snapshot.of(DATES.snapshot_tag, None, record, DATES, date(2027, 12, 1))
+    assert (snapshot.archive_state, snapshot.archived) == ("missing", False)
+    own = {**record, "tag": DATES.snapshot_tag}
+    assert Snapshot.of(DATES.snapshot_tag, None, own, DATES, date(2027, 12, 1)).archive_counts

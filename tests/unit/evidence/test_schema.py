@@ -316,3 +316,17 @@ def test_every_named_schema_has_a_file(name: str) -> None:
     findings = validate(name, {"__surely_not_a_field__": True}, "f")
     assert findings
     assert {f.code for f in findings} <= {Code.SCHEMA}
+
+
+def test_a_sha256_with_a_trailing_newline_is_refused() -> None:
+    # Review finding: "^[0-9a-f]{64}$" matches "<hash>\n" under Python's re.search.
+    case = {
+        "case_id": "c1",
+        "sha256": "a" * 64 + "\n",
+        "family": "f",
+        "kind": "attack",
+        "public": {},
+    }
+    assert [f.code.value for f in validate("freeze-case", case, "freeze-cases.jsonl", line=1)] == [
+        "schema"
+    ]
