@@ -33,7 +33,7 @@ from bot.tree import FolderTree
 from tests.conftest import RegistryFactory
 
 ADAPTER = "adapter/adapter.yaml"
-HONEST_OUTPUTS = "outputs:\n- trials.jsonl\n"
+HONEST_OUTPUTS = "outputs:\n- freeze-cases.jsonl\n- trials.jsonl\n"
 
 
 def hostile(text: str, items: int) -> str:

@@ -12,14 +12,14 @@ evidence does not qualify (`adapter-not-rerun`, judged in `bot/qualification.py`
 3. compare what it wrote with the attempt's files, line by line in canonical JSON
    (`bot/evidence/compare.py`): `adapter-mismatch` when they differ;
 4. when they match, run it once more with every released file emptied: an adapter that writes
-   the same evidence from no data carries its output instead of deriving it
-   (`adapter-ignores-data`).
+   any of the same (non-empty) evidence files from no data carries that output instead of
+   deriving it (`adapter-ignores-data`).
 
 A comparison's result is cached in `<cache>/reruns/<key>.json`, the key being the attempt's
-folder and evidence digest, the adapter files' and released data's hashes, the bot's version
-and the sandbox limits: a daily resolution does not rerun an unchanged wrapped attempt. Runs
-that did not get as far as a comparison (data not fetched, an adapter that failed) are not
-cached, so a passing failure is retried.
+folder and evidence digest, the adapter files' and released data's hashes, the bot's version,
+the version of the comparison (`COMPARISON`) and the sandbox limits: a daily resolution does
+not rerun an unchanged wrapped attempt. Runs that did not get as far as a comparison (data not
+fetched, an adapter that failed) are not cached, so a passing failure is retried.
 
 An adapter that misbehaves ends as `adapter-failed` with how it ended, and so does an error
 of the machine during the rerun (a full disk, say): no filer's attempt stops the report.
@@ -52,9 +52,13 @@ from bot.report.json_ import ReportError, rerun_record_from_json, rerun_record_t
 from bot.sandbox import RunResult, SandboxLimits, run_adapter
 from bot.tree import Tree, read_limited
 
-__all__ = ["BOT_VERSION", "AdapterRerun", "rerun_key"]
+__all__ = ["BOT_VERSION", "COMPARISON", "AdapterRerun", "rerun_key"]
 
 BOT_VERSION = __version__
+# What a rerun checks, versioned apart from the bot: raised whenever that changes, so that a
+# result cached under the older checks is not reused. 2: the cases are an output too, and
+# the emptied-data rerun flags each output written the same, not only all of them.
+COMPARISON = 2
 _TAIL_SHOWN = 600
 _RECORD_BYTES = 1 << 20  # a cached record holds a few findings
 # Results worth keeping: the adapter ran and its output was compared with the evidence.
@@ -87,6 +91,7 @@ def rerun_key(files: AttemptFiles, sandbox_limits: SandboxLimits) -> tuple[str, 
             for item in (adapter.released_data if adapter else ())
         ],
         "bot_version": BOT_VERSION,
+        "comparison": COMPARISON,
         "sandbox": asdict(sandbox_limits),
     }
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
@@ -199,19 +204,27 @@ class AdapterRerun:
             mismatch = compare_outputs(list(adapter.outputs), submitted, produced, folder)
             if mismatch or not any(submitted.values()):
                 return mismatch  # (nothing submitted: emptied data could not tell)
-            # The same adapter on emptied released data must not write the same evidence.
+            # The same adapter on emptied released data must not write any of the same
+            # evidence: each output, not only one of them (an adapter that copies the cases
+            # from the data could otherwise carry edited trials).
             emptied = Path(scratch) / "emptied"
             _empty_copy(inputs, emptied)
             again, failure = self._run(adapter, code, emptied, Path(scratch) / "out-emptied")
-            if failure is not None or compare_outputs(
-                list(adapter.outputs), submitted, again, folder
-            ):
+            if failure is not None:
                 return []
-            names = ", ".join(adapter.outputs)
+            carried = [
+                name
+                for name in adapter.outputs
+                if submitted.get(name)
+                and name in again
+                and not compare_outputs([name], submitted, again, folder)
+            ]
+            if not carried:
+                return []
             message = (
-                f"rerun with every released file emptied, the adapter wrote the same {names}:"
-                " its output does not come from the released data (an adapter must derive the"
-                " evidence from the data, not carry it)"
+                f"rerun with every released file emptied, the adapter wrote the same"
+                f" {', '.join(carried)}: its output does not come from the released data (an"
+                " adapter must derive the evidence from the data, not carry it)"
             )
             return [Finding(Code.ADAPTER_IGNORES_DATA, message, adapter.path)]
 

@@ -43,6 +43,7 @@ sys.path.insert(0, str(PROJECT))
 
 from bot.dates import MarketDates, end_of_day  # noqa: E402
 from bot.demo.specimen import (  # noqa: E402
+    RELEASED,
     AttemptSpec,
     attempt_files,
     judgments_file,
@@ -206,7 +207,8 @@ def examples() -> list[Example]:
                 title="Replication of a released monitor evaluation",
             ),
             ["adapter-not-rerun"],
-            "wrapped: the adapter copies the paper's released trials; the rerun reproduces them",
+            "wrapped: the adapter copies the paper's released cases and trials; the rerun"
+            " reproduces both",
             judge={},
             rerun=[],
         ),
@@ -334,8 +336,9 @@ def build(out: Path) -> None:
         spec = example.spec
         folder = spec.folder
         files = attempt_files(spec, schema_base=ATTEMPT_SCHEMAS)
-        if spec.kind == "wrapped":  # what the paper released: the honest trials
-            released[hashlib.sha256(files["trials.jsonl"]).hexdigest()] = files["trials.jsonl"]
+        if spec.kind == "wrapped":  # what the paper released: the honest cases and trials
+            for name in RELEASED.values():
+                released[hashlib.sha256(files[name]).hexdigest()] = files[name]
         market = markets.get(spec.market)
         if example.defect is not None and example.defect_first:
             example.defect(files)

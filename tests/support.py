@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.demo.specimen import RELEASED
 from bot.dump import dump_jsonl
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -17,6 +20,34 @@ Files = dict[str, bytes]
 def records(files: Files, name: str) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL file in `files`."""
     return [json.loads(line) for line in files[name].decode().splitlines()]
+
+
+def released_files(files: Files) -> list[bytes]:
+    """What the paper released for a wrapped specimen attempt (bot/demo/specimen.py): its
+    cases and its trials, as the honest attempt files hold them. Seed a released-data cache
+    with these."""
+    return [files[name] for name in RELEASED.values()]
+
+
+def seed_cache(cache: Path, *data: bytes) -> None:
+    """Put files in a released-data cache as the bot keeps them (`<cache>/sha256/<hash>`)."""
+    (cache / "sha256").mkdir(parents=True, exist_ok=True)
+    for item in data:
+        (cache / "sha256" / hashlib.sha256(item).hexdigest()).write_bytes(item)
+
+
+def seed_released(cache: Path, files: Files) -> None:
+    """Put everything the paper released (`released_files`) in a released-data cache."""
+    seed_cache(cache, *released_files(files))
+
+
+def convert_like_the_specimen(inputs: Path, output: Path) -> tuple[str, ...]:
+    """What the wrapped specimen's adapter/convert.py does, for tests that fake the sandbox:
+    copy each released file, unchanged, to the evidence file it becomes. Returns the names
+    written into `output`."""
+    for path, name in RELEASED.items():
+        shutil.copyfile(inputs / path, output / name)
+    return tuple(RELEASED.values())
 
 
 def rewrite(files: Files, name: str, edit: Callable[[list[dict[str, Any]]], None]) -> None:

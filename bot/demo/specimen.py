@@ -33,6 +33,7 @@ from bot.load.jsonl import parse_jsonl
 from bot.models import Market, SharedRules
 
 __all__ = [
+    "RELEASED",
     "AttemptSpec",
     "attempt_files",
     "judgments_file",
@@ -173,16 +174,24 @@ def _trials(
 
 
 # The worked example's adapter: it copies reported fields and computes nothing (seed, Wrapping).
-_CONVERT = b'''"""Copy the paper's released per-trial records into out/trials.jsonl, unchanged.
+# The paper released its cases as well as its trials: the bars and floors read both, so both
+# come from the released data.
+_CONVERT = b'''"""Copy the paper's released cases and per-trial records into out/, unchanged.
 
-Usage (in the sandbox, from the adapter folder): python convert.py released/trials.jsonl
+Usage (in the sandbox, from the adapter folder):
+    python convert.py released/cases.jsonl released/trials.jsonl
 """
 
 import shutil
 import sys
 
-shutil.copyfile(sys.argv[1], "out/trials.jsonl")
+shutil.copyfile(sys.argv[1], "out/freeze-cases.jsonl")
+shutil.copyfile(sys.argv[2], "out/trials.jsonl")
 '''
+
+# What the wrapped specimen's paper released, by the path its adapter reads it from, and the
+# evidence file each becomes (the adapter copies each one unchanged).
+RELEASED = {"released/cases.jsonl": "freeze-cases.jsonl", "released/trials.jsonl": "trials.jsonl"}
 
 
 def _red_teams(spec: AttemptSpec) -> list[dict[str, Any]]:
@@ -285,20 +294,21 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         **_raw_log_files(log),
     }
     if spec.kind == "wrapped":
-        released = dump_jsonl(trials)
+        released_data = [
+            {
+                "url": f"https://papers.example.org/{spec.slug}/data/{path.rpartition('/')[2]}",
+                "sha256": hashlib.sha256(files[name]).hexdigest(),
+                "path": path,
+            }
+            for path, name in RELEASED.items()
+        ]
         files["adapter/adapter.yaml"] = dump_yaml(
             {
-                "description": "Copies the paper's released per-trial records into trials.jsonl"
-                " without changing any field.",
-                "command": ["python", "convert.py", "released/trials.jsonl"],
-                "released_data": [
-                    {
-                        "url": f"https://papers.example.org/{spec.slug}/data/trials.jsonl",
-                        "sha256": hashlib.sha256(released).hexdigest(),
-                        "path": "released/trials.jsonl",
-                    }
-                ],
-                "outputs": ["trials.jsonl"],
+                "description": "Copies the paper's released cases and per-trial records into"
+                " freeze-cases.jsonl and trials.jsonl without changing any field.",
+                "command": ["python", "convert.py", *RELEASED],
+                "released_data": released_data,
+                "outputs": list(RELEASED.values()),
             },
             f"../{schema_base}/adapter.schema.json",
         )

@@ -9,6 +9,8 @@ Cost is bounded by the schemas and the validator together (SECURITY-NOTES, "Sche
 - Every array has a `maxItems` (tests/unit/evidence/test_schema_caps.py walks the schemas). A
   list longer than its cap gets that one error; its items are not checked one by one, so a
   125,000-item list costs one length check, not 125,000 findings built and sorted.
+- `contains` (and an `allOf` of them, as adapter.yaml's `outputs` has) is skipped past the
+  cap too: a required value missing from an over-long list adds nothing to its length error.
 - No schema uses `uniqueItems`: jsonschema compares a list pairwise when its items do not sort
   (mixed types), which held `verify` for over an hour on an 870 KB adapter.yaml. Lists whose
   values must differ say `distinctItems: true` instead, checked here with one hash per item
@@ -128,7 +130,7 @@ _Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call
         "distinctItems": _within_max_items(_distinct_items),
         **{
             name: _within_max_items(_BASE_KEYWORDS[name])
-            for name in ("items", "prefixItems", "contains", "unevaluatedItems")
+            for name in ("items", "prefixItems", "contains", "unevaluatedItems", "allOf")
         },
     },
 )
@@ -202,6 +204,14 @@ def _is_one_of_fields(error: ValidationError) -> bool:
     )
 
 
+def _required_value(error: ValidationError) -> tuple[object] | None:
+    """The one value a list lacks, for a `contains` of a `const`; else None."""
+    schema = error.validator_value
+    if error.validator == "contains" and isinstance(schema, Mapping) and set(schema) == {"const"}:
+        return (schema["const"],)
+    return None
+
+
 def _message(error: ValidationError) -> str:
     field = _field(tuple(error.absolute_path))
     if _is_naive(error):
@@ -218,6 +228,11 @@ def _message(error: ValidationError) -> str:
         text = f"{_short(error.instance)} matches none of the allowed forms"
     elif error.validator == "format":
         text = f"got {_short(error.instance)}, expected a {error.validator_value}"
+    elif (required := _required_value(error)) is not None:
+        # A list that must hold a value: name the value, and why (the schema's description).
+        text = f"{_short(error.instance)} lacks {_short(required[0])}"
+        why = error.schema.get("description") if isinstance(error.schema, Mapping) else None
+        text += f": {why}" if isinstance(why, str) else ""
     elif error.validator == "maxItems" and isinstance(error.instance, list):
         text = f"{len(error.instance)} items, more than the {error.validator_value} allowed"
     else:

@@ -15,7 +15,7 @@ from pytest_httpserver import HTTPServer
 
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec
-from tests.support import Files
+from tests.support import Files, seed_cache
 
 
 def _raw_log_at(url: str):  # type: ignore[no-untyped-def]
@@ -64,15 +64,18 @@ def test_released_data_on_loopback_is_refused_and_never_requested(
     make_registry, run_claims, tmp_path, httpserver: HTTPServer
 ) -> None:
     built = make_registry(AttemptSpec(kind="wrapped"))
-    released = built.files["trials.jsonl"]
-    httpserver.expect_request("/trials.jsonl").respond_with_data(released)
-    url = httpserver.url_for("/trials.jsonl").replace("localhost", "127.0.0.1")
+    # released_data[0], the cases, is served on loopback; the trials are in the cache already.
+    released = built.files["freeze-cases.jsonl"]
+    httpserver.expect_request("/cases.jsonl").respond_with_data(released)
+    url = httpserver.url_for("/cases.jsonl").replace("localhost", "127.0.0.1")
     adapter = built.attempt / "adapter" / "adapter.yaml"
     text = adapter.read_text()
     old_url = text.split("url: ", 1)[1].split("\n", 1)[0]
+    assert old_url.endswith("/cases.jsonl")
     adapter.write_text(text.replace(old_url, url))
     assert hashlib.sha256(released).hexdigest() in text
-    cache = tmp_path / "empty-cache"
+    cache = tmp_path / "cache"
+    seed_cache(cache, built.files["trials.jsonl"])
     result = run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
     assert result.codes() == {"released-data-unavailable"}, result.out
     (reason,) = result.reasons()

@@ -6,7 +6,6 @@ asserts the bot refuses it with the right code.
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 from datetime import UTC, datetime
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.dump import dump_yaml
-from tests.support import Files, rewrite
+from tests.support import Files, records, rewrite, seed_released
 
 
 def test_dropping_failed_cases_from_trials_is_missing_trial(make_registry, run_claims) -> None:
@@ -142,10 +141,7 @@ def test_resolve_with_reruns_does_not_count_an_edited_wrap(
     spec = AttemptSpec(kind="wrapped")
     honest = make_registry(spec)
     built = make_registry(spec, change=edited, scores=False)
-    cache = tmp_path / "cache" / "sha256"
-    cache.mkdir(parents=True)
-    released = honest.files["trials.jsonl"]
-    (cache / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    seed_released(tmp_path / "cache", honest.files)
     preview = run_claims(
         "resolve", "--registry", built.root, "--as-of", "2027-09-01", "--no-rerun-adapters"
     )
@@ -165,6 +161,60 @@ def test_resolve_with_reruns_does_not_count_an_edited_wrap(
     (market,) = [m for m in checked.report["markets"] if m["market"] == 3]
     assert market["outcome"] == "OTHER"
     assert market["attempts"][0]["reasons"] == ["adapter-mismatch"]
+
+
+# A wrapped attempt in market 5 that misses its false-safe bar: 7 of its 32 attacks are
+# labelled safe. Relabelling those 7 cases as controls (a case's sha256 covers its content
+# only, so no hash changes) and rebuilding scores.yaml would pass the bar.
+MISSING_WRAP = AttemptSpec(
+    market=5,
+    submitter="wrap-lab",
+    slug="paper-replication",
+    kind="wrapped",
+    adversarial="serious",
+    false_safe_rate=0.2,
+    cases_per_family=24,
+    seed=3,
+)
+
+
+def _relabel_false_safe_attacks(files: Files) -> None:
+    missed = {
+        trial["case_id"]
+        for trial in records(files, "trials.jsonl")
+        if trial["result"]["verdict"] == "false_safe"
+    }
+
+    def edit(cases: list[dict[str, Any]]) -> None:
+        for case in cases:
+            if case["case_id"] in missed:
+                case["kind"] = "control"
+
+    rewrite(files, "freeze-cases.jsonl", edit)
+
+
+@pytest.mark.skipif(bot.sandbox.isolation() is not None, reason="no network isolation here")
+def test_a_wrapped_attempt_cannot_relabel_its_released_cases(
+    make_registry, run_claims, tmp_path
+) -> None:
+    cache = tmp_path / "cache"
+    honest = make_registry(MISSING_WRAP)
+    seed_released(cache, honest.files)  # what the paper released: its cases and its trials
+    args = ("--rerun-adapters", "--released-cache", cache, "--as-of", "2027-04-15")
+    missed = run_claims("verify", honest.attempt, *args)
+    assert (missed.attempt()["status"], missed.attempt()["outcome"]) == ("qualifying", "missed")
+
+    built = make_registry(MISSING_WRAP, before_scores=_relabel_false_safe_attacks)
+    result = run_claims("verify", built.attempt, *args)
+    assert result.codes() == {"adapter-mismatch"}, result.out
+    assert result.attempt()["status"] != "qualifying" and result.attempt()["outcome"] is None
+    (reason,) = result.reasons()
+    kinds = [case["kind"] for case in records(built.files, "freeze-cases.jsonl")]
+    released = [case["kind"] for case in records(honest.files, "freeze-cases.jsonl")]
+    first = next(i for i, (a, b) in enumerate(zip(kinds, released, strict=True)) if a != b)
+    assert reason["file"].endswith("/freeze-cases.jsonl") and reason["line"] == first + 1
+    assert reason["message"].startswith("freeze-cases.jsonl differs from the adapter's output")
+    assert 'kind: submitted "control", the adapter wrote "attack"' in reason["message"]
 
 
 def test_judgment_after_close_cannot_be_backdated(make_registry, run_claims) -> None:

@@ -10,6 +10,7 @@ from bot.demo.specimen import AttemptSpec
 from tests.support import Files
 
 ADAPTER = "adapter/adapter.yaml"
+OUTPUTS = "outputs:\n- freeze-cases.jsonl\n- trials.jsonl\n"  # as the specimen writes them
 
 
 def _hostile_outputs(count: int):  # type: ignore[no-untyped-def]
@@ -19,9 +20,9 @@ def _hostile_outputs(count: int):  # type: ignore[no-untyped-def]
 
     def change(files: Files) -> None:
         text = files[ADAPTER].decode()
-        assert "outputs:\n- trials.jsonl\n" in text
+        assert OUTPUTS in text
         hostile = "outputs: [x, " + ", ".join(str(i) for i in range(count - 1)) + "]\n"
-        files[ADAPTER] = text.replace("outputs:\n- trials.jsonl\n", hostile).encode()
+        files[ADAPTER] = text.replace(OUTPUTS, hostile).encode()
 
     return change
 
@@ -41,15 +42,14 @@ def test_adapter_with_twenty_thousand_outputs_is_one_schema_finding(
 def test_adapter_that_repeats_an_output(make_registry, run_claims) -> None:
     def change(files: Files) -> None:
         text = files[ADAPTER].decode()
-        files[ADAPTER] = text.replace(
-            "outputs:\n- trials.jsonl\n", "outputs:\n- trials.jsonl\n- trials.jsonl\n"
-        ).encode()
+        assert OUTPUTS in text
+        files[ADAPTER] = text.replace(OUTPUTS, f"{OUTPUTS}- trials.jsonl\n").encode()
 
     built = make_registry(AttemptSpec(kind="wrapped"), change=change)
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"schema"}, result.out
     (reason,) = result.reasons()
-    assert reason["message"] == 'outputs: "trials.jsonl" is repeated (items 0 and 1)'
+    assert reason["message"] == 'outputs: "trials.jsonl" is repeated (items 1 and 2)'
 
 
 def test_trial_with_more_containers_than_a_record_may_hold(make_registry, run_claims) -> None:

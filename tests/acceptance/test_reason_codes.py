@@ -15,11 +15,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import yaml
 
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec, market_document
 from bot.dump import dump_yaml
-from tests.support import RULES, Files, rewrite
+from tests.support import RULES, Files, rewrite, seed_released
 
 
 def test_valid_attempt_passes_with_no_reasons(make_registry, run_claims) -> None:
@@ -275,6 +276,24 @@ def test_wrapped_without_adapter_is_file_missing(make_registry, run_claims) -> N
     assert result.codes() == {"file-missing"}
 
 
+def test_wrapped_outputs_without_the_cases_is_schema(make_registry, run_claims) -> None:
+    """A wrapped attempt's bars and floors read its cases (kind, family) as well as its
+    trials: both must come from the released data through the adapter."""
+
+    def trials_only(files: Files) -> None:
+        document = yaml.safe_load(files["adapter/adapter.yaml"])
+        document["outputs"] = ["trials.jsonl"]
+        files["adapter/adapter.yaml"] = dump_yaml(document)
+
+    built = make_registry(AttemptSpec(kind="wrapped"), change=trials_only)
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"schema"}, result.out
+    (reason,) = result.reasons()
+    assert reason["file"].endswith("/adapter/adapter.yaml") and reason["line"] is not None
+    assert reason["message"].startswith('outputs: ["trials.jsonl"] lacks "freeze-cases.jsonl":')
+    assert "both freeze-cases.jsonl and trials.jsonl" in reason["message"]
+
+
 # ---- the folder and the pull request --------------------------------------------------------
 
 
@@ -427,11 +446,9 @@ def test_released_data_path_leaving_the_inputs_folder(make_registry, run_claims,
     file inside it. The rerun refuses it before fetching anything."""
     built = make_registry(AttemptSpec(kind="wrapped"))
     adapter = built.attempt / "adapter" / "adapter.yaml"
-    adapter.write_text(adapter.read_text().replace("path: released/trials.jsonl", "path: ."))
+    adapter.write_text(adapter.read_text().replace("path: released/cases.jsonl", "path: ."))
     cache = tmp_path / "cache"
-    (cache / "sha256").mkdir(parents=True)
-    released = built.files["trials.jsonl"]
-    (cache / "sha256" / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    seed_released(cache, built.files)
     result = run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
     assert result.codes() == {"released-data-path"}, result.out
     (reason,) = result.reasons()

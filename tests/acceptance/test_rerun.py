@@ -15,11 +15,17 @@ from pytest_httpserver import HTTPServer
 
 import bot.rerun
 import bot.sandbox
-from bot.demo.specimen import AttemptSpec, load_market, market_document, score_table
+from bot.demo.specimen import (
+    RELEASED,
+    AttemptSpec,
+    load_market,
+    market_document,
+    score_table,
+)
 from bot.dump import dump_jsonl
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
-from tests.support import RULES, Files, records
+from tests.support import RULES, Files, records, seed_cache, seed_released
 
 pytestmark = pytest.mark.skipif(
     bot.sandbox.isolation() is not None,
@@ -28,18 +34,13 @@ pytestmark = pytest.mark.skipif(
 WRAPPED = AttemptSpec(kind="wrapped")
 
 
-def _seed(cache: Path, data: bytes) -> None:
-    (cache / "sha256").mkdir(parents=True, exist_ok=True)
-    (cache / "sha256" / hashlib.sha256(data).hexdigest()).write_bytes(data)
-
-
 def _rerun(run_claims, built, cache: Path):
     return run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
 
 
 def test_honest_adapter_reproduces_its_evidence(make_registry, run_claims, tmp_path) -> None:
     built = make_registry(WRAPPED)
-    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    seed_released(tmp_path / "cache", built.files)
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 0, result.out
     assert result.reasons() == []
@@ -50,7 +51,7 @@ def test_honest_adapter_reproduces_its_evidence(make_registry, run_claims, tmp_p
 
 def test_one_byte_of_one_trial_line_changed(make_registry, run_claims, tmp_path) -> None:
     built = make_registry(WRAPPED)
-    _seed(tmp_path / "cache", built.files["trials.jsonl"])  # what the paper released
+    seed_released(tmp_path / "cache", built.files)  # what the paper released
 
     def one_byte(files: Files) -> None:
         files["trials.jsonl"] = files["trials.jsonl"].replace(b'"score":0.', b'"score":1.', 1)
@@ -73,9 +74,10 @@ def test_one_byte_of_released_data_changed(
     httpserver.expect_request("/trials.jsonl").respond_with_data(bytes(released))
     adapter = built.attempt / "adapter" / "adapter.yaml"
     text = adapter.read_text()
-    old_url = text.split("url: ", 1)[1].split("\n", 1)[0]
+    (old_url,) = [url for url in text.split() if url.endswith("/data/trials.jsonl")]
     adapter.write_text(text.replace(old_url, httpserver.url_for("/trials.jsonl")))
-    result = _rerun(run_claims, built, tmp_path / "empty-cache")
+    seed_cache(tmp_path / "cache", built.files["freeze-cases.jsonl"])  # the cases are fine
+    result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.codes() == {"released-data-hash"}
     assert hashlib.sha256(released).hexdigest() in result.reasons()[0]["message"]
 
@@ -95,7 +97,7 @@ def test_hostile_adapter_fails_and_the_report_is_still_written(
 
     try:
         built = make_registry(WRAPPED, change=swap)
-        _seed(tmp_path / "cache", built.files["trials.jsonl"])
+        seed_released(tmp_path / "cache", built.files)
         result = _rerun(run_claims, built, tmp_path / "cache")
     finally:
         del os.environ["GITHUB_TOKEN"]
@@ -120,7 +122,7 @@ def test_without_isolation_the_rerun_is_refused_with_exit_2(
 def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -> None:
     # Reordering keys and re-spelling numbers is not a difference: canonical JSON per line.
     built = make_registry(WRAPPED)
-    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    seed_released(tmp_path / "cache", built.files)
 
     def respell(files: Files) -> None:
         files["trials.jsonl"] = b"".join(
@@ -137,42 +139,58 @@ def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -
 _RULES_MODEL = SharedRules.from_document(parse_yaml(RULES, "rules.yaml")[0])[0]  # type: ignore[arg-type]
 
 
-def _hide_false_safes(files: Files) -> None:
+def _hide_false_safes(carried: tuple[str, ...]):
     """Edit the trials (false-safe verdicts turned into catches), recompute the score table,
-    and ship an adapter that ignores the released data and prints the edited trials."""
-    trials = records(files, "trials.jsonl")
-    for trial in trials:
-        if trial["result"]["verdict"] == "false_safe":
-            trial["result"].update(verdict="caught", certificate="unsafe", score=0.9)
-    files["trials.jsonl"] = dump_jsonl(trials)
-    market = load_market(market_document(3, "default"), _RULES_MODEL)
-    files["scores.yaml"] = score_table(files, market, _RULES_MODEL.confidence)
-    embedded = base64.b64encode(files["trials.jsonl"]).decode()
-    files["adapter/convert.py"] = (
-        "import base64, sys\n"
-        "open(sys.argv[1], 'rb').read()  # looks at the data, and ignores it\n"
-        f"data = base64.b64decode('{embedded}')\n"
-        "open('out/trials.jsonl', 'wb').write(data)\n"
-    ).encode()
+    and ship an adapter that writes the `carried` evidence files from copies it embeds, and
+    copies the others from the released data."""
+
+    def change(files: Files) -> None:
+        trials = records(files, "trials.jsonl")
+        for trial in trials:
+            if trial["result"]["verdict"] == "false_safe":
+                trial["result"].update(verdict="caught", certificate="unsafe", score=0.9)
+        files["trials.jsonl"] = dump_jsonl(trials)
+        market = load_market(market_document(3, "default"), _RULES_MODEL)
+        files["scores.yaml"] = score_table(files, market, _RULES_MODEL.confidence)
+        lines = ["import base64, shutil, sys"]
+        for argument, name in enumerate(RELEASED.values(), start=1):
+            if name in carried:
+                embedded = base64.b64encode(files[name]).decode()
+                lines.append(f"open(sys.argv[{argument}], 'rb').read()  # read, and ignored")
+                lines.append(f"open('out/{name}', 'wb').write(base64.b64decode('{embedded}'))")
+            else:
+                lines.append(f"shutil.copyfile(sys.argv[{argument}], 'out/{name}')")
+        files["adapter/convert.py"] = "\n".join([*lines, ""]).encode()
+
+    return change
 
 
+@pytest.mark.parametrize(
+    "carried",
+    [("freeze-cases.jsonl", "trials.jsonl"), ("trials.jsonl",)],
+    ids=["cases-and-trials", "trials-only"],
+)
 def test_an_adapter_that_carries_its_own_output_ignores_the_data(
-    make_registry, run_claims, tmp_path
+    make_registry, run_claims, tmp_path, carried
 ) -> None:
+    """Carrying the trials is caught even when the adapter copies the cases from the data:
+    each output must change when the data is emptied, not just one of them."""
     honest = make_registry(WRAPPED)
-    _seed(tmp_path / "cache", honest.files["trials.jsonl"])  # what the paper released
-    built = make_registry(WRAPPED, change=_hide_false_safes)
+    seed_released(tmp_path / "cache", honest.files)  # what the paper released
+    built = make_registry(WRAPPED, change=_hide_false_safes(carried))
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 1, result.out
     assert result.codes() == {"adapter-ignores-data"}
     (reason,) = result.reasons()
     assert reason["file"].endswith("/adapter/adapter.yaml")
-    assert "every released file emptied" in reason["message"]
+    assert reason["message"].startswith(
+        f"rerun with every released file emptied, the adapter wrote the same {', '.join(carried)}:"
+    )
 
 
 def test_an_honest_adapter_passes_the_perturbed_rerun(make_registry, run_claims, tmp_path) -> None:
     built = make_registry(WRAPPED)
-    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    seed_released(tmp_path / "cache", built.files)
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 0, result.out
     assert result.codes() == set()
@@ -185,12 +203,10 @@ def test_an_honest_adapter_passes_the_perturbed_rerun(make_registry, run_claims,
 def test_released_paths_that_nest_are_a_finding(make_registry, run_claims, tmp_path) -> None:
     """Was FileExistsError: `released` (a file) and `released/trials.jsonl` (a file in it)."""
     built = make_registry(WRAPPED)
-    released = built.files["trials.jsonl"]
-    _seed(tmp_path / "cache", released)
+    seed_released(tmp_path / "cache", built.files)
     adapter = built.attempt / "adapter" / "adapter.yaml"
     text = adapter.read_text()
-    entry = text[text.index("- url:") : text.index("path: released/trials.jsonl")]
-    adapter.write_text(text.replace(entry, f"{entry}path: released\n{entry}", 1))
+    adapter.write_text(text.replace("path: released/cases.jsonl", "path: released", 1))
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 1, result.out + result.err
     assert result.codes() == {"released-data-path"}
@@ -222,12 +238,13 @@ def test_an_adapter_that_hides_its_output_fails(
     def hide(files: Files) -> None:
         files["adapter/convert.py"] = (
             b"import os, shutil, sys\n"
-            b"shutil.copyfile(sys.argv[1], 'out/trials.jsonl')\n"
+            b"shutil.copyfile(sys.argv[1], 'out/freeze-cases.jsonl')\n"
+            b"shutil.copyfile(sys.argv[2], 'out/trials.jsonl')\n"
             b"os.chmod('out/trials.jsonl', 0)\n"
         )
 
     built = make_registry(WRAPPED, change=hide)
-    _seed(tmp_path / "cache", built.files["trials.jsonl"])
+    seed_released(tmp_path / "cache", built.files)
     result = _rerun(run_claims, built, tmp_path / "cache")
     assert result.code == 1, result.out + result.err
     assert result.codes() == {"adapter-failed"}

@@ -1,7 +1,7 @@
 """Wrapped attempts count only after their adapter is rerun on their evidence (SPEC 9).
 
 These tests need no sandbox: where an adapter would run, `bot.rerun.run_adapter` is replaced
-by a fake that copies the released file to out/ (as the specimen's convert.py does) and
+by a fake that copies the released files to out/ (as the specimen's convert.py does) and
 counts its calls, or that raises. tests/acceptance/test_rerun.py runs the real sandbox.
 """
 
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import bot.rerun
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec
 from bot.sandbox import RunResult
-from tests.support import Files
+from tests.support import Files, convert_like_the_specimen, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 CLOSED = "2027-09-01"  # market 3's window has closed, before its annulment date
@@ -30,22 +29,17 @@ OTHER = AttemptSpec(
 )
 
 
-def _seed(cache: Path, data: bytes) -> None:
-    (cache / "sha256").mkdir(parents=True, exist_ok=True)
-    (cache / "sha256" / hashlib.sha256(data).hexdigest()).write_bytes(data)
-
-
 class FakeSandbox:
     """Stands in for bot.sandbox.run_adapter: copies every released file to out/ (as the
-    specimen's convert.py does with its one file) and counts the runs."""
+    specimen's convert.py does: the cases and the trials) and counts the runs."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     def __call__(self, command: list[str], *, code: Path, inputs: Path, output: Path, **_: Any):
         self.calls += 1
-        shutil.copyfile(inputs / command[-1], output / "trials.jsonl")
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+        written = convert_like_the_specimen(inputs, output)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
 
 
 @pytest.fixture
@@ -122,7 +116,7 @@ def test_a_second_resolve_does_not_rerun_an_unchanged_wrap(
 ) -> None:
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
-    _seed(cache, built.files["trials.jsonl"])
+    seed_released(cache, built.files)
     args = (
         "resolve",
         "--registry",
@@ -148,7 +142,7 @@ def test_a_second_resolve_does_not_rerun_an_unchanged_wrap(
 def test_a_corrupt_cache_entry_is_rerun(make_registry, run_claims, sandbox, tmp_path) -> None:
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
-    _seed(cache, built.files["trials.jsonl"])
+    seed_released(cache, built.files)
     args = (
         "resolve",
         "--registry",
@@ -183,7 +177,7 @@ def test_an_error_inside_the_rerun_is_adapter_failed_and_other_markets_resolve(
     monkeypatch.setattr(bot.rerun, "run_adapter", broken)
     built = make_registry(WRAPPED, also=[OTHER])
     cache = tmp_path / "cache"
-    _seed(cache, built.files["trials.jsonl"])
+    seed_released(cache, built.files)
     result = run_claims(
         "resolve",
         "--registry",

@@ -1,14 +1,12 @@
 """bot/rerun.py without a sandbox: the result cache, and what a rerun depends on.
 
-`bot.rerun.run_adapter` is replaced by a fake that copies the released file to out/ (as the
+`bot.rerun.run_adapter` is replaced by a fake that copies the released files to out/ (as the
 specimen's convert.py does) and counts its runs. A rerun is two runs: on the released data,
 then on the same files emptied (SPEC 9, `adapter-ignores-data`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,7 @@ from bot.registry import load_registry
 from bot.rerun import AdapterRerun
 from bot.sandbox import RunResult, SandboxLimits
 from bot.tree import FolderTree
-from tests.support import RULES
+from tests.support import RULES, convert_like_the_specimen, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 
@@ -37,8 +35,8 @@ class FakeSandbox:
 
     def __call__(self, command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
         self.calls += 1
-        shutil.copyfile(inputs / command[-1], output / "trials.jsonl")
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+        written = convert_like_the_specimen(inputs, output)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
 
 
 @pytest.fixture
@@ -61,9 +59,7 @@ def attempt(tmp_path: Path) -> tuple[FolderTree, AttemptFiles]:
     }.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_bytes(data)
-    released = files["trials.jsonl"]
-    (tmp_path / "cache" / "sha256").mkdir(parents=True)
-    (tmp_path / "cache" / "sha256" / hashlib.sha256(released).hexdigest()).write_bytes(released)
+    seed_released(tmp_path / "cache", files)
     registry = load_registry(FolderTree(root))
     return registry.tree, read_attempt(registry, WRAPPED.folder)  # type: ignore[return-value]
 
@@ -87,8 +83,8 @@ def _adapter_file_changed(files: AttemptFiles) -> AttemptFiles:
 
 def _released_data_changed(files: AttemptFiles) -> AttemptFiles:
     assert files.adapter is not None
-    (item,) = files.adapter.released_data
-    changed = replace(files.adapter, released_data=({**item, "sha256": "2" * 64},))
+    first, *rest = files.adapter.released_data
+    changed = replace(files.adapter, released_data=({**first, "sha256": "2" * 64}, *rest))
     return replace(files, adapter=changed)
 
 
@@ -127,7 +123,9 @@ def test_the_folder_is_part_of_the_key(attempt) -> None:
     assert bot.rerun.rerun_key(moved, limits)[0] != bot.rerun.rerun_key(files, limits)[0]
 
 
-def test_a_new_bot_version_or_other_limits_rerun(attempt, sandbox, tmp_path, monkeypatch) -> None:
+def test_a_new_bot_version_comparison_or_limits_rerun(
+    attempt, sandbox, tmp_path, monkeypatch
+) -> None:
     tree, files = attempt
     AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
     AdapterRerun(
@@ -137,6 +135,10 @@ def test_a_new_bot_version_or_other_limits_rerun(attempt, sandbox, tmp_path, mon
     monkeypatch.setattr(bot.rerun, "BOT_VERSION", "99.0.0")
     AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
     assert sandbox.calls == 6
+    # Results cached before the comparison changed (the cases became an output) are not used.
+    monkeypatch.setattr(bot.rerun, "COMPARISON", bot.rerun.COMPARISON + 1)
+    AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
+    assert sandbox.calls == 8
 
 
 def test_a_cached_result_needs_no_sandbox(attempt, sandbox, tmp_path, monkeypatch) -> None:
@@ -156,8 +158,9 @@ def test_a_mismatch_is_cached_and_a_failure_is_not(attempt, sandbox, tmp_path, m
 
     def other_output(command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
         sandbox.calls += 1
+        written = convert_like_the_specimen(inputs, output)
         (output / "trials.jsonl").write_bytes(b'{"case_id": "x"}\n')
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
 
     monkeypatch.setattr(bot.rerun, "run_adapter", other_output)
     (finding,) = rerun(tree, files)
@@ -176,16 +179,25 @@ def test_a_mismatch_is_cached_and_a_failure_is_not(attempt, sandbox, tmp_path, m
     assert sandbox.calls == 3
 
 
+@pytest.mark.parametrize(
+    "carried",
+    [("freeze-cases.jsonl", "trials.jsonl"), ("trials.jsonl",), ("freeze-cases.jsonl",)],
+)
 def test_an_adapter_that_writes_the_same_from_emptied_data(
-    attempt, sandbox, tmp_path, monkeypatch
+    attempt, sandbox, tmp_path, monkeypatch, carried
 ) -> None:
+    """Any output written the same from no data is carried, even when another one changes."""
     tree, files = attempt
-    trials = attempt_files(WRAPPED)["trials.jsonl"]
+    evidence = {name: attempt_files(WRAPPED)[name] for name in carried}
 
-    def carries_its_output(command: list[str], *, output: Path, **_: Any) -> RunResult:
+    def carries_its_output(
+        command: list[str], *, inputs: Path, output: Path, **_: Any
+    ) -> RunResult:
         sandbox.calls += 1
-        (output / "trials.jsonl").write_bytes(trials)
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+        written = convert_like_the_specimen(inputs, output)
+        for name, data in evidence.items():
+            (output / name).write_bytes(data)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
 
     monkeypatch.setattr(bot.rerun, "run_adapter", carries_its_output)
     (finding,) = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files)
@@ -193,6 +205,7 @@ def test_an_adapter_that_writes_the_same_from_emptied_data(
         Code.ADAPTER_IGNORES_DATA,
         f"{WRAPPED.folder}/adapter/adapter.yaml",
     )
+    assert f"the adapter wrote the same {', '.join(carried)}: " in finding.message
     assert sandbox.calls == 2
 
 
@@ -208,15 +221,15 @@ def test_the_emptied_run_sees_the_same_files_emptied(attempt, tmp_path, monkeypa
                 if p.is_file()
             }
         )
-        shutil.copyfile(inputs / command[-1], output / "trials.jsonl")
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", ("trials.jsonl",), 0.1)
+        written = convert_like_the_specimen(inputs, output)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
 
     monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
     monkeypatch.setattr(bot.rerun, "run_adapter", record)
     assert AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "reruns")(tree, files) == []
     first, emptied = seen
-    assert list(first) == list(emptied) == ["released/trials.jsonl"]
-    assert first["released/trials.jsonl"] and emptied["released/trials.jsonl"] == b""
+    assert sorted(first) == sorted(emptied) == ["released/cases.jsonl", "released/trials.jsonl"]
+    assert all(first.values()) and not any(emptied.values())
 
 
 def test_results_are_kept_only_where_asked_and_never_in_the_released_cache(

@@ -50,10 +50,20 @@ def _schema_files() -> list[Path]:
 @pytest.mark.parametrize("path", _schema_files(), ids=lambda path: path.name)
 def test_every_array_has_max_items(path: Path) -> None:
     schema = json.loads(path.read_text(encoding="utf-8"))
+    # An `allOf` branch of a capped array is checked only within its parent's cap (the
+    # validator skips `allOf` past `maxItems`, as it does `contains`).
+    covered = {
+        f"{pointer}/allOf/{index}"
+        for pointer, node in _nodes(schema)
+        if isinstance(node.get("maxItems"), int)
+        for index in range(len(node.get("allOf", [])))
+    }
     uncapped = [
         pointer
         for pointer, node in _nodes(schema)
-        if _is_array_schema(node) and not isinstance(node.get("maxItems"), int)
+        if _is_array_schema(node)
+        and not isinstance(node.get("maxItems"), int)
+        and pointer not in covered
     ]
     assert uncapped == [], f"{path.name}: arrays without maxItems at {uncapped}"
 
@@ -71,15 +81,45 @@ ADAPTER = {
     "released_data": [
         {"url": "https://example.org/trials.jsonl", "sha256": "0" * 64, "path": "trials.jsonl"}
     ],
-    "outputs": ["trials.jsonl"],
+    "outputs": ["freeze-cases.jsonl", "trials.jsonl"],
 }
 
 
 def test_a_repeated_output_names_the_field_and_the_value() -> None:
-    adapter = dict(ADAPTER, outputs=["trials.jsonl", "scores.yaml", "trials.jsonl"])
-    (finding,) = validate("adapter", adapter, "adapter/adapter.yaml")
+    outputs = ["trials.jsonl", "scores.yaml", "trials.jsonl", "freeze-cases.jsonl"]
+    (finding,) = validate("adapter", dict(ADAPTER, outputs=outputs), "adapter/adapter.yaml")
     assert finding.code is Code.SCHEMA
     assert finding.message == 'outputs: "trials.jsonl" is repeated (items 0 and 2)'
+
+
+WHY_BOTH = (
+    "a wrapped attempt's adapter must write both freeze-cases.jsonl and trials.jsonl, since the"
+    " bars and floors read the cases (kind, family) as well as the trials and both must come"
+    " from the released data"
+)
+
+
+@pytest.mark.parametrize(
+    ("outputs", "missing"),
+    [
+        (["trials.jsonl"], ["freeze-cases.jsonl"]),
+        (["freeze-cases.jsonl", "scores.yaml"], ["trials.jsonl"]),
+        (["scores.yaml"], ["freeze-cases.jsonl", "trials.jsonl"]),
+    ],
+)
+def test_outputs_must_hold_the_cases_and_the_trials(outputs: list[str], missing: list[str]) -> None:
+    """A wrapped attempt's bars and floors read its cases' kind and family: the cases must come
+    from the released data through the adapter, like the trials (a case's sha256 covers only
+    its content)."""
+    findings = validate("adapter", dict(ADAPTER, outputs=outputs), "adapter/adapter.yaml")
+    shown = json.dumps(outputs)
+    assert [(f.code, f.message) for f in findings] == [
+        (Code.SCHEMA, f'outputs: {shown} lacks "{name}": {WHY_BOTH}') for name in missing
+    ]
+
+
+def test_the_cases_and_the_trials_are_enough() -> None:
+    assert validate("adapter", ADAPTER, "adapter/adapter.yaml") == []
 
 
 def test_a_long_list_is_one_finding_and_its_items_are_not_checked() -> None:
