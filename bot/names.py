@@ -57,7 +57,7 @@ def fold_name(name: str) -> str:
 
 
 def _is_ignorable(code: int) -> bool:
-    return any(low <= code <= high for low, high in _IGNORABLE_RANGES)
+    return code >= 0x034F and any(low <= code <= high for low, high in _IGNORABLE_RANGES)
 
 
 def hidden_characters(name: str) -> list[str]:
@@ -65,6 +65,8 @@ def hidden_characters(name: str) -> list[str]:
 
     Ordinary spaces are not among them: white space is trimmed when names are compared.
     """
+    if name.isascii() and name.isprintable():
+        return []  # printable ASCII holds none (the common case: checked per trial field)
     found = []
     for character in name:
         code = ord(character)
