@@ -110,14 +110,8 @@ class _Reader:
     def yaml(self, name: str, schema: str, required: bool) -> Document | None:
         if not self._present(name, required):
             return None
-        document, problems = load_yaml(self.registry.tree, self.path(name), self.registry.limits)
-        self.problems += problems
-        if document is None:
-            return None
-        self.published.append((document.path, document.data, document.line_of))
-        problems = validate(schema, document.data, document.path, document.lines)
-        self.problems += problems
-        return None if problems else document
+        loaded = load_yaml(self.registry.tree, self.path(name), self.registry.limits)
+        return self._checked(schema, *loaded)
 
     def yaml_from_base(self, name: str, schema: str, history: History) -> Document | None:
         """`name` as it stands on the base branch's tip (None when it is not there)."""
@@ -125,7 +119,12 @@ class _Reader:
         raw = history.content_at_tip(self.path(name), limits.max_yaml_bytes + 1)
         if raw is None:
             return None
-        document, problems = parse_yaml(raw, self.path(name), limits)
+        return self._checked(schema, *parse_yaml(raw, self.path(name), limits))
+
+    def _checked(
+        self, schema: str, document: Document | None, problems: list[Finding]
+    ) -> Document | None:
+        """A parsed document, published for the hidden-suite check, if its schema holds."""
         self.problems += problems
         if document is None:
             return None

@@ -120,7 +120,21 @@ def _kind(mode: int) -> tuple[EntryKind, str]:
     return "special", f"{mode:06o}"
 
 
-class FolderTree:
+class _Entries:
+    """`entry` for both trees: the root, or a path's entry (None for one that leaves the tree)."""
+
+    def entry(self, path: str) -> TreeEntry | None:
+        try:
+            parts = _parts(path)
+        except TreeError:
+            return None
+        return TreeEntry("", "folder", MODE_FOLDER) if not parts else self._entry(parts)
+
+    def _entry(self, parts: list[str]) -> TreeEntry | None:
+        raise NotImplementedError
+
+
+class FolderTree(_Entries):
     """A folder on disk, read without following any link."""
 
     def __init__(self, root: Path) -> None:
@@ -153,13 +167,7 @@ class FolderTree:
         finally:
             os.close(fd)
 
-    def entry(self, path: str) -> TreeEntry | None:
-        try:
-            parts = _parts(path)
-        except TreeError:
-            return None
-        if not parts:
-            return TreeEntry("", "folder", MODE_FOLDER)
+    def _entry(self, parts: list[str]) -> TreeEntry | None:
         try:
             with self._folder_fd(parts[:-1]) as fd:
                 status = os.stat(parts[-1], dir_fd=fd, follow_symlinks=False)
@@ -216,7 +224,7 @@ class FolderTree:
             return os.readlink(parts[-1], dir_fd=fd)
 
 
-class GitTree:
+class GitTree(_Entries):
     """A commit's tree, read from git objects only."""
 
     def __init__(self, repo: git.Repo, commit: str, prefix: str = "") -> None:
@@ -268,13 +276,7 @@ class GitTree:
         for entries in self._children.values():
             entries.sort(key=lambda entry: entry.name)
 
-    def entry(self, path: str) -> TreeEntry | None:
-        try:
-            parts = _parts(path)
-        except TreeError:
-            return None
-        if not parts:
-            return TreeEntry("", "folder", MODE_FOLDER)
+    def _entry(self, parts: list[str]) -> TreeEntry | None:
         return self._entries.get("/".join(parts))
 
     def children(self, folder: str) -> list[TreeEntry]:

@@ -130,3 +130,23 @@ class _OneFile(TreeAt):
         if path != self.shown:
             raise TreeError(2, "no such file", path)
         return self.name
+
+
+def deny_open(monkeypatch: Any, file: Path) -> None:
+    """chmod 000 on `file`; as root (which reads such files anyway) also make `os.open` raise
+    PermissionError for it as for other users. FolderTree opens each name relative to its
+    folder (dir_fd), so the name is matched as well as the whole path."""
+    import errno
+    import os
+
+    file.chmod(0)
+    if os.geteuid() != 0:
+        return
+    real = os.open
+
+    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", denied)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import io
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +12,7 @@ from bot.findings import Code
 from bot.load import jsonl
 from bot.load.jsonl import load_jsonl, parse_jsonl
 from bot.tree import FolderTree, GitTree
-from tests.support import load_file
+from tests.support import deny_open, load_file
 from tests.unit.gitrepo import at, commit, init_repo
 
 PATH = "attempts/market-01/alice/a1/trials.jsonl"
@@ -311,28 +308,11 @@ def test_load_jsonl_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     tests run as root, where chmod 000 still reads: the open is made to fail instead."""
     file = tmp_path / "trials.jsonl"
     file.write_bytes(GOOD)
-    _unreadable(monkeypatch, file)
+    deny_open(monkeypatch, file)
     records, findings = load_file(load_jsonl, file, PATH)
     assert records == []
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Permission denied"
-
-
-def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
-    """chmod 000 on `file`; as root (which reads such files anyway) also make `os.open` raise
-    PermissionError for it as for other users. FolderTree opens each name relative to its
-    folder (dir_fd), so the name is matched as well as the whole path."""
-    file.chmod(0)
-    if os.geteuid() != 0:
-        return
-    real = os.open
-
-    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
-        return real(target, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
 
 
 # --- containers and values per record and per file (memory bounded by the file's size) --------

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import errno
 import functools
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,7 +12,7 @@ from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.tree import FolderTree, GitTree, Tree
-from tests.support import load_file
+from tests.support import deny_open, load_file
 from tests.unit.gitrepo import at, commit, init_repo
 
 PATH = "attempts/market-01/alice/a1/attempt.yaml"
@@ -549,25 +546,8 @@ def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     tests run as root, where chmod 000 still reads: the open is made to fail instead."""
     file = tmp_path / "attempt.yaml"
     file.write_bytes(b"a: 1\n")
-    _unreadable(monkeypatch, file)
+    deny_open(monkeypatch, file)
     document, findings = load_file(load_yaml, file, PATH)
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Permission denied"
-
-
-def _unreadable(monkeypatch: pytest.MonkeyPatch, file: Path) -> None:
-    """chmod 000 on `file`; as root (which reads such files anyway) also make `os.open` raise
-    PermissionError for it as for other users. FolderTree opens each name relative to its
-    folder (dir_fd), so the name is matched as well as the whole path."""
-    file.chmod(0)
-    if os.geteuid() != 0:
-        return
-    real = os.open
-
-    def denied(target: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(target, (str, Path)) and os.fspath(target) in (os.fspath(file), file.name):
-            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(file))
-        return real(target, *args, **kwargs)
-
-    monkeypatch.setattr(os, "open", denied)
