@@ -126,10 +126,27 @@ def check_raw_log_url(
     `raw-log-unavailable` when the file cannot be read, `raw-log-hash-mismatch` for size or
     hash, `raw-log-excerpt` for head or tail. Never raises for network or HTTP problems.
     """
-    refusal = refuse_url(url)
-    if refusal is not None:
-        return [Finding(Code.RAW_LOG_UNAVAILABLE, refusal, file, line)]
     tally = _Tally(len(head) if head is not None else 0, len(tail) if tail is not None else 0)
+    failure = _stream(url, "raw_log.url", tally, size, limits, session)
+    if failure is not None:
+        return [Finding(Code.RAW_LOG_UNAVAILABLE, failure, file, line)]
+    messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
+    return [Finding(code, message, file, line) for code, message in messages]
+
+
+def _stream(
+    url: str,
+    label: str,
+    tally: Sink,
+    size: int,
+    limits: Limits,
+    session: requests.Session | None,
+) -> str | None:
+    """Download `url` into `tally` (refused URLs never reached). Returns why it could not be
+    read, or None. A given `session` is used as is; by default `build_session()`'s."""
+    refusal = refuse_url(url, label)
+    if refusal is not None:
+        return refusal
     try:
         if session is None:
             with build_session() as own:
@@ -137,9 +154,8 @@ def check_raw_log_url(
         else:
             download(session, url, tally, size, limits)
     except UnavailableError as exc:
-        return [Finding(Code.RAW_LOG_UNAVAILABLE, str(exc), file, line)]
-    messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
-    return [Finding(code, message, file, line) for code, message in messages]
+        return str(exc)
+    return None
 
 
 def check_paper_freeze_url(
@@ -157,19 +173,11 @@ def check_paper_freeze_url(
     `limits.max_paper_freeze_bytes`), `paper-freeze-mismatch` when it has another hash, or
     nothing. Never raises for network or HTTP problems.
     """
-    refusal = refuse_url(url, "paper_freeze.url")
-    if refusal is not None:
-        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, refusal, file, line)]
     tally = _Tally(0, 0)
     cap = limits.max_paper_freeze_bytes
-    try:
-        if session is None:
-            with build_session() as own:
-                download(own, url, tally, cap, limits)
-        else:
-            download(session, url, tally, cap, limits)
-    except UnavailableError as exc:
-        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, str(exc), file, line)]
+    failure = _stream(url, "paper_freeze.url", tally, cap, limits, session)
+    if failure is not None:
+        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, failure, file, line)]
     if tally.count > cap:
         message = f"{url} serves more than the {cap}-byte limit for a paper's freeze"
         return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, message, file, line)]
