@@ -286,7 +286,7 @@ def gather_facts(
     withholdable: list[str] = []
     if attempt is not None and history.unavailable is None:
         for path in freeze_files(files, attempt):
-            landings[path] = _landing(registry.tree, history, path)
+            landings[path] = _landing(registry, files, history, path)
     if attempt is not None and attempt.kind == "challenge" and attempt.challenge_run:
         run_cases = f"challenge-runs/{attempt.challenge_run}/freeze-cases.jsonl"
         own = files.entries.get("freeze-cases.jsonl")
@@ -333,8 +333,14 @@ def _blob(tree: Tree, path: str) -> str | None:
         return None
 
 
-def _landing(tree: Tree, history: History, path: str) -> Landing | str:
-    blob = _blob(tree, path)
+def _landing(registry: Registry, files: AttemptFiles, history: History, path: str) -> Landing | str:
+    """Where a freeze file landed: the attempt's own files by the blob id the scan took, a
+    challenge run's freeze-cases from the maintainers' tree."""
+    if path.startswith(f"{files.folder}/"):
+        own = files.entries.get(path.removeprefix(f"{files.folder}/"))
+        blob = own.blob_id if own is not None else None
+    else:
+        blob = _blob(registry.contracts, path)
     if blob is None:
         return "cannot read the freeze"
     return history.landing(path, blob)

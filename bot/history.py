@@ -152,6 +152,7 @@ class GitHistory:
         self._index = self._read_log()
         self._tags: dict[str, Tag] | None = None
         self._branch: frozenset[str] | None = None
+        self._summaries: dict[str, str] = {}
 
     @property
     def base_ref(self) -> str | None:
@@ -253,9 +254,13 @@ class GitHistory:
         )
 
     def _summary(self, sha: str) -> str:
-        """A commit's subject line, read only when a landing is reported."""
-        summary = self.repo.commit(sha).summary
-        return summary if isinstance(summary, str) else summary.decode("utf-8", "replace")
+        """A commit's subject line, read once per commit (an attempt's files mostly land
+        in one or two commits, and the filing time asks for every file)."""
+        if sha not in self._summaries:
+            summary = self.repo.commit(sha).summary
+            text = summary if isinstance(summary, str) else summary.decode("utf-8", "replace")
+            self._summaries[sha] = text
+        return self._summaries[sha]
 
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         commits = self._index.commits
