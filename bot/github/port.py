@@ -1,0 +1,188 @@
+"""What the bot asks of GitHub, as a protocol: `gateway.GitHubGateway` implements it with
+PyGithub against the real API (or a fake one in tests); everything else is written against
+this protocol and typed records, never against PyGithub's objects.
+
+Every method may raise `GitHubError` (a `ClaimsError`): the API refused, was unreachable, or
+stayed rate limited longer than the bot waits. Reads are retried by the gateway; a create is
+never blindly retried (a lost answer must not post twice): the gateway looks for what it
+created before it creates again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal, Protocol
+
+from bot.errors import ClaimsError
+
+__all__ = [
+    "Annotation",
+    "CheckRunRef",
+    "CommentRef",
+    "FileAtRef",
+    "GitHubError",
+    "GitHubPort",
+    "PullRequestInfo",
+    "Review",
+    "Role",
+]
+
+# What GET /repos/{o}/{r}/collaborators/{u}/permission calls `role_name` (custom roles pass
+# through as their own name; `none` for users with no access).
+Role = str
+MAINTAINER_ROLES = frozenset({"admin", "maintain"})
+
+
+class GitHubError(ClaimsError):
+    """The GitHub API refused or could not be reached (status None: no answer at all)."""
+
+    def __init__(self, message: str, hint: str | None = None, status: int | None = None):
+        super().__init__(message, hint)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequestInfo:
+    number: int
+    author: str  # user.login
+    head_sha: str
+    head_repo: str  # head.repo.full_name ("" when the fork was deleted)
+    head_branch: str  # head.ref
+    base_branch: str  # base.ref
+    state: Literal["open", "closed"]
+    merged: bool
+    merge_commit_sha: str | None
+    merged_at: datetime | None  # aware, UTC
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    login: str
+    state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+    commit_id: str  # the head commit the review was given on
+    submitted_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    """One check-run annotation (GitHub: path, start_line, end_line, annotation_level,
+    message, title)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    level: Literal["notice", "warning", "failure"]
+    message: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRunRef:
+    id: int
+    name: str
+    head_sha: str
+    conclusion: str | None
+    html_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CommentRef:
+    id: int
+    author: str  # user.login
+    author_type: str  # user.type: "Bot" or "User"
+    body: str
+    html_url: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FileAtRef:
+    """A file's content at a branch (the contents API), with the blob sha a later update
+    must name."""
+
+    path: str
+    content: bytes
+    sha: str
+
+
+class GitHubPort(Protocol):
+    """One repository on GitHub, as the bot sees it."""
+
+    @property
+    def repository(self) -> str:
+        """owner/name."""
+        ...
+
+    # Pull requests and people
+    def pull_request(self, number: int) -> PullRequestInfo: ...
+
+    def find_pull_request(
+        self, head_owner: str, head_branch: str, head_sha: str
+    ) -> PullRequestInfo | None:
+        """The open PR whose head is head_owner:head_branch, only if its head is `head_sha`
+        (GET /pulls?head=owner:branch; `workflow_run.pull_requests` is empty for forks)."""
+        ...
+
+    def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
+        """GET /commits/{sha}/pulls: the PRs a commit belongs to (its merge commit included)."""
+        ...
+
+    def reviews(self, number: int) -> Sequence[Review]: ...
+
+    def role(self, login: str) -> Role:
+        """GET /collaborators/{login}/permission → role_name; "none" for a 404."""
+        ...
+
+    # Check runs
+    def check_runs(self, head_sha: str, name: str) -> Sequence[CheckRunRef]: ...
+
+    def create_check_run(
+        self,
+        name: str,
+        head_sha: str,
+        title: str,
+        summary: str,
+        annotations: Sequence[Annotation],
+        external_id: str = "",
+    ) -> CheckRunRef:
+        """POST at most 50 annotations, status in_progress."""
+        ...
+
+    def update_check_run(
+        self,
+        run_id: int,
+        title: str,
+        summary: str,
+        annotations: Sequence[Annotation] = (),
+        conclusion: str | None = None,
+    ) -> None:
+        """PATCH: appends at most 50 annotations; a conclusion completes the run."""
+        ...
+
+    # Issue comments and labels (a PR is an issue)
+    def comments(self, number: int) -> Sequence[CommentRef]: ...
+
+    def create_comment(self, number: int, body: str) -> CommentRef: ...
+
+    def edit_comment(self, comment_id: int, body: str) -> None: ...
+
+    def labels(self, number: int) -> Sequence[str]: ...
+
+    def add_labels(self, number: int, names: Sequence[str]) -> None: ...
+
+    def remove_label(self, number: int, name: str) -> None:
+        """A label already gone (404) is no error."""
+        ...
+
+    # Contents
+    def file(self, path: str, ref: str) -> FileAtRef | None:
+        """The file at `ref` (a branch or commit), None when it does not exist."""
+        ...
+
+    def put_file(
+        self, path: str, content: bytes, message: str, branch: str, sha: str | None
+    ) -> str:
+        """Create (sha None) or update a file on `branch` as one commit; returns the commit
+        sha. A 409/422 (the branch moved: `sha` is stale) raises GitHubError with status."""
+        ...
