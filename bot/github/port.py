@@ -18,6 +18,7 @@ from typing import Literal, Protocol
 from bot.errors import ClaimsError
 
 __all__ = [
+    "MAINTAINER_ROLES",
     "Annotation",
     "CheckRunRef",
     "CommentRef",
@@ -38,7 +39,7 @@ MAINTAINER_ROLES = frozenset({"admin", "maintain"})
 class GitHubError(ClaimsError):
     """The GitHub API refused or could not be reached (status None: no answer at all)."""
 
-    def __init__(self, message: str, hint: str | None = None, status: int | None = None):
+    def __init__(self, message: str, hint: str = "", status: int | None = None) -> None:
         super().__init__(message, hint)
         self.status = status
 
