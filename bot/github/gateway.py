@@ -10,11 +10,12 @@ Why it looks like this:
   `retry-after`, `x-ratelimit-remaining: 0` with `x-ratelimit-reset`, a secondary limit) and
   5xx or unanswered requests are waited out within a bounded total wait (`Retry`), then the call
   fails with `GitHubError` naming it.
-- A read or an edit (PATCH, PUT, DELETE) is safe to repeat. A create is repeated as is only
-  after a rate limit (GitHub did not do it); after a 5xx or no answer the gateway first looks
-  for what it may have created: a check run by name, head sha and the `external_id` it sent
-  (a fresh one per create unless the caller gives one), a comment by its body among the
-  comments newer than the newest it knew before posting.
+- A read or an edit (PATCH, PUT, DELETE) is safe to repeat, except a PATCH that adds check-run
+  annotations: it is sent again only while the run's annotation count shows that the lost one
+  did not land. A create is repeated as is only after a rate limit (GitHub did not do it); after
+  a 5xx or no answer the gateway first looks for what it may have created: a check run by name,
+  head sha and the `external_id` it sent (a fresh one per create unless the caller gives one), a
+  comment by its body among the comments newer than the newest it knew before posting.
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ class GitHubGateway:
         self._repository = repository
         self._repo = client.get_repo(repository)  # lazy: no request
         self._retry = retry
+        self._annotations: dict[int, int] = {}  # check run id -> annotations it holds
 
     @property
     def repository(self) -> str:
@@ -253,11 +255,15 @@ class GitHubGateway:
                 external_id=mark,
                 output=_output(title, summary, annotations),
             )
+            self._annotations[run.id] = len(annotations)
             return _run(run)
 
         def recover() -> CheckRunRef | None:
             runs = [r for r in self._runs(head_sha, name) if r.external_id == mark]
-            return _run(runs[0]) if runs else None
+            if not runs:
+                return None
+            self._annotations[runs[0].id] = len(annotations)
+            return _run(runs[0])
 
         return self._call(f"POST check run {name!r}", create, recover)
 
@@ -269,16 +275,29 @@ class GitHubGateway:
         annotations: Sequence[Annotation] = (),
         conclusion: str | None = None,
     ) -> None:
-        # A repeated PATCH of annotations would add them twice, but a PATCH answered 5xx is
-        # rare and a doubled annotation harmless next to a lost one.
+        # PATCHed annotations add to the run's, so a PATCH tried again (its answer lost) is
+        # sent only if the run's annotation count shows the first did not land: for runs this
+        # gateway made, whose count it knows. A conclusion alone is safe to send twice.
+        expected = self._annotations.get(run_id)
+        tries = 0
+
         def update() -> None:
+            nonlocal tries
+            tries += 1
             run = self._repo.get_check_run(run_id)  # lazy: no request
+            if tries > 1 and annotations and expected is not None:
+                landed = run.output.annotations_count == expected + len(annotations)
+                if landed:
+                    return  # the first try did land
+            output = _output(title, summary, annotations)
             if conclusion is None:
-                run.edit(output=_output(title, summary, annotations))
+                run.edit(output=output)
             else:
-                run.edit(output=_output(title, summary, annotations), conclusion=conclusion)
+                run.edit(output=output, conclusion=conclusion)
 
         self._call(f"PATCH check run {run_id}", update)
+        if expected is not None:
+            self._annotations[run_id] = expected + len(annotations)
 
     # Comments and labels -----------------------------------------------------------------
 

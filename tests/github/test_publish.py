@@ -145,6 +145,19 @@ def test_lost_answers_make_no_duplicates(fakehub: FakeHub, gateway: GitHubGatewa
     assert len(fakehub.repo.comments_on(7)) == 1
 
 
+def test_a_lost_patch_of_annotations_is_not_applied_twice(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    _pr(fakehub)
+    fakehub.fail_next("PATCH", r".*/check-runs/\d+", 502, apply=True)
+    fakehub.fail_next("PATCH", r".*/check-runs/\d+", 0, apply=True)
+    publish(gateway, build_publication(reports.invalid(120), HEAD), 7, HEAD)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (len(run.annotations), run.conclusion) == (120, "failure")
+    messages = [a["message"] for a in run.annotations]
+    assert messages == [f"got X {i}" for i in range(120)]
+
+
 def test_step_summary_appended(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
