@@ -30,6 +30,7 @@ from bot.dump import dump_yaml, format_timestamp
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import required_checks
+from tests.github.fakehub import FakeHub
 from tests.support import RULES, Files
 
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
@@ -330,3 +331,14 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
     monkeypatch.setattr(bot.cli, "_rerun", local_rerun)
     monkeypatch.setattr(bot.cli, "_options", local_options)
     return LOCAL_ADDRESSES
+
+
+@pytest.fixture
+def fakehub() -> Iterator[FakeHub]:
+    """A fake GitHub REST API on 127.0.0.1 (tests/github/fakehub.py), with the repository
+    acme/registry; `hub.base_url` is what `bot.github.gateway.connect` takes."""
+    hub = FakeHub().start()
+    try:
+        yield hub
+    finally:
+        hub.stop()

@@ -1,0 +1,296 @@
+"""What the bot posts on a pull request for a verify report, and posting it over a
+`GitHubPort`.
+
+`build_publication` is pure: from a `VerifyReport` (read back with `from_json`, so checked) it
+renders one check run per attempt (named `registry: <attempt folder>`: a unique name, since a
+`GITHUB_TOKEN` check run may land in any check suite of the commit), one for the pull request
+itself (what it changes that it may not, and registry problems), the sticky comment, the labels
+and the job summary. `publish` posts them: each check run as one POST with the first 50
+annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title and summary go
+with every call) and a last PATCH with the conclusion; then the comment; then the labels.
+
+The sticky comment carries `MARKER` and a second hidden marker with the verdict key (a digest
+of the evidence, statuses and outcomes). The latest comment by a bot with the marker is edited
+in place while its key is the same; when the verdict changes a new comment is made, so the
+history of verdicts stays on the pull request. All report text goes through
+`report.markdown` (escaped: no markup, HTML or @mentions from filer-controlled text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from bot.app import VerifyReport
+from bot.errors import ClaimsError
+from bot.findings import Finding, Severity
+from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort
+from bot.report.markdown import render_markdown
+from bot.report.text import printable
+from bot.verdict import AttemptVerdict
+
+__all__ = [
+    "BATCH",
+    "MARKER",
+    "MAX_BODY",
+    "MAX_STEP_SUMMARY",
+    "PULL_REQUEST_RUN",
+    "CheckRunPlan",
+    "Posted",
+    "Publication",
+    "append_step_summary",
+    "build_publication",
+    "check_url",
+    "publish",
+    "render_publication",
+    "verdict_key_of",
+]
+
+MARKER = "<!-- claims-bot:verdict -->"
+_KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]+) -->")
+# GitHub refuses a comment over 65,536 characters; a check run's summary over 65,535.
+MAX_BODY = 60_000
+# GitHub drops a step's job summary over 1 MiB ("supports content up to a size of 1024k").
+MAX_STEP_SUMMARY = 1_000_000
+BATCH = 50  # annotations per check-run request (docs.github.com/rest/checks/runs)
+PULL_REQUEST_RUN = "registry: pull request"
+LABEL_FAMILIES = ("evidence:", "verdict:")
+_MAX_MESSAGE = 4_000  # an annotation's message (GitHub allows 64 KB)
+_MAX_NAME = 200
+_URL = re.compile(r"https://[A-Za-z0-9.-]+(:\d+)?(/[A-Za-z0-9._~%/+:=?&#@!$,;*-]*)?")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+Conclusion = Literal["success", "failure", "neutral"]
+
+
+@dataclass(frozen=True)
+class CheckRunPlan:
+    name: str
+    title: str
+    summary: str
+    conclusion: Conclusion
+    annotations: tuple[Annotation, ...]
+
+
+@dataclass(frozen=True)
+class Publication:
+    check_runs: tuple[CheckRunPlan, ...]
+    comment: str
+    verdict_key: str
+    labels: frozenset[str]
+    step_summary: str
+
+
+@dataclass(frozen=True)
+class Posted:
+    check_runs: tuple[CheckRunRef, ...]
+    comment: CommentRef | None  # None: an existing comment was edited
+    edited_comment: int | None
+    labels_added: tuple[str, ...]
+    labels_removed: tuple[str, ...]
+
+
+def check_url(text: str) -> str:
+    """`text` if it is a plain https URL that is safe inside a Markdown link; raises
+    `ClaimsError` otherwise."""
+    if not _URL.fullmatch(text):
+        raise ClaimsError(f"{text!r} is not an https URL")
+    return text
+
+
+def _plain(text: str, limit: int) -> str:
+    """Plain text (check-run names, annotation messages): printable, no control characters."""
+    text = _CONTROL.sub(" ", printable(text))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def verdict_key_of(report: VerifyReport) -> str:
+    """A digest of the evidence, each attempt's status and outcome: the comment is edited while
+    it stays the same, and a new one is posted when it changes."""
+    verdicts = [[v.attempt, v.evidence, v.status, v.outcome] for v in report.attempts]
+    text = json.dumps([report.evidence, verdicts], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _annotations(findings: Sequence[Finding], level: str | None = None) -> list[Annotation]:
+    """An annotation per finding that names a file (line 1 when it names no line)."""
+    out = []
+    for finding in findings:
+        if finding.file is None:
+            continue  # shown in the summary only
+        line = finding.line or 1
+        chosen = level or ("failure" if finding.severity is Severity.ERROR else "warning")
+        out.append(
+            Annotation(
+                path=_plain(finding.file, 1_000),
+                start_line=line,
+                end_line=line,
+                level="failure" if chosen == "failure" else "warning",
+                message=_plain(finding.message, _MAX_MESSAGE),
+                title=finding.code.value,
+            )
+        )
+    return out
+
+
+def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
+    errors = [f for f in [*verdict.findings, *verdict.pr_problems] if f.severity is Severity.ERROR]
+    conclusion: Conclusion
+    if verdict.evidence == "invalid":
+        conclusion, title = "failure", f"evidence invalid: {len(errors)} problem(s)"
+    elif verdict.status == "qualifying":
+        conclusion, title = "success", f"qualifying, bars {verdict.outcome}"
+    elif verdict.status == "not-qualifying":
+        reasons = len(verdict.qualification)
+        conclusion, title = "neutral", f"evidence valid, not qualifying: {reasons} reason(s)"
+    else:
+        conclusion, title = "neutral", "evidence valid, pending judgment"
+    alone = VerifyReport((verdict,), pr_problems=verdict.pr_problems)
+    annotations = [
+        *_annotations(verdict.findings),
+        *_annotations(verdict.pr_problems),
+        *_annotations(verdict.qualification, "warning"),
+    ]
+    return CheckRunPlan(
+        _plain(f"registry: {verdict.attempt}", _MAX_NAME),
+        title,
+        render_markdown(alone) + footer,
+        conclusion,
+        tuple(annotations),
+    )
+
+
+def _pull_request_run(report: VerifyReport, footer: str) -> CheckRunPlan:
+    """The pull request's own check: what it changes that it may not, and the registry's
+    problems (a maintainer's to fix: the verdict is then not green)."""
+    pr_errors = [f for f in report.pr_problems if f.severity is Severity.ERROR]
+    registry_errors = [f for f in report.registry_problems if f.severity is Severity.ERROR]
+    conclusion: Conclusion
+    if pr_errors:
+        conclusion, title = "failure", f"changes {len(pr_errors)} thing(s) it may not"
+    elif registry_errors:
+        conclusion, title = "neutral", "the registry has problems a maintainer must fix"
+    else:
+        conclusion, title = "success", "changes only what a pull request may"
+    # render_markdown's sections after its attempts table: the PR's and the registry's problems
+    sections = render_markdown(
+        VerifyReport((), report.registry_problems, report.pr_problems)
+    ).split("\n#### ", 1)
+    summary = f"### {title}\n" + (f"\n#### {sections[1]}" if len(sections) == 2 else "")
+    annotations = [
+        *_annotations(report.pr_problems),
+        *_annotations(report.registry_problems, "warning"),
+    ]
+    return CheckRunPlan(PULL_REQUEST_RUN, title, summary + footer, conclusion, tuple(annotations))
+
+
+def _links(head_sha: str, details_url: str | None, attestation_url: str | None) -> str:
+    links = [f"head `{head_sha[:12]}`"]
+    if details_url:
+        links.append(f"[full report]({check_url(details_url)})")
+    if attestation_url:
+        links.append(f"[attestation of the report]({check_url(attestation_url)})")
+    return " · ".join(links)
+
+
+def _capped(markdown: str, room: int, pointer: str) -> str:
+    if len(markdown) <= room:
+        return markdown
+    cut = markdown[: room - len(pointer)]
+    return cut[: cut.rfind("\n") + 1] + pointer
+
+
+def build_publication(
+    report: VerifyReport,
+    head_sha: str,
+    details_url: str | None = None,
+    attestation_url: str | None = None,
+) -> Publication:
+    """Everything to post for `report` on the pull request whose head is `head_sha`.
+
+    Raises `ClaimsError` for a details or attestation URL that is not a plain https URL.
+    """
+    links = _links(head_sha, details_url, attestation_url)
+    footer = f"\n---\n{links}\n"
+    runs = (*(_attempt_run(v, footer) for v in report.attempts), _pull_request_run(report, footer))
+    key = verdict_key_of(report)
+    head = f"{MARKER}\n<!-- claims-bot:verdict-key {key} -->\n**Registry bot** · {links}\n\n"
+    where = "the check runs of this commit" + (
+        f" ([full report]({details_url}))" if details_url else ""
+    )
+    pointer = f"\n… cut here: the comment is capped; everything is in {where}.\n"
+    comment = head + _capped(render_markdown(report), MAX_BODY - len(head), pointer)
+    labels = {f"evidence:{report.evidence}"} | {
+        f"verdict:{v.status}" for v in report.attempts if v.status
+    }
+    summary = render_markdown(report) + footer
+    return Publication(runs, comment, key, frozenset(labels), summary)
+
+
+def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> CheckRunRef:
+    batches = [plan.annotations[i : i + BATCH] for i in range(0, len(plan.annotations), BATCH)]
+    first, rest = (batches[0], batches[1:]) if batches else ((), [])
+    run = port.create_check_run(plan.name, head_sha, plan.title, plan.summary, first)
+    for batch in rest:
+        port.update_check_run(run.id, plan.title, plan.summary, batch)
+    port.update_check_run(run.id, plan.title, plan.summary, conclusion=plan.conclusion)
+    return run
+
+
+def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
+    """The latest comment a bot posted with the marker (a person's copy of it never counts)."""
+    ours = [c for c in comments if c.author_type == "Bot" and MARKER in c.body]
+    return max(ours, key=lambda c: c.id) if ours else None
+
+
+def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
+    """Post `publication` on pull request `number`: check runs, the comment, the labels.
+
+    Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
+    runs = tuple(_post_check_run(port, plan, head_sha) for plan in publication.check_runs)
+    latest = _sticky(port.comments(number))
+    found = _KEY.search(latest.body) if latest else None
+    created, edited = None, None
+    if latest is not None and found and found.group(1) == publication.verdict_key:
+        port.edit_comment(latest.id, publication.comment)
+        edited = latest.id
+    else:
+        created = port.create_comment(number, publication.comment)
+    current = set(port.labels(number))
+    added = tuple(sorted(publication.labels - current))
+    port.add_labels(number, added)
+    stale = sorted(name for name in current - publication.labels if name.startswith(LABEL_FAMILIES))
+    for name in stale:
+        port.remove_label(number, name)
+    return Posted(runs, created, edited, added, tuple(stale))
+
+
+def render_publication(publication: Publication, repository: str, number: int) -> str:
+    """What `publish` would post, for a run without a token."""
+    lines = [f"would post on {repository or '(no repository)'} #{number}:"]
+    for run in publication.check_runs:
+        lines.append(
+            f"  check run {run.name!r}: {run.conclusion}, {run.title!r},"
+            f" {len(run.annotations)} annotation(s)"
+        )
+    families = ", ".join(f"{f}*" for f in LABEL_FAMILIES)
+    lines.append(f"  labels: {', '.join(sorted(publication.labels))} (other {families} removed)")
+    lines.append(
+        f"  comment (verdict key {publication.verdict_key}, {len(publication.comment)} characters):"
+    )
+    return "\n".join(lines) + "\n" + publication.comment
+
+
+def append_step_summary(path: Path, publication: Publication) -> None:
+    """Append the job summary to $GITHUB_STEP_SUMMARY's file."""
+    data = printable(publication.step_summary).encode("utf-8")[:MAX_STEP_SUMMARY]
+    try:
+        with path.open("ab") as out:  # a cut inside a character drops that character
+            out.write(data.decode("utf-8", "ignore").encode("utf-8"))
+    except OSError as error:
+        raise ClaimsError(f"cannot write the job summary {path}: {error.strerror}") from None

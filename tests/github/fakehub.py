@@ -1,0 +1,751 @@
+"""A stateful fake of GitHub's REST API on 127.0.0.1, for tests that run the real PyGithub
+client (through `bot.github.gateway`) over real HTTP.
+
+Use the `fakehub` fixture (tests/conftest.py): `hub.base_url` ends in `/api/v3` (as on GitHub
+Enterprise Server); `hub.state.repo("acme/registry")` holds that repository's pull requests,
+check runs (with their annotations), comments, labels, collaborator roles, reviews, the
+commit -> pull requests map, and the files of each commit with a log of the commits `PUT
+contents` made. `hub.requests` logs every request (`method`, `path` after the prefix, `query`,
+`json`, `status`). `hub.fail_next(method, path_pattern, status, ...)` makes the next matching
+request fail; `apply=True` performs it first (the server did the write, the answer was lost);
+status 0 closes the connection without an answer.
+
+Answers are GitHub's own examples (tests/github/rest_examples.json, written by
+make_rest_examples.py from github/rest-api-description), filled in from the state, every URL on
+the fake's own host. What GitHub validates and matters to the bot is validated here too: at most
+50 annotations a request and their levels, a check run's output title and summary, a comment
+body of at most 65,536 characters (422 otherwise), a stale blob sha on `PUT contents` (409).
+Lists are paginated with `per_page`/`page` and a Link header.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import itertools
+import json
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+__all__ = ["FakeHub", "Pull", "Repo", "Request", "State"]
+
+EXAMPLES: dict[str, Any] = json.loads(
+    Path(__file__).with_name("rest_examples.json").read_text("utf-8")
+)
+PREFIX = "/api/v3"
+BOT = "github-actions[bot]"
+MAX_COMMENT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
+MAX_ANNOTATIONS = 50  # per create or update request (docs.github.com/rest/checks/runs)
+LEVELS = {"notice", "warning", "failure"}
+# What GET /collaborators/{u}/permission calls `permission` for each role (maintain -> write,
+# triage -> read).
+PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read"}
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def blob_sha(content: bytes) -> str:
+    """Git's blob id, which the contents API calls `sha`."""
+    return hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+
+
+@dataclass
+class Pull:
+    number: int
+    author: str
+    head_sha: str
+    head_branch: str
+    head_repo: str | None  # owner/name; None: the fork was deleted
+    base_branch: str = "main"
+    state: str = "open"
+    merged_at: str | None = None
+    merge_commit_sha: str | None = None
+    title: str = "an attempt"
+
+
+@dataclass
+class CheckRun:
+    id: int
+    name: str
+    head_sha: str
+    external_id: str = ""
+    status: str = "queued"
+    conclusion: str | None = None
+    title: str | None = None
+    summary: str | None = None
+    text: str | None = None
+    details_url: str | None = None
+    annotations: list[dict[str, Any]] = field(default_factory=list)
+    started_at: str = field(default_factory=_now)
+    completed_at: str | None = None
+
+
+@dataclass
+class Comment:
+    id: int
+    issue: int
+    body: str
+    login: str = BOT
+    user_type: str = "Bot"
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+
+
+@dataclass
+class Review:
+    id: int
+    login: str
+    state: str
+    commit_id: str
+    submitted_at: str | None = field(default_factory=_now)
+    body: str = ""
+
+
+@dataclass
+class Repo:
+    full_name: str
+    ids: Iterator[int]
+    pulls: dict[int, Pull] = field(default_factory=dict)
+    check_runs: dict[int, CheckRun] = field(default_factory=dict)
+    comments: dict[int, Comment] = field(default_factory=dict)
+    labels: dict[int, list[str]] = field(default_factory=dict)
+    roles: dict[str, str] = field(default_factory=dict)  # login -> role_name; absent: 404
+    reviews: dict[int, list[Review]] = field(default_factory=dict)
+    commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # sha -> PR numbers
+    branches: dict[str, str] = field(default_factory=dict)  # branch -> commit sha
+    trees: dict[str, dict[str, bytes]] = field(default_factory=dict)  # commit -> files
+    commits: list[dict[str, Any]] = field(default_factory=list)  # what PUT contents made
+
+    def add_pull(self, number: int, author: str, head_sha: str, **fields: Any) -> Pull:
+        fields.setdefault("head_branch", f"{author}-attempt")
+        fields.setdefault("head_repo", self.full_name)
+        pull = Pull(number, author, head_sha, **fields)
+        self.pulls[number] = pull
+        self.commit_pulls.setdefault(head_sha, []).append(number)
+        return pull
+
+    def add_comment(self, issue: int, body: str, login: str = BOT, user_type: str = "Bot") -> int:
+        comment = Comment(next(self.ids), issue, body, login, user_type)
+        self.comments[comment.id] = comment
+        return comment.id
+
+    def add_review(self, number: int, login: str, state: str, commit_id: str) -> None:
+        self.reviews.setdefault(number, []).append(Review(next(self.ids), login, state, commit_id))
+
+    def comments_on(self, issue: int) -> list[Comment]:
+        return [c for c in self.comments.values() if c.issue == issue]
+
+    def runs_named(self, name: str) -> list[CheckRun]:
+        return [run for run in self.check_runs.values() if run.name == name]
+
+    def commit_files(self, branch: str, files: dict[str, bytes], message: str = "seed") -> str:
+        """Make a commit on `branch` whose tree is its parent's plus `files`; return its sha."""
+        parent = self.branches.get(branch)
+        tree = {**self.trees.get(parent or "", {}), **files}
+        sha = hashlib.sha1(f"{parent}{sorted(tree.items())}{message}".encode()).hexdigest()
+        self.trees[sha] = tree
+        self.branches[branch] = sha
+        self.commits.append(
+            {"sha": sha, "branch": branch, "parent": parent, "message": message, "files": files}
+        )
+        return sha
+
+
+@dataclass
+class State:
+    repos: dict[str, Repo] = field(default_factory=dict)
+    ids: Iterator[int] = field(default_factory=lambda: itertools.count(1001))
+
+    def repo(self, full_name: str) -> Repo:
+        if full_name not in self.repos:
+            self.repos[full_name] = Repo(full_name, self.ids)
+        return self.repos[full_name]
+
+
+@dataclass(frozen=True)
+class Request:
+    method: str
+    path: str  # after /api/v3, without the query
+    query: dict[str, str]
+    json: Any
+    status: int  # what the fake answered (0: no answer)
+
+
+@dataclass
+class _Fault:
+    method: str
+    pattern: str
+    status: int
+    headers: dict[str, str]
+    body: Any
+    apply: bool
+
+
+class _Answer(Exception):
+    def __init__(self, status: int, body: Any = None, headers: dict[str, str] | None = None):
+        super().__init__(status)
+        self.status, self.body, self.headers = status, body, headers or {}
+
+
+def _error(status: int, message: str, **extra: Any) -> _Answer:
+    doc = "https://docs.github.com/rest"
+    return _Answer(status, {"message": message, "documentation_url": doc, **extra})
+
+
+class FakeHub:
+    """The server: start() it, read `base_url`, `state` and `requests`, stop() it."""
+
+    def __init__(self, repository: str = "acme/registry") -> None:
+        self.state = State()
+        self.repository = repository
+        self.state.repo(repository)
+        self.requests: list[Request] = []
+        self._faults: list[_Fault] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self.base_url = self.origin + PREFIX
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.02,), daemon=True
+        )
+
+    @property
+    def repo(self) -> Repo:
+        return self.state.repo(self.repository)
+
+    def start(self) -> FakeHub:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(5)
+
+    def fail_next(
+        self,
+        method: str,
+        path_pattern: str,
+        status: int,
+        headers: dict[str, str] | None = None,
+        body: Any = None,
+        apply: bool = False,
+    ) -> None:
+        """The next `method` request whose path (after /api/v3) fully matches the regular
+        expression `path_pattern` is answered `status` (0: the connection is closed
+        unanswered); with `apply` the request is carried out first. Faults queue in order."""
+        if body is None and status:
+            body = {"message": HTTPStatus(status).phrase}
+        self._faults.append(_Fault(method, path_pattern, status, headers or {}, body, apply))
+
+    def calls(self, method: str, pattern: str) -> list[Request]:
+        """The logged requests of `method` whose path fully matches `pattern`."""
+        return [r for r in self.requests if r.method == method and re.fullmatch(pattern, r.path)]
+
+    # Serving -----------------------------------------------------------------------
+
+    def serve(
+        self, method: str, target: str, body: bytes, authorized: bool
+    ) -> tuple[int, dict[str, str], Any]:
+        parts = urlsplit(target)
+        path = unquote(parts.path)
+        path = path[len(PREFIX) :] if path.startswith(PREFIX) else path
+        query = dict(parse_qsl(parts.query))
+        try:
+            data = json.loads(body) if body else None
+        except ValueError:
+            data = None
+        with self._lock:
+            fault = next(
+                (f for f in self._faults if f.method == method and re.fullmatch(f.pattern, path)),
+                None,
+            )
+            if fault is not None:
+                self._faults.remove(fault)
+            answer = (0, {}, None)
+            if fault is None or fault.apply:
+                answer = self._route(method, path, query, data, authorized)
+            if fault is not None:
+                answer = (fault.status, fault.headers, fault.body)
+            self.requests.append(Request(method, path, query, data, answer[0]))
+            return answer
+
+    def _route(
+        self, method: str, path: str, query: dict[str, str], data: Any, authorized: bool
+    ) -> tuple[int, dict[str, str], Any]:
+        try:
+            if not authorized:
+                raise _error(401, "Requires authentication")
+            for pattern, verb, handler in _ROUTES:
+                match = re.fullmatch(pattern, path)
+                if match and verb == method:
+                    owner, name, *rest = match.groups()
+                    full_name = f"{owner}/{name}"
+                    if full_name not in self.state.repos:
+                        raise _error(404, "Not Found")
+                    repo = self.state.repos[full_name]
+                    result = handler(self, repo, query, data, *rest)
+                    status, body = result if isinstance(result, tuple) else (200, result)
+                    return self._paged(status, body, path, query)
+            raise _error(404, "Not Found")
+        except _Answer as answer:
+            return answer.status, answer.headers, answer.body
+
+    def _paged(
+        self, status: int, body: Any, path: str, query: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any]:
+        """Lists are cut into pages (per_page, default 30, at most 100) linked by Link."""
+        items, key = body, None
+        if isinstance(body, dict) and "check_runs" in body:
+            items, key = body["check_runs"], "check_runs"
+        if not isinstance(items, list) or status != 200:
+            return status, {}, self._urls(body)
+        per_page = min(max(int(query.get("per_page", 30)), 1), 100)
+        page = max(int(query.get("page", 1)), 1)
+        last = max((len(items) + per_page - 1) // per_page, 1)
+        chunk = items[(page - 1) * per_page : page * per_page]
+
+        def link(number: int, rel: str) -> str:
+            url = f"{self.base_url}{quote(path)}?{urlencode({**query, 'page': number})}"
+            return f'<{url}>; rel="{rel}"'
+
+        links = []
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            links += [link(1, "first"), link(page - 1, "prev")]
+        headers = {"Link": ", ".join(links)} if links else {}
+        out = {"total_count": len(items), key: chunk} if key else chunk
+        return status, headers, self._urls(out)
+
+    def _urls(self, value: Any) -> Any:
+        """Point the examples' {api} and {web} URLs at this server."""
+        if isinstance(value, dict):
+            return {k: self._urls(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._urls(v) for v in value]
+        if isinstance(value, str):
+            if value.startswith("{api}"):
+                return self.base_url + value[5:]
+            if value.startswith("{web}"):
+                return self.origin + "/web" + value[5:]
+        return value
+
+    # Shapes (GitHub's examples, filled in) --------------------------------------------
+
+    def _user(self, login: str, user_type: str = "User") -> dict[str, Any]:
+        user = copy.deepcopy(EXAMPLES["issue-comment"]["user"])
+        user_id = int(hashlib.sha1(login.encode()).hexdigest()[:6], 16)
+        user.update(login=login, id=user_id, type=user_type, url=f"{{api}}/users/{login}")
+        user["html_url"] = f"{{web}}/{login}"
+        return user
+
+    def _repository(self, full_name: str) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["pull-request"]["head"]["repo"])
+        owner, name = full_name.split("/")
+        data.update(name=name, full_name=full_name, owner=self._user(owner, "Organization"))
+        data.update(url=f"{{api}}/repos/{full_name}", html_url=f"{{web}}/{full_name}")
+        data.update(id=int(hashlib.sha1(full_name.encode()).hexdigest()[:6], 16))
+        data["fork"] = full_name != self.repository
+        return data
+
+    def pull_json(self, repo: Repo, pull: Pull, simple: bool = False) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["pull-request-simple" if simple else "pull-request"])
+        api, web = f"{{api}}/repos/{repo.full_name}", f"{{web}}/{repo.full_name}"
+        head_owner = (pull.head_repo or f"{pull.author}/deleted").split("/")[0]
+        data.update(
+            url=f"{api}/pulls/{pull.number}",
+            id=pull.number * 1000 + 7,
+            number=pull.number,
+            state=pull.state,
+            title=pull.title,
+            user=self._user(pull.author),
+            html_url=f"{web}/pull/{pull.number}",
+            issue_url=f"{api}/issues/{pull.number}",
+            merged_at=pull.merged_at,
+            merge_commit_sha=pull.merge_commit_sha,
+            closed_at=pull.merged_at if pull.state == "closed" else None,
+            draft=False,
+        )
+        data["head"].update(
+            label=f"{head_owner}:{pull.head_branch}",
+            ref=pull.head_branch,
+            sha=pull.head_sha,
+            user=self._user(head_owner),
+            repo=self._repository(pull.head_repo) if pull.head_repo else None,
+        )
+        owner = repo.full_name.split("/")[0]
+        data["base"].update(
+            label=f"{owner}:{pull.base_branch}",
+            ref=pull.base_branch,
+            sha=repo.branches.get(pull.base_branch, "0" * 40),
+            user=self._user(owner, "Organization"),
+            repo=self._repository(repo.full_name),
+        )
+        if not simple:
+            data["merged"] = pull.merged_at is not None
+        return data
+
+    def run_json(self, repo: Repo, run: CheckRun) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["check-run"])
+        api = f"{{api}}/repos/{repo.full_name}/check-runs/{run.id}"
+        data.update(
+            id=run.id,
+            name=run.name,
+            head_sha=run.head_sha,
+            external_id=run.external_id,
+            url=api,
+            html_url=f"{{web}}/{repo.full_name}/runs/{run.id}",
+            details_url=run.details_url,
+            status=run.status,
+            conclusion=run.conclusion,
+            started_at=run.started_at,
+            completed_at=run.completed_at,
+            pull_requests=[],
+        )
+        data["output"].update(
+            title=run.title,
+            summary=run.summary,
+            text=run.text,
+            annotations_count=len(run.annotations),
+            annotations_url=f"{api}/annotations",
+        )
+        return data
+
+    def comment_json(self, repo: Repo, comment: Comment) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["issue-comment"])
+        api = f"{{api}}/repos/{repo.full_name}"
+        data.update(
+            id=comment.id,
+            url=f"{api}/issues/comments/{comment.id}",
+            html_url=f"{{web}}/{repo.full_name}/pull/{comment.issue}#issuecomment-{comment.id}",
+            body=comment.body,
+            user=self._user(comment.login, comment.user_type),
+            created_at=comment.created_at,
+            updated_at=comment.updated_at,
+            issue_url=f"{api}/issues/{comment.issue}",
+        )
+        return data
+
+    def label_json(self, repo: Repo, name: str) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["label"])
+        data.update(
+            id=int(hashlib.sha1(name.encode()).hexdigest()[:6], 16),
+            url=f"{{api}}/repos/{repo.full_name}/labels/{quote(name)}",
+            name=name,
+            description=None,
+            color="ededed",
+            default=False,
+        )
+        return data
+
+    def content_json(self, repo: Repo, path: str, content: bytes, ref: str) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["content-file"])
+        api, sha = f"{{api}}/repos/{repo.full_name}", blob_sha(content)
+        encoded = base64.b64encode(content).decode()
+        data.update(
+            size=len(content),
+            name=path.rsplit("/", 1)[-1],
+            path=path,
+            # GitHub wraps the base64 text at 60 characters
+            content="\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60)) + "\n",
+            sha=sha,
+            url=f"{api}/contents/{quote(path)}?ref={quote(ref)}",
+            git_url=f"{api}/git/blobs/{sha}",
+            html_url=f"{{web}}/{repo.full_name}/blob/{ref}/{path}",
+            download_url=None,
+        )
+        return data
+
+
+# Handlers: (hub, repo, query, json body, *path groups) -> body or (status, body) -------------
+
+_R = r"/repos/([^/]+)/([^/]+)"
+
+
+def _pull(repo: Repo, number: str) -> Pull:
+    if int(number) not in repo.pulls:
+        raise _error(404, "Not Found")
+    return repo.pulls[int(number)]
+
+
+def _get_pull(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    return hub.pull_json(repo, _pull(repo, number))
+
+
+def _list_pulls(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> Any:
+    state = query.get("state", "open")
+    pulls = [p for p in repo.pulls.values() if state in ("all", p.state)]
+    if "head" in query:
+        owner, _, branch = query["head"].partition(":")
+        pulls = [
+            p
+            for p in pulls
+            if p.head_repo and p.head_repo.split("/")[0] == owner and p.head_branch == branch
+        ]
+    return [hub.pull_json(repo, p, simple=True) for p in sorted(pulls, key=lambda p: -p.number)]
+
+
+def _commit_pulls(hub: FakeHub, repo: Repo, query: Any, data: Any, sha: str) -> Any:
+    return [hub.pull_json(repo, repo.pulls[n], simple=True) for n in repo.commit_pulls.get(sha, [])]
+
+
+def _reviews(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    _pull(repo, number)
+    out = []
+    for review in repo.reviews.get(int(number), []):
+        item = copy.deepcopy(EXAMPLES["pull-request-review"])
+        item.update(
+            id=review.id,
+            user=hub._user(review.login),
+            body=review.body,
+            state=review.state,
+            commit_id=review.commit_id,
+            submitted_at=review.submitted_at,
+            html_url=f"{{web}}/{repo.full_name}/pull/{number}#pullrequestreview-{review.id}",
+            pull_request_url=f"{{api}}/repos/{repo.full_name}/pulls/{number}",
+        )
+        out.append(item)
+    return out
+
+
+def _permission(hub: FakeHub, repo: Repo, query: Any, data: Any, login: str) -> Any:
+    if login not in repo.roles:
+        raise _error(404, "Not Found")
+    role = repo.roles[login]
+    item = copy.deepcopy(EXAMPLES["collaborator-permission"])
+    item.update(permission=PERMISSION.get(role, role), role_name=role, user=hub._user(login))
+    return item
+
+
+def _check_output(output: Any) -> list[dict[str, Any]]:
+    if output is None:
+        return []
+    if not isinstance(output, dict) or not output.get("title") or not output.get("summary"):
+        raise _error(422, 'Invalid request.\n\n"title" and "summary" are required in output.')
+    annotations = output.get("annotations") or []
+    if len(annotations) > MAX_ANNOTATIONS:
+        raise _error(422, f"Invalid request.\n\nOnly {MAX_ANNOTATIONS} annotations are allowed.")
+    for item in annotations:
+        missing = [
+            key
+            for key in ("path", "start_line", "end_line", "annotation_level", "message")
+            if key not in item
+        ]
+        if missing or item["annotation_level"] not in LEVELS:
+            raise _error(422, f"Invalid request.\n\nBad annotation: {missing or item}")
+    return list(annotations)
+
+
+def _apply_run(run: CheckRun, data: dict[str, Any]) -> None:
+    output = data.get("output")
+    run.annotations += _check_output(output)
+    if output is not None:
+        run.title, run.summary, run.text = output["title"], output["summary"], output.get("text")
+    for key in ("status", "details_url", "external_id"):
+        if key in data:
+            setattr(run, key, data[key])
+    if data.get("conclusion"):
+        run.conclusion, run.status, run.completed_at = data["conclusion"], "completed", _now()
+
+
+def _create_run(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    if not isinstance(data, dict) or not data.get("name") or not data.get("head_sha"):
+        raise _error(422, 'Invalid request.\n\n"name" and "head_sha" are required.')
+    run = CheckRun(next(repo.ids), data["name"], data["head_sha"])
+    _apply_run(run, data)
+    repo.check_runs[run.id] = run
+    return 201, hub.run_json(repo, run)
+
+
+def _run(repo: Repo, run_id: str) -> CheckRun:
+    if int(run_id) not in repo.check_runs:
+        raise _error(404, "Not Found")
+    return repo.check_runs[int(run_id)]
+
+
+def _get_run(hub: FakeHub, repo: Repo, query: Any, data: Any, run_id: str) -> Any:
+    return hub.run_json(repo, _run(repo, run_id))
+
+
+def _update_run(hub: FakeHub, repo: Repo, query: Any, data: Any, run_id: str) -> Any:
+    run = _run(repo, run_id)
+    _apply_run(run, data or {})
+    return hub.run_json(repo, run)
+
+
+def _runs_of_commit(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any, sha: str) -> Any:
+    runs = [r for r in repo.check_runs.values() if r.head_sha == sha]
+    if "check_name" in query:
+        runs = [r for r in runs if r.name == query["check_name"]]
+    if query.get("filter", "latest") == "latest":  # the newest run of each name
+        runs = list({r.name: r for r in sorted(runs, key=lambda r: r.id)}.values())
+    return {"check_runs": [hub.run_json(repo, r) for r in sorted(runs, key=lambda r: -r.id)]}
+
+
+def _issue(repo: Repo, number: str) -> int:
+    _pull(repo, number)  # the fake's issues are its pull requests
+    return int(number)
+
+
+def _body(data: Any) -> str:
+    body = data.get("body") if isinstance(data, dict) else None
+    if not isinstance(body, str) or not body:
+        raise _error(422, "Validation Failed", errors=[{"field": "body", "code": "missing"}])
+    if len(body) > MAX_COMMENT:
+        message = f"Body is too long (maximum is {MAX_COMMENT} characters)"
+        raise _error(422, "Validation Failed", errors=[{"field": "data", "message": message}])
+    return body
+
+
+def _list_comments(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    issue = _issue(repo, number)
+    return [hub.comment_json(repo, c) for c in repo.comments_on(issue)]
+
+
+def _create_comment(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    comment_id = repo.add_comment(_issue(repo, number), _body(data))
+    return 201, hub.comment_json(repo, repo.comments[comment_id])
+
+
+def _comment(repo: Repo, comment_id: str) -> Comment:
+    if int(comment_id) not in repo.comments:
+        raise _error(404, "Not Found")
+    return repo.comments[int(comment_id)]
+
+
+def _get_comment(hub: FakeHub, repo: Repo, query: Any, data: Any, comment_id: str) -> Any:
+    return hub.comment_json(repo, _comment(repo, comment_id))
+
+
+def _edit_comment(hub: FakeHub, repo: Repo, query: Any, data: Any, comment_id: str) -> Any:
+    comment = _comment(repo, comment_id)
+    comment.body, comment.updated_at = _body(data), _now()
+    return hub.comment_json(repo, comment)
+
+
+def _labels(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    return [hub.label_json(repo, n) for n in repo.labels.get(_issue(repo, number), [])]
+
+
+def _add_labels(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    names = data.get("labels") if isinstance(data, dict) else data
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _error(422, "Validation Failed")
+    current = repo.labels.setdefault(_issue(repo, number), [])
+    current += [name for name in names if name not in current]
+    return [hub.label_json(repo, n) for n in current]
+
+
+def _remove_label(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str, name: str) -> Any:
+    current = repo.labels.setdefault(_issue(repo, number), [])
+    if name not in current:
+        raise _error(404, "Label does not exist")
+    current.remove(name)
+    return [hub.label_json(repo, n) for n in current]
+
+
+def _tree(repo: Repo, ref: str) -> dict[str, bytes]:
+    sha = repo.branches.get(ref, ref)
+    if sha not in repo.trees:
+        raise _error(404, f"No commit found for the ref {ref}")
+    return repo.trees[sha]
+
+
+def _get_content(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any, path: str) -> Any:
+    ref = query.get("ref", "main")
+    tree = _tree(repo, ref)
+    if path not in tree:
+        raise _error(404, "Not Found")
+    return hub.content_json(repo, path, tree[path], ref)
+
+
+def _put_content(hub: FakeHub, repo: Repo, query: Any, data: Any, path: str) -> Any:
+    if not isinstance(data, dict) or not data.get("message") or "content" not in data:
+        raise _error(422, 'Invalid request.\n\n"message" and "content" are required.')
+    branch = data.get("branch", "main")
+    if branch not in repo.branches:
+        raise _error(404, f"Branch {branch} not found")
+    tree = repo.trees[repo.branches[branch]]
+    if path in tree and not data.get("sha"):
+        raise _error(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
+    if path in tree and data["sha"] != blob_sha(tree[path]):
+        raise _error(409, f"{path} does not match {data['sha']}")
+    content = base64.b64decode(data["content"])
+    created = path not in tree
+    sha = repo.commit_files(branch, {path: content}, data["message"])
+    repo.commits[-1]["committer"] = data.get("committer")
+    item = copy.deepcopy(EXAMPLES["file-commit"])
+    file = hub.content_json(repo, path, content, branch)
+    item["content"] = {key: file[key] for key in item["content"] if key in file}
+    api = f"{{api}}/repos/{repo.full_name}/git"
+    item["commit"].update(
+        sha=sha,
+        url=f"{api}/commits/{sha}",
+        html_url=f"{{web}}/{repo.full_name}/commit/{sha}",
+        message=data["message"],
+        tree={"sha": blob_sha(sha.encode()), "url": f"{api}/trees/{sha}"},
+    )
+    return (201 if created else 200), item
+
+
+_ROUTES: list[tuple[str, str, Any]] = [
+    (_R + r"/pulls/(\d+)", "GET", _get_pull),
+    (_R + r"/pulls", "GET", _list_pulls),
+    (_R + r"/pulls/(\d+)/reviews", "GET", _reviews),
+    (_R + r"/commits/([0-9a-f]+)/pulls", "GET", _commit_pulls),
+    (_R + r"/collaborators/([^/]+)/permission", "GET", _permission),
+    (_R + r"/check-runs", "POST", _create_run),
+    (_R + r"/check-runs/(\d+)", "GET", _get_run),
+    (_R + r"/check-runs/(\d+)", "PATCH", _update_run),
+    (_R + r"/commits/([^/]+)/check-runs", "GET", _runs_of_commit),
+    (_R + r"/issues/(\d+)/comments", "GET", _list_comments),
+    (_R + r"/issues/(\d+)/comments", "POST", _create_comment),
+    (_R + r"/issues/comments/(\d+)", "GET", _get_comment),
+    (_R + r"/issues/comments/(\d+)", "PATCH", _edit_comment),
+    (_R + r"/issues/(\d+)/labels", "GET", _labels),
+    (_R + r"/issues/(\d+)/labels", "POST", _add_labels),
+    (_R + r"/issues/(\d+)/labels/(.+)", "DELETE", _remove_label),
+    (_R + r"/contents/(.+)", "GET", _get_content),
+    (_R + r"/contents/(.+)", "PUT", _put_content),
+]
+
+
+def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            authorized = bool(self.headers.get("Authorization"))
+            status, headers, data = hub.serve(self.command, self.path, body, authorized)
+            if status == 0:  # the answer is lost
+                self.close_connection = True
+                return
+            payload = b"" if data is None else json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json; charset=utf-8")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    return Handler

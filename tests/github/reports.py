@@ -1,0 +1,53 @@
+"""Verify reports for the GitHub tests, built from verdicts and checked by a JSON round trip
+(what `claims github publish` reads back)."""
+
+from __future__ import annotations
+
+from bot.app import VerifyReport
+from bot.findings import Code, Finding, Severity
+from bot.verdict import AttemptVerdict
+
+ATTEMPT = "attempts/market-03/alice/x"
+HEAD = "a" * 40
+
+
+def invalid(problems: int = 1, attempt: str = ATTEMPT, message: str = "got X") -> VerifyReport:
+    """One attempt with `problems` evidence errors on trials.jsonl, one per line."""
+    findings = tuple(
+        Finding(Code.DUPLICATE_TRIAL, f"{message} {i}", f"{attempt}/trials.jsonl", i + 1)
+        for i in range(problems)
+    )
+    verdict = AttemptVerdict(attempt, 3, "run", findings=findings, digest="0" * 64)
+    return _checked(VerifyReport((verdict,)))
+
+
+def qualifying(attempt: str = ATTEMPT) -> VerifyReport:
+    verdict = AttemptVerdict(attempt, 3, "run", digest="0" * 64, status="qualifying", outcome="met")
+    return _checked(VerifyReport((verdict,)))
+
+
+def not_qualifying(attempt: str = ATTEMPT) -> VerifyReport:
+    reasons = (
+        Finding(Code.SAMPLE_SIZE, "got 10 units, expected 400", f"{attempt}/attempt.yaml"),
+        Finding(Code.SYSTEMS_FLOOR, "got 1 system, expected 3"),
+    )
+    verdict = AttemptVerdict(
+        attempt,
+        3,
+        "run",
+        qualification=reasons,
+        digest="0" * 64,
+        status="not-qualifying",
+    )
+    return _checked(VerifyReport((verdict,)))
+
+
+def with_pr_problem(attempt: str = ATTEMPT) -> VerifyReport:
+    problem = Finding(Code.PATH_OUTSIDE_ATTEMPT, "changes bot/cli.py", "bot/cli.py")
+    verdict = AttemptVerdict(attempt, 3, "run", pr_problems=(problem,))
+    warning = Finding(Code.SNAPSHOT_LATE, "late", None, None, Severity.WARNING)
+    return _checked(VerifyReport((verdict,), (warning,), (problem,)))
+
+
+def _checked(report: VerifyReport) -> VerifyReport:
+    return VerifyReport.from_json(report.to_json())

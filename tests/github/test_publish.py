@@ -1,0 +1,192 @@
+"""`bot.github.publish`: what is posted for a verify report (pure), and posting it through the
+real gateway to the fake GitHub: check runs in batches of 50, the sticky comment, labels."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.app import VerifyReport
+from bot.findings import Code, Finding
+from bot.github.gateway import GitHubGateway
+from bot.github.publish import (
+    MARKER,
+    PULL_REQUEST_RUN,
+    append_step_summary,
+    build_publication,
+    publish,
+)
+from bot.verdict import AttemptVerdict
+from tests.github import reports
+from tests.github.fakehub import FakeHub
+
+HEAD = reports.HEAD
+RUN = f"registry: {reports.ATTEMPT}"
+
+
+def _pr(hub: FakeHub) -> None:
+    hub.repo.add_pull(7, "alice", HEAD)
+
+
+def test_conclusions_titles_and_annotations() -> None:
+    runs = {
+        name: build_publication(report, HEAD).check_runs
+        for name, report in {
+            "invalid": reports.invalid(2),
+            "qualifying": reports.qualifying(),
+            "not": reports.not_qualifying(),
+            "pr": reports.with_pr_problem(),
+        }.items()
+    }
+    assert [(r.name, r.conclusion) for r in runs["invalid"]] == [
+        (RUN, "failure"),
+        (PULL_REQUEST_RUN, "success"),
+    ]
+    assert runs["invalid"][0].title == "evidence invalid: 2 problem(s)"
+    assert [(a.path, a.start_line, a.level, a.title) for a in runs["invalid"][0].annotations] == [
+        (f"{reports.ATTEMPT}/trials.jsonl", 1, "failure", "duplicate-trial"),
+        (f"{reports.ATTEMPT}/trials.jsonl", 2, "failure", "duplicate-trial"),
+    ]
+    assert runs["qualifying"][0].conclusion == "success"
+    # a reason without a line annotates line 1; one without a file is in the summary only
+    (size,) = runs["not"][0].annotations
+    assert (size.path, size.start_line, size.level) == (
+        f"{reports.ATTEMPT}/attempt.yaml",
+        1,
+        "warning",
+    )
+    assert runs["not"][0].conclusion == "neutral" and "systems-floor" in runs["not"][0].summary
+    attempt, pull = runs["pr"]
+    assert (attempt.conclusion, pull.conclusion) == ("failure", "failure")
+    assert [a.path for a in pull.annotations] == ["bot/cli.py"]
+    assert "path-outside-attempt" in pull.summary and "snapshot-late" in pull.summary
+
+
+def test_labels_follow_evidence_and_status() -> None:
+    assert build_publication(reports.invalid(), HEAD).labels == {"evidence:invalid"}
+    assert build_publication(reports.qualifying(), HEAD).labels == {
+        "evidence:valid",
+        "verdict:qualifying",
+    }
+
+
+def test_report_text_is_inert_in_the_comment() -> None:
+    report = reports.invalid(message="@octocat <img src=x onerror=alert(1)> [x](http://evil)")
+    publication = build_publication(
+        report, HEAD, "https://example.org/run/1", "https://example.org/att/2"
+    )
+    body = publication.comment
+    assert "@octocat" not in body and "@\u2060octocat" in body
+    assert not re.search(r"(?<!\\)<img", body) and "](http://evil)" not in body
+    assert body.startswith(MARKER) and "[full report](https://example.org/run/1)" in body
+    assert "[attestation of the report](https://example.org/att/2)" in body
+
+
+def test_a_hundred_and_twenty_annotations(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    _pr(fakehub)
+    publish(gateway, build_publication(reports.invalid(120), HEAD), 7, HEAD)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (len(run.annotations), run.conclusion) == (120, "failure")
+    path = rf".*/check-runs/{run.id}"
+    posts = [r for r in fakehub.calls("POST", r".*/check-runs") if r.json["name"] == RUN]
+    patches = fakehub.calls("PATCH", path)
+    assert len(posts) == 1 and len(patches) == 3
+    batches = [posts[0].json, *(p.json for p in patches)]
+    assert [len(b["output"]["annotations"]) for b in batches] == [50, 50, 20, 0]
+    assert all(b["output"]["title"] and b["output"]["summary"] for b in batches)
+    assert [b.get("conclusion") for b in batches] == [None, None, None, "failure"]
+
+
+def test_sticky_comment_edited_then_new_when_the_verdict_changes(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    _pr(fakehub)
+    fakehub.repo.add_comment(7, f"{MARKER} pasted by a person", "mallory", "User")
+    first = publish(gateway, build_publication(reports.invalid(1), HEAD), 7, HEAD)
+    assert first.comment is not None
+    # same verdict (still invalid), other problems: edited in place
+    second = publish(gateway, build_publication(reports.invalid(3), HEAD), 7, HEAD)
+    assert second.comment is None and second.edited_comment == first.comment.id
+    bot = [c for c in fakehub.repo.comments_on(7) if c.user_type == "Bot"]
+    assert len(bot) == 1 and "got X 2" in bot[0].body
+    # the verdict changes: a new comment, the old one stays as history
+    third = publish(gateway, build_publication(reports.qualifying(), HEAD), 7, HEAD)
+    assert third.comment is not None and third.comment.id != first.comment.id
+    bodies = [c.body for c in fakehub.repo.comments_on(7) if c.user_type == "Bot"]
+    assert len(bodies) == 2 and "Evidence invalid" in bodies[0] and "valid" in bodies[1]
+    assert fakehub.repo.comments_on(7)[0].body == f"{MARKER} pasted by a person"
+
+
+def test_labels_kept_in_sync(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    _pr(fakehub)
+    fakehub.repo.labels[7] = ["evidence:valid", "verdict:qualifying", "help wanted"]
+    # someone removes a stale label at the same moment: the 404 is no error
+    fakehub.fail_next("DELETE", r".*/labels/verdict:qualifying", 404, body={"message": "x"})
+    posted = publish(gateway, build_publication(reports.invalid(), HEAD), 7, HEAD)
+    assert posted.labels_added == ("evidence:invalid",)
+    assert posted.labels_removed == ("evidence:valid", "verdict:qualifying")
+    assert set(fakehub.repo.labels[7]) == {"help wanted", "evidence:invalid", "verdict:qualifying"}
+    publish(gateway, build_publication(reports.qualifying(), HEAD), 7, HEAD)
+    assert set(fakehub.repo.labels[7]) == {"help wanted", "evidence:valid", "verdict:qualifying"}
+
+
+def test_lost_answers_make_no_duplicates(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    _pr(fakehub)
+    fakehub.fail_next("POST", r".*/check-runs", 502, apply=True)
+    fakehub.fail_next("POST", r".*/issues/7/comments", 502, apply=True)
+    fakehub.fail_next("PATCH", r".*/check-runs/\d+", 503)
+    publish(gateway, build_publication(reports.invalid(3), HEAD), 7, HEAD)
+    assert len(fakehub.repo.runs_named(RUN)) == 1
+    assert len(fakehub.repo.runs_named(PULL_REQUEST_RUN)) == 1
+    assert all(r.conclusion for r in fakehub.repo.check_runs.values())
+    assert len(fakehub.repo.comments_on(7)) == 1
+
+
+def test_a_lost_patch_of_annotations_is_not_applied_twice(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    _pr(fakehub)
+    fakehub.fail_next("PATCH", r".*/check-runs/\d+", 502, apply=True)
+    fakehub.fail_next("PATCH", r".*/check-runs/\d+", 0, apply=True)
+    publish(gateway, build_publication(reports.invalid(120), HEAD), 7, HEAD)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (len(run.annotations), run.conclusion) == (120, "failure")
+    messages = [a["message"] for a in run.annotations]
+    assert messages == [f"got X {i}" for i in range(120)]
+
+
+def test_step_summary_appended(tmp_path: Path) -> None:
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    append_step_summary(summary, build_publication(reports.invalid(), HEAD))
+    text = summary.read_text()
+    assert text.startswith("earlier step\n") and "Evidence invalid" in text
+
+
+def _report(messages: list[str], files: list[str]) -> VerifyReport:
+    verdicts = []
+    for index, message in enumerate(messages):
+        folder = f"attempts/market-03/{files[index % len(files)]}"
+        findings = tuple(
+            Finding(Code.SCHEMA, message * (1 + i), f"{folder}/trials.jsonl", i + 1)
+            for i in range(60)
+        )
+        verdicts.append(AttemptVerdict(folder, 3, "run", findings=findings))
+    return VerifyReport(tuple(verdicts))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.text(min_size=1, max_size=400), min_size=1, max_size=8),
+    st.lists(st.from_regex(r"[a-z0-9@<>\[\]`*_-]{1,60}", fullmatch=True), min_size=1),
+)
+def test_comment_is_capped_and_keeps_its_marker(messages: list[str], files: list[str]) -> None:
+    publication = build_publication(_report(messages, files), HEAD, "https://example.org/r")
+    assert len(publication.comment) <= 65_536
+    assert publication.comment.startswith(MARKER)
+    assert re.search(r"<!-- claims-bot:verdict-key [0-9a-f]{16} -->", publication.comment)
+    for run in publication.check_runs:
+        assert len(run.summary) <= 65_535 and len(run.name) <= 200
