@@ -125,6 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     from bot.adapters import add_adapt_parser
 
     add_adapt_parser(commands)
+    from bot.github.cli import add_github_parser
+
+    add_github_parser(commands)
     return parser
 
 
@@ -162,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.adapters import run_adapt
 
             return run_adapt(args)
+        if args.command == "github":
+            from bot.github.cli import run_github
+
+            return run_github(args)
         if args.command == "demo":
             from bot.demo.run import run_demo
 
