@@ -1,0 +1,359 @@
+"""The /judge responder against an in-memory port: who may judge, what judgments.yaml
+becomes, where it is committed, the branch-moved retry, /help and unknown commands."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+import yaml
+
+from bot.demo.specimen import AttemptSpec
+from bot.errors import ClaimsError
+from bot.evidence.rules import evidence_digest
+from bot.github.commands import parse_comment
+from bot.github.events import IssueCommentEvent
+from bot.github.port import GitHubError, PullRequestInfo
+from bot.github.responder import (
+    AttemptAtHead,
+    git_attempt_reader,
+    merge_judgments,
+    respond,
+    sanitise_reply,
+)
+from bot.registry import load_registry
+from bot.tree import FolderTree
+from tests.conftest import RegistryFactory
+from tests.unit.github.memory_port import MemoryPort
+
+REPO = "registry-org/registry"
+FOLDER = "attempts/market-03/alice-lab/monitor-v1"
+PATH = f"{FOLDER}/judgments.yaml"
+DIGEST = "d" * 64
+HEAD = "a" * 40
+NOW = datetime(2027, 3, 4, 5, 6, 7, tzinfo=UTC)
+REQUIRED = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
+
+
+def event(body: str, login: str = "maint", **changes: Any) -> IssueCommentEvent:
+    base = IssueCommentEvent(
+        action="created",
+        comment_id=1,
+        body=body,
+        user_login=login,
+        user_type="User",
+        issue_number=7,
+        is_pull_request=True,
+        repository=REPO,
+        default_branch="main",
+    )
+    return replace(base, **changes)
+
+
+def pull(**changes: Any) -> PullRequestInfo:
+    base = PullRequestInfo(
+        number=7,
+        author="alice",
+        head_sha=HEAD,
+        head_repo="alice/registry",  # a fork
+        head_branch="attempt",
+        base_branch="main",
+        state="open",
+        merged=False,
+        merge_commit_sha=None,
+        merged_at=None,
+    )
+    return replace(base, **changes)
+
+
+class Recorder:
+    """Stands in for the reader of the PR's head and for the re-post."""
+
+    def __init__(self, attempt: AttemptAtHead | None = None) -> None:
+        self.attempt = attempt or AttemptAtHead((FOLDER,), DIGEST, REQUIRED)
+        self.read: list[str] = []
+        self.reposted: list[PullRequestInfo] = []
+
+    def read_attempt(self, pr: PullRequestInfo) -> AttemptAtHead:
+        self.read.append(pr.head_sha)
+        return self.attempt
+
+    def repost(self, pr: PullRequestInfo) -> None:
+        self.reposted.append(pr)
+
+
+def port(**changes: Any) -> MemoryPort:
+    memory = MemoryPort(repository=REPO, roles={"maint": "maintain", "boss": "admin"})
+    memory.pulls[7] = pull(**changes)
+    return memory
+
+
+def run(memory: MemoryPort, comment: IssueCommentEvent, recorder: Recorder | None = None) -> Any:
+    recorder = recorder or Recorder()
+    return respond(memory, comment, recorder.read_attempt, recorder.repost, NOW), recorder
+
+
+def written(memory: MemoryPort, branch: str = "main") -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load(memory.files[branch][PATH][0])
+    return data
+
+
+def test_a_maintainer_judges_on_the_default_branch_and_the_verdict_is_reposted() -> None:
+    memory = port()
+    body = "/judge reconstructible pass rerun matches\n/judge not-toy-only fail only gridworlds"
+    outcome, recorder = run(memory, event(body))
+    assert written(memory) == {
+        "checks": {
+            "reconstructible": {
+                "verdict": "pass",
+                "by": "maint",
+                "at": "2027-03-04T05:06:07Z",
+                "evidence_digest": DIGEST,
+                "note": "rerun matches",
+            },
+            "not-toy-only": {
+                "verdict": "fail",
+                "by": "maint",
+                "at": "2027-03-04T05:06:07Z",
+                "evidence_digest": DIGEST,
+                "note": "only gridworlds",
+            },
+        }
+    }
+    assert [c[:2] for c in memory.commits] == [("main", PATH)]
+    assert memory.commits[0][3] == (
+        f"/judge by maint on #7: {FOLDER} (reconstructible, not-toy-only)"
+    )
+    assert memory.files["main"][PATH][0].startswith(b"# yaml-language-server: $schema=")
+    assert outcome.commit and outcome.branch == "main" and outcome.reposted
+    assert recorder.read == [HEAD]
+    assert [pr.number for pr in recorder.reposted] == [7]
+    ((number, reply),) = memory.comments_posted
+    assert number == 7
+    assert reply.startswith("@maint recorded 2 judgment(s) for")
+    assert f"`{DIGEST}`" in reply
+    assert "| `not-toy-only` | fail | `only gridworlds` |" in reply
+    # role asked once, before anything is read; the comment posted before the re-post
+    assert memory.calls[0] == "role maint"
+    assert memory.calls.index("create_comment 7") < len(memory.calls) - 1
+
+
+def test_existing_judgments_are_merged_judged_checks_replaced() -> None:
+    memory = port()
+    old = merge_judgments(
+        None,
+        PATH,
+        parse_comment("/judge reconstructible fail old\n/judge broadly-capable pass").judgments,
+        "earlier",
+        datetime(2027, 2, 1, tzinfo=UTC),
+        "e" * 64,
+    )
+    memory.seed("main", PATH, old)
+    run(memory, event("/judge reconstructible pass now it reruns", login="boss"))
+    checks = written(memory)["checks"]
+    assert checks["broadly-capable"] == {
+        "verdict": "pass",
+        "by": "earlier",
+        "at": "2027-02-01T00:00:00Z",
+        "evidence_digest": "e" * 64,
+    }
+    assert checks["reconstructible"]["by"] == "boss"
+    assert checks["reconstructible"]["evidence_digest"] == DIGEST
+    assert list(checks) == ["reconstructible", "broadly-capable"]
+
+
+def test_a_pull_request_in_the_registry_repository_is_judged_on_its_branch() -> None:
+    memory = port(head_repo=REPO, head_branch="alice-attempt")
+    outcome, recorder = run(memory, event("/judge reconstructible pass"))
+    assert [c[:2] for c in memory.commits] == [("alice-attempt", PATH)]
+    assert "main" not in memory.files
+    assert outcome.branch == "alice-attempt"
+    # the commit moved the PR's head: the re-post is for the new head
+    assert recorder.reposted[0].head_sha == outcome.commit != HEAD
+
+
+@pytest.mark.parametrize("status", [409, 422])
+def test_the_branch_moved_once_is_retried_after_reading_again(status: int) -> None:
+    memory = port()
+    memory.moved, memory.moved_status = 1, status
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert [c for c in memory.calls if c.startswith(("file", "put_file"))] == [
+        f"file {PATH}@main",
+        f"put_file {PATH}@main",
+        f"file {PATH}@main",
+        f"put_file {PATH}@main",
+    ]
+    assert len(memory.commits) == 1 and outcome.commit
+
+
+def test_a_branch_moved_twice_is_an_error_and_nothing_is_replied() -> None:
+    memory = port()
+    memory.moved = 2
+    recorder = Recorder()
+    with pytest.raises(GitHubError):
+        respond(
+            memory,
+            event("/judge reconstructible pass"),
+            recorder.read_attempt,
+            recorder.repost,
+            NOW,
+        )
+    assert memory.commits == [] and memory.comments_posted == [] and recorder.reposted == []
+
+
+def test_another_error_is_not_retried() -> None:
+    memory = port()
+    memory.moved, memory.moved_status = 1, 500
+    with pytest.raises(GitHubError):
+        run(memory, event("/judge reconstructible pass"))
+    assert [c for c in memory.calls if c.startswith("put_file")] == [f"put_file {PATH}@main"]
+
+
+@pytest.mark.parametrize("role", ["write", "triage", "read", "none", "custom-reviewer"])
+def test_others_get_a_polite_reply_naming_who_may_judge(role: str) -> None:
+    memory = port()
+    memory.roles["alice"] = role
+    outcome, recorder = run(memory, event("/judge reconstructible pass", login="alice"))
+    ((_, reply),) = memory.comments_posted
+    assert reply.startswith("Thanks for looking, @alice. Only users with the admin or maintain")
+    assert REPO in reply and "nothing was recorded" in reply
+    assert memory.commits == [] and recorder.read == [] and recorder.reposted == []
+    assert not outcome.commit
+
+
+def test_the_bots_own_comments_are_ignored() -> None:
+    memory = port()
+    outcome, _ = run(
+        memory, event("/judge reconstructible pass", login="github-actions[bot]", user_type="Bot")
+    )
+    assert outcome.ignored.startswith("a comment by the bot")
+    assert memory.calls == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "why"),
+    [
+        ({"action": "edited"}, "a comment edited, not created"),
+        ({"action": "deleted"}, "a comment deleted, not created"),
+        ({"is_pull_request": False}, "#7 is an issue, not a pull request"),
+        ({"body": "LGTM, thanks!\n```\n/judge reconstructible pass\n```"}, "no command"),
+    ],
+)
+def test_comments_that_are_not_for_the_bot_get_no_reply(changes: dict[str, Any], why: str) -> None:
+    memory = port()
+    comment = event("/judge reconstructible pass")
+    outcome, _ = run(memory, replace(comment, **changes))
+    assert why in outcome.ignored
+    assert memory.calls == []
+
+
+def test_help_lists_the_commands_for_anyone() -> None:
+    memory = port()
+    run(memory, event("/help", login="stranger"))
+    ((_, reply),) = memory.comments_posted
+    assert "`/judge <check-id> pass|fail|unsettled <note>`" in reply
+    assert "maintainers (admin or maintain role)" in reply
+    assert "`/help`" in reply
+    assert memory.calls == ["create_comment 7"]  # no role asked for /help
+
+
+def test_an_unknown_command_points_to_help() -> None:
+    memory = port()
+    run(memory, event("/approve\n/merge now", login="stranger"))
+    ((_, reply),) = memory.comments_posted
+    assert reply == "Unknown command `/approve`, `/merge`: see `/help` for the commands."
+
+
+def test_a_check_the_attempt_does_not_need_records_nothing() -> None:
+    memory = port()
+    run(memory, event("/judge reconstructible pass\n/judge wrapping-within-rules pass"))
+    ((_, reply),) = memory.comments_posted
+    assert "`wrapping-within-rules` is not a check this attempt needs" in reply
+    assert "`reconstructible`, `per-instance-certificate`" in reply
+    assert memory.commits == []
+
+
+def test_a_bad_line_records_nothing_from_the_comment() -> None:
+    memory = port()
+    outcome, recorder = run(
+        memory, event("/judge reconstructible pass\n/judge not-toy-only maybe so")
+    )
+    ((_, reply),) = memory.comments_posted
+    assert "nothing was recorded: some /judge lines do not parse" in reply
+    assert "- line 2: `maybe` is not a verdict" in reply
+    assert memory.commits == [] and recorder.read == [] and not outcome.commit
+
+
+@pytest.mark.parametrize(
+    ("pr", "attempt", "expected"),
+    [
+        ({"state": "closed"}, None, "the pull request is closed"),
+        ({"base_branch": "other"}, None, "targets `other`, not the default branch `main`"),
+        ({}, AttemptAtHead(()), "exactly one attempt folder (found none)"),
+        ({}, AttemptAtHead((FOLDER, FOLDER + "2")), "exactly one attempt folder (found `"),
+        (
+            {},
+            AttemptAtHead((FOLDER,), problem="the folder could not be read in full"),
+            "could not be read in full",
+        ),
+    ],
+)
+def test_pull_requests_that_cannot_be_judged(
+    pr: dict[str, Any], attempt: AttemptAtHead | None, expected: str
+) -> None:
+    memory = port(**pr)
+    run(memory, event("/judge reconstructible pass"), Recorder(attempt))
+    ((_, reply),) = memory.comments_posted
+    assert reply.startswith("@maint: nothing was recorded: ")
+    assert expected in reply
+    assert memory.commits == []
+
+
+def test_an_invalid_existing_file_is_not_overwritten() -> None:
+    memory = port()
+    memory.seed("main", PATH, b"checks: [not, a, mapping]\n")
+    with pytest.raises(ClaimsError, match=r"judgments\.yaml on the target branch is not valid"):
+        run(memory, event("/judge reconstructible pass"))
+    assert memory.commits == []
+
+
+def test_replies_mention_only_the_commenter_and_carry_no_html() -> None:
+    memory = port()
+    run(memory, event("/judge reconstructible pass thanks @octocat <img src=x> `rm`"))
+    ((_, reply),) = memory.comments_posted
+    assert "| `reconstructible` | pass | `thanks @octocat <img src=x> \u2018rm\u2018` |" in reply
+    assert sanitise_reply("@maint and @other <b>x</b> `@kept <i>`", "maint") == (
+        "@maint and @\N{WORD JOINER}other &lt;b&gt;x&lt;/b&gt; `@kept <i>`"
+    )
+
+
+def test_the_reader_gives_the_digest_claims_verify_prints(
+    make_registry: RegistryFactory, run_claims: Callable[..., Any]
+) -> None:
+    """git_attempt_reader over a real registry whose attempt PR is open: the folder, the
+    evidence digest of the head's files (judgments.yaml left out) and the required checks."""
+    built = make_registry(AttemptSpec(), run="open")
+    head = built.repo.head.commit.hexsha
+    reader = git_attempt_reader(built.root, "main")
+    found = reader(pull(head_sha=head))
+    files = {name: hashlib.sha256(data).hexdigest() for name, data in built.files.items()}
+    assert found == AttemptAtHead((FOLDER,), evidence_digest(files), REQUIRED)
+    rules = load_registry(FolderTree(built.root)).rules
+    assert set(REQUIRED) == set(rules.checks_all)
+    verified = run_claims("verify", "--registry", built.root, "--base-ref", "main", "--head", head)
+    assert verified.attempt()["evidence_digest"] == found.digest
+
+
+def test_the_reader_says_how_to_fetch_a_missing_head(make_registry: RegistryFactory) -> None:
+    built = make_registry(AttemptSpec(), run="open")
+    reader = git_attempt_reader(built.root, "main")
+    with pytest.raises(ClaimsError) as raised:
+        reader(pull(head_sha="b" * 40))
+    assert (
+        raised.value.hint
+        == "fetch the pull request's head first: git fetch origin refs/pull/7/head"
+    )
