@@ -147,6 +147,17 @@ def check_default_branch_only(text: str, workflow: Workflow) -> list[str]:
     return problems
 
 
+def check_bot_runs_with_commands_stopped(text: str, workflow: Workflow) -> list[str]:
+    """A step that runs the bot on untrusted data first stops workflow commands (`::...::` in
+    a branch name or an attempt file must not set outputs, masks or annotations)."""
+    return [
+        f"job {job}: step {step.get('name', '?')!r} runs claims with workflow commands on"
+        for job, step in _steps(workflow)
+        if re.search(r"bin/claims\"? ", str(step.get("run", "")))
+        and "::stop-commands::" not in str(step.get("run", ""))
+    ]
+
+
 def check_concurrency(text: str, workflow: Workflow) -> list[str]:
     group = (workflow.get("concurrency") or {}).get("group")
     return [] if group else ["no concurrency group"]
@@ -199,6 +210,11 @@ jobs:
       - env:
           REF: ${{{{ github.ref }}}}
         run: echo "$REF"
+      - run: |
+          stop="$(openssl rand -hex 16)"
+          echo "::stop-commands::$stop"
+          "$RUNNER_TEMP/bot/bin/claims" github publish report.json
+          echo "::$stop::"
 """
 
 # Each checker against a snippet that breaks exactly its property.
@@ -225,6 +241,7 @@ BAD: list[tuple[Checker, str, str]] = [
         "persist-credentials: false\n          ref: refs/pull/1/head",
     ),
     (check_default_branch_only, 'run: echo "$REF"', 'run: git checkout "$REF"'),
+    (check_bot_runs_with_commands_stopped, 'echo "::stop-commands::$stop"', "true"),
 ]
 
 
@@ -252,14 +269,21 @@ def test_every_workflow_keeps_the_property(file: Path, checker: Checker) -> None
     assert _problems(checker, file) == []
 
 
+PRIVILEGED_CHECKERS: list[Checker] = [
+    check_default_branch_only,
+    check_bot_runs_with_commands_stopped,
+]
+
+
+@pytest.mark.parametrize("checker", PRIVILEGED_CHECKERS, ids=lambda checker: checker.__name__)
 @pytest.mark.parametrize("name", PRIVILEGED)
-def test_privileged_workflows_run_the_default_branch_only(name: str) -> None:
-    assert _problems(check_default_branch_only, WORKFLOWS / name) == []
+def test_privileged_workflows_keep_the_property(name: str, checker: Checker) -> None:
+    assert _problems(checker, WORKFLOWS / name) == []
 
 
 def test_the_good_snippet_passes_every_checker() -> None:
     workflow = _load(GOOD)
-    for checker in [*CHECKERS, check_default_branch_only]:
+    for checker in [*CHECKERS, *PRIVILEGED_CHECKERS]:
         assert checker(GOOD, workflow) == [], checker.__name__
 
 
@@ -322,6 +346,20 @@ def test_every_job_has_a_timeout() -> None:
     for file in _workflow_files():
         for name, job in _jobs(_load(file.read_text(encoding="utf-8"))):
             assert isinstance(job.get("timeout-minutes"), int), f"{file.name}: {name}"
+
+
+def test_the_docs_list_every_pinned_action() -> None:
+    """docs/running-on-github.md's table names each action's release and commit as pinned."""
+    docs = (PROJECT / "docs" / "running-on-github.md").read_text(encoding="utf-8")
+    pins = set()
+    for file in _workflow_files():
+        for line in file.read_text(encoding="utf-8").splitlines():
+            found = re.search(r"uses:\s+(\S+)@([0-9a-f]{40})\s+#\s+(v[\d.]+)", line)
+            if found:
+                pins.add(found.groups())
+    assert pins
+    missing = [pin for pin in sorted(pins) if f"| `{pin[0]}` | {pin[2]} | `{pin[1]}` |" not in docs]
+    assert missing == []
 
 
 # -- zizmor ----------------------------------------------------------------------------------
