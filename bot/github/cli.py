@@ -16,7 +16,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -81,6 +81,13 @@ def add_github_parser(commands: Any) -> None:
         " is none.",
     )
     locate.add_argument("--event", type=Path, metavar="FILE", help="default: $GITHUB_EVENT_PATH")
+    locate.add_argument(
+        "--pr",
+        type=_number,
+        metavar="N",
+        help="instead of a workflow_run event: pull request N as the API has it now (a"
+        " workflow_dispatch run, as /judge starts to re-post a verdict)",
+    )
     locate.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
     locate.set_defaults(github_handler=_locate)
 
@@ -230,8 +237,21 @@ def _connect(repository: str) -> GitHubPort | None:
 
 def _locate(args: argparse.Namespace) -> int:
     from bot.github.events import load_event, workflow_run_event
-    from bot.github.locate import locate_pull_request
+    from bot.github.locate import locate_by_number, locate_pull_request
 
+    if args.pr is not None:
+        if args.event is not None:
+            raise ClaimsError("give --event or --pr, not both")
+        port = _connect(_publish_repository(args))
+        if port is None:
+            print(f"no GITHUB_TOKEN: would read pull request #{args.pr}", file=sys.stderr)
+            return EXIT_NOTHING
+        found = locate_by_number(port, args.pr)
+        if isinstance(found, str):
+            print(printable(f"no pull request to post to: {found}"), file=sys.stderr)
+            return EXIT_NOTHING
+        print(found.output(), end="")
+        return EXIT_OK
     run = workflow_run_event(load_event(_event_path(args.event)))
     repository = _repository(args.repo, run.repository)
     port = _connect(repository)
@@ -292,7 +312,7 @@ def _judge(args: argparse.Namespace) -> int:
         port,
         event,
         git_attempt_reader(root, event.default_branch),
-        _repost_not_wired,
+        _repost(port, event.default_branch),
         datetime.now(UTC),
     )
     if outcome.ignored:
@@ -300,10 +320,20 @@ def _judge(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _repost_not_wired(pr: PullRequestInfo) -> None:
-    """Stands in for bot/github/publish.py's re-post until it lands (verify at the PR's
-    head, then publish); the next `verify` run posts the verdict meanwhile."""
-    print(f"re-post: the verdict of #{pr.number} at {pr.head_sha} is to be re-posted")
+# The workflow the responder starts to re-post a verdict (its `workflow_dispatch` input `pr`).
+VERIFY_WORKFLOW = "verify.yml"
+
+
+def _repost(port: GitHubPort, default_branch: str) -> Callable[[PullRequestInfo], None]:
+    """Re-post a verdict by starting the verify workflow for the PR: the whole verdict path
+    (adapter reruns in their sandbox job without scopes, then the posting job) runs again with
+    the new judgments. The judge job itself never runs an adapter: it holds write scopes."""
+
+    def repost(pr: PullRequestInfo) -> None:
+        port.dispatch_workflow(VERIFY_WORKFLOW, default_branch, {"pr": str(pr.number)})
+        print(f"re-post: started {VERIFY_WORKFLOW} for #{pr.number} on {default_branch}")
+
+    return repost
 
 
 class _DryRunPort:
@@ -365,6 +395,9 @@ class _DryRunPort:
         print(f"no GITHUB_TOKEN: would commit {path} on {branch} ({message}):")
         print(printable(content.decode("utf-8")), end="")
         return "0" * 40
+
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
+        print(f"no GITHUB_TOKEN: would start {workflow} on {ref} with {dict(inputs)}")
 
     def create_comment(self, number: int, body: str) -> CommentRef:
         print(f"no GITHUB_TOKEN: would reply on #{number}:")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
@@ -380,6 +380,16 @@ class GitHubGateway:
             return str(result["commit"].sha)
 
         return self._call(f"PUT {path} on {branch}", put)
+
+    # Actions ------------------------------------------------------------------------------
+
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
+        # Repeated after a lost answer at worst: a second run of the verify workflow posts the
+        # same verdict (the sticky comment is edited, check runs are per run).
+        def dispatch() -> None:
+            self._repo.get_workflow(workflow).create_dispatch(ref, dict(inputs), throw=True)
+
+        self._call(f"POST dispatch of {workflow} on {ref}", dispatch)
 
 
 def _assert_port(gateway: GitHubGateway) -> GitHubPort:

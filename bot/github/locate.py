@@ -18,9 +18,9 @@ import subprocess
 from dataclasses import dataclass
 
 from bot.github.events import WorkflowRunEvent
-from bot.github.port import GitHubPort
+from bot.github.port import GitHubPort, PullRequestInfo
 
-__all__ = ["Located", "is_safe_branch", "locate_pull_request"]
+__all__ = ["Located", "is_safe_branch", "locate_by_number", "locate_pull_request"]
 
 _SHA = re.compile(r"\A[0-9a-f]{40}\Z")
 _PRINTABLE = re.compile(r"\A[\x21-\x7e]{1,255}\Z")
@@ -75,6 +75,23 @@ def locate_pull_request(port: GitHubPort, run: WorkflowRunEvent) -> Located | st
         return f"pull request #{pr.number}'s head is {pr.head_sha}, not {run.head_sha}"
     if pr.head_repo and pr.head_repo != run.head_repo:
         return f"pull request #{pr.number}'s head is in {pr.head_repo}, not {run.head_repo}"
+    return _located(pr)
+
+
+def locate_by_number(port: GitHubPort, number: int) -> Located | str:
+    """Pull request `number` as the API has it now, for a `workflow_dispatch` run of the
+    verify workflow (the /judge responder starts one to re-post a verdict): it must be open;
+    its head is the API's, never an input's.
+
+    Raises `GitHubError` when the API fails.
+    """
+    pr = port.pull_request(number)
+    if pr.state != "open":
+        return f"pull request #{number} is {pr.state}"
+    return _located(pr)
+
+
+def _located(pr: PullRequestInfo) -> Located | str:
     if not _SHA.match(pr.head_sha) or not 0 < pr.number < 2**63:
         return f"the API answered an unexpected pull request ({pr.number}, {pr.head_sha!r})"
     if not is_safe_branch(pr.base_branch):

@@ -10,7 +10,7 @@ created before it creates again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
@@ -186,4 +186,11 @@ class GitHubPort(Protocol):
     ) -> str:
         """Create (sha None) or update a file on `branch` as one commit; returns the commit
         sha. A 409/422 (the branch moved: `sha` is stale) raises GitHubError with status."""
+        ...
+
+    # Actions
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
+        """POST /actions/workflows/{workflow}/dispatches: start a `workflow_dispatch` run of
+        `workflow` (its file name) on `ref`. A token's own events start no workflow, except
+        this one."""
         ...

@@ -14,11 +14,13 @@
    market and kind). A comment with any bad line records nothing.
 5. judgments.yaml is merged (other checks kept, judged ones replaced: verdict, by, at, note,
    evidence_digest), validated by schemas/judgments.schema.json, written with
-   `bot.dump.dump_yaml` as one commit through the contents API: on the default branch, or on
-   the PR's branch when that branch is in the registry repository itself (issue 9). A 409/422
-   (the branch moved) is retried once after reading the file again.
-6. Reply with what was recorded, then re-post the verdict (`Reposter`, the verify + publish
-   step the CLI wires in).
+   `bot.dump.dump_yaml` as one commit through the contents API on the default branch, always:
+   verify reads judgments from the base branch only (a PR's own judgments.yaml never counts,
+   and is `maintainer-file`), so a commit on a same-repository PR's branch would neither count
+   nor leave the PR green (docs/spec-notes.md). A 409/422 (the branch moved) is retried once
+   after reading the file again.
+6. Reply with what was recorded, then re-post the verdict (`Reposter`: the CLI starts the
+   verify workflow for the PR, which reruns adapters in its sandbox job and posts).
 
 Replies carry untrusted text only inside code spans (`commands.code_span`); the only @mention
 is the commenter's.
@@ -200,8 +202,7 @@ def respond(
     port.create_comment(event.issue_number, body)
     reposted = False
     if outcome.commit:
-        # 6. The verdict again, now that the judgments changed (the PR's head may have moved:
-        # the judgments went to its branch).
+        # 6. The verdict again, now that the judgments changed.
         repost(port.pull_request(event.issue_number))
         reposted = True
     return Outcome(
@@ -263,8 +264,7 @@ def _judge(
         )
     # 5. Write, retrying once when the branch moved under us.
     path = f"{folder}/judgments.yaml"
-    same_repo = pr.head_repo == port.repository
-    branch = pr.head_branch if same_repo else event.default_branch
+    branch = event.default_branch
     checks = ", ".join(c.check for c in parsed.judgments)
     message = f"/judge by {event.user_login} on #{pr.number}: {folder} ({checks})"
     for attempt_number in (1, 2):

@@ -168,7 +168,9 @@ def test_judge_from_a_maintainer_end_to_end(
     assert {v["evidence_digest"] for v in checks.values()} == {digest}
     ((number, reply),) = memory.comments_posted
     assert number == 1 and reply.startswith("@Codertocat recorded 2 judgment(s)")
-    assert "re-post: the verdict of #1" in capsys.readouterr().out
+    # the verdict is re-posted by the verify workflow, started for this pull request
+    assert memory.dispatches == [("verify.yml", "main", {"pr": "1"})]
+    assert "re-post: started verify.yml for #1 on main" in capsys.readouterr().out
 
 
 def test_judge_from_someone_else_is_refused(

@@ -126,6 +126,9 @@ class Repo:
     branches: dict[str, str] = field(default_factory=dict)  # branch -> commit sha
     trees: dict[str, dict[str, bytes]] = field(default_factory=dict)  # commit -> files
     commits: list[dict[str, Any]] = field(default_factory=list)  # what PUT contents made
+    dispatches: list[dict[str, Any]] = field(default_factory=list)  # workflow_dispatch events
+    # Called with each commit PUT contents makes (a test mirrors it into a real git repository).
+    on_commit: Any = None
 
     def add_pull(self, number: int, author: str, head_sha: str, **fields: Any) -> Pull:
         fields.setdefault("head_branch", f"{author}-attempt")
@@ -686,6 +689,8 @@ def _put_content(hub: FakeHub, repo: Repo, query: Any, data: Any, path: str) -> 
     created = path not in tree
     sha = repo.commit_files(branch, {path: content}, data["message"])
     repo.commits[-1]["committer"] = data.get("committer")
+    if repo.on_commit is not None:
+        repo.on_commit(repo.commits[-1])
     item = copy.deepcopy(EXAMPLES["file-commit"])
     file = hub.content_json(repo, path, content, branch)
     item["content"] = {key: file[key] for key in item["content"] if key in file}
@@ -698,6 +703,17 @@ def _put_content(hub: FakeHub, repo: Repo, query: Any, data: Any, path: str) -> 
         tree={"sha": blob_sha(sha.encode()), "url": f"{api}/trees/{sha}"},
     )
     return (201 if created else 200), item
+
+
+def _dispatch(hub: FakeHub, repo: Repo, query: Any, data: Any, workflow: str) -> Any:
+    # POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches: 204, no body.
+    if not isinstance(data, dict) or not isinstance(data.get("ref"), str):
+        raise _error(422, 'Invalid request.\n\n"ref" wasn\'t supplied.')
+    if data["ref"] not in repo.branches:
+        raise _error(422, f"No ref found for: {data['ref']}")
+    inputs = data.get("inputs") or {}
+    repo.dispatches.append({"workflow": workflow, "ref": data["ref"], "inputs": inputs})
+    return 204, None
 
 
 _ROUTES: list[tuple[str, str, Any]] = [
@@ -719,6 +735,7 @@ _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/issues/(\d+)/labels/(.+)", "DELETE", _remove_label),
     (_R + r"/contents/(.+)", "GET", _get_content),
     (_R + r"/contents/(.+)", "PUT", _put_content),
+    (_R + r"/actions/workflows/([^/]+)/dispatches", "POST", _dispatch),
 ]
 
 

@@ -237,3 +237,14 @@ def test_a_check_run_whose_answer_is_lost_is_created_once(
     fakehub.fail_next("POST", r".*/check-runs", 429, {"retry-after": "1"})
     gateway.create_check_run("registry: y", SHA, "t", "s", [])
     assert [r.name for r in fakehub.repo.check_runs.values()] == ["registry: x", "registry: y"]
+
+
+def test_workflow_dispatch(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    fakehub.repo.commit_files("main", {"README.md": b"registry\n"})
+    gateway.dispatch_workflow("verify.yml", "main", {"pr": "7"})
+    assert fakehub.repo.dispatches == [
+        {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}
+    ]
+    with pytest.raises(GitHubError) as refused:
+        gateway.dispatch_workflow("verify.yml", "no-such-branch", {"pr": "7"})
+    assert refused.value.status == 422

@@ -319,7 +319,11 @@ def test_check_is_untrusted_feedback_on_pull_request_only() -> None:
 
 def test_verify_runs_on_check_and_splits_the_trust() -> None:
     verify = _workflow("verify.yml")
-    assert verify["on"] == {"workflow_run": {"workflows": ["check"], "types": ["completed"]}}
+    assert verify["on"]["workflow_run"] == {"workflows": ["check"], "types": ["completed"]}
+    # /judge re-posts a verdict by dispatching this workflow with the PR's number only
+    assert set(verify["on"]) == {"workflow_run", "workflow_dispatch"}
+    assert set(verify["on"]["workflow_dispatch"]["inputs"]) == {"pr"}
+    assert verify["on"]["workflow_dispatch"]["inputs"]["pr"]["type"] == "number"
     jobs = dict(_jobs(verify))
     assert list(jobs) == ["locate", "rerun", "verify", "publish"]
     # Adapter code runs only where there is nothing to steal.

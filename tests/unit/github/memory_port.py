@@ -8,7 +8,7 @@ like the contents API (a stale one is a 409) and can be told to fail a number of
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from bot.github.port import (
@@ -36,6 +36,7 @@ class MemoryPort:
     comments_posted: list[tuple[int, str]] = field(default_factory=list)
     commits: list[tuple[str, str, bytes, str]] = field(default_factory=list)  # branch, path, ...
     calls: list[str] = field(default_factory=list)
+    dispatches: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
     moved: int = 0  # how many put_file calls answer 409 first (someone else committed)
     moved_status: int = 409
 
@@ -142,3 +143,8 @@ class MemoryPort:
             if pr.head_branch == branch and pr.head_repo == self.repository:
                 self.pulls[number] = replace(pr, head_sha=commit)
         return commit
+
+    # Actions
+    def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
+        self.calls.append(f"dispatch_workflow {workflow} {ref}")
+        self.dispatches.append((workflow, ref, dict(inputs)))

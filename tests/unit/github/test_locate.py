@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.github.events import workflow_run_event
-from bot.github.locate import Located, is_safe_branch, locate_pull_request
+from bot.github.locate import Located, is_safe_branch, locate_by_number, locate_pull_request
 from bot.github.port import PullRequestInfo
 from tests.unit.github.memory_port import MemoryPort
 
@@ -95,3 +95,13 @@ def test_a_base_branch_unsafe_for_github_output_is_refused(base: str) -> None:
 @pytest.mark.parametrize("name", ["main", "release/2027", "feature/x-1"])
 def test_safe_branches(name: str) -> None:
     assert is_safe_branch(name)
+
+
+def test_a_dispatched_run_takes_the_pull_request_as_the_api_has_it_now() -> None:
+    # /judge starts the verify workflow with the PR's number only: the head is the API's
+    memory = port(fork_pr())
+    assert locate_by_number(memory, 12) == Located(12, SHA, "main")
+    closed = port(fork_pr(state="closed"))
+    assert locate_by_number(closed, 12) == "pull request #12 is closed"
+    unsafe = port(fork_pr(base_branch="main\nhead_sha=0"))
+    assert "refused" in str(locate_by_number(unsafe, 12))

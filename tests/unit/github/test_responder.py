@@ -166,14 +166,15 @@ def test_existing_judgments_are_merged_judged_checks_replaced() -> None:
     assert list(checks) == ["reconstructible", "broadly-capable"]
 
 
-def test_a_pull_request_in_the_registry_repository_is_judged_on_its_branch() -> None:
+def test_a_pull_request_in_the_registry_repository_is_judged_on_the_default_branch() -> None:
+    # verify reads judgments from the base branch only: a commit on the PR's own branch would
+    # not count and would make the PR change judgments.yaml (maintainer-file).
     memory = port(head_repo=REPO, head_branch="alice-attempt")
     outcome, recorder = run(memory, event("/judge reconstructible pass"))
-    assert [c[:2] for c in memory.commits] == [("alice-attempt", PATH)]
-    assert "main" not in memory.files
-    assert outcome.branch == "alice-attempt"
-    # the commit moved the PR's head: the re-post is for the new head
-    assert recorder.reposted[0].head_sha == outcome.commit != HEAD
+    assert [c[:2] for c in memory.commits] == [("main", PATH)]
+    assert "alice-attempt" not in memory.files
+    assert outcome.branch == "main"
+    assert [pr.number for pr in recorder.reposted] == [7]
 
 
 @pytest.mark.parametrize("status", [409, 422])
