@@ -30,6 +30,7 @@ from bot.dump import dump_yaml, format_timestamp
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import required_checks
+from tests.archive.fakezenodo import FakeZenodo, serve
 from tests.support import RULES, Files
 
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
@@ -330,3 +331,10 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
     monkeypatch.setattr(bot.cli, "_rerun", local_rerun)
     monkeypatch.setattr(bot.cli, "_options", local_options)
     return LOCAL_ADDRESSES
+
+
+@pytest.fixture
+def fake_zenodo() -> Iterator[FakeZenodo]:
+    """A fake Zenodo (legacy deposit API) on 127.0.0.1 for one test: `fake_zenodo.base_url`
+    is its API root, `fake_zenodo.fail(route, kind)` injects a fault (tests/archive/)."""
+    yield from serve(FakeZenodo())
