@@ -31,6 +31,7 @@ from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import required_checks
 from tests.github.fakehub import FakeHub
+from tests.archive.fakezenodo import FakeZenodo, serve
 from tests.support import RULES, Files
 
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
@@ -342,3 +343,10 @@ def fakehub() -> Iterator[FakeHub]:
         yield hub
     finally:
         hub.stop()
+
+
+@pytest.fixture
+def fake_zenodo() -> Iterator[FakeZenodo]:
+    """A fake Zenodo (legacy deposit API) on 127.0.0.1 for one test: `fake_zenodo.base_url`
+    is its API root, `fake_zenodo.fail(route, kind)` injects a fault (tests/archive/)."""
+    yield from serve(FakeZenodo())

@@ -1,0 +1,388 @@
+"""A stateful fake of Zenodo's legacy deposit API on 127.0.0.1, for the archive tests.
+
+Shapes follow Zenodo's developer documentation (zenodo/developers.zenodo.org,
+source/includes/overview/_quickstart.md and resources/deposit/_representation.md: the
+deposition with `links.bucket`, `state`, `submitted`, `files[].checksum` as bare hex; the
+bucket upload answering `checksum: "md5:<hex>"`; publish answering 202; errors as
+`{"status", "message", "errors": [{"field", "message"}]}`) and /work/shared/ZENODO-GITHUB.md
+section 3 (records search by `metadata.related_identifiers.identifier:"..."` with
+`all_versions`, hits under `hits.hits`).
+
+Routes (under /api):
+  POST /deposit/depositions                      create (metadata optional)       201
+  GET  /deposit/depositions?q=                   the user's depositions            200
+  GET  /deposit/depositions/<id>                                                   200
+  PUT  /deposit/depositions/<id>                 metadata (drafts only)           200
+  POST /deposit/depositions/<id>/actions/publish DOI 10.5072/zenodo.<id>          202
+  PUT  /files/<bucket>/<key>                     stores the bytes                 201
+  GET  /files/<bucket>/<key>                     the bytes
+  GET  /records?q=&all_versions=true             published, not deleted           200
+  GET  /records/<id>                             410 once deleted, 404 unknown
+
+Search is loose on purpose, like a full-text phrase match: a hit's identifier need only
+*contain* the quoted phrase, so the client must filter hits itself.
+
+Faults (`fail(route, kind)`), each used by the next call to the route: "500"; "429" (with
+Retry-After); "hang" (answers only after the client gave up); "wrong-checksum" (upload: stores
+damaged bytes and reports their md5); "apply-then-500" (does the work, answers 500). Routes:
+create, list, get, update, publish, upload, search, record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import socketserver
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from werkzeug.wrappers import Request, Response
+
+TOKEN = "fake-zenodo-token"
+HANG_SECONDS = 5.0  # the longest a "hang" holds a request; the client's timeout is far shorter
+
+
+@dataclass
+class Deposition:
+    id: int
+    metadata: dict[str, Any]
+    created: datetime
+    modified: datetime
+    files: dict[str, bytes] = field(default_factory=dict)
+    submitted: bool = False
+    deleted: bool = False  # the published record was deleted (Zenodo answers 410)
+
+    @property
+    def bucket(self) -> str:
+        return f"bucket-{self.id}"
+
+    @property
+    def doi(self) -> str:
+        return f"10.5072/zenodo.{self.id}" if self.submitted else ""
+
+
+def _md5(data: bytes) -> str:
+    return hashlib.md5(data, usedforsecurity=False).hexdigest()
+
+
+def _moment(value: datetime) -> str:
+    return value.isoformat()
+
+
+_PHRASE = re.compile(r'\A([\w.]+):"((?:[^"\\]|\\.)*)"\Z')
+
+
+class FakeZenodo:
+    """The fake's state and its WSGI app; `base_url` is its API root (.../api)."""
+
+    def __init__(self) -> None:
+        self.depositions: dict[int, Deposition] = {}
+        self.faults: dict[str, list[tuple[str, float]]] = {}
+        self.log: list[tuple[str, str, int]] = []  # (method, path, status)
+        self.queries: list[str] = []  # every q= the fake was asked
+        self.now = datetime(2027, 7, 1, 12, 0, tzinfo=UTC)
+        self.next_id = 1001
+        self.released = threading.Event()
+        self.lock = threading.Lock()
+        self.base_url = ""
+
+    # -- test controls ----------------------------------------------------------------------
+
+    def fail(self, route: str, kind: str, retry_after: float = 7) -> None:
+        """The next call to `route` fails as `kind` (queued: call again for the one after)."""
+        self.faults.setdefault(route, []).append((kind, retry_after))
+
+    def published(self) -> list[Deposition]:
+        return [d for d in self.depositions.values() if d.submitted]
+
+    def delete_record(self, record_id: int) -> None:
+        """As if Zenodo's staff removed the published record (it answers 410 from now on)."""
+        self.depositions[record_id].deleted = True
+
+    def replace_file(self, record_id: int, key: str, data: bytes) -> None:
+        """As if the stored file changed under the record."""
+        self.depositions[record_id].files[key] = data
+
+    def calls(self, method: str, suffix: str) -> int:
+        return sum(1 for m, p, _ in self.log if m == method and p.endswith(suffix))
+
+    # -- the app ----------------------------------------------------------------------------
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
+        request = Request(environ)
+        response = self.handle(request)
+        self.log.append((request.method, request.path, response.status_code))
+        return response(environ, start_response)
+
+    def handle(self, request: Request) -> Response:
+        route, args = self._route(request)
+        if route is None:
+            return _error(404, "The requested URL was not found on the server.")
+        if route not in {"search", "record"} and not self._authorized(request):
+            return _error(401, "The server could not verify that you are authorized.")
+        kind, retry_after = (self.faults.get(route) or [("", 0.0)])[0]
+        if kind:
+            self.faults[route].pop(0)
+        if kind == "500":
+            return _error(500, "Internal server error")
+        if kind == "429":
+            response = _error(429, "Too many requests")
+            response.headers["Retry-After"] = f"{retry_after:g}"
+            return response
+        if kind == "hang":
+            self.released.wait(HANG_SECONDS)
+            return _error(504, "gateway timeout")
+        with self.lock:
+            response = getattr(self, f"_{route}")(request, *args, damaged=kind == "wrong-checksum")
+        if kind == "apply-then-500":
+            return _error(500, "Internal server error")
+        return response
+
+    def _authorized(self, request: Request) -> bool:
+        return request.headers.get("Authorization") == f"Bearer {TOKEN}"
+
+    def _route(self, request: Request) -> tuple[str | None, tuple[Any, ...]]:
+        path, method = request.path.rstrip("/"), request.method
+        table = [
+            ("POST", r"/api/deposit/depositions", "create"),
+            ("GET", r"/api/deposit/depositions", "list"),
+            ("GET", r"/api/deposit/depositions/(\d+)", "get"),
+            ("PUT", r"/api/deposit/depositions/(\d+)", "update"),
+            ("POST", r"/api/deposit/depositions/(\d+)/actions/publish", "publish"),
+            ("PUT", r"/api/files/bucket-(\d+)/(.+)", "upload"),
+            ("GET", r"/api/files/bucket-(\d+)/(.+)", "download"),
+            ("GET", r"/api/records", "search"),
+            ("GET", r"/api/records/(\d+)", "record"),
+        ]
+        for want, pattern, route in table:
+            match = re.fullmatch(pattern, path)
+            if match and method == want:
+                return route, match.groups()
+        return None, ()
+
+    # -- routes -----------------------------------------------------------------------------
+
+    def _create(self, request: Request, damaged: bool = False) -> Response:
+        body = request.get_data()
+        if body and request.mimetype != "application/json":
+            return _error(415, "Unsupported media type")
+        data = json.loads(body or b"{}")
+        deposition = Deposition(self.next_id, dict(data.get("metadata") or {}), self.now, self.now)
+        self.depositions[deposition.id] = deposition
+        self.next_id += 1
+        return _json(self._deposition(deposition), 201)
+
+    def _list(self, request: Request, damaged: bool = False) -> Response:
+        query = request.args.get("q", "")
+        self.queries.append(query)
+        hits = [d for d in self.depositions.values() if self._matches(d, query)]
+        return _json([self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)])
+
+    def _get(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None:
+            return _error(404, "PID does not exist.")
+        return _json(self._deposition(deposition))
+
+    def _update(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None:
+            return _error(404, "PID does not exist.")
+        if request.mimetype != "application/json":
+            return _error(415, "Unsupported media type")
+        if deposition.submitted:
+            return _error(400, "Deposition is published: use the edit action first.")
+        deposition.metadata = dict(json.loads(request.get_data()).get("metadata") or {})
+        deposition.modified = self.now
+        return _json(self._deposition(deposition))
+
+    def _publish(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None:
+            return _error(404, "PID does not exist.")
+        if deposition.submitted:
+            return _error(400, "Deposition is already published.")
+        missing = [
+            {"field": f"metadata.{name}", "message": "Field is required."}
+            for name in ("upload_type", "title", "creators", "description")
+            if not deposition.metadata.get(name)
+        ]
+        if not deposition.files:
+            missing.append({"field": "files", "message": "Minimum one file must be provided."})
+        if missing:
+            return _json({"status": 400, "message": "Validation error.", "errors": missing}, 400)
+        deposition.submitted = True
+        deposition.modified = self.now
+        return _json(self._deposition(deposition), 202)
+
+    def _upload(self, request: Request, ident: str, key: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None:
+            return _error(404, "Bucket does not exist.")
+        if deposition.submitted:
+            return _error(403, "Bucket is locked.")
+        data = request.get_data()
+        if damaged:
+            data = data[:-1] + bytes([data[-1] ^ 0xFF]) if data else b"\0"
+        deposition.files[key] = data
+        deposition.modified = self.now
+        return _json(
+            {
+                "key": key,
+                "mimetype": "application/octet-stream",
+                "checksum": f"md5:{_md5(data)}",
+                "size": len(data),
+                "created": _moment(self.now),
+                "updated": _moment(self.now),
+                "is_head": True,
+                "delete_marker": False,
+                "links": {"self": f"{self.base_url}/files/{deposition.bucket}/{key}"},
+            },
+            201,
+        )
+
+    def _download(self, request: Request, ident: str, key: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or key not in deposition.files:
+            return _error(404, "Object does not exist.")
+        return Response(deposition.files[key], mimetype="application/octet-stream")
+
+    def _search(self, request: Request, damaged: bool = False) -> Response:
+        query = request.args.get("q", "")
+        self.queries.append(query)
+        hits = [
+            self._record_json(d)
+            for d in sorted(self.depositions.values(), key=lambda d: d.id)
+            if d.submitted and not d.deleted and self._matches(d, query)
+        ]
+        return _json({"hits": {"hits": hits, "total": len(hits)}, "aggregations": {}})
+
+    def _record_json(self, deposition: Deposition) -> dict[str, Any]:
+        base = self.base_url
+        return {
+            "id": deposition.id,
+            "recid": str(deposition.id),
+            "doi": deposition.doi,
+            "doi_url": f"https://doi.org/{deposition.doi}",
+            "conceptdoi": f"10.5072/zenodo.{deposition.id - 1}",
+            "created": _moment(deposition.created),
+            "modified": _moment(deposition.modified),
+            "updated": _moment(deposition.modified),
+            "title": deposition.metadata.get("title", ""),
+            "metadata": deposition.metadata,
+            "state": "done",
+            "submitted": True,
+            "files": [
+                {
+                    "id": f"file-{deposition.id}-{n}",
+                    "key": key,
+                    "size": len(data),
+                    "checksum": f"md5:{_md5(data)}",
+                    "links": {"self": f"{base}/records/{deposition.id}/files/{key}/content"},
+                }
+                for n, (key, data) in enumerate(deposition.files.items())
+            ],
+            "links": {"self": f"{base}/records/{deposition.id}"},
+        }
+
+    def _record(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or not deposition.submitted:
+            return _error(404, "PID does not exist.")
+        if deposition.deleted:
+            return _error(410, "PID has been deleted.")
+        return _json(self._record_json(deposition))
+
+    def _deposition(self, deposition: Deposition) -> dict[str, Any]:
+        base, ident = self.base_url, deposition.id
+        metadata = dict(deposition.metadata)
+        if not deposition.submitted:
+            metadata["prereserve_doi"] = {"doi": f"10.5072/zenodo.{ident}", "recid": ident}
+        answer: dict[str, Any] = {
+            "conceptrecid": str(ident - 1),
+            "created": _moment(deposition.created),
+            "modified": _moment(deposition.modified),
+            "id": ident,
+            "doi": deposition.doi,
+            "files": [
+                {
+                    "id": f"file-{ident}-{n}",
+                    "filename": key,
+                    "filesize": len(data),
+                    "checksum": _md5(data),
+                    "links": {"self": f"{base}/deposit/depositions/{ident}/files/file-{ident}-{n}"},
+                }
+                for n, (key, data) in enumerate(deposition.files.items())
+            ],
+            "links": {
+                "bucket": f"{base}/files/{deposition.bucket}",
+                "self": f"{base}/deposit/depositions/{ident}",
+                "publish": f"{base}/deposit/depositions/{ident}/actions/publish",
+                "html": f"{base.removesuffix('/api')}/deposit/{ident}",
+            },
+            "metadata": metadata,
+            "owner": 1,
+            "record_id": ident,
+            "state": "done" if deposition.submitted else "unsubmitted",
+            "submitted": deposition.submitted,
+            "title": deposition.metadata.get("title", ""),
+        }
+        if deposition.submitted:
+            answer["doi_url"] = f"https://doi.org/{deposition.doi}"
+        return answer
+
+    @staticmethod
+    def _matches(deposition: Deposition, query: str) -> bool:
+        """`field:"phrase"`: loose phrase match (the identifier contains the phrase)."""
+        if not query:
+            return True
+        match = _PHRASE.match(query)
+        if match is None:
+            return False
+        name, phrase = match.group(1), re.sub(r"\\(.)", r"\1", match.group(2))
+        if name != "metadata.related_identifiers.identifier":
+            return False
+        related = deposition.metadata.get("related_identifiers") or []
+        return any(phrase in str(r.get("identifier", "")) for r in related)
+
+
+def _json(data: object, status: int = 200) -> Response:
+    return Response(json.dumps(data), status=status, mimetype="application/json")
+
+
+def _error(status: int, message: str) -> Response:
+    return _json({"status": status, "message": message}, status)
+
+
+class _Server(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True  # a hanging request holds up no other, nor the end of the test
+
+
+class _Handler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def serve(fake: FakeZenodo) -> Iterator[FakeZenodo]:
+    """Run `fake` on 127.0.0.1 until the generator is closed.
+
+    The standard library's WSGI server (one request per connection, threaded), not
+    werkzeug's: with werkzeug's, tests/unit/test_fetch.py's memory test failed now and then
+    after these tests (werkzeug ends each request with a drain that reads up to 10 MB at a
+    time, and that test traces every thread); with this one it does not."""
+    server = make_server("127.0.0.1", 0, fake, server_class=_Server, handler_class=_Handler)
+    fake.base_url = f"http://127.0.0.1:{server.server_port}/api"
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield fake
+    finally:
+        fake.released.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=HANG_SECONDS)
