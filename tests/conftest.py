@@ -30,8 +30,8 @@ from bot.dump import dump_yaml, format_timestamp
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import required_checks
-from tests.github.fakehub import FakeHub
 from tests.archive.fakezenodo import FakeZenodo, serve
+from tests.github.fakehub import FakeHub
 from tests.support import RULES, Files
 
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
