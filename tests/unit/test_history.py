@@ -253,9 +253,9 @@ def test_changes_of_a_branch_against_main(built: Built, tmp_path: Path) -> None:
     commit(clone, "edit", at(5, 2), {FREEZE_A: b"changed\n", FREEZE_B: None, "attempts/e/x": b"x"})
     changes = GitHistory(clone, "main").changes("pr")
     assert sorted(changes, key=lambda change: change.path) == [
-        Change(FREEZE_A, "M", "100644"),
+        Change(FREEZE_A, "M", "100644", blob_id(b"changed\n"), b"changed\n"),
         Change(FREEZE_B, "D", "000000"),
-        Change("attempts/e/x", "A", "100644"),
+        Change("attempts/e/x", "A", "100644", blob_id(b"x"), b"x"),
     ]
 
 
