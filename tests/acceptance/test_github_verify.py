@@ -19,10 +19,11 @@ import pytest
 
 from bot.cli import main
 from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec
+from bot.demo.specimen import AttemptSpec, score_table
 from bot.dump import dump_yaml
 from bot.github.port import PullRequestInfo, Review
-from tests.conftest import AS_OF, Built, Result
+from tests.conftest import AS_OF, Built, Result, _market, _rules, default_markets
+from tests.support import RULES
 
 ALICE = "alice"  # the author of alice-lab's merged pull requests
 MALLORY = "mallory"
@@ -142,16 +143,22 @@ def pr_codes(result: Result) -> set[str]:
 
 
 def _rewrite_alices_attempt(built: Built) -> str:
-    """A PR branch that flips a merged, judged attempt: a verdict changes, and the score table
-    is "recomputed" to match."""
+    """A PR branch that flips a merged, judged attempt's trial (a catch becomes a false-safe
+    verdict) and recomputes the score table honestly to match: valid evidence, so only who
+    files it and that it was merged can refuse it."""
     built.repo.git.checkout("-q", "-b", "rewrite")
     trials = built.attempt / "trials.jsonl"
     lines = trials.read_text().splitlines()
-    assert '"verdict":"caught"' in lines[0]
-    lines[0] = lines[0].replace('"verdict":"caught"', '"verdict":"missed"')
+    assert '"verdict":"caught","certificate":"unsafe"' in lines[0]
+    lines[0] = lines[0].replace(
+        '"verdict":"caught","certificate":"unsafe"', '"verdict":"false_safe","certificate":"safe"'
+    )
     trials.write_text("\n".join(lines) + "\n")
-    scores = built.attempt / "scores.yaml"
-    scores.write_text(scores.read_text() + "# recomputed\n")
+    files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
+    rules = _rules(RULES)
+    market = _market(default_markets(), 3, rules)
+    assert rules is not None and market is not None
+    (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
     return commit_all(built.repo, "fix alice's attempt")
 
 
@@ -172,6 +179,7 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, 
     assert changed == {f"{folder}/trials.jsonl", f"{folder}/scores.yaml"}
     attempt = result.attempt()
     assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == ("invalid", None, None)
+    assert attempt["reasons"] == []  # the rewritten evidence itself is consistent
     assert result.notices() == set()  # the landings were confirmed by the API
 
 
