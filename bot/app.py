@@ -27,12 +27,13 @@ from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
-from bot.findings import Code, Finding
+from bot.findings import Code, Finding, Severity
 from bot.gather import VerifyOptions, verify_attempt
+from bot.github.identity import Filer, check_identity
 from bot.history import Change, GitHistory, History, open_history
 from bot.registry import Registry, load_registry
 from bot.resolution import MarketResolution, Snapshot, resolve_market
-from bot.review import changed_attempt_folders, check_changes
+from bot.review import changed_attempt_folders, check_changes, check_merged_evidence
 from bot.tree import FolderTree, GitTree, Tree
 from bot.verdict import AttemptVerdict
 
@@ -41,6 +42,7 @@ __all__ = [
     "VerifyReport",
     "Workspace",
     "open_workspace",
+    "pull_request_problems",
     "resolve_registry",
     "verify_folders",
     "verify_registry",
@@ -107,6 +109,7 @@ class Workspace:
     registry: Registry
     history: History
     changes: Sequence[Change] | None = None
+    head_paths: Sequence[str] = ()  # for a pull request: every file path of its head's tree
 
     def close(self) -> None:
         """Stop the git processes the workspace keeps."""
@@ -140,6 +143,7 @@ def open_workspace(
         tree: Tree = FolderTree(root)
         trusted: Tree | None = None
         changes = None
+        head_paths: list[str] = []
         if base_ref and isinstance(history, GitHistory):
             if head:
                 try:
@@ -151,7 +155,8 @@ def open_workspace(
             # The maintainers' files come from the base branch, never from the PR.
             trusted = GitTree(history.repo, history.base, history.prefix)
             changes = history.changes(head or "HEAD")
-        return Workspace(load_registry(tree, limits, trusted), history, changes)
+            head_paths = history.tree_paths(head or "HEAD")
+        return Workspace(load_registry(tree, limits, trusted), history, changes, head_paths)
     except BaseException:
         history.close()
         raise
@@ -184,19 +189,65 @@ def _is_folder(registry: Registry, path: str) -> bool:
     return entry is not None and entry.kind == "folder"
 
 
+def pull_request_problems(
+    registry: Registry,
+    changes: Sequence[Change],
+    head_paths: Sequence[str] = (),
+    filer: Filer | None = None,
+) -> list[Finding]:
+    """What a pull request's diff may not change, and who may file it.
+
+    With `filer` (what GitHub says of the PR's author): a maintainer may change any path; anyone
+    else only their own attempt folder (`not-submitter` for a slug they do not own), and merged
+    evidence only with a maintainer's approval of the head commit. Without it (offline), every
+    author is held to the filer's rules, no approval can be known, and who filed the PR is
+    reported unchecked (a notice).
+    """
+    changed = changed_attempt_folders(changes)
+    maintainer = filer is not None and filer.maintainer
+    problems = check_changes(changes, changed, head_paths, maintainer)
+    if not maintainer:
+        merged = {f for f in changed if _is_folder_in(registry.contracts, f)}
+        approved = filer is not None and filer.approved
+        problems += check_merged_evidence(changes, merged, approved)
+    if filer is not None:
+        problems += check_identity(filer, changed)
+    else:
+        problems.append(
+            Finding(
+                Code.IDENTITY_UNCHECKED,
+                "without the GitHub API (claims github verify) the pull request's author is"
+                " not known, so neither who owns the submitter slug (not-submitter) nor a"
+                " maintainer's approval was checked",
+                severity=Severity.NOTICE,
+            )
+        )
+    return problems
+
+
+def _is_folder_in(tree: Tree, path: str) -> bool:
+    entry = tree.entry(path)
+    return entry is not None and entry.kind == "folder"
+
+
 def verify_registry(
     registry: Registry,
     history: History,
     options: VerifyOptions,
     paths: Sequence[str] | None = None,
     changes: Sequence[Change] | None = None,
+    *,
+    head_paths: Sequence[str] = (),
+    filer: Filer | None = None,
 ) -> VerifyReport:
     """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
     request's `changes`, the attempt folders it touches and what else it changes.
 
     For a pull request, judgments.yaml is read from the base branch's tip (a PR's own copy never
     counts), and what the PR may not change makes every attempt folder it touches invalid (no
-    status, no outcome), while the report lists those problems once, in `pr_problems`.
+    status, no outcome), while the report lists those problems once, in `pr_problems`
+    (`pull_request_problems`: `head_paths` for name collisions, `filer` for what GitHub says of
+    the author; without it the offline rules apply).
 
     Raises `ClaimsError` when there is nothing to verify.
     """
@@ -205,10 +256,11 @@ def verify_registry(
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         changed = changed_attempt_folders(changes)
-        pr_problems = check_changes(changes, changed)
+        pr_problems = pull_request_problems(registry, changes, head_paths, filer)
+        errors = [f for f in pr_problems if f.severity is Severity.ERROR]
         if selected is None:
             selected = [f for f in changed if _is_folder(registry, f)]
-            if not selected and not pr_problems:
+            if not selected and not errors:
                 raise ClaimsError(
                     f"the branch changes no attempt folder against {history.base_ref}"
                 )
@@ -220,9 +272,10 @@ def verify_registry(
     folders = registry.attempt_folders(selected)
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    if pr_problems and changes is not None:
+    blocking = [f for f in pr_problems if f.severity is not Severity.NOTICE]
+    if blocking and changes is not None:
         touched = {
-            folder: tuple(pr_problems)
+            folder: tuple(blocking)
             for folder in folders
             if any(change.path.startswith(f"{folder}/") for change in changes)
         }

@@ -165,14 +165,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.adapters import run_adapt
 
             return run_adapt(args)
-        if args.command == "github":
-            from bot.github.cli import run_github
-
-            return run_github(args)
         if args.command == "demo":
             from bot.demo.run import run_demo
 
             return run_demo(args.keep)
+        if args.command == "github":
+            from bot.github.cli import run_github
+
+            return run_github(args, _verify)
     except ClaimsError as error:
         print(printable(error.diagnostics()), file=sys.stderr)
         return EXIT_ERROR
@@ -210,7 +210,11 @@ def _relative(root: Path, paths: Sequence[Path]) -> list[str]:
     return relative
 
 
-def _verify(args: argparse.Namespace) -> int:
+def _verify(args: argparse.Namespace, github: Any = None) -> int:
+    """`claims verify`, and `claims github verify` with `github`: a callable giving, for the
+    opened workspace, what the GitHub API says of the PR's author and the landing confirmer."""
+    from dataclasses import replace
+
     from bot.app import open_workspace, verify_registry
     from bot.report.json_ import dumps
     from bot.report.markdown import render_markdown
@@ -220,8 +224,18 @@ def _verify(args: argparse.Namespace) -> int:
     paths = _relative(root, args.paths) if args.paths else None
     options = _options(args, args.as_of or _today())
     with open_workspace(root, args.base_ref, args.head) as workspace:
+        filer = None
+        if github is not None:
+            filer, confirm = github(workspace)
+            options = replace(options, confirm_landing=confirm)
         report = verify_registry(
-            workspace.registry, workspace.history, options, paths, workspace.changes
+            workspace.registry,
+            workspace.history,
+            options,
+            paths,
+            workspace.changes,
+            head_paths=workspace.head_paths,
+            filer=filer,
         )
     if args.json:
         _write(args.json, dumps(report.to_json()))

@@ -35,10 +35,19 @@ class Code(StrEnum):
     KIND_NOT_ACCEPTED = "kind-not-accepted"
     # The pull request: what its diff may change (checked with `--base-ref`)
     PATH_OUTSIDE_ATTEMPT = "path-outside-attempt"
+    PROTECTED_PATH = "protected-path"  # the registry's maintainer-owned paths
     MAINTAINER_FILE = "maintainer-file"
     SEVERAL_ATTEMPTS = "several-attempts"
     SUBMODULE = "submodule"
     EXECUTABLE_FILE = "executable-file"
+    GIT_FILE = "git-file"  # .gitattributes and the like below the root
+    LFS_POINTER = "lfs-pointer"
+    PATH_CHARACTERS = "path-characters"
+    PATH_COLLISION = "path-collision"  # the same name after NFKC and case folding
+    # Who files it (with the GitHub API): the slug's owners, and evidence already merged.
+    NOT_SUBMITTER = "not-submitter"
+    MERGED_EVIDENCE_CHANGED = "merged-evidence-changed"
+    IDENTITY_UNCHECKED = "identity-unchecked"  # a notice: offline, nobody to ask
     # Cases and trials (SPEC 4)
     CASE_HASH_MISMATCH = "case-hash-mismatch"
     DUPLICATE_CASE = "duplicate-case"
@@ -52,6 +61,7 @@ class Code(StrEnum):
     PAPER_FREEZE_MISMATCH = "paper-freeze-mismatch"  # wrapped: paper_freeze.url, when fetched
     PAPER_FREEZE_UNAVAILABLE = "paper-freeze-unavailable"
     FREEZE_ORDER = "freeze-order"
+    FREEZE_DATE_UNCONFIRMED = "freeze-date-unconfirmed"  # a notice: offline, GitHub not asked
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
@@ -87,10 +97,12 @@ class Code(StrEnum):
 
 
 class Severity(StrEnum):
-    """`error` makes evidence invalid; `warning` is shown but changes no verdict."""
+    """`error` makes evidence invalid; `warning` is shown but changes no verdict; `notice`
+    says what the bot could not confirm where it ran (offline: no GitHub API to ask)."""
 
     ERROR = "error"
     WARNING = "warning"
+    NOTICE = "notice"
 
 
 @dataclass(frozen=True, slots=True)

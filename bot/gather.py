@@ -8,7 +8,7 @@ the run's one history index. Nothing here decides a rule; `bot/judge.py` does.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import Any
@@ -45,6 +45,7 @@ from bot.verdict import AttemptVerdict
 
 __all__ = [
     "AdapterRunner",
+    "LandingConfirmer",
     "PaperFreezeFetcher",
     "RawLogFetcher",
     "VerifyOptions",
@@ -59,6 +60,9 @@ RawLogFetcher = Callable[..., list[Finding]]
 PaperFreezeFetcher = Callable[..., list[Finding]]
 # (tree, the attempt's files) -> findings; bot.rerun.AdapterRerun provides it.
 AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding]]
+# (a freeze's landing) -> None when GitHub confirms it as a merged PR's merge commit at its
+# date, else what the API said; bot.github.facts.landing_confirmer provides it.
+LandingConfirmer = Callable[[Landing], str | None]
 
 _FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
 
@@ -76,6 +80,9 @@ class VerifyOptions:
     # A pull request (--base-ref): judgments.yaml is read from the base branch's tip, never
     # from the tree being verified (a PR's own copy, added or edited, never counts).
     judgments_from_base: bool = False
+    # With the GitHub API: confirms each freeze's landing commit (without it, offline, the
+    # committer identity is checked and the date is reported unconfirmed).
+    confirm_landing: LandingConfirmer | None = None
 
 
 def _constant_line(line: int) -> Callable[[FieldPath], int | None]:
@@ -306,6 +313,7 @@ def gather_facts(
         base_ref=history.base_ref,
         history_unavailable=history.unavailable,
         freeze_landings=landings,
+        landing_checks=_landing_checks(landings, options.confirm_landing),
         challenge_freeze_differs=differs,
         challenge_withholdable=tuple(withholdable),
         filed_at=_filed_at(files, history),
@@ -318,6 +326,19 @@ def gather_facts(
             else None
         ),
     )
+
+
+def _landing_checks(
+    landings: Mapping[str, Landing | str], confirm: LandingConfirmer | None
+) -> dict[str, str | None] | None:
+    """What GitHub says of each landing commit (once per commit); None offline."""
+    if confirm is None:
+        return None
+    checks: dict[str, str | None] = {}
+    for landing in landings.values():
+        if isinstance(landing, Landing) and landing.sha not in checks:
+            checks[landing.sha] = confirm(landing)
+    return checks
 
 
 def _blob(tree: Tree, path: str) -> str | None:

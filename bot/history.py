@@ -21,6 +21,7 @@ where there is none (every answer says why), and `MemoryHistory` is an in-memory
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,6 +34,8 @@ from gitdb.exc import BadName  # type: ignore[import-untyped]
 from bot.errors import ClaimsError
 
 __all__ = [
+    "WEB_FLOW_EMAIL",
+    "WEB_FLOW_NAME",
     "Change",
     "GitHistory",
     "History",
@@ -45,6 +48,11 @@ __all__ = [
 ]
 
 _DEFAULT_BASES = ("main", "origin/main")
+# The committer GitHub writes on merge and squash commits it makes for a pull request.
+WEB_FLOW_NAME = "GitHub"
+WEB_FLOW_EMAIL = "noreply@github.com"
+# What a Git LFS pointer file starts with (https://github.com/git-lfs/git-lfs/blob/main/docs/spec.md).
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
 
 
 def blob_id(content: bytes, object_format: str = "sha1") -> str:
@@ -61,16 +69,33 @@ class Landing:
     committed_at: datetime
     message: str
     clamped: bool = False  # committed_at was raised to the date of an older commit on main
-    merge: bool = True  # a merge commit (two parents): written by GitHub when a PR merged
+    merge: bool = True  # a merge commit (two parents)
+    # Who wrote the commit (git's committer): GitHub's web flow (`GitHub <noreply@github.com>`)
+    # when GitHub merged or squashed a pull request; anyone's name when a filer's own commit
+    # was fast-forwarded onto main.
+    committer_name: str = WEB_FLOW_NAME
+    committer_email: str = WEB_FLOW_EMAIL
+    committed_as_written: datetime | None = None  # the committer date before any clamping
+
+    @property
+    def web_flow(self) -> bool:
+        """True when GitHub's web flow wrote the commit (a PR merged or squashed on GitHub)."""
+        return (self.committer_name, self.committer_email.lower()) == (
+            WEB_FLOW_NAME,
+            WEB_FLOW_EMAIL,
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
     """One path a pull request adds, modifies or deletes (from `git diff --raw`)."""
 
-    path: str  # relative to the registry root, POSIX
+    path: str  # relative to the registry root, POSIX (bytes git gives that are not UTF-8
+    # are kept as surrogate escapes, so such a path is a finding, never a crash)
     status: str  # A, M, D, T
     mode: str  # the new mode (000000 for a deletion)
+    blob: str = ""  # the new blob id ("" for a deletion)
+    start: bytes = b""  # the new content's first bytes (enough to tell an LFS pointer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +154,8 @@ class _Commit:
     committed_at: datetime  # the committer date as written
     parents: int
     effective_at: datetime | None = None  # no earlier than any older first-parent commit
+    committer_name: str = ""
+    committer_email: str = ""
 
 
 @dataclass
@@ -188,7 +215,9 @@ class GitHistory:
             "-z",
             # %ct: seconds since the epoch. A commit's own offset (which git lets reach ±99:59,
             # more than Python's timezones allow) plays no part in when it was made.
-            "--format=%x00commit %H %ct %P",
+            # %cn, %ce: the committer's name and email, each its own NUL-separated token read
+            # right after the header, so nothing in them is ever read as a header or a path.
+            "--format=%x00commit %H %ct %P%x00%cn%x00%ce",
             self.base,
             strip_newline_in_stdout=False,
         )
@@ -198,9 +227,10 @@ class GitHistory:
             token = token.lstrip("\n")
             if token.startswith("commit "):
                 sha, committed, *parents = token.split()[1:]
+                name, email = next(tokens, ""), next(tokens, "")
                 # A date past year 9999 is no date: as late as can be (fail closed).
                 moment = _epoch(committed) or datetime.max.replace(tzinfo=UTC)
-                index.commits.append(_Commit(sha, moment, len(parents)))
+                index.commits.append(_Commit(sha, moment, len(parents), None, name, email))
             elif token.startswith(":"):
                 path = next(tokens, "")
                 parts = token[1:].split()
@@ -250,7 +280,14 @@ class GitHistory:
         committed = commit.effective_at or commit.committed_at
         clamped = committed > commit.committed_at
         return Landing(
-            commit.sha, committed, self._summary(commit.sha), clamped, commit.parents > 1
+            commit.sha,
+            committed,
+            self._summary(commit.sha),
+            clamped,
+            commit.parents > 1,
+            commit.committer_name,
+            commit.committer_email,
+            commit.committed_at,
         )
 
     def _summary(self, sha: str) -> str:
@@ -315,15 +352,54 @@ class GitHistory:
             parts = meta.lstrip(":").split()
             if len(parts) < 5:
                 continue
-            new_mode, status = parts[1], parts[4][:1]
-            relative = PurePosixPath(path)
-            if self._prefix:
-                try:
-                    relative = relative.relative_to(self._prefix)
-                except ValueError:
-                    relative = PurePosixPath("..") / relative
-            changes.append(Change(relative.as_posix(), status, new_mode))
+            new_mode, new_blob, status = parts[1], parts[3], parts[4][:1]
+            deleted = status == "D" or new_mode == "000000"
+            start = b""
+            if not deleted and new_mode in ("100644", "100755"):
+                start = self._start(new_blob)
+            changes.append(
+                Change(self._relative(path), status, new_mode, "" if deleted else new_blob, start)
+            )
         return changes
+
+    def _relative(self, path: str) -> str:
+        """A repository path relative to the registry's folder (`../` outside it)."""
+        relative = PurePosixPath(path)
+        if self._prefix:
+            try:
+                relative = relative.relative_to(self._prefix)
+            except ValueError:
+                relative = PurePosixPath("..") / relative
+        return relative.as_posix()
+
+    def _start(self, blob: str) -> bytes:
+        """A blob's first bytes (enough to recognise a Git LFS pointer)."""
+        try:
+            data: bytes = self.repo.odb.stream(bytes.fromhex(blob)).read(len(LFS_POINTER))
+        except (ValueError, BadName, git.GitCommandError):
+            return b""
+        return data
+
+    def tree_paths(self, commit: str) -> list[str]:
+        """Every file path in `commit`'s tree below the registry's folder (for name
+        collisions), relative to it; non-UTF-8 bytes kept as surrogate escapes."""
+        arguments = ["-r", "-z", "--name-only", "--full-tree", commit]
+        if self._prefix:
+            arguments += ["--", f"{self._prefix}/"]
+        output: str = self.repo.git.ls_tree(*arguments, strip_newline_in_stdout=False)
+        return [self._relative(path) for path in output.split("\0") if path]
+
+    def commits_touching(self, pattern: re.Pattern[str]) -> list[str]:
+        """The first-parent commits on the base branch (newest first) that added or changed
+        a file whose registry path matches `pattern` (e.g. an attempt slug's folders)."""
+        positions = {
+            position
+            for path, changes in self._index.changes.items()
+            if pattern.match(self._relative(path))
+            for position, blob in changes
+            if blob is not None
+        }
+        return [self._index.commits[position].sha for position in sorted(positions)]
 
 
 def _epoch(text: str) -> datetime | None:

@@ -109,6 +109,10 @@ class AttemptFacts:
     history_unavailable: str | None = None  # why freeze order cannot be read from git
     # freeze.yaml / freeze-cases.jsonl (or the challenge run's): where each landed on main.
     freeze_landings: Mapping[str, Landing | str] = field(default_factory=dict)
+    # With the GitHub API: per landing commit (sha), None when a merged pull request confirms
+    # it as its merge (or squash) commit at its date, else what the API said. None (the whole
+    # mapping): offline, so only the committer identity can be checked.
+    landing_checks: Mapping[str, str | None] | None = None
     challenge_freeze_differs: str | None = None  # the run's freeze-cases path, when it differs
     challenge_withholdable: Sequence[str] = ()
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
@@ -501,19 +505,16 @@ def _check_freeze_order(
             )
         )
     latest: Landing | None = None
+    unconfirmed: list[tuple[str, Landing]] = []
     for file in freeze_files(files, attempt):
         found = facts.freeze_landings.get(file, f"{file}: cannot read the freeze")
         if isinstance(found, str):
             return [*findings, Finding(Code.FREEZE_ORDER, found, file)]
-        if not found.merge:
-            # Only a merge commit's date is written by GitHub when the freeze PR merged; a
-            # commit fast-forwarded onto main carries dates its author chose.
-            message = (
-                f"{file} reached {facts.base_ref} in {found.sha[:12]}, which is not a merge"
-                " commit, so its date proves nothing: merge freeze pull requests with a merge"
-                " commit (docs/running-on-github.md)"
-            )
-            return [*findings, Finding(Code.FREEZE_ORDER, message, file)]
+        refused = _landing_refused(file, found, facts)
+        if refused is not None:
+            return [*findings, Finding(Code.FREEZE_ORDER, refused, file)]
+        if facts.landing_checks is None:
+            unconfirmed.append((file, found))
         if latest is None or found.committed_at > latest.committed_at:
             latest = found
     if latest is not None:
@@ -521,4 +522,40 @@ def _check_freeze_order(
         if latest.clamped:
             what += " (its date taken no earlier than any older commit on main)"
         findings += check_trial_order(trials, latest.committed_at, what, trials_file)
+    for file, landing in unconfirmed[:1]:  # one notice per attempt
+        findings.append(
+            Finding(
+                Code.FREEZE_DATE_UNCONFIRMED,
+                f"{file} landed on {facts.base_ref} in {landing.sha[:12]}, committed by GitHub"
+                " (a merge or squash of a pull request), but without the GitHub API the date"
+                " was not confirmed as that pull request's merge time",
+                file,
+                severity=Severity.NOTICE,
+            )
+        )
     return findings
+
+
+def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:
+    """7. Why the commit a freeze landed in does not date it, or None when it does.
+
+    With the GitHub API (`facts.landing_checks`), the commit must be a merged pull request's
+    merge (or squash) commit, merged at the commit's date; offline, GitHub's web flow must have
+    written it. A filer's own commit fast-forwarded onto main carries dates its author chose.
+    """
+    where = f"{file} reached {facts.base_ref} in {landing.sha[:12]}"
+    if facts.landing_checks is not None:
+        said = facts.landing_checks.get(landing.sha, "the GitHub API was not asked about it")
+        if said is None:
+            return None
+        return (
+            f"{where}, which no merged pull request confirms as its merge commit ({said}),"
+            " so its date proves nothing: merge freeze pull requests on GitHub"
+        )
+    if landing.web_flow:
+        return None
+    return (
+        f"{where}, committed by {landing.committer_name} <{landing.committer_email}>, not by"
+        " GitHub merging a pull request, so its date proves nothing: merge freeze pull"
+        " requests on GitHub with a merge commit (docs/running-on-github.md)"
+    )

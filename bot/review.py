@@ -1,44 +1,117 @@
 """What a pull request may change (SPEC 4, 10): only files inside its own attempt folder.
 
-Pure functions over the PR's diff (`bot.history.Change`, from `git diff --raw` of the base
-branch's merge base and the head): judgments.yaml and the registry's own folders need a
-maintainer; links, submodules and executable files are refused wherever they are; one pull
-request files one attempt.
+Pure functions over the PR's diff (`bot.history.Change`, from `git diff --raw -z` of the base
+branch's merge base and the head) and the paths of the head's tree:
+
+- wherever they are and whoever files them: symbolic links, submodules, executable files,
+  `.git*` files below the registry's root (`.gitattributes` could smuggle LFS or filters into a
+  checkout), Git LFS pointers (the evidence would not be in the repository), paths holding a
+  character outside printable ASCII, and names that collide with another after Unicode NFKC
+  and case folding (`Trials.jsonl` beside `trials.jsonl`);
+- from anyone but a maintainer: the registry's maintainer-owned paths (`protected-path`),
+  anything else outside the attempt folder (`path-outside-attempt`), judgments.yaml
+  (`maintainer-file`), more than one attempt folder (`several-attempts`), and changes to the
+  evidence of an attempt folder already on the base branch (`merged-evidence-changed`) unless a
+  maintainer approved the PR's head commit.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import PurePosixPath
 
 from bot.findings import Code, Finding
-from bot.history import Change
+from bot.history import LFS_POINTER, Change
 
-__all__ = ["changed_attempt_folders", "check_changes"]
+__all__ = [
+    "PROTECTED",
+    "attempt_folder",
+    "changed_attempt_folders",
+    "check_changes",
+    "check_merged_evidence",
+    "fold_path",
+    "printable_path",
+    "shown_path",
+]
 
-_PROTECTED = ("markets/", "shared-rules/", "challenge-runs/", "bot/", ".github/", "schemas/")
+# The registry's maintainer-owned paths (CODEOWNERS names the same): folders, then files. Any
+# name at the root starting with `.git` (.github/, .gitattributes, .gitignore) is one as well.
+PROTECTED = (
+    "markets/",
+    "shared-rules/",
+    "challenge-runs/",
+    "bot/",
+    ".github/",
+    "schemas/",
+    "submitters.yaml",
+    "CODEOWNERS",
+)
+
+
+def printable_path(path: str) -> bool:
+    """True when every character of `path` is printable ASCII (no control character, no
+    non-ASCII letter, no undecodable byte)."""
+    return path.isascii() and path.isprintable()
+
+
+def shown_path(path: str) -> str:
+    """`path` safe to print and to write as JSON: bytes outside printable ASCII as \\xNN."""
+    if printable_path(path):
+        return path
+    raw = path.encode("utf-8", "surrogateescape")
+    return "".join(chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02x}" for byte in raw)
+
+
+def fold_path(path: str) -> str:
+    """The form in which two paths collide: NFKC, case folded, NFKC again."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", path).casefold())
+
+
+def attempt_folder(path: str) -> str | None:
+    """The attempt folder (attempts/market-NN/<submitter>/<attempt>) holding `path`, if any."""
+    parts = path.split("/")
+    if parts[0] != "attempts" or len(parts) < 5:
+        return None
+    return "/".join(parts[:4])
 
 
 def changed_attempt_folders(changes: Sequence[Change]) -> list[str]:
-    """The attempt folders (attempts/market-NN/<submitter>/<attempt>) a diff touches."""
+    """The attempt folders (attempts/market-NN/<submitter>/<attempt>) a diff touches; a path
+    holding characters outside printable ASCII names no folder (it is refused)."""
     folders = {
-        "/".join(change.path.split("/")[:4])
+        folder
         for change in changes
-        if change.path.startswith("attempts/") and change.path.count("/") >= 4
+        if printable_path(change.path) and (folder := attempt_folder(change.path)) is not None
     }
     return sorted(folders)
 
 
-def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> list[Finding]:
-    """9. A PR may add or change files only inside its own attempt folder.
+def _protected(path: str) -> str | None:
+    """The maintainer-owned path `path` lies in, or None."""
+    first = path.split("/", 1)[0]
+    if first.startswith(".git"):
+        return f"{first}/" if "/" in path else first
+    return next(
+        (p for p in PROTECTED if path == p or (p.endswith("/") and path.startswith(p))), None
+    )
 
-    Each problem has its own code: a path outside the attempt folder (`path-outside-attempt`,
-    the registry's own folders among them), judgments.yaml (`maintainer-file`), more than one
-    attempt folder (`several-attempts`), and wherever they are, symbolic links (`symlink`),
-    submodules (`submodule`) and executable files (`executable-file`).
+
+def check_changes(
+    changes: Sequence[Change],
+    attempt_folders: Sequence[str],
+    head_paths: Iterable[str] = (),
+    maintainer: bool = False,
+) -> list[Finding]:
+    """9. A PR may add or change files only inside its own attempt folder, and no path may
+    be one git, a checkout or a reader could take for another.
+
+    `head_paths`: every file path of the head's tree (names colliding with one already there
+    count); `maintainer`: the PR's author is a maintainer, who may change any path (the
+    path-safety rules still hold).
     """
     findings = []
-    if len(attempt_folders) > 1:
+    if len(attempt_folders) > 1 and not maintainer:
         message = (
             f"this pull request changes {len(attempt_folders)} attempt folders"
             f" ({', '.join(attempt_folders)}); file one attempt per pull request"
@@ -47,31 +120,43 @@ def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> 
     folders = tuple(f"{folder.rstrip('/')}/" for folder in attempt_folders)
     for change in changes:
         path = change.path
-        if change.mode == "120000":
-            findings.append(Finding(Code.SYMLINK, "a symbolic link; refused", path))
-            continue
-        if change.mode == "160000":
-            findings.append(Finding(Code.SUBMODULE, "a submodule; refused", path))
-            continue
-        if change.mode == "100755":
+        if not printable_path(path):
             findings.append(
                 Finding(
-                    Code.EXECUTABLE_FILE,
-                    "an executable file; evidence files must not be executable",
-                    path,
+                    Code.PATH_CHARACTERS,
+                    f"the path {shown_path(path)} holds a character outside printable ASCII"
+                    " (a control character, a non-ASCII letter or bytes that are not UTF-8);"
+                    " name files with letters, digits, '.', '_' and '-' only",
+                    shown_path(path),
                 )
             )
+            continue
+        findings += _path_safety(change)
+        if change.mode in ("120000", "160000"):
+            continue
+        if maintainer:
+            continue
         if not path.startswith(folders):
-            owner = next((p for p in _PROTECTED if path.startswith(p)), None)
-            reason = f"{owner} needs a maintainer" if owner else "outside the attempt folder"
-            findings.append(
-                Finding(
-                    Code.PATH_OUTSIDE_ATTEMPT,
-                    f"this pull request changes {path}: {reason}; a PR may change files only"
-                    " inside its own attempt folder",
-                    path,
+            owner = _protected(path)
+            if owner is not None:
+                findings.append(
+                    Finding(
+                        Code.PROTECTED_PATH,
+                        f"this pull request changes {path}: {owner} belongs to the registry's"
+                        " maintainers; a filer's PR may change files only inside its own"
+                        " attempt folder",
+                        path,
+                    )
                 )
-            )
+            else:
+                findings.append(
+                    Finding(
+                        Code.PATH_OUTSIDE_ATTEMPT,
+                        f"this pull request changes {path}: outside the attempt folder; a PR"
+                        " may change files only inside its own attempt folder",
+                        path,
+                    )
+                )
         elif PurePosixPath(path).name == "judgments.yaml":
             findings.append(
                 Finding(
@@ -80,4 +165,107 @@ def check_changes(changes: Sequence[Change], attempt_folders: Sequence[str]) -> 
                     path,
                 )
             )
+    findings += _collisions(changes, head_paths)
+    return findings
+
+
+def _path_safety(change: Change) -> list[Finding]:
+    """Links, submodules, executables, `.git*` files and LFS pointers: refused for anyone."""
+    path = change.path
+    if change.mode == "120000":
+        return [Finding(Code.SYMLINK, "a symbolic link; refused", path)]
+    if change.mode == "160000":
+        return [Finding(Code.SUBMODULE, "a submodule; refused", path)]
+    findings = []
+    if change.mode == "100755":
+        findings.append(
+            Finding(
+                Code.EXECUTABLE_FILE,
+                "an executable file; evidence files must not be executable",
+                path,
+            )
+        )
+    inner = path.split("/")[1:]  # the root's .github/ and .git* files are protected paths
+    git_name = next((part for part in inner if part.startswith(".git")), None)
+    if git_name is not None and change.status != "D":
+        findings.append(
+            Finding(
+                Code.GIT_FILE,
+                f"{git_name} is a name git reads ({path}): .gitattributes, .gitignore,"
+                " .gitmodules and the like could change what a checkout holds; refused",
+                path,
+            )
+        )
+    if change.start.startswith(LFS_POINTER):
+        findings.append(
+            Finding(
+                Code.LFS_POINTER,
+                f"{path} is a Git LFS pointer: the file's content is not in the repository,"
+                " so nobody can check it; commit the file itself",
+                path,
+            )
+        )
+    return findings
+
+
+def _collisions(changes: Sequence[Change], head_paths: Iterable[str]) -> list[Finding]:
+    """Paths the PR adds or changes whose name (or a folder on the way) collides after NFKC
+    and case folding with another in the head's tree: on a case-insensitive or normalising
+    file system they are one file, and readers cannot tell them apart."""
+    wanted = [c.path for c in changes if c.status != "D" and printable_path(c.path)]
+    if not wanted:
+        return []
+    prefixes: set[str] = set()
+    for path in [*head_paths, *wanted]:
+        parts = path.split("/")
+        prefixes.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    by_fold: dict[str, set[str]] = {}
+    for prefix in prefixes:
+        by_fold.setdefault(fold_path(prefix), set()).add(prefix)
+    findings = []
+    for path in wanted:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            prefix = "/".join(parts[: i + 1])
+            others = sorted(by_fold.get(fold_path(prefix), set()) - {prefix})
+            if others:
+                shown = ", ".join(shown_path(other) for other in others)
+                findings.append(
+                    Finding(
+                        Code.PATH_COLLISION,
+                        f"{prefix} and {shown} are one name once case and Unicode forms are"
+                        " folded (NFKC, case folding); rename one",
+                        path,
+                    )
+                )
+                break
+    return findings
+
+
+def check_merged_evidence(
+    changes: Sequence[Change], merged_folders: Collection[str], approved: bool
+) -> list[Finding]:
+    """Evidence already on the base branch stays as merged: changing or deleting a file of an
+    attempt folder that exists there is `merged-evidence-changed` (each file named), unless a
+    maintainer approved the PR's head commit. Adding files (the run after its freeze) is not a
+    change; judgments.yaml is `maintainer-file`'s."""
+    if approved:
+        return []
+    findings = []
+    for change in changes:
+        folder = attempt_folder(change.path)
+        if folder is None or folder not in merged_folders or change.status == "A":
+            continue
+        if PurePosixPath(change.path).name == "judgments.yaml":
+            continue
+        done = "deletes" if change.status == "D" else "changes"
+        findings.append(
+            Finding(
+                Code.MERGED_EVIDENCE_CHANGED,
+                f"this pull request {done} {change.path}, evidence of {folder} as merged on"
+                " the base branch; merged evidence changes only with a maintainer's approval"
+                " of the pull request's head commit",
+                change.path,
+            )
+        )
     return findings

@@ -403,11 +403,11 @@ def build(out: Path) -> None:
     after = dict(before)
     rehash_a_case(after)
     expect["main"][folder] = ["freeze-only"]
-    expect["pr"][folder] = ["freeze-order", "path-outside-attempt"]
+    expect["pr"][folder] = ["freeze-order", "merged-evidence-changed", "protected-path"]
     why[folder] = (
         "freeze merged in January; its run is the open pull request, which changed"
-        " freeze-cases.jsonl after the freeze was merged and also edits"
-        " markets/market-03.yaml"
+        " freeze-cases.jsonl after the freeze was merged (merged evidence, without a"
+        " maintainer's approval) and also edits markets/market-03.yaml (a maintainers' path)"
     )
     for name, data in after.items():
         written[f"{folder}/{name}"] = data

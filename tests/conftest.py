@@ -233,20 +233,31 @@ class Result:
     report: dict[str, Any] | None
 
     def attempt(self, index: int = 0) -> dict[str, Any]:
+        """The attempt's report, its notices left out of `reasons` (see `notices`)."""
         assert self.report is not None
-        attempt: dict[str, Any] = self.report["attempts"][index]
+        attempt: dict[str, Any] = dict(self.report["attempts"][index])
+        attempt["reasons"] = [r for r in attempt["reasons"] if r["severity"] != "notice"]
         return attempt
 
-    def reasons(self, index: int = 0) -> list[dict[str, Any]]:
-        """The pull request's own problems (--base-ref), then the attempt's reasons."""
+    def _all(self, index: int) -> list[dict[str, Any]]:
         assert self.report is not None
-        return [*self.report.get("pr_problems", []), *self.attempt(index)["reasons"]]
+        attempts = self.report["attempts"]
+        own = attempts[index]["reasons"] if attempts or index else []
+        return [*self.report.get("pr_problems", []), *own]
+
+    def reasons(self, index: int = 0) -> list[dict[str, Any]]:
+        """The pull request's own problems (--base-ref), then the attempt's reasons; notices
+        (what an offline run could not confirm) are left out: see `notices`."""
+        return [r for r in self._all(index) if r["severity"] != "notice"]
+
+    def notices(self, index: int = 0) -> set[str]:
+        """The codes of the notices among the PR's problems and the attempt's reasons."""
+        return {r["code"] for r in self._all(index) if r["severity"] == "notice"}
 
     def codes(self, index: int = 0) -> set[str]:
-        """The attempt's reason codes, with the pull request's own problems (--base-ref)."""
-        assert self.report is not None
-        changed = {reason["code"] for reason in self.report.get("pr_problems", [])}
-        return {reason["code"] for reason in self.attempt(index)["reasons"]} | changed
+        """The attempt's reason codes, with the pull request's own problems (--base-ref);
+        notices left out (`notices`)."""
+        return {reason["code"] for reason in self.reasons(index)}
 
 
 @pytest.fixture

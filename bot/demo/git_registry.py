@@ -2,7 +2,8 @@
 
 Used by `claims demo` and by the tests, so both exercise freeze order against real history.
 Each step is a commit at a fixed date; a step with `merged_at` is a pull request: its commit is
-made on a branch off main and merged with a merge commit at `merged_at`, as GitHub does. A step
+made on a branch off main and merged with a merge commit at `merged_at`, as GitHub does
+(committed by GitHub's web flow). A step
 with `open_pr` is left on its branch, checked out, as a pull request under review. A step with
 `tag` tags main's current commit with an annotated tag whose tagger date is `at`, as the
 scheduled snapshot does (a snapshot counts only by its tagger date: SPEC 5).
@@ -18,8 +19,12 @@ from pathlib import Path
 import git
 
 from bot.dump import format_timestamp
+from bot.history import WEB_FLOW_EMAIL, WEB_FLOW_NAME
 
-__all__ = ["Step", "build_git_registry"]
+__all__ = ["WEB_FLOW_COMMITTER", "Step", "build_git_registry"]
+
+# The committer GitHub writes on the merge (or squash) commits of pull requests it merges.
+WEB_FLOW_COMMITTER = {"GIT_COMMITTER_NAME": WEB_FLOW_NAME, "GIT_COMMITTER_EMAIL": WEB_FLOW_EMAIL}
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,10 @@ def build_git_registry(root: Path, steps: Sequence[Step]) -> git.Repo:
             return repo
         repo.git.checkout("-q", "main")
         when = format_timestamp(step.merged_at or step.at)
-        with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        # GitHub writes the merge commit of a pull request as its web flow (committer
+        # `GitHub <noreply@github.com>`): the identity an offline check of a freeze asks for.
+        with repo.git.custom_environment(
+            GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
+        ):
             repo.git.merge("--no-ff", "-q", "-m", f"Merge pull request: {step.message}", branch)
     return repo

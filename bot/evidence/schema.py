@@ -50,6 +50,7 @@ SCHEMA_NAMES = (
     "scores",
     "certificate",
     "judgments",
+    "submitters",
     "challenge-run",
     "adapter",
     "verify-report",

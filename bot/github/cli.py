@@ -17,9 +17,9 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.errors import ClaimsError
 from bot.github.port import (
@@ -34,7 +34,18 @@ from bot.github.port import (
 )
 from bot.report.text import printable
 
-__all__ = ["add_github_parser", "run_github"]
+if TYPE_CHECKING:
+    from bot.app import Workspace
+    from bot.gather import LandingConfirmer
+    from bot.github.identity import Filer
+
+__all__ = ["GitHubFacts", "VerifyRunner", "add_github_parser", "run_github", "verify_pull_request"]
+
+# (workspace) -> what GitHub says of the PR's author, and the landing confirmer.
+GitHubFacts = Callable[["Workspace"], tuple["Filer", "LandingConfirmer"]]
+# The CLI's verify runner (`bot.cli._verify`): (args, facts or None) -> exit code. Handed in so
+# that `claims github verify` writes exactly what `claims verify` writes.
+VerifyRunner = Callable[[argparse.Namespace, GitHubFacts | None], int]
 
 EXIT_OK, EXIT_NOTHING, EXIT_ERROR = 0, 1, 2
 # A report read back is untrusted data (the check workflow that made it ran a PR's code).
@@ -71,6 +82,8 @@ def add_github_parser(commands: Any) -> None:
         "--attestation-url", type=_url, metavar="URL", help="the report's attestation"
     )
     publish.set_defaults(github_handler=_publish)
+
+    _add_verify(sub)
 
     locate = sub.add_parser(
         "locate",
@@ -124,10 +137,45 @@ def add_github_parser(commands: Any) -> None:
     judge.set_defaults(github_handler=_judge)
 
 
-def run_github(args: argparse.Namespace) -> int:
+def run_github(args: argparse.Namespace, verify: VerifyRunner) -> int:
     """Run the `claims github` subcommand `args` names; `ClaimsError`s reach bot/cli.py."""
+    if args.github_command == "verify":
+        return _verify(args, verify)
     handler: Callable[[argparse.Namespace], int] = args.github_handler
     return handler(args)
+
+
+def _add_verify(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    verify = subcommands.add_parser(
+        "verify",
+        help="verify a pull request with what the GitHub API says of its author",
+        description="`claims verify --base-ref REF --head SHA`, plus the rules that need the"
+        " GitHub API: who owns the submitter slug (not-submitter), maintainers' approval of"
+        " changes to merged evidence, and each freeze's landing commit confirmed as a merged"
+        " pull request's merge commit. Without GITHUB_TOKEN the offline rules apply.",
+    )
+    verify.add_argument("--pr", type=_number, required=True, metavar="N", help="the pull request")
+    verify.add_argument(
+        "--head", required=True, metavar="SHA", help="its head commit (must be the PR's head)"
+    )
+    verify.add_argument("--base-ref", required=True, metavar="REF", help="its base branch")
+    verify.add_argument("--registry", type=Path, metavar="ROOT", help="the registry root")
+    verify.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    verify.add_argument("--markdown", type=Path, metavar="FILE", help="write Markdown here")
+    verify.add_argument(
+        "--rerun-adapters",
+        action="store_true",
+        help="rerun wrapped attempts' adapters in the sandbox and compare",
+    )
+    verify.add_argument(
+        "--rerun-cache", type=Path, metavar="DIR", help="trusted cache of rerun results"
+    )
+    verify.add_argument(
+        "--released-cache", type=Path, metavar="DIR", help="cache of released data, by sha256"
+    )
+    verify.add_argument("--as-of", type=date.fromisoformat, metavar="DATE", help="YYYY-MM-DD")
+    verify.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
+    verify.set_defaults(paths=[], fetch_raw_logs=False, allow_unisolated=False, github_handler=None)
 
 
 def _event_path(given: Path | None) -> Path:
@@ -454,3 +502,51 @@ class _DryRunPort:
 
     def remove_label(self, number: int, name: str) -> None:
         raise self._offline("remove labels")
+
+
+def _verify(args: argparse.Namespace, verify: VerifyRunner) -> int:
+    """`claims github verify`: with GITHUB_TOKEN and GITHUB_REPOSITORY, ask the API; without,
+    say so and apply the offline rules."""
+    token = os.environ.get("GITHUB_TOKEN", "")
+    repository = os.environ.get("GITHUB_REPOSITORY", "")
+    if not token or not repository:
+        print(
+            "claims github verify: no GITHUB_TOKEN and GITHUB_REPOSITORY, so the GitHub API is"
+            f" not asked about pull request #{args.pr}: the offline rules apply (identity"
+            " unchecked, freeze dates unconfirmed)\n"
+        )
+        return verify(args, None)
+    port = _connect(repository)
+    if port is None:  # pragma: no cover - the token was checked above
+        return verify(args, None)
+    return verify_pull_request(args, port, verify)
+
+
+def verify_pull_request(args: argparse.Namespace, port: GitHubPort, verify: VerifyRunner) -> int:
+    """Verify pull request `args.pr` at `args.head` with what `port` says.
+
+    Raises `ClaimsError` (exit 2) when the PR's head is no longer `args.head`: a report on
+    another commit than the one checked must never be posted.
+    """
+    from bot.github.facts import gather_filer, landing_confirmer
+    from bot.history import GitHistory
+    from bot.review import changed_attempt_folders
+
+    pull = port.pull_request(args.pr)
+    if pull.head_sha != args.head:
+        raise ClaimsError(
+            f"pull request #{pull.number}'s head is {pull.head_sha[:12]}, not --head"
+            f" {args.head[:12]}: it moved since the run started",
+            "verify the PR's current head (the next run will)",
+        )
+
+    def facts(workspace: Workspace) -> tuple[Filer, LandingConfirmer]:
+        history: Any = workspace.history
+        if not isinstance(history, GitHistory) or workspace.changes is None:
+            raise ClaimsError("claims github verify needs the base branch's git history")
+        folders = changed_attempt_folders(workspace.changes)
+        registry = workspace.registry
+        filer = gather_filer(port, pull, history, registry.contracts, folders, registry.limits)
+        return filer, landing_confirmer(port)
+
+    return verify(args, facts)

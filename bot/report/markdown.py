@@ -13,8 +13,8 @@ import unicodedata
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from bot.findings import Finding
-from bot.verdict import BarResult
+from bot.findings import Finding, Severity
+from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
     from bot.app import VerifyReport
@@ -53,6 +53,13 @@ def _bar_row(bar: BarResult) -> str:
     return f"- bar {name} ({bar.statistic}): bound {bound} {sign} {bar.threshold}: **{verdict}**"
 
 
+def _problems(verdict: AttemptVerdict) -> int:
+    """How many problems an attempt has: its findings and its PR's, notices (what could not
+    be confirmed offline) aside."""
+    found = [*verdict.findings, *verdict.qualification, *verdict.pr_problems]
+    return sum(1 for finding in found if finding.severity is not Severity.NOTICE)
+
+
 def _codes(findings: Sequence[Finding]) -> list[str]:
     return sorted({finding.code.value for finding in findings})
 
@@ -84,7 +91,7 @@ def render_markdown(report: VerifyReport) -> str:
             f"| {escape(verdict.attempt, 200)} | {verdict.market or '?'} |"
             f" {escape(verdict.kind or '?', 20)} | {verdict.evidence} |"
             f" {verdict.status or '-'} | {verdict.outcome or '-'} |"
-            f" {len(verdict.findings) + len(verdict.qualification) + len(verdict.pr_problems)} |"
+            f" {_problems(verdict)} |"
         )
     for verdict in verdicts:
         reasons = [*verdict.findings, *verdict.qualification]

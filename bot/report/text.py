@@ -35,7 +35,7 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
 
 def _finding_line(finding: Finding) -> str:
     where = finding.location() or "-"
-    marker = "warning" if finding.severity == "warning" else "error"
+    marker = finding.severity.value
     message = finding.message.replace("\n", "\n            ")
     return f"    {marker:7} {finding.code.value:22} {where}\n            {message}"
 

@@ -789,7 +789,7 @@ def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) 
     # the PR leaves the registry intact: every change outside the attempt is a finding.
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
-    outside = {r["file"] for r in result.reasons() if r["code"] == "path-outside-attempt"}
+    outside = {r["file"] for r in result.reasons() if r["code"] == "protected-path"}
     assert outside == {
         "markets/market-05.yaml",
         "shared-rules/common-v1.yaml",
@@ -801,7 +801,7 @@ def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) 
     result = _verify_pr(run_claims, built, tmp_path)
     assert result.code == 1
     reasons = result.reasons()
-    outside = {r["file"] for r in reasons if r["code"] == "path-outside-attempt"}
+    outside = {r["file"] for r in reasons if r["code"] == "protected-path"}
     assert outside == {"markets/market-05.yaml"}
 
 
@@ -848,8 +848,12 @@ def test_pr_that_deletes_its_whole_attempt(make_registry, run_claims, tmp_path) 
     built.repo.git.rm("-rq", _folder(built))
     _commit(built)
     result = _verify_pr(run_claims, built, tmp_path)
-    assert result.code == 2
-    assert "changes no attempt folder" in result.err
+    # The freeze is on main: deleting it is deleting merged evidence (nothing left to verify).
+    assert result.code == 1
+    assert result.report is not None and result.report["attempts"] == []
+    deleted = {r["file"] for r in result.reasons()}
+    assert deleted == {f"{_folder(built)}/freeze.yaml", f"{_folder(built)}/freeze-cases.jsonl"}
+    assert result.codes() == {"merged-evidence-changed"}
 
 
 def test_pr_with_unrelated_history(make_registry, run_claims, tmp_path) -> None:

@@ -46,7 +46,7 @@ def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(make_registry,
     extra = {"markets/market-03.yaml": dump_yaml(market)}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
-    assert result.codes() == {"path-outside-attempt"}
+    assert result.codes() == {"protected-path"}
     # The PR's problem makes its attempt's evidence invalid: no bars, status or outcome
     # are judged under the contract it rewrote.
     attempt = result.attempt()
@@ -63,7 +63,8 @@ def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(make_registry, ru
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.code == 1
     assert result.report is not None and result.report["attempts"] == []
-    assert {r["code"] for r in result.report["pr_problems"]} == {"path-outside-attempt"}
+    codes = {r["code"] for r in result.report["pr_problems"] if r["severity"] != "notice"}
+    assert codes == {"protected-path"}
 
 
 def test_a_pr_whose_attempt_folder_is_a_link_gets_a_code(make_registry, run_claims) -> None:
@@ -107,3 +108,95 @@ def test_dot_dot_entries_in_a_head_tree_are_never_paths(make_registry, run_claim
     assert result.code in (0, 1), result.err
     assert result.report is not None
     assert all(".." not in attempt["attempt"] for attempt in result.report["attempts"])
+
+
+# ---- path rules, read from `git diff --raw -z` (issue 9, item 3) ------------------------------
+
+
+def _pr_adding(built, files: dict[bytes, bytes]) -> tuple[str, set[tuple[str, str]]]:  # type: ignore[no-untyped-def]
+    """Commit `files` (paths as bytes, inside the attempt folder) on the open PR; verify its
+    head from git objects. Returns the head and the (code, file) pairs of its problems."""
+    import os
+
+    folder = os.fsencode(built.attempt)
+    for name, data in files.items():
+        path = folder + b"/" + name
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as file:
+            file.write(data)
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "more files")
+    return built.repo.head.commit.hexsha, set()
+
+
+def _pr_problems(run_claims, built, head: str) -> set[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
+    assert result.code == 1, result.out
+    assert result.attempt()["evidence"] == "invalid"
+    return {
+        (r["code"], r["file"]) for r in result.report["pr_problems"] if r["severity"] == "error"
+    }
+
+
+FOLDER = "attempts/market-03/alice-lab/monitor-v1"
+
+
+@pytest.mark.parametrize("name", [b".gitattributes", b"raw-log/.gitignore", b".gitmodules"])
+def test_a_git_file_is_refused(make_registry, run_claims, name: bytes) -> None:
+    built = make_registry(run="open")
+    head, _ = _pr_adding(built, {name: b"*.jsonl filter=lfs diff=lfs merge=lfs -text\n"})
+    assert _pr_problems(run_claims, built, head) == {("git-file", f"{FOLDER}/{name.decode()}")}
+
+
+def test_an_lfs_pointer_is_refused(make_registry, run_claims) -> None:
+    built = make_registry(run="open")
+    pointer = (
+        b"version https://git-lfs.github.com/spec/v1\n"
+        b"oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+        b"size 12345\n"
+    )
+    head, _ = _pr_adding(built, {b"raw-log/big.log": pointer})
+    assert _pr_problems(run_claims, built, head) == {("lfs-pointer", f"{FOLDER}/raw-log/big.log")}
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        (b"caf\xc3\xa9.txt", "caf\\xc3\\xa9.txt"),  # non-ASCII (UTF-8)
+        (b"notes\xff.txt", "notes\\xff.txt"),  # bytes that are not UTF-8
+        (b"a\tb.txt", "a\\x09b.txt"),  # a control character
+        (b"x\x1b[31m.txt", "x\\x1b[31m.txt"),  # an escape sequence
+    ],
+)
+def test_a_path_outside_printable_ascii_is_refused(
+    make_registry, run_claims, name: bytes, shown: str
+) -> None:
+    built = make_registry(run="open")
+    head, _ = _pr_adding(built, {name: b"x\n"})
+    problems = _pr_problems(run_claims, built, head)
+    assert problems == {("path-characters", f"{FOLDER}/{shown}")}
+
+
+def test_names_that_collide_after_folding_are_refused(make_registry, run_claims) -> None:
+    built = make_registry(run="open")
+    head, _ = _pr_adding(built, {b"Trials.jsonl": b"{}\n"})
+    # The run adds trials.jsonl in the same PR: each name is reported.
+    assert _pr_problems(run_claims, built, head) == {
+        ("path-collision", f"{FOLDER}/Trials.jsonl"),
+        ("path-collision", f"{FOLDER}/trials.jsonl"),
+    }
+    # A name already on the base branch counts: a PR adding only the new case.
+    built = make_registry()
+    built.repo.git.checkout("-q", "-b", "case")
+    head, _ = _pr_adding(built, {b"Trials.jsonl": b"{}\n"})
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
+    problems = {(r["code"], r["file"]) for r in result.report["pr_problems"]}
+    assert ("path-collision", f"{FOLDER}/Trials.jsonl") in problems
+    (collision,) = [r for r in result.report["pr_problems"] if r["code"] == "path-collision"]
+    assert collision["message"].startswith(f"{FOLDER}/Trials.jsonl and {FOLDER}/trials.jsonl")
+    # NFKC would fold the fullwidth letter: a second folder that is the first one to a reader.
+    built = make_registry(run="open")
+    head, _ = _pr_adding(built, {"ｍonitor-v1/x".encode(): b"x\n"})  # noqa: RUF001
+    problems = _pr_problems(run_claims, built, head)
+    # A PR's own non-ASCII name is refused first (path-characters names it escaped).
+    assert problems == {("path-characters", f"{FOLDER}/\\xef\\xbd\\x8donitor-v1/x")}

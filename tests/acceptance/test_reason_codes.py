@@ -220,8 +220,12 @@ def test_freeze_changed_after_merge_is_freeze_order(make_registry, run_claims) -
 
     built = make_registry(change_in_run=rehash, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
-    assert result.codes() == {"freeze-order"}
-    assert "differs from the version on main" in result.reasons()[0]["message"]
+    # The PR also changes evidence merged on main (the freeze), without a maintainer's approval.
+    assert result.codes() == {"freeze-order", "merged-evidence-changed"}
+    (order,) = [r for r in result.reasons() if r["code"] == "freeze-order"]
+    assert "differs from the version on main" in order["message"]
+    (changed,) = [r for r in result.reasons() if r["code"] == "merged-evidence-changed"]
+    assert changed["file"].endswith("/freeze-cases.jsonl")
 
 
 def test_freeze_never_merged_is_freeze_order(make_registry, run_claims) -> None:
@@ -314,12 +318,19 @@ def test_symlinked_evidence_file_is_never_read(make_registry, run_claims) -> Non
     assert result.codes() == {"symlink"}
 
 
-def test_pr_outside_its_attempt_folder(make_registry, run_claims) -> None:
+def test_pr_changing_a_maintainers_path(make_registry, run_claims) -> None:
     extra = {"markets/market-03.yaml": dump_yaml(market_document(3, "default", title="Easier"))}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
-    assert result.codes() == {"path-outside-attempt"}
+    assert result.codes() == {"protected-path"}
     assert result.reasons()[0]["file"] == "markets/market-03.yaml"
+
+
+def test_pr_outside_its_attempt_folder(make_registry, run_claims) -> None:
+    built = make_registry(run="open", run_extra={"attempts/market-03/notes.md": b"hi\n"})
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.codes() == {"path-outside-attempt"}
+    assert result.reasons()[0]["file"] == "attempts/market-03/notes.md"
 
 
 def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> None:

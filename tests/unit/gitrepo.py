@@ -8,6 +8,8 @@ from pathlib import Path
 
 import git
 
+from bot.demo.git_registry import WEB_FLOW_COMMITTER
+
 __all__ = ["at", "commit", "init_repo", "merge", "stamp"]
 
 
@@ -56,12 +58,13 @@ def commit(
 
 
 def merge(repo: git.Repo, branch: str, when: datetime, fast_forward: bool = False) -> str:
-    """Merge `branch` into the checked-out branch: a merge commit at `when`, or a fast-forward."""
+    """Merge `branch` into the checked-out branch: a merge commit at `when` committed by
+    GitHub's web flow (as GitHub merges a pull request), or a fast-forward."""
     if fast_forward:
         repo.git.merge("--ff-only", "-q", branch)
     else:
         with repo.git.custom_environment(
-            GIT_AUTHOR_DATE=stamp(when), GIT_COMMITTER_DATE=stamp(when)
+            GIT_AUTHOR_DATE=stamp(when), GIT_COMMITTER_DATE=stamp(when), **WEB_FLOW_COMMITTER
         ):
             repo.git.merge("--no-ff", "-q", "-m", f"Merge pull request from {branch}", branch)
     return repo.head.commit.hexsha

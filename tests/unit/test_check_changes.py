@@ -34,15 +34,100 @@ def test_files_inside_the_attempt_folder_pass() -> None:
 @pytest.mark.parametrize(
     ("path", "reason"),
     [
-        ("markets/market-03.yaml", "markets/ needs a maintainer"),
-        ("bot/verify.py", "bot/ needs a maintainer"),
         ("README.md", "outside the attempt folder"),
+        ("attempts/market-03/alice-lab/notes.md", "outside the attempt folder"),
+        ("docs/x.md", "outside the attempt folder"),
     ],
 )
 def test_a_path_outside_the_attempt_folder(path: str, reason: str) -> None:
     (finding,) = check_changes([Change(path, "M", "100644")], [FOLDER])
     assert (finding.code, finding.file) == (Code.PATH_OUTSIDE_ATTEMPT, path)
     assert reason in finding.message
+
+
+@pytest.mark.parametrize(
+    ("path", "owner"),
+    [
+        ("markets/market-03.yaml", "markets/"),
+        ("shared-rules/common-v1.yaml", "shared-rules/"),
+        ("challenge-runs/r/run.yaml", "challenge-runs/"),
+        ("bot/verify.py", "bot/"),
+        (".github/workflows/verify.yml", ".github/"),
+        ("schemas/attempt.schema.json", "schemas/"),
+        ("submitters.yaml", "submitters.yaml"),
+        ("CODEOWNERS", "CODEOWNERS"),
+        (".gitattributes", ".gitattributes"),
+    ],
+)
+def test_a_maintainers_path(path: str, owner: str) -> None:
+    (finding,) = check_changes([Change(path, "M", "100644")], [FOLDER])
+    assert (finding.code, finding.file) == (Code.PROTECTED_PATH, path)
+    assert f"{owner} belongs to the registry's maintainers" in finding.message
+
+
+def test_a_maintainer_may_change_any_path_but_not_unsafe_ones() -> None:
+    changes = [
+        Change("markets/market-03.yaml", "M", "100644"),
+        Change(".github/workflows/verify.yml", "A", "100644"),
+        Change(f"{FOLDER}/judgments.yaml", "M", "100644"),
+        Change(f"{OTHER}/a", "A", "100644"),
+        Change(f"{FOLDER}/link", "A", "120000"),
+        Change(f"{FOLDER}/.gitattributes", "A", "100644"),
+    ]
+    found = check_changes(changes, [FOLDER, OTHER], maintainer=True)
+    assert [(f.code, f.file) for f in found] == [
+        (Code.SYMLINK, f"{FOLDER}/link"),
+        (Code.GIT_FILE, f"{FOLDER}/.gitattributes"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "name", [".gitattributes", ".gitignore", ".gitmodules", ".git-blame-ignore-revs"]
+)
+def test_a_git_file_below_the_root(name: str) -> None:
+    path = f"{FOLDER}/{name}"
+    assert _codes([Change(path, "A", "100644")]) == [(Code.GIT_FILE, path)]
+    nested = f"{FOLDER}/.github/x.yml"
+    assert _codes([Change(nested, "A", "100644")]) == [(Code.GIT_FILE, nested)]
+
+
+def test_an_lfs_pointer() -> None:
+    path = f"{FOLDER}/trials.jsonl"
+    pointer = b"version https://git-lfs.github.com/spec/"
+    assert _codes([Change(path, "A", "100644", "a" * 40, pointer)]) == [(Code.LFS_POINTER, path)]
+    assert _codes([Change(path, "A", "100644", "a" * 40, b'{"case_id": "c1"')]) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        (f"{FOLDER}/caf\u00e9.txt", f"{FOLDER}/caf\\xc3\\xa9.txt"),
+        (f"{FOLDER}/a\tb", f"{FOLDER}/a\\x09b"),
+        (f"{FOLDER}/x\x1b[2J", f"{FOLDER}/x\\x1b[2J"),
+        (f"{FOLDER}/notes\udcff.txt", f"{FOLDER}/notes\\xff.txt"),  # not UTF-8 (escaped)
+    ],
+)
+def test_a_path_outside_printable_ascii(path: str, shown: str) -> None:
+    (finding,) = check_changes([Change(path, "A", "100644")], [FOLDER])
+    assert (finding.code, finding.file) == (Code.PATH_CHARACTERS, shown)
+    assert finding.file is not None and finding.file.isascii() and finding.file.isprintable()
+
+
+def test_names_that_collide_after_folding() -> None:
+    trials = f"{FOLDER}/trials.jsonl"
+    added = Change(f"{FOLDER}/Trials.jsonl", "A", "100644")
+    assert _collisions([added], [trials, added.path]) == [(Code.PATH_COLLISION, added.path)]
+    # Two new names at once, and a folder on the way (NFKC: the fullwidth letter folds).
+    one, two = Change(f"{FOLDER}/ab/x", "A", "100644"), Change(f"{FOLDER}/\uff41B/y", "A", "100644")
+    found = check_changes([one, two], [FOLDER], [one.path, two.path])
+    assert Code.PATH_COLLISION in {f.code for f in found}
+    assert [f.file for f in found if f.code is Code.PATH_COLLISION] == [one.path]
+    # The same path changed, or a name deleted beside its new case, is no collision.
+    assert _collisions([Change(trials, "M", "100644")], [trials]) == []
+
+
+def _collisions(changes: list[Change], head: list[str]) -> list[tuple[Code, str | None]]:
+    return [(f.code, f.file) for f in check_changes(changes, [FOLDER], head)]
 
 
 def test_judgments_yaml_is_a_maintainer_file() -> None:

@@ -12,6 +12,7 @@ GitHistory is checked against a real repository built here, commit by commit at 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -93,6 +94,45 @@ def test_a_fast_forwarded_file_landed_with_its_own_commit(
     assert (landing.sha, landing.committed_at, landing.message) == (built.pr2, at(15), "freeze b")
     assert landing.merge is False
     assert landing.clamped is False
+
+
+def test_a_landing_names_its_committer(built: Built, history: GitHistory) -> None:
+    """GitHub's web flow wrote the merge; the fast-forwarded commit is the filer's own."""
+    merged = history.landing(FREEZE_A, blob_id(FREEZE))
+    own = history.landing(FREEZE_B, blob_id(FREEZE + b"b\n"))
+    assert isinstance(merged, Landing) and isinstance(own, Landing)
+    assert (merged.committer_name, merged.committer_email, merged.web_flow) == (
+        "GitHub",
+        "noreply@github.com",
+        True,
+    )
+    assert (own.committer_name, own.committer_email, own.web_flow) == (
+        "Unit Test",
+        "unit@tests.invalid",
+        False,
+    )
+    assert merged.committed_as_written == at(10)
+
+
+def test_a_committer_name_holding_nul_separated_lookalikes_is_read_as_a_name(
+    tmp_path: Path,
+) -> None:
+    """The name and email are tokens of their own: nothing in them is read as a header."""
+    repo = init_repo(tmp_path)
+    with repo.git.custom_environment(
+        GIT_COMMITTER_NAME="commit 0000 1 :100644 x", GIT_COMMITTER_EMAIL="a@b"
+    ):
+        sha = commit(repo, "f", at(1), {"f": b"f\n"})
+    landing = GitHistory(repo, "main").landing("f", blob_id(b"f\n"))
+    assert isinstance(landing, Landing)
+    assert (landing.sha, landing.committer_name) == (sha, "commit 0000 1 :100644 x")
+
+
+def test_tree_paths_and_commits_touching(built: Built, history: GitHistory) -> None:
+    assert set(history.tree_paths("main")) == {MARKET, FREEZE_A, FREEZE_B}
+    assert history.commits_touching(re.compile(r"attempts/a/")) == [built.m1]
+    assert history.commits_touching(re.compile(r"attempts/")) == [built.pr2, built.m1]
+    assert history.commits_touching(re.compile(r"nothing/")) == []
 
 
 def test_a_file_first_committed_on_main_landed_there(built: Built, history: GitHistory) -> None:
@@ -253,9 +293,9 @@ def test_changes_of_a_branch_against_main(built: Built, tmp_path: Path) -> None:
     commit(clone, "edit", at(5, 2), {FREEZE_A: b"changed\n", FREEZE_B: None, "attempts/e/x": b"x"})
     changes = GitHistory(clone, "main").changes("pr")
     assert sorted(changes, key=lambda change: change.path) == [
-        Change(FREEZE_A, "M", "100644"),
+        Change(FREEZE_A, "M", "100644", blob_id(b"changed\n"), b"changed\n"),
         Change(FREEZE_B, "D", "000000"),
-        Change("attempts/e/x", "A", "100644"),
+        Change("attempts/e/x", "A", "100644", blob_id(b"x"), b"x"),
     ]
 
 

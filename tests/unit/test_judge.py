@@ -25,7 +25,7 @@ from bot.demo.specimen import (
     score_table,
 )
 from bot.dump import dump_jsonl, format_timestamp
-from bot.findings import Code, Finding
+from bot.findings import Code, Finding, Severity
 from bot.gather import find_market, read_attempt
 from bot.history import Landing, MemoryHistory
 from bot.judge import AttemptFacts, AttemptFiles, judge_attempt
@@ -109,17 +109,27 @@ def _read(files: dict[str, bytes]) -> tuple[Registry, AttemptFiles]:
     return registry, read_attempt(registry, FOLDER)
 
 
-def _landing(at: datetime = MERGED, merge: bool = True) -> Landing:
-    return Landing("f" * 40, at, "Merge pull request #1", merge=merge)
+LANDED = "f" * 40
+
+
+def _landing(
+    at: datetime = MERGED, merge: bool = True, committer: tuple[str, str] | None = None
+) -> Landing:
+    name, email = committer or ("GitHub", "noreply@github.com")
+    return Landing(
+        LANDED, at, "Merge pull request #1", merge=merge, committer_name=name, committer_email=email
+    )
 
 
 def _facts(**changes: object) -> AttemptFacts:
+    """Honest facts, the freeze's landing confirmed by the GitHub API (`landing_checks`)."""
     facts = AttemptFacts(
         base_ref="main",
         freeze_landings={
             f"{FOLDER}/freeze.yaml": _landing(),
             f"{FOLDER}/freeze-cases.jsonl": _landing(),
         },
+        landing_checks={LANDED: None},
         filed_at=FILED,
     )
     return replace(facts, **changes)  # type: ignore[arg-type]
@@ -162,15 +172,50 @@ def test_a_freeze_merged_after_the_first_trial() -> None:
     assert verdict.status is None
 
 
-def test_a_fast_forwarded_freeze_proves_nothing() -> None:
+def test_a_fast_forwarded_freeze_proves_nothing_offline() -> None:
+    """Offline: a filer's own commit (their committer identity) fast-forwarded onto main."""
+    filer = _landing(merge=True, committer=("Mallory", "mallory@example.org"))
     verdict = _judge(
-        freeze_landings={
-            f"{FOLDER}/freeze.yaml": _landing(merge=False),
-            f"{FOLDER}/freeze-cases.jsonl": _landing(),
-        }
+        freeze_landings={f"{FOLDER}/freeze.yaml": filer, f"{FOLDER}/freeze-cases.jsonl": filer},
+        landing_checks=None,
     )
     assert _codes(verdict) == {"freeze-order"}
-    assert "not a merge commit" in verdict.findings[0].message
+    assert "committed by Mallory <mallory@example.org>, not by GitHub" in (
+        verdict.findings[0].message
+    )
+
+
+def test_an_offline_web_flow_landing_counts_with_a_notice() -> None:
+    """Offline, GitHub's web flow committed the landing (a merge, or a squash: one parent):
+    the freeze counts, and a notice says its date was not confirmed."""
+    squash = _landing(merge=False)
+    verdict = _judge(
+        freeze_landings={f"{FOLDER}/freeze.yaml": squash, f"{FOLDER}/freeze-cases.jsonl": squash},
+        landing_checks=None,
+    )
+    assert verdict.evidence == "valid"
+    assert verdict.status == "qualifying"
+    assert [(f.code, f.severity) for f in verdict.findings] == [
+        (Code.FREEZE_DATE_UNCONFIRMED, Severity.NOTICE)
+    ]
+
+
+def test_a_landing_the_api_does_not_confirm_is_freeze_order() -> None:
+    """With the API, even GitHub's committer identity is not enough: no merged PR has the
+    commit as its merge commit (a forged web-flow committer)."""
+    verdict = _judge(landing_checks={LANDED: "the API lists no pull request for it"})
+    assert _codes(verdict) == {"freeze-order"}
+    assert "no merged pull request confirms" in verdict.findings[0].message
+    assert "the API lists no pull request for it" in verdict.findings[0].message
+
+
+def test_a_squash_landing_the_api_confirms_counts() -> None:
+    squash = _landing(merge=False)
+    verdict = _judge(
+        freeze_landings={f"{FOLDER}/freeze.yaml": squash, f"{FOLDER}/freeze-cases.jsonl": squash}
+    )
+    assert _codes(verdict) == set()
+    assert verdict.status == "qualifying"
 
 
 def test_a_freeze_not_on_main() -> None:

@@ -1,0 +1,117 @@
+"""Who files a pull request, and when a freeze landed, as GitHub says: the pure rules.
+
+No I/O here: `bot/github/facts.py` asks the port (`GitHubPort`) and git, and hands these
+functions plain values.
+
+- `Filer`: the PR's author, whether a maintainer (role admin or maintain), whether a
+  maintainer approved the PR's current head commit, and for each submitter slug the PR files
+  under, its owners: the logins `submitters.yaml` lists for it on the base branch, else the
+  authors of the merged pull requests that brought files under `attempts/*/<slug>/` to main;
+  a slug never used on main and not listed is free, and its first filer claims it.
+- `check_identity`: `not-submitter` for each slug the author does not own.
+- `landing_refusal`: a freeze's landing commit must be the merge (or squash) commit of a merged
+  pull request (`merge_commit_sha`), merged within `LANDING_TOLERANCE` of the commit's date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from bot.findings import Code, Finding
+from bot.github.port import PullRequestInfo
+from bot.history import Landing
+
+__all__ = [
+    "LANDING_TOLERANCE",
+    "Filer",
+    "SlugOwners",
+    "check_identity",
+    "landing_refusal",
+    "slug_of",
+]
+
+# How far a merged PR's merged_at may be from its merge commit's committer date (GitHub
+# writes both when it merges; they agree to the second in practice).
+LANDING_TOLERANCE = timedelta(minutes=10)
+
+
+@dataclass(frozen=True, slots=True)
+class SlugOwners:
+    """Who owns a submitter slug, and where that was learnt."""
+
+    logins: tuple[str, ...] = ()
+    source: str = "new"  # "submitters.yaml", "merged pull requests", or "new" (unused slug)
+
+
+@dataclass(frozen=True)
+class Filer:
+    """What GitHub says about the pull request's author."""
+
+    pr: int
+    author: str
+    maintainer: bool = False
+    approved: bool = False  # a maintainer approved the PR's current head commit
+    owners: Mapping[str, SlugOwners] = field(default_factory=dict)  # by slug
+
+
+def slug_of(folder: str) -> str | None:
+    """The submitter slug of an attempt folder (attempts/market-NN/<slug>/<attempt>)."""
+    parts = folder.split("/")
+    return parts[2] if len(parts) >= 4 and parts[0] == "attempts" else None
+
+
+def check_identity(filer: Filer, folders: Sequence[str]) -> list[Finding]:
+    """`not-submitter` for each slug of `folders` whose owners do not include the author
+    (logins compared case-insensitively, as GitHub does). Maintainers file under any slug."""
+    if filer.maintainer:
+        return []
+    findings = []
+    first: dict[str, str] = {}
+    for folder in sorted(folders):
+        slug = slug_of(folder)
+        if slug is not None:
+            first.setdefault(slug, folder)
+    for slug, folder in sorted(first.items()):
+        owners = filer.owners.get(slug, SlugOwners())
+        if owners.source == "new":
+            continue
+        if filer.author.lower() in {login.lower() for login in owners.logins}:
+            continue
+        named = ", ".join(owners.logins) or "nobody GitHub knows of"
+        findings.append(
+            Finding(
+                Code.NOT_SUBMITTER,
+                f"pull request #{filer.pr} by {filer.author} files under the submitter"
+                f" {slug}, which belongs to {named} (from {owners.source}); file under your"
+                " own slug, or ask a maintainer to list you in submitters.yaml",
+                folder,
+            )
+        )
+    return findings
+
+
+def landing_refusal(landing: Landing, pulls: Sequence[PullRequestInfo]) -> str | None:
+    """None when a merged pull request names `landing` as its merge (or squash) commit and
+    merged within `LANDING_TOLERANCE` of the commit's date; else what the API said."""
+    committed = landing.committed_as_written or landing.committed_at
+    merged = [p for p in pulls if p.merged and p.merge_commit_sha == landing.sha]
+    for pull in merged:
+        if pull.merged_at is not None and _near(pull.merged_at, committed):
+            return None
+    if merged:
+        pull = merged[0]
+        when = pull.merged_at.isoformat() if pull.merged_at else "no merge time"
+        return (
+            f"pull request #{pull.number} merged it at {when}, but the commit is dated"
+            f" {committed.isoformat()}"
+        )
+    if pulls:
+        numbers = ", ".join(f"#{p.number}" for p in pulls)
+        return f"the API lists {numbers} for it, none merged with it as the merge commit"
+    return "the API lists no pull request for it"
+
+
+def _near(one: datetime, other: datetime) -> bool:
+    return abs(one - other) <= LANDING_TOLERANCE

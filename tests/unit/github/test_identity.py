@@ -1,0 +1,115 @@
+"""bot/github/identity.py and the pure parts of bot/github/facts.py: slug owners, approvals,
+landing confirmations and submitters.yaml, with values in and findings out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.errors import ClaimsError
+from bot.findings import Code
+from bot.github.facts import maintainer_approved, read_submitters
+from bot.github.identity import Filer, SlugOwners, check_identity, landing_refusal, slug_of
+from bot.github.port import PullRequestInfo, Review
+from bot.history import Landing
+from tests.unit.test_judge import MemoryTree
+
+FOLDER = "attempts/market-03/alice-lab/monitor-v1"
+SHA = "a" * 40
+MERGED = datetime(2027, 1, 10, 12, tzinfo=UTC)
+
+
+def _filer(author: str, owners: SlugOwners, maintainer: bool = False) -> Filer:
+    return Filer(7, author, maintainer, owners={"alice-lab": owners})
+
+
+def test_slug_of() -> None:
+    assert slug_of(FOLDER) == "alice-lab"
+    assert slug_of("markets/market-03.yaml") is None
+
+
+def test_an_owner_files_under_their_slug_whatever_the_case() -> None:
+    owners = SlugOwners(("Alice",), "merged pull requests")
+    assert check_identity(_filer("alice", owners), [FOLDER]) == []
+
+
+def test_someone_else_is_not_the_submitter() -> None:
+    owners = SlugOwners(("alice",), "submitters.yaml")
+    (finding,) = check_identity(_filer("mallory", owners), [FOLDER])
+    assert (finding.code, finding.file) == (Code.NOT_SUBMITTER, FOLDER)
+    assert "#7 by mallory files under the submitter alice-lab" in finding.message
+    assert "belongs to alice (from submitters.yaml)" in finding.message
+
+
+def test_a_used_slug_without_known_owners_belongs_to_nobody() -> None:
+    (finding,) = check_identity(_filer("mallory", SlugOwners((), "merged pull requests")), [FOLDER])
+    assert "belongs to nobody GitHub knows of" in finding.message
+
+
+def test_a_new_slug_is_free_and_maintainers_file_anywhere() -> None:
+    assert check_identity(_filer("newcomer", SlugOwners()), [FOLDER]) == []
+    owners = SlugOwners(("alice",), "submitters.yaml")
+    assert check_identity(_filer("maint", owners, maintainer=True), [FOLDER]) == []
+
+
+def _review(login: str, state: str, sha: str = SHA) -> Review:
+    return Review(login, state, sha, MERGED)
+
+
+@pytest.mark.parametrize(
+    ("reviews", "approved"),
+    [
+        ([_review("maint", "APPROVED")], True),
+        ([_review("maint", "APPROVED", "b" * 40)], False),  # an older head
+        ([_review("friend", "APPROVED")], False),  # not a maintainer
+        ([_review("maint", "APPROVED"), _review("maint", "CHANGES_REQUESTED")], False),
+        ([_review("maint", "APPROVED"), _review("maint", "DISMISSED")], False),
+        ([_review("maint", "APPROVED"), _review("maint", "COMMENTED")], True),
+        ([], False),
+    ],
+)
+def test_a_maintainers_approval_of_the_head(reviews: list[Review], approved: bool) -> None:
+    assert maintainer_approved(reviews, SHA, lambda login: login == "maint") is approved
+
+
+def _pull(number: int, merged_at: datetime | None, sha: str | None = SHA) -> PullRequestInfo:
+    return PullRequestInfo(
+        number, "alice", "c" * 40, "fork/r", "b", "main", "closed", merged_at is not None,
+        sha, merged_at,
+    )  # fmt: skip
+
+
+def _landing(merge: bool = True) -> Landing:
+    return Landing(SHA, MERGED, "Merge", merge=merge, committed_as_written=MERGED)
+
+
+def test_a_landing_confirmed_as_a_merge_or_squash_commit() -> None:
+    assert landing_refusal(_landing(), [_pull(3, MERGED + timedelta(seconds=2))]) is None
+    assert landing_refusal(_landing(merge=False), [_pull(3, MERGED)]) is None
+
+
+@pytest.mark.parametrize(
+    ("pulls", "said"),
+    [
+        ([], "the API lists no pull request for it"),
+        ([_pull(3, None)], "the API lists #3 for it, none merged with it as the merge commit"),
+        ([_pull(3, MERGED, "d" * 40)], "none merged with it as the merge commit"),
+        (
+            [_pull(3, MERGED + timedelta(minutes=11))],
+            "pull request #3 merged it at 2027-01-10T12:11:00+00:00, but the commit is dated"
+            " 2027-01-10T12:00:00+00:00",
+        ),
+    ],
+)
+def test_a_landing_the_api_does_not_confirm(pulls: list[PullRequestInfo], said: str) -> None:
+    refusal = landing_refusal(_landing(), pulls)
+    assert refusal is not None and said in refusal
+
+
+def test_submitters_yaml_is_read_and_checked() -> None:
+    tree = MemoryTree({"submitters.yaml": b"submitters:\n  alice-lab:\n    logins: [alice, bob]\n"})
+    assert read_submitters(tree) == {"alice-lab": ("alice", "bob")}
+    assert read_submitters(MemoryTree({})) == {}
+    with pytest.raises(ClaimsError, match=r"submitters\.yaml on the base branch is invalid"):
+        read_submitters(MemoryTree({"submitters.yaml": b"submitters:\n  Alice_Lab: {}\n"}))
