@@ -287,10 +287,14 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
 def _rerun(args: argparse.Namespace) -> Any:
     """The adapter rerun when asked for (`resolve`: unless --no-rerun-adapters). Where the
     sandbox cannot run, the first wrapped attempt to rerun stops the command (exit 2)."""
-    if not args.rerun_adapters:
-        return None
     from bot.rerun import AdapterRerun
 
+    if not args.rerun_adapters:
+        # verify --rerun-cache DIR alone: the results recorded there count, nothing is run.
+        given = getattr(args, "rerun_cache", None) if args.command != "resolve" else None
+        if given is None:
+            return None
+        return AdapterRerun(cache=_cache_folder(), results=Path(given), recorded_only=True)
     results = args.rerun_cache or os.environ.get("CLAIMS_RERUN_CACHE")
     return AdapterRerun(
         cache=args.released_cache or _cache_folder(),
@@ -334,7 +338,8 @@ def _check_options(parser: argparse.ArgumentParser, rerun_by_default: bool) -> N
         type=Path,
         metavar="DIR",
         help="keep rerun results here and reuse them while nothing they depend on changed"
-        " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it",
+        " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it."
+        " verify without --rerun-adapters: count the results recorded here, run nothing",
     )
     parser.add_argument(
         "--allow-unisolated",

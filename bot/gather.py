@@ -59,7 +59,8 @@ RawLogFetcher = Callable[..., list[Finding]]
 # (url, sha256=, file=, line=, limits=) -> findings; bot.fetch.check_paper_freeze_url.
 PaperFreezeFetcher = Callable[..., list[Finding]]
 # (tree, the attempt's files) -> findings; bot.rerun.AdapterRerun provides it.
-AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding]]
+# (tree, files) -> the rerun's findings (empty: reproduced), or None: not rerun.
+AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding] | None]
 # (a freeze's landing) -> None when GitHub confirms it as a merged PR's merge commit at its
 # date, else what the API said; bot.github.facts.landing_confirmer provides it.
 LandingConfirmer = Callable[[Landing], str | None]
@@ -320,12 +321,19 @@ def gather_facts(
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
         paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
-        adapter_findings=(
-            tuple(options.rerun_adapter(registry.tree, files))
-            if options.rerun_adapter is not None and files.adapter is not None
-            else None
-        ),
+        adapter_findings=_rerun_adapter(registry, files, options),
     )
+
+
+def _rerun_adapter(
+    registry: Registry, files: AttemptFiles, options: VerifyOptions
+) -> tuple[Finding, ...] | None:
+    """The rerun's findings; None when there was no rerun (none asked for, or only recorded
+    results allowed and none recorded for this evidence)."""
+    if options.rerun_adapter is None or files.adapter is None:
+        return None
+    findings = options.rerun_adapter(registry.tree, files)
+    return None if findings is None else tuple(findings)
 
 
 def _landing_checks(

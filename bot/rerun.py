@@ -116,10 +116,14 @@ class AdapterRerun:
     limits: Limits = Limits()
     sandbox: SandboxLimits = field(default_factory=SandboxLimits)
     allow_unisolated: bool = False
+    # Only the results recorded in `results`, never a run: the verify workflow's job that
+    # holds a token reads what its scope-less rerun jobs recorded (docs/running-on-github.md).
+    recorded_only: bool = False
 
-    def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding]:
+    def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding] | None:
         """Rerun one wrapped attempt's adapter. Returns findings (empty: it reproduced the
-        evidence from the released data).
+        evidence from the released data), or None when `recorded_only` and no result is
+        recorded for this evidence (not rerun: `adapter-not-rerun`).
 
         The adapter's code is copied out of `tree` (a working tree or git objects) into a
         scratch folder, so a pull request is never checked out. Raises `ClaimsError` only
@@ -132,6 +136,8 @@ class AdapterRerun:
         cached = self._cached(key)
         if cached is not None:
             return cached
+        if self.recorded_only:
+            return None
         reason = bot.sandbox.isolation()  # looked up when called: tests replace it
         if reason is not None and not self.allow_unisolated:
             raise ClaimsError(

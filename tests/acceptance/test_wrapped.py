@@ -70,6 +70,28 @@ def test_verify_without_a_rerun_leaves_a_wrapped_attempt_not_qualifying(
     assert "--rerun-adapters" in reason["message"]
 
 
+def test_a_rerun_cache_alone_counts_recorded_results_and_runs_nothing(
+    make_registry, run_claims, sandbox, tmp_path
+) -> None:
+    """verify.yml's token-holding job reads what its scope-less rerun jobs recorded: with
+    --rerun-cache and no --rerun-adapters, nothing is run; a recorded result counts, and no
+    record leaves the attempt unverified."""
+    built = make_registry(WRAPPED)
+    reruns = tmp_path / "reruns"
+    result = run_claims("verify", built.attempt, "--rerun-cache", reruns)
+    assert result.codes() == {"adapter-not-rerun"} and sandbox.calls == 0
+    seed_released(tmp_path / "released", built.files)
+    recorded = run_claims(
+        "verify", built.attempt, "--rerun-adapters", "--rerun-cache", reruns,
+        "--released-cache", tmp_path / "released",
+    )  # fmt: skip
+    runs = sandbox.calls  # the rerun, and the one on emptied data
+    assert recorded.codes() == set() and runs > 0
+    result = run_claims("verify", built.attempt, "--rerun-cache", reruns)
+    assert result.codes() == set() and sandbox.calls == runs  # the record counted, no run
+    assert result.attempt()["status"] == "qualifying"
+
+
 def test_resolve_reruns_by_default_and_needs_the_sandbox(
     make_registry, run_claims, monkeypatch
 ) -> None:
