@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import requests
-from github import Auth, Github, GithubException
+from github import Auth, BadAttributeException, Github, GithubException
 from github.CheckRun import CheckRun
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
@@ -160,6 +160,20 @@ class GitHubGateway:
                 return action()
             except (GithubException, requests.RequestException) as error:
                 failure = _failure(error, self._retry, tries)
+            except (
+                BadAttributeException,
+                KeyError,
+                TypeError,
+                ValueError,
+                AttributeError,
+                AssertionError,
+            ) as error:
+                # PyGithub (or the conversion to the port's records) met an answer unlike
+                # GitHub's published description: an error with the call named, no traceback.
+                raise GitHubError(
+                    f"{what}: GitHub's answer is not what its API describes"
+                    f" ({type(error).__name__}: {str(error)[:200]})"
+                ) from None
             tries += 1
             if failure.maybe_done and recover is not None:
                 found = self._call(f"{what} (looking for what it created)", recover)

@@ -248,3 +248,22 @@ def test_workflow_dispatch(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     with pytest.raises(GitHubError) as refused:
         gateway.dispatch_workflow("verify.yml", "no-such-branch", {"pr": "7"})
     assert refused.value.status == 422
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"number": 7},  # no head, no user
+        {"number": 7, "head": "main", "base": None, "user": 3, "state": "open"},
+        [1, 2, 3],
+    ],
+)
+def test_an_answer_unlike_githubs_is_an_error_not_a_traceback(
+    fakehub: FakeHub, gateway: GitHubGateway, body: object
+) -> None:
+    fakehub.repo.add_pull(7, "alice", SHA)
+    fakehub.fail_next("GET", PULL, 200, body=body)
+    with pytest.raises(GitHubError) as error:
+        gateway.pull_request(7)
+    assert "GET pull request #7" in error.value.message
+    assert error.value.status is None
