@@ -166,13 +166,17 @@ def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
 
 
 def _pull_request_run(report: VerifyReport, footer: str) -> CheckRunPlan:
-    """The pull request's own check: what it changes that it may not, and the registry's
-    problems (a maintainer's to fix: the verdict is then not green)."""
+    """The pull request's own check, under one fixed name so branch protection can require
+    it: failure while the PR changes what it may not or any attempt's evidence is invalid;
+    neutral for the registry's problems (a maintainer's to fix); else success."""
     pr_errors = [f for f in report.pr_problems if f.severity is Severity.ERROR]
     registry_errors = [f for f in report.registry_problems if f.severity is Severity.ERROR]
+    invalid = [v for v in report.attempts if v.evidence == "invalid"]
     conclusion: Conclusion
     if pr_errors:
         conclusion, title = "failure", f"changes {len(pr_errors)} thing(s) it may not"
+    elif invalid:
+        conclusion, title = "failure", f"evidence invalid in {len(invalid)} attempt(s)"
     elif registry_errors:
         conclusion, title = "neutral", "the registry has problems a maintainer must fix"
     else:

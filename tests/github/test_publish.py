@@ -41,10 +41,14 @@ def test_conclusions_titles_and_annotations() -> None:
             "pr": reports.with_pr_problem(),
         }.items()
     }
+    # the pull request's run, the one branch protection requires, fails with any attempt
     assert [(r.name, r.conclusion) for r in runs["invalid"]] == [
         (RUN, "failure"),
-        (PULL_REQUEST_RUN, "success"),
+        (PULL_REQUEST_RUN, "failure"),
     ]
+    assert runs["invalid"][1].title == "evidence invalid in 1 attempt(s)"
+    assert [(r.name, r.conclusion) for r in runs["qualifying"]][1] == (PULL_REQUEST_RUN, "success")
+    assert [(r.name, r.conclusion) for r in runs["not"]][1] == (PULL_REQUEST_RUN, "success")
     assert runs["invalid"][0].title == "evidence invalid: 2 problem(s)"
     assert [(a.path, a.start_line, a.level, a.title) for a in runs["invalid"][0].annotations] == [
         (f"{reports.ATTEMPT}/trials.jsonl", 1, "failure", "duplicate-trial"),
