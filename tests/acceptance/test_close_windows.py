@@ -405,3 +405,20 @@ def test_cli_outside_git_is_an_environment_error(tmp_path, run_claims, monkeypat
     result = run_claims("close-windows", "--registry", tmp_path, "--dry-run")
     assert result.code == 2 and "git repository" in result.err
     assert "Traceback" not in result.err
+
+
+def test_an_unreadable_record_blocks_its_market_without_a_traceback(
+    make_registry, run_claims, monkeypatch
+) -> None:
+    import bot.cli
+
+    built = make_registry()
+    monkeypatch.delenv("ZENODO_TOKEN", raising=False)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setattr(bot.cli, "_now", at(CLOSED))
+    (built.root / "resolutions").mkdir()
+    (built.root / "resolutions/market-03.yaml").write_text("outcome: [YES\n")
+    result = run_claims("close-windows", "--registry", built.root)
+    assert result.code == 2 and "Traceback" not in result.err
+    assert "market 3 blocked: resolutions/market-03.yaml cannot be read" in result.out
+    assert record(built.root, 5)["outcome"] == "OTHER"  # the other market is closed as usual
