@@ -23,7 +23,7 @@ from typing import Any
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
-from bot.archive.local import LocalArchive
+from bot.archive.port import ArchiveRecords
 from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
@@ -288,7 +288,7 @@ def verify_registry(
 def resolve_registry(
     registry: Registry,
     history: History,
-    archive: LocalArchive,
+    archive: ArchiveRecords,
     options: VerifyOptions,
     market: int | None = None,
 ) -> ResolveReport:

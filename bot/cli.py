@@ -110,6 +110,50 @@ def _parser() -> argparse.ArgumentParser:
     resolve.add_argument("-q", "--quiet", action="store_true", help="print one line per market")
     _check_options(resolve, rerun_by_default=True)
 
+    close = commands.add_parser(
+        "close-windows",
+        help="the scheduled job: tag, archive, resolve and record markets whose window closed",
+        description="For every market whose filing window has closed: tag snapshot-R (annotated,"
+        " on main's commit at the close), archive it (Zenodo with ZENODO_TOKEN, else a local"
+        " folder), resolve it from the tag's tree, commit resolutions/market-NN.yaml and open"
+        " an issue; watch the copies until the annulment date, and annul a market whose tag"
+        " and copy are both missing then. Safe to rerun after a crash.",
+    )
+    close.add_argument(
+        "--registry",
+        type=Path,
+        metavar="ROOT",
+        help="the registry root (default: found above here)",
+    )
+    close.add_argument(
+        "--as-of",
+        type=_date,
+        metavar="DATE",
+        help="the date to close as of, YYYY-MM-DD (default: today, UTC; another date only"
+        " with --dry-run, since tags and records are dated when they are made)",
+    )
+    close.add_argument("--dry-run", action="store_true", help="print the plan, change nothing")
+    close.add_argument(
+        "--archive",
+        metavar="zenodo|local:DIR",
+        help="where copies go (default: zenodo when ZENODO_TOKEN is set, else"
+        " local:ROOT/.claims/archive)",
+    )
+    close.add_argument(
+        "--reopen",
+        type=int,
+        metavar="N",
+        help="maintainers only: move market N's final record to resolutions/reopened/ and"
+        " resolve it again (its tag and archive copy are kept)",
+    )
+    close.add_argument(
+        "--issues",
+        type=Path,
+        metavar="DIR",
+        help="without GITHUB_TOKEN, where issues are written (default: ROOT/.claims/issues)",
+    )
+    _check_options(close, rerun_by_default=True)
+
     demo = commands.add_parser(
         "demo",
         help="build the demo registry in a temporary git repository and verify it",
@@ -148,9 +192,13 @@ def _cache_folder() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "claims" / "released"
 
 
-def _today() -> date:
+def _now() -> datetime:
     """The one place the bot reads the clock."""
-    return datetime.now(UTC).date()
+    return datetime.now(UTC)
+
+
+def _today() -> date:
+    return _now().date()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -161,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _verify(args)
         if args.command == "resolve":
             return _resolve(args)
+        if args.command == "close-windows":
+            return _close_windows(args)
         if args.command == "adapt":
             from bot.adapters import run_adapt
 
@@ -267,6 +317,35 @@ def _resolve(args: argparse.Namespace) -> int:
     # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.
     errors = [f for f in report.registry_problems if f.severity == "error"]
     return EXIT_ERROR if errors else EXIT_VALID
+
+
+def _close_windows(args: argparse.Namespace) -> int:
+    """`claims close-windows`: 0 when every step was done (or nothing was due), 2 when a step
+    failed or a market is blocked (the job is safe to rerun)."""
+    from bot.jobs.close_windows import Job, close_windows
+    from bot.jobs.environment import archive_from, issues_from, repository_url
+
+    root = _registry_root(args.registry, Path.cwd())
+    today = _today()
+    as_of = args.as_of or today
+    if as_of != today and not args.dry_run:
+        raise ClaimsError(
+            f"--as-of {as_of} is not today ({today}): tags and records are dated when they are"
+            " made, so another date is only for --dry-run"
+        )
+    archive, kind = archive_from(args.archive, root, os.environ)
+    job = Job(
+        root=root,
+        archive=archive,
+        archive_kind=kind,
+        repository_url=repository_url(root, os.environ),
+        issues=issues_from(root, args.issues, os.environ),
+        options=_options(args, as_of),
+        clock=_now,
+    )
+    report = close_windows(job, dry_run=args.dry_run, reopen=args.reopen)
+    print(printable(report.render()), end="")
+    return EXIT_ERROR if report.failed else EXIT_VALID
 
 
 def _options(args: argparse.Namespace, as_of: date) -> Any:

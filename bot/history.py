@@ -318,6 +318,19 @@ class GitHistory:
         data: bytes = self.repo.odb.stream(bytes.fromhex(blob)).read(limit)
         return data
 
+    def commit_at(self, moment: datetime) -> str | None:
+        """The last first-parent commit of the base branch dated no later than `moment` (by
+        its effective date: never earlier than an older commit's, so a backdated commit cannot
+        slip under a deadline), or None when the branch had none by then."""
+        return next(
+            (
+                commit.sha
+                for commit in self._index.commits
+                if commit.effective_at is not None and commit.effective_at <= moment
+            ),
+            None,
+        )
+
     def content_at_tip(self, path: str, limit: int) -> bytes | None:
         changes = self._index.changes.get(self._git_path(path), [])
         blob = changes[0][1] if changes else None

@@ -31,6 +31,7 @@ __all__ = [
     "Archive",
     "ArchiveError",
     "ArchiveMetadata",
+    "ArchiveRecords",
     "ArchivedRecord",
     "CopyState",
     "DepositionState",
@@ -206,6 +207,13 @@ class Archive(Protocol):
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord: ...
 
     def check(self, record: ArchivedRecord) -> CopyState: ...
+
+
+class ArchiveRecords(Protocol):
+    """What resolution reads of an archive: the record of `tag` (`tag`, `doi`/`id`,
+    `created`), or None (`LocalArchive.record`, or the copies the scheduled job found)."""
+
+    def record(self, tag: str) -> Mapping[str, object] | None: ...
 
 
 def md5_of(path: Path) -> str:

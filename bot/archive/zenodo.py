@@ -136,9 +136,19 @@ class ZenodoArchive:
         answer = self._json("find", "GET", f"{self.base_url}/deposit/depositions", params=params)
         own = answer if isinstance(answer, list) else []
         states = [_state(d, None) for d in own if isinstance(d, dict) and _names(d, url)]
+        # A published deposition the records search does not show may be a deleted record
+        # (the list keeps it): it is no copy. One that still answers (not yet indexed) is.
+        states = [s for s in states if not s.published or self._answers(s)]
         if not states:
             return None
         return min(states, key=lambda s: (not s.published, *_order(s)))
+
+    def _answers(self, state: DepositionState) -> bool:
+        """True unless the published record of `state` answers 404 or 410 (deleted)."""
+        ident = quote(state.record_id or state.id, safe="")
+        url = f"{self.base_url}/records/{ident}"
+        response = self._send("find", "GET", url, tolerate={404, 410})
+        return response.status_code not in {404, 410}
 
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord:
         """Make, or finish, the published copy of `tag` with `tarball`; return its record."""

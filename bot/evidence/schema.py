@@ -55,6 +55,7 @@ SCHEMA_NAMES = (
     "adapter",
     "verify-report",
     "resolve-report",
+    "resolution-record",
 )
 # A file with thousands of bad lines reports the first ones; the count says how many more.
 _MAX_ERRORS_PER_DOCUMENT = 20

@@ -28,6 +28,7 @@ from bot.github.port import (
     CommentRef,
     FileAtRef,
     GitHubPort,
+    IssueRef,
     PullRequestInfo,
     Review,
     Role,
@@ -496,6 +497,12 @@ class _DryRunPort:
 
     def labels(self, number: int) -> Sequence[str]:
         raise self._offline("read labels")
+
+    def issues(self, label: str) -> Sequence[IssueRef]:
+        raise self._offline("read issues")
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> IssueRef:
+        raise self._offline("open issues")
 
     def add_labels(self, number: int, names: Sequence[str]) -> None:
         raise self._offline("add labels")

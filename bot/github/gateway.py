@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 import requests
 from github import Auth, BadAttributeException, Github, GithubException
 from github.CheckRun import CheckRun
+from github.Issue import Issue
 from github.IssueComment import IssueComment
 from github.PullRequest import PullRequest
 
@@ -41,6 +42,7 @@ from bot.github.port import (
     FileAtRef,
     GitHubError,
     GitHubPort,
+    IssueRef,
     PullRequestInfo,
     Review,
     Role,
@@ -365,6 +367,31 @@ class GitHubGateway:
 
         self._call(f"DELETE label {name!r} of #{number}", remove)
 
+    # Issues -------------------------------------------------------------------------------
+
+    def issues(self, label: str) -> Sequence[IssueRef]:
+        return self._call(
+            f"GET issues labelled {label!r}",
+            lambda: [
+                _issue(issue)
+                for issue in self._repo.get_issues(state="all", labels=[label])
+                # The listing's own data: reading `issue.pull_request` when the key is absent
+                # (a plain issue) would make PyGithub GET each issue again to complete it.
+                if "pull_request" not in issue._rawData
+            ],
+        )
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> IssueRef:
+        def recover() -> IssueRef | None:
+            found = self.issues(labels[0]) if labels else []
+            return next((i for i in found if i.title == title and i.body == body), None)
+
+        return self._call(
+            f"POST issue {title!r}",
+            lambda: _issue(self._repo.create_issue(title, body=body, labels=list(labels))),
+            recover,
+        )
+
     # Contents -----------------------------------------------------------------------------
 
     def file(self, path: str, ref: str) -> FileAtRef | None:
@@ -436,6 +463,17 @@ def _pull(pull: PullRequest) -> PullRequestInfo:
 
 def _run(run: CheckRun) -> CheckRunRef:
     return CheckRunRef(run.id, run.name, run.head_sha, run.conclusion, run.html_url or "")
+
+
+def _issue(issue: Issue) -> IssueRef:
+    return IssueRef(
+        issue.number,
+        issue.title or "",
+        issue.body or "",
+        tuple(label.name for label in issue.labels),
+        "closed" if issue.state == "closed" else "open",
+        issue.html_url or "",
+    )
 
 
 def _comment(comment: IssueComment) -> CommentRef:

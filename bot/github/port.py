@@ -25,6 +25,7 @@ __all__ = [
     "FileAtRef",
     "GitHubError",
     "GitHubPort",
+    "IssueRef",
     "PullRequestInfo",
     "Review",
     "Role",
@@ -107,6 +108,18 @@ class FileAtRef:
     sha: str
 
 
+@dataclass(frozen=True, slots=True)
+class IssueRef:
+    """An issue (not a pull request)."""
+
+    number: int
+    title: str
+    body: str
+    labels: tuple[str, ...]
+    state: Literal["open", "closed"]
+    html_url: str = ""
+
+
 class GitHubPort(Protocol):
     """One repository on GitHub, as the bot sees it."""
 
@@ -174,6 +187,17 @@ class GitHubPort(Protocol):
 
     def remove_label(self, number: int, name: str) -> None:
         """A label already gone (404) is no error."""
+        ...
+
+    # Issues (the scheduled job's: resolutions, annulments, registry warnings)
+    def issues(self, label: str) -> Sequence[IssueRef]:
+        """GET /issues?labels={label}&state=all: every issue with `label`, open or closed
+        (pull requests left out)."""
+        ...
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> IssueRef:
+        """POST /issues. After a lost answer the gateway looks for an issue with the same
+        title and body among those with the first label before it posts again."""
         ...
 
     # Contents

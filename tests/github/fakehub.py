@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-__all__ = ["FakeHub", "Pull", "Repo", "Request", "State"]
+__all__ = ["FakeHub", "Issue", "Pull", "Repo", "Request", "State"]
 
 EXAMPLES: dict[str, Any] = json.loads(
     Path(__file__).with_name("rest_examples.json").read_text("utf-8")
@@ -113,6 +113,17 @@ class Review:
 
 
 @dataclass
+class Issue:
+    number: int
+    title: str
+    body: str
+    labels: list[str]
+    state: str = "open"
+    login: str = BOT
+    created_at: str = field(default_factory=_now)
+
+
+@dataclass
 class Repo:
     full_name: str
     ids: Iterator[int]
@@ -127,6 +138,7 @@ class Repo:
     trees: dict[str, dict[str, bytes]] = field(default_factory=dict)  # commit -> files
     commits: list[dict[str, Any]] = field(default_factory=list)  # what PUT contents made
     dispatches: list[dict[str, Any]] = field(default_factory=list)  # workflow_dispatch events
+    issues: dict[int, Issue] = field(default_factory=dict)  # issues that are no pull request
     # Called with each commit PUT contents makes (a test mirrors it into a real git repository).
     on_commit: Any = None
 
@@ -441,6 +453,30 @@ class FakeHub:
         )
         return data
 
+    def issue_json(self, repo: Repo, issue: Issue) -> dict[str, Any]:
+        """An issue: the pull request example's fields an issue shares (GitHub's issue object
+        has the same url, number, state, title, user, body, html_url and dates), its labels,
+        and no `pull_request` key (which marks an issue that is a pull request)."""
+        data = copy.deepcopy(EXAMPLES["pull-request-simple"])
+        for key in ("head", "base", "merged_at", "merge_commit_sha", "draft", "issue_url"):
+            data.pop(key, None)
+        api = f"{{api}}/repos/{repo.full_name}/issues/{issue.number}"
+        data.update(
+            url=api,
+            id=issue.number * 1000 + 9,
+            number=issue.number,
+            state=issue.state,
+            title=issue.title,
+            body=issue.body,
+            user=self._user(issue.login, "Bot"),
+            html_url=f"{{web}}/{repo.full_name}/issues/{issue.number}",
+            labels=[self.label_json(repo, name) for name in issue.labels],
+            created_at=issue.created_at,
+            updated_at=issue.created_at,
+            closed_at=None,
+        )
+        return data
+
     def label_json(self, repo: Repo, name: str) -> dict[str, Any]:
         data = copy.deepcopy(EXAMPLES["label"])
         data.update(
@@ -705,6 +741,30 @@ def _put_content(hub: FakeHub, repo: Repo, query: Any, data: Any, path: str) -> 
     return (201 if created else 200), item
 
 
+def _list_issues(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> Any:
+    state = query.get("state", "open")
+    wanted = [name for name in query.get("labels", "").split(",") if name]
+    issues = [
+        i
+        for i in repo.issues.values()
+        if state in ("all", i.state) and all(name in i.labels for name in wanted)
+    ]
+    return [hub.issue_json(repo, i) for i in sorted(issues, key=lambda i: -i.number)]
+
+
+def _create_issue(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    if not isinstance(data, dict) or not isinstance(data.get("title"), str) or not data["title"]:
+        raise _error(422, "Validation Failed", errors=[{"field": "title", "code": "missing"}])
+    body = data.get("body") or ""
+    if len(body) > MAX_COMMENT:
+        message = f"Body is too long (maximum is {MAX_COMMENT} characters)"
+        raise _error(422, "Validation Failed", errors=[{"field": "body", "message": message}])
+    labels = [str(name) for name in data.get("labels") or []]
+    issue = Issue(next(repo.ids), data["title"], body, labels)
+    repo.issues[issue.number] = issue
+    return 201, hub.issue_json(repo, issue)
+
+
 def _dispatch(hub: FakeHub, repo: Repo, query: Any, data: Any, workflow: str) -> Any:
     # POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches: 204, no body.
     if not isinstance(data, dict) or not isinstance(data.get("ref"), str):
@@ -736,6 +796,8 @@ _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/contents/(.+)", "GET", _get_content),
     (_R + r"/contents/(.+)", "PUT", _put_content),
     (_R + r"/actions/workflows/([^/]+)/dispatches", "POST", _dispatch),
+    (_R + r"/issues", "GET", _list_issues),
+    (_R + r"/issues", "POST", _create_issue),
 ]
 
 

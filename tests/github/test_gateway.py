@@ -267,3 +267,28 @@ def test_an_answer_unlike_githubs_is_an_error_not_a_traceback(
         gateway.pull_request(7)
     assert "GET pull request #7" in error.value.message
     assert error.value.status is None
+
+
+def test_issues_created_and_found_by_label(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    made = gateway.create_issue("Market 3 resolved YES", "body <!-- m -->", ["resolution"])
+    gateway.create_issue("Market 5: copy missing", "other", ["registry-warning"])
+    fakehub.repo.add_pull(7, "alice", SHA)  # a pull request is no issue
+    (found,) = gateway.issues("resolution")
+    assert found == made
+    assert (found.title, found.body, found.labels, found.state) == (
+        "Market 3 resolved YES",
+        "body <!-- m -->",
+        ("resolution",),
+        "open",
+    )
+    assert fakehub.calls("GET", r"/repos/acme/registry/issues")[-1].query["labels"] == "resolution"
+
+
+def test_issue_whose_answer_is_lost_is_found_not_posted_twice(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    fakehub.fail_next("POST", r"/repos/acme/registry/issues", 502, apply=True)
+    made = gateway.create_issue("Market 2 annulled", "why", ["annulled"])
+    assert len(fakehub.repo.issues) == 1
+    assert made.title == "Market 2 annulled"
+    assert len(fakehub.calls("POST", r"/repos/acme/registry/issues")) == 1

@@ -17,6 +17,7 @@ from bot.github.port import (
     CommentRef,
     FileAtRef,
     GitHubError,
+    IssueRef,
     PullRequestInfo,
     Review,
     Role,
@@ -37,6 +38,7 @@ class MemoryPort:
     commits: list[tuple[str, str, bytes, str]] = field(default_factory=list)  # branch, path, ...
     calls: list[str] = field(default_factory=list)
     dispatches: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    opened: list[IssueRef] = field(default_factory=list)
     moved: int = 0  # how many put_file calls answer 409 first (someone else committed)
     moved_status: int = 409
 
@@ -145,6 +147,14 @@ class MemoryPort:
         return commit
 
     # Actions
+    def issues(self, label: str) -> Sequence[IssueRef]:
+        return [i for i in self.opened if label in i.labels]
+
+    def create_issue(self, title: str, body: str, labels: Sequence[str]) -> IssueRef:
+        issue = IssueRef(len(self.opened) + 1, title, body, tuple(labels), "open")
+        self.opened.append(issue)
+        return issue
+
     def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
         self.calls.append(f"dispatch_workflow {workflow} {ref}")
         self.dispatches.append((workflow, ref, dict(inputs)))

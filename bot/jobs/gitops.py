@@ -1,0 +1,196 @@
+"""What the scheduled job does to the registry's git repository, with GitPython: annotated
+snapshot tags (never moved), a deterministic `git archive` of a tag with the resolution
+records added, and commits of resolution records on the base branch, each pushed to `origin`
+when the repository has one (errors raised, never a silent rejected push).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import tarfile
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+
+import git
+
+from bot.errors import ClaimsError
+from bot.history import read_tags
+
+__all__ = ["BOT_EMAIL", "BOT_NAME", "Git"]
+
+# Who the job commits and tags as (GitHub's own Actions bot identity).
+BOT_NAME = "github-actions[bot]"
+BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
+REMOTE = "origin"
+
+
+def _stderr(error: git.GitCommandError) -> str:
+    return " ".join(str(error.stderr).split()).removeprefix("stderr: ").strip("'") or str(error)
+
+
+class Git:
+    """The registry's repository, as the job changes it; `branch` is the base branch."""
+
+    def __init__(self, repo: git.Repo, branch: str, prefix: str = "") -> None:
+        self.repo = repo
+        self.branch = branch
+        self.prefix = prefix
+
+    def _environment(self, moment: datetime) -> dict[str, str]:
+        stamp = f"{int(moment.timestamp())} +0000"
+        return {
+            "GIT_AUTHOR_NAME": BOT_NAME,
+            "GIT_AUTHOR_EMAIL": BOT_EMAIL,
+            "GIT_COMMITTER_NAME": BOT_NAME,
+            "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,  # the tagger date of an annotated tag
+        }
+
+    @property
+    def has_remote(self) -> bool:
+        return any(remote.name == REMOTE for remote in self.repo.remotes)
+
+    # -- tags ---------------------------------------------------------------------------------
+
+    def check_tag_name(self, name: str) -> None:
+        try:
+            self.repo.git.check_ref_format(f"refs/tags/{name}")
+        except git.GitCommandError:
+            raise ClaimsError(f"{name!r} is not a valid tag name") from None
+
+    def create_tag(self, name: str, commit: str, message: str, moment: datetime) -> None:
+        """An annotated tag `name` on `commit`, its tagger date `moment`. An existing tag is
+        never moved: if one exists (here, or made by a run that crashed) it must point at
+        `commit` and be annotated, else this raises."""
+        self.check_tag_name(name)
+        existing = read_tags(self.repo).get(name)
+        if existing is None:
+            with self.repo.git.custom_environment(**self._environment(moment)):
+                self.repo.create_tag(name, ref=commit, message=message)
+            existing = read_tags(self.repo).get(name)
+        if existing is None or existing.commit != commit or not existing.annotated:
+            raise ClaimsError(
+                f"{name} exists and is not an annotated tag of {commit[:12]}: the job never"
+                " moves a tag",
+                f"a maintainer must look: git show {name}",
+            )
+
+    def push_tag(self, name: str) -> None:
+        """Push `name` to origin unless origin has it already (the same object); origin holding
+        another object under that name is an error, never overwritten."""
+        if not self.has_remote:
+            return
+        local = self.repo.git.rev_parse(f"refs/tags/{name}")
+        remote = self.remote_ref(f"refs/tags/{name}")
+        if remote == local:
+            return
+        if remote is not None:
+            raise ClaimsError(
+                f"{REMOTE} has {name} as {remote[:12]}, not {local[:12]}: the job never moves a"
+                " tag",
+                f"a maintainer must look: git ls-remote {REMOTE} refs/tags/{name}",
+            )
+        self._push(f"refs/tags/{name}:refs/tags/{name}")
+
+    def remote_ref(self, ref: str) -> str | None:
+        try:
+            output = str(self.repo.git.ls_remote(REMOTE, ref))
+        except git.GitCommandError as error:
+            raise ClaimsError(f"cannot read {REMOTE}: {_stderr(error)}") from None
+        for line in output.splitlines():
+            sha, _, name = line.partition("\t")
+            if name == ref:
+                return str(sha)
+        return None
+
+    def _push(self, refspec: str) -> None:
+        try:
+            self.repo.remote(REMOTE).push(refspec).raise_if_error()
+        except git.GitCommandError as error:
+            raise ClaimsError(
+                f"git push {REMOTE} {refspec} failed: {_stderr(error)}",
+                "the job is safe to rerun: it pushes what is missing",
+            ) from None
+
+    # -- the archive --------------------------------------------------------------------------
+
+    def archive(self, tag: str, extra: Mapping[str, bytes], target: Path) -> Path:
+        """`git archive` of `tag`'s tree (the registry's folder in it) as `TAG/...`, with the
+        `extra` files (registry paths) added under the same prefix, gzipped with no name and
+        no time: the same tag and files give the same bytes. Returns `target`."""
+        commit = self.repo.commit(f"refs/tags/{tag}")
+        treeish = f"{commit.hexsha}:{self.prefix}" if self.prefix else commit.hexsha
+        raw = self.repo.git.archive(
+            "--format=tar", f"--prefix={tag}/", treeish, stdout_as_string=False
+        )
+        moment = int(commit.committed_date)
+        buffer = io.BytesIO()
+        with (
+            tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as source,
+            tarfile.open(fileobj=buffer, mode="w:", format=tarfile.PAX_FORMAT) as out,
+        ):
+            names = set(extra)
+            for member in source.getmembers():
+                if member.name.removeprefix(f"{tag}/") in names:
+                    continue  # replaced by the extra file
+                data = source.extractfile(member) if member.isfile() else None
+                out.addfile(member, data)
+            for path, content in sorted(extra.items()):
+                info = tarfile.TarInfo(f"{tag}/{path}")
+                info.size, info.mtime, info.mode = len(content), moment, 0o644
+                info.uname = info.gname = "root"
+                out.addfile(info, io.BytesIO(content))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with (
+            target.open("wb") as stream,
+            gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as zipped,
+        ):
+            zipped.write(buffer.getvalue())
+        return target
+
+    # -- commits ------------------------------------------------------------------------------
+
+    def on_branch(self) -> None:
+        """The working tree must have the base branch checked out (records are committed on
+        it)."""
+        try:
+            head = self.repo.active_branch.name
+        except TypeError:
+            head = "a detached HEAD"
+        if head != self.branch:
+            raise ClaimsError(
+                f"close-windows commits resolution records on {self.branch}, but the checkout"
+                f" is on {head}",
+                f"run it in a checkout of {self.branch} (git switch {self.branch})",
+            )
+
+    def committed(self, path: str, content: bytes) -> bool:
+        """True when the branch's tip holds `path` (a registry path) with `content`."""
+        full = f"{self.prefix}/{path}" if self.prefix else path
+        try:
+            blob = self.repo.commit(self.branch).tree / full
+        except KeyError:
+            return False
+        data: bytes = blob.data_stream.read()
+        return data == content
+
+    def commit(self, paths: list[str], message: str, moment: datetime) -> str:
+        """Commit exactly `paths` (registry paths, added, changed or removed) on the branch;
+        return the commit."""
+        full = [f"{self.prefix}/{p}" if self.prefix else p for p in paths]
+        with self.repo.git.custom_environment(**self._environment(moment)):
+            self.repo.git.add("-A", "--", *full)
+            self.repo.git.commit("--only", "-m", message, "--", *full)
+        return self.repo.head.commit.hexsha
+
+    def push_branch(self) -> None:
+        """Push the branch when origin lacks its tip."""
+        if not self.has_remote:
+            return
+        local = self.repo.commit(self.branch).hexsha
+        if self.remote_ref(f"refs/heads/{self.branch}") == local:
+            return
+        self._push(f"refs/heads/{self.branch}:refs/heads/{self.branch}")

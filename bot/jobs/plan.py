@@ -1,0 +1,253 @@
+"""`claims close-windows`, the plan: a pure function of each market's facts and the date.
+
+For each market (SPEC 5, seed "Deadlines"):
+
+- `waiting`: its filing window has not closed by `as_of`: nothing is touched.
+- `close`: the window closed, no resolution record yet, the annulment date not passed: tag
+  `snapshot-R` on main's commit at the close, resolve from the tag's tree, archive the tag
+  with the record, write and commit the record, open the resolution issue.
+- `late-close`: no record and the annulment date has passed: nothing is tagged or archived
+  any more (it would never count); the market resolves from what exists (ANNULLED when neither
+  the tag nor its copy counts), and the record and issue are made.
+- `watch`: a record exists and the annulment period runs: the tag must point where the record
+  says and the copy must still be there; a missing one is made again (a tag is re-made only
+  where the record says, never moved) and one `registry-warning` issue is opened.
+- `final`: a record exists and the watch is over (or the market was ANNULLED): only what a
+  crashed run left undone (the commit, the issue) is finished.
+- `blocked`: something only a maintainer can fix (a tag of another commit or a lightweight
+  one where the job would tag, an unreadable record, an archive that could not be asked
+  whether it holds a copy after the annulment date): an error, and nothing is done.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from bot.archive.port import CopyState, DepositionState
+from bot.dates import MarketDates
+from bot.history import Tag
+from bot.jobs.records import ResolutionRecord, record_path
+
+__all__ = ["CopyFact", "MarketFacts", "MarketPlan", "Plan", "Step", "plan_close"]
+
+Phase = Literal["waiting", "close", "late-close", "watch", "final", "blocked"]
+StepKind = Literal["tag", "resolve", "archive", "record", "commit", "issue", "retag", "rearchive"]
+
+
+@dataclass(frozen=True, slots=True)
+class CopyFact:
+    """What the archive said of the snapshot's copy: `found` (find: published or a draft, or
+    None), `checked` (check of the recorded copy), or `error` (it could not be asked)."""
+
+    found: DepositionState | None = None
+    checked: CopyState | None = None
+    error: str | None = None
+
+    @property
+    def published(self) -> bool:
+        return self.found is not None and self.found.published
+
+
+@dataclass(frozen=True, slots=True)
+class MarketFacts:
+    market: int
+    title: str
+    dates: MarketDates
+    tag: Tag | None  # `snapshot-R` as git has it
+    tag_on_branch: bool
+    close_commit: str | None  # main's last first-parent commit by the window's close
+    record: ResolutionRecord | None = None
+    record_committed: bool = False
+    record_problem: str | None = None  # the record file exists and cannot be read
+    copy: CopyFact = field(default_factory=CopyFact)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: StepKind
+    detail: str
+    label: str = ""  # an issue's label
+    key: str = ""  # an issue's marker key
+
+
+@dataclass(frozen=True, slots=True)
+class MarketPlan:
+    market: int
+    tag: str
+    phase: Phase
+    note: str
+    steps: tuple[Step, ...] = ()
+
+    def has(self, kind: StepKind) -> bool:
+        return any(step.kind == kind for step in self.steps)
+
+    def step(self, kind: StepKind) -> Step | None:
+        return next((step for step in self.steps if step.kind == kind), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    as_of: date
+    markets: tuple[MarketPlan, ...]
+
+    def render(self) -> str:
+        lines = [f"close-windows plan as of {self.as_of}:"]
+        for market in self.markets:
+            lines.append(f"  market {market.market} ({market.tag}): {market.phase}: {market.note}")
+            lines += [f"    - {step.kind}: {step.detail}" for step in market.steps]
+        return "\n".join(lines) + "\n"
+
+
+def _issue(market: int, kind: str, label: str, detail: str) -> Step:
+    return Step("issue", detail, label, f"market-{market:02d} {kind}")
+
+
+def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
+    """Why the existing tag cannot be the snapshot at `commit` (None: it can, or none exists)."""
+    tag = facts.tag
+    if tag is None:
+        return None
+    if not tag.annotated:
+        return f"{tag.name} exists as a lightweight tag"
+    if commit is not None and tag.commit != commit:
+        return f"{tag.name} points at {tag.commit[:12]}, not at {commit[:12]}"
+    return None
+
+
+def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
+    dates = facts.dates
+    tag = dates.snapshot_tag
+    number = facts.market
+    path = record_path(number)
+
+    def make(phase: Phase, note: str, *steps: Step) -> MarketPlan:
+        return MarketPlan(number, tag, phase, note, tuple(steps))
+
+    if dates.state(as_of) != "closed":
+        return make("waiting", f"the filing window closes {dates.window_closes}: nothing to do")
+    if facts.record_problem is not None:
+        return make("blocked", facts.record_problem)
+    record = facts.record
+    if record is not None:
+        done: list[Step] = []
+        if not facts.record_committed:
+            done.append(Step("commit", f"commit {path} (written by a run that stopped)"))
+        label = "annulled" if record.outcome == "ANNULLED" else "resolution"
+        done.append(_issue(number, "resolution", label, f"market {number} {record.outcome}"))
+        if record.outcome == "ANNULLED" or as_of > dates.annul_on:
+            return make("final", f"resolved {record.outcome} ({path}); final", *done)
+        return _watch(facts, record, as_of, done)
+    if as_of <= dates.annul_on:
+        if facts.close_commit is None:
+            return make("blocked", f"main has no commit by the close of {dates.window_closes}")
+        problem = _tag_problem(facts, facts.close_commit)
+        if problem is not None:
+            return make(
+                "blocked",
+                f"{problem} (main's commit when the window closed): the job never moves a"
+                " tag; a maintainer must delete or fix it",
+            )
+        copy = facts.copy
+        tag_step = (
+            Step("tag", f"tag {tag} (annotated) on {facts.close_commit[:12]} and push it")
+            if facts.tag is None
+            else Step(
+                "tag", f"{tag} exists on {facts.close_commit[:12]}: push it if origin lacks it"
+            )
+        )
+        archive = (
+            f"use the published copy {copy.found.doi or copy.found.id}"
+            if copy.found is not None and copy.found.published
+            else f"finish the draft {copy.found.id}"
+            if copy.found is not None
+            else "git archive of the tag with the record, then upload and publish"
+        )
+        return make(
+            "close",
+            f"the window closed {dates.window_closes}; annulled after {dates.annul_on} if"
+            " neither the tag nor its copy exists",
+            tag_step,
+            Step("resolve", f"resolve market {number} from {tag}'s tree (adapter reruns on)"),
+            Step("archive", archive),
+            Step("record", f"write {path}"),
+            Step("commit", f"commit {path} on main"),
+            _issue(number, "resolution", "resolution", f"market {number} resolved"),
+        )
+    # The annulment date has passed with no record: nothing made now would count.
+    if facts.copy.error is not None:
+        return make(
+            "blocked",
+            f"the annulment date {dates.annul_on} has passed and the archive could not be"
+            f" asked for a copy of {tag} ({facts.copy.error}): a market is never annulled on"
+            " an outage",
+        )
+    tag_there = facts.tag is not None
+    copy_there = facts.copy.published
+    steps = [
+        Step("resolve", f"resolve market {number} from what exists (no tag or copy is made now)"),
+        Step("record", f"write {path}"),
+        Step("commit", f"commit {path} on main"),
+        _issue(
+            number,
+            "resolution",
+            "annulled" if not (tag_there or copy_there) else "resolution",
+            f"market {number} resolved",
+        ),
+    ]
+    if tag_there != copy_there:
+        missing = "the tag" if not tag_there else "its archive copy"
+        steps.append(_issue(number, "registry-warning", "registry-warning", f"{missing} missing"))
+    note = (
+        f"the annulment date {dates.annul_on} has passed with neither {tag} nor its copy:"
+        " ANNULLED unless one counts"
+        if not (tag_there or copy_there)
+        else f"the annulment date {dates.annul_on} has passed: resolved from what exists"
+    )
+    return make("late-close", note, *steps)
+
+
+def _watch(
+    facts: MarketFacts,
+    record: ResolutionRecord,
+    as_of: date,
+    done: list[Step],
+) -> MarketPlan:
+    number, dates = facts.market, facts.dates
+    tag = dates.snapshot_tag
+    problems: list[str] = []
+    steps = list(done)
+    blocked: str | None = None
+    if facts.tag is None:
+        if record.commit is not None:
+            problems.append(f"{tag} is missing")
+            steps.append(Step("retag", f"tag {tag} again on {record.commit[:12]} (as recorded)"))
+    else:
+        problem = _tag_problem(facts, record.commit)
+        if problem is not None:
+            problems.append(problem + " (the record's commit)")
+            blocked = f"{problem}, the commit the record names: the job never moves a tag"
+    copy = facts.copy
+    if record.archive is not None and copy.error is None and copy.checked is not None:
+        if not copy.checked.ok and not copy.published:
+            problems.append(f"its archive copy is {copy.checked.status} ({copy.checked.detail})")
+            steps.append(Step("rearchive", f"archive {tag} again with {record_path(number)}"))
+    elif record.archive is None and not copy.published and facts.tag is not None:
+        problems.append("it has no archive copy")
+        steps.append(Step("rearchive", f"archive {tag} with {record_path(number)}"))
+    if problems:
+        steps.append(_issue(number, "registry-warning", "registry-warning", "; ".join(problems)))
+    note = f"resolved {record.outcome}; watching its copies until {dates.annul_on}"
+    if copy.error is not None:
+        note += f" (the archive could not be checked: {copy.error})"
+    if problems:
+        note += ": " + "; ".join(problems)
+    plan = MarketPlan(number, tag, "blocked" if blocked else "watch", blocked or note, tuple(steps))
+    return plan
+
+
+def plan_close(facts: Sequence[MarketFacts], as_of: date) -> Plan:
+    """The plan for every market, in market order."""
+    return Plan(as_of, tuple(_plan_market(f, as_of) for f in sorted(facts, key=lambda f: f.market)))

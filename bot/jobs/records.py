@@ -1,0 +1,154 @@
+"""Resolution records: `resolutions/market-NN.yaml`, a market's final resolution (SPEC 5).
+
+`claims close-windows` writes one when a market resolves after its window closed: the
+outcome and why, every attempt's verdict, the snapshot tag and the commit it points at, the
+archive copy (DOI or local id, file, md5), the dates, the date resolved on, when the record
+was made and the bot's version. It is validated by `schemas/resolution-record.schema.json`
+when written and when read back. A record is final: the job never rewrites it (a maintainer
+may move it aside with `claims close-windows --reopen N`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Literal
+
+from bot import __version__
+from bot.archive.port import ArchivedRecord
+from bot.dump import dump_yaml
+from bot.evidence.schema import validate
+from bot.load.yaml_ import parse_yaml
+from bot.resolution import MarketOutcome, MarketResolution
+from bot.timestamps import format_moment, parse_timestamp
+
+__all__ = ["SCHEMA_URL", "ArchiveKind", "ResolutionRecord", "record_path"]
+
+ArchiveKind = Literal["zenodo", "local"]
+SCHEMA_URL = "https://ai-safety-claims.github.io/registry/schemas/resolution-record.schema.json"
+
+
+def record_path(market: int) -> str:
+    """`resolutions/market-NN.yaml`, inside the registry."""
+    return f"resolutions/market-{market:02d}.yaml"
+
+
+@dataclass(frozen=True)
+class ResolutionRecord:
+    """A record as plain data (`data`), checked by the schema, with typed accessors."""
+
+    data: Mapping[str, Any]
+
+    @property
+    def market(self) -> int:
+        return int(self.data["market"])
+
+    @property
+    def outcome(self) -> MarketOutcome:
+        outcome: MarketOutcome = self.data["outcome"]
+        return outcome
+
+    @property
+    def tag(self) -> str:
+        return str(self.data["snapshot"]["tag"])
+
+    @property
+    def commit(self) -> str | None:
+        commit = self.data["snapshot"]["commit"]
+        return str(commit) if commit else None
+
+    @property
+    def archive(self) -> ArchivedRecord | None:
+        """The recorded archive copy, as `check` takes it."""
+        entry = self.data.get("archive")
+        return ArchivedRecord.from_record(entry) if isinstance(entry, Mapping) else None
+
+    @property
+    def archive_kind(self) -> str | None:
+        entry = self.data.get("archive")
+        return str(entry.get("kind")) if isinstance(entry, Mapping) else None
+
+    @property
+    def resolved_at(self) -> datetime | None:
+        return parse_timestamp(str(self.data["resolved_at"]))
+
+    @classmethod
+    def of(
+        cls,
+        resolution: MarketResolution,
+        commit: str | None,
+        resolved_at: datetime,
+        archive: ArchivedRecord | None = None,
+        kind: ArchiveKind = "local",
+        reopened: Mapping[str, str] | None = None,
+    ) -> ResolutionRecord:
+        """The record of a closed market's `resolution`; `commit`: where its tag points."""
+        if resolution.outcome is None:
+            raise ValueError(f"market {resolution.market} has no outcome yet")
+        snapshot = resolution.snapshot
+        dates = resolution.dates
+        data: dict[str, Any] = {
+            "record_version": 1,
+            "market": resolution.market,
+            "title": resolution.title,
+            "outcome": resolution.outcome,
+            "why": resolution.why,
+            "dates": {
+                "resolve_by": dates.resolve_by.isoformat(),
+                "window_closes": dates.window_closes.isoformat(),
+                "annul_on": dates.annul_on.isoformat(),
+            },
+            "as_of": resolution.as_of.isoformat(),
+            "resolved_at": format_moment(resolved_at),
+            "bot_version": __version__,
+            "snapshot": {
+                "tag": snapshot.tag,
+                "commit": commit if snapshot.tag_exists else None,
+                "tagged_at": format_moment(snapshot.tagged_at) if snapshot.tagged_at else None,
+                "state": snapshot.tag_state,
+            },
+            "archive": {"kind": kind, **archive.as_record()} if archive is not None else None,
+            "attempts": [
+                {
+                    "attempt": a.attempt,
+                    "evidence": a.evidence,
+                    "status": a.status,
+                    "outcome": a.outcome,
+                    "reasons": list(a.reasons),
+                    "counts": a.counts,
+                }
+                for a in resolution.attempts
+            ],
+            "warnings": list(resolution.warnings),
+            "source": resolution.source,
+        }
+        if reopened:
+            data["reopened"] = dict(reopened)
+        return cls(data)
+
+    def with_archive(self, archive: ArchivedRecord, kind: ArchiveKind) -> ResolutionRecord:
+        return ResolutionRecord({**self.data, "archive": {"kind": kind, **archive.as_record()}})
+
+    def to_yaml(self) -> bytes:
+        problems = validate("resolution-record", dict(self.data), "resolution record")
+        if problems:  # a bug in the writer, never a user's file
+            raise AssertionError("; ".join(p.message for p in problems))
+        return dump_yaml(self.data, SCHEMA_URL)
+
+    @classmethod
+    def from_yaml(cls, raw: bytes, path: str) -> ResolutionRecord | str:
+        """The record in `raw`, or a sentence saying why it is none."""
+        document, findings = parse_yaml(raw, path)
+        if document is None:
+            return f"{path} cannot be read: " + "; ".join(f.message for f in findings)
+        problems = validate("resolution-record", document.data, path, document.lines)
+        if problems:
+            return f"{path} is no valid resolution record: " + "; ".join(
+                f"{p.message}" + (f" (line {p.line})" if p.line else "") for p in problems[:5]
+            )
+        assert isinstance(document.data, dict)
+        return cls(document.data)
+
+    def resolved_on(self) -> date:
+        return date.fromisoformat(str(self.data["as_of"]))
