@@ -101,6 +101,12 @@ def add_github_parser(commands: Any) -> None:
         help="instead of a workflow_run event: pull request N as the API has it now (a"
         " workflow_dispatch run, as /judge starts to re-post a verdict)",
     )
+    locate.add_argument(
+        "--default-branch",
+        metavar="BRANCH",
+        help="with --pr: the repository's default branch, the only base that gets a verdict"
+        " (a workflow_run event names it itself)",
+    )
     locate.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
     locate.set_defaults(github_handler=_locate)
 
@@ -290,11 +296,16 @@ def _locate(args: argparse.Namespace) -> int:
     if args.pr is not None:
         if args.event is not None:
             raise ClaimsError("give --event or --pr, not both")
+        if not args.default_branch:
+            raise ClaimsError(
+                "--pr needs --default-branch BRANCH",
+                "only pull requests into the default branch get a verdict",
+            )
         port = _connect(_publish_repository(args))
         if port is None:
             print(f"no GITHUB_TOKEN: would read pull request #{args.pr}", file=sys.stderr)
             return EXIT_NOTHING
-        found = locate_by_number(port, args.pr)
+        found = locate_by_number(port, args.pr, args.default_branch)
         if isinstance(found, str):
             print(printable(f"no pull request to post to: {found}"), file=sys.stderr)
             return EXIT_NOTHING

@@ -53,10 +53,40 @@ def test_locate_prints_the_github_output_lines(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     memory = MemoryPort(repository="octo-org/octo-repo")
+    memory.pulls[5] = _pr(5, FORK_SHA, base_branch="master")  # octokit's default branch
+    _connect_to(monkeypatch, memory)
+    code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
+    assert (code, capsys.readouterr().out) == (0, f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=master\n")
+
+
+def test_locate_a_pull_request_into_another_branch_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The event's repository names its default branch (master); a PR into main is not
+    posted to (attack: open against another branch, get a green check, retarget)."""
+    memory = MemoryPort(repository="octo-org/octo-repo")
     memory.pulls[5] = _pr(5, FORK_SHA)
     _connect_to(monkeypatch, memory)
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
-    assert (code, capsys.readouterr().out) == (0, f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n")
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (1, "")
+    assert "targets main, not the default branch master" in captured.err
+
+
+def test_locate_by_number_needs_the_default_branch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = MemoryPort(repository="octo-org/octo-repo")
+    memory.pulls[5] = _pr(5, FORK_SHA, base_branch="legacy")
+    _connect_to(monkeypatch, memory)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo-org/octo-repo")
+    assert main(["github", "locate", "--pr", "5"]) == 2
+    assert "--pr needs --default-branch" in capsys.readouterr().err
+    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 1
+    assert "targets legacy, not the default branch main" in capsys.readouterr().err
+    memory.pulls[5] = _pr(5, FORK_SHA)
+    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 0
+    assert capsys.readouterr().out == f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n"
 
 
 def test_locate_finds_nothing_for_a_stale_head(
