@@ -178,6 +178,18 @@ def _report(messages: list[str], files: list[str]) -> VerifyReport:
     return VerifyReport(tuple(verdicts))
 
 
+def test_a_huge_report_still_posts_its_check_runs(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    """Attack (held): an attempt with thousands of findings; the fake refuses a summary over
+    GitHub's 65,535 characters as GitHub does, and the Markdown report stays under it (50
+    findings a table, 60,000 characters in all), while every finding is an annotation."""
+    _pr(fakehub)
+    publication = build_publication(reports.invalid(3000, message="x" * 400), HEAD)
+    assert all(len(run.summary) <= 65_535 for run in publication.check_runs)
+    publish(gateway, publication, 7, HEAD)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (len(run.annotations), run.conclusion) == (3000, "failure")
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     st.lists(st.text(min_size=1, max_size=400), min_size=1, max_size=8),
