@@ -365,14 +365,20 @@ def _judge(args: argparse.Namespace) -> int:
     repository = _repository(args.repo, event.repository)
     root = args.registry.resolve() if args.registry is not None else Path.cwd()
     port = _connect(repository)
+    dry_run = port is None
     if port is None:
         port = _DryRunPort(repository, root, event.default_branch, event.issue_number, args.head)
+        print(
+            "no GITHUB_TOKEN: the bot's verdict comments are not read (with a token, /judge"
+            " records only evidence the latest verdict before the comment showed)"
+        )
     outcome = respond(
         port,
         event,
         git_attempt_reader(root, event.default_branch),
         _repost(port, event.default_branch),
         datetime.now(UTC),
+        require_shown=not dry_run,
     )
     if outcome.ignored:
         print(printable(f"ignored: {outcome.ignored}"))

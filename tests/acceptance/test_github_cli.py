@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.app import VerifyReport
 from bot.cli import main
 from bot.demo.specimen import AttemptSpec
-from bot.github.port import PullRequestInfo
+from bot.github.port import CommentRef, PullRequestInfo
+from bot.github.publish import build_publication
 from tests.unit.github.memory_port import MemoryPort
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
@@ -168,6 +170,13 @@ def test_judge_from_a_maintainer_end_to_end(
     head = built.repo.head.commit.hexsha
     memory = MemoryPort(repository="Codertocat/Hello-World", roles={"Codertocat": "admin"})
     memory.pulls[1] = _pr(1, head, head_repo="alice/Hello-World")
+    argv = ["--registry", str(built.root), "--base-ref", "main", "--head", head]
+    assert main(["verify", *argv, "--json", str(tmp_path / "r.json")]) in (0, 1)
+    report = json.loads((tmp_path / "r.json").read_text())
+    digest = report["attempts"][0]["evidence_digest"]
+    # the bot's verdict for this head, posted before the /judge comment (a smaller id)
+    shown = build_publication(VerifyReport.from_json(report), head).comment
+    memory.existing.append((1, CommentRef(1, "github-actions[bot]", "Bot", shown)))
     _connect_to(monkeypatch, memory)
     code = main(
         ["github", "judge", "--event", str(_comment_event(tmp_path)), "--registry", str(built.root)]
@@ -180,21 +189,6 @@ def test_judge_from_a_maintainer_end_to_end(
         "reconstructible": "pass",
         "not-toy-only": "fail",
     }
-    verified = main(
-        [
-            "verify",
-            "--registry",
-            str(built.root),
-            "--base-ref",
-            "main",
-            "--head",
-            head,
-            "--json",
-            str(tmp_path / "r.json"),
-        ]
-    )
-    assert verified in (0, 1)
-    digest = json.loads((tmp_path / "r.json").read_text())["attempts"][0]["evidence_digest"]
     assert {v["evidence_digest"] for v in checks.values()} == {digest}
     ((number, reply),) = memory.comments_posted
     assert number == 1 and reply.startswith("@Codertocat recorded 2 judgment(s)")
