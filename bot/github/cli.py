@@ -267,6 +267,12 @@ def _publish(args: argparse.Namespace) -> int:
         print("no GITHUB_TOKEN: nothing posted", file=sys.stderr)
         return 0
     posted = publish(port, publication, args.pr, args.head)
+    if posted.moved_to is not None:
+        print(
+            f"posted on {port.repository} {args.head[:12]}: {len(posted.check_runs)} check"
+            f" run(s); no comment or labels: #{args.pr}'s head moved to {posted.moved_to[:12]}"
+        )
+        return 0
     comment = (
         f"comment {posted.comment.id} created"
         if posted.comment

@@ -98,6 +98,7 @@ class Posted:
     edited_comment: int | None
     labels_added: tuple[str, ...]
     labels_removed: tuple[str, ...]
+    moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
 
 
 def check_url(text: str) -> str:
@@ -269,8 +270,15 @@ def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
 def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
     """Post `publication` on pull request `number`: check runs, the comment, the labels.
 
+    The check runs belong to `head_sha` and are always posted on it. The comment and labels
+    belong to the pull request: they are posted only while its head is still `head_sha`, so a
+    slower run for an older head never overwrites the verdict of a newer one.
+
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
     runs = tuple(_post_check_run(port, plan, head_sha) for plan in publication.check_runs)
+    moved_to = port.pull_request(number).head_sha
+    if moved_to != head_sha:
+        return Posted(runs, None, None, (), (), moved_to=moved_to)
     latest = _sticky(port.comments(number))
     found = _KEY.search(latest.body) if latest else None
     created, edited = None, None
