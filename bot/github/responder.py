@@ -61,6 +61,9 @@ __all__ = [
 
 SCHEMA_URL = "../../../../schemas/judgments.schema.json"  # as the demo's files name it
 _BRANCH_MOVED = frozenset({409, 422})  # contents API: the file's sha is stale
+# Unknown command words a reply names (a comment of 65,536 characters holds thousands, and
+# GitHub refuses a reply over 65,536 characters).
+_MAX_UNKNOWN_SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,10 @@ def respond(
             outcome = _judge(port, event, parsed, read_attempt, now, require_shown)
             sections.append(outcome.reply)
     if parsed.unknown:
-        words = ", ".join(code_span(f"/{word}", 40) for word in parsed.unknown)
+        shown = parsed.unknown[:_MAX_UNKNOWN_SHOWN]
+        words = ", ".join(code_span(f"/{word}", 40) for word in shown)
+        more = len(parsed.unknown) - len(shown)
+        words += f" and {more} more" if more else ""
         sections.append(f"Unknown command {words}: see `/help` for the commands.")
     if parsed.help:
         sections.append(render_help())

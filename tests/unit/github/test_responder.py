@@ -404,3 +404,18 @@ def test_a_judgment_binds_only_evidence_the_verdict_before_the_comment_showed(
     ((_, reply),) = memory.comments_posted
     assert reply.startswith("@maint: nothing was recorded: the evidence at the pull request's")
     assert f"`{DIGEST}`" in reply
+
+
+def test_a_flood_of_unknown_commands_gets_a_short_reply() -> None:
+    """Attack (anyone): a comment of 65,536 characters of distinct `/word` lines made a reply
+    longer than GitHub takes (65,536 characters): the POST was refused and the job failed."""
+    words = [f"/w{i}" for i in range(12_000)]
+    body = "\n".join(words)[:65_536]
+    memory = port()
+    run(memory, event(body, login="stranger"))
+    ((_, reply),) = memory.comments_posted
+    assert len(reply) < 2_000
+    assert reply.startswith("Unknown command `/w0`, `/w1`,")
+    listed = len(parse_comment(body).unknown)
+    assert listed > 9_000
+    assert reply.endswith(f"`/w9` and {listed - 10} more: see `/help` for the commands.")
