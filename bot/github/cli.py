@@ -570,6 +570,6 @@ def verify_pull_request(args: argparse.Namespace, port: GitHubPort, verify: Veri
         folders = changed_attempt_folders(workspace.changes)
         registry = workspace.registry
         filer = gather_filer(port, pull, history, registry.contracts, folders, registry.limits)
-        return filer, landing_confirmer(port)
+        return filer, landing_confirmer(port, pull.base_branch)
 
     return verify(args, facts)
