@@ -209,7 +209,12 @@ def pull_request_problems(
     if not maintainer:
         merged = {f for f in changed if _is_folder_in(registry.contracts, f)}
         approved = filer is not None and filer.approved
-        problems += check_merged_evidence(changes, merged, approved)
+        on_base = {
+            change.path: entry.blob_id
+            for change in changes
+            if change.status == "A" and (entry := registry.contracts.entry(change.path))
+        }
+        problems += check_merged_evidence(changes, merged, approved, on_base)
     if filer is not None:
         problems += check_identity(filer, changed)
     else:

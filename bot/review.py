@@ -18,7 +18,7 @@ branch's merge base and the head) and the paths of the head's tree:
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from bot.findings import Code, Finding
@@ -243,18 +243,30 @@ def _collisions(changes: Sequence[Change], head_paths: Iterable[str]) -> list[Fi
 
 
 def check_merged_evidence(
-    changes: Sequence[Change], merged_folders: Collection[str], approved: bool
+    changes: Sequence[Change],
+    merged_folders: Collection[str],
+    approved: bool,
+    on_base: Mapping[str, str | None] | None = None,
 ) -> list[Finding]:
     """Evidence already on the base branch stays as merged: changing or deleting a file of an
     attempt folder that exists there is `merged-evidence-changed` (each file named), unless a
     maintainer approved the PR's head commit. Adding files (the run after its freeze) is not a
-    change; judgments.yaml is `maintainer-file`'s."""
+    change; judgments.yaml is `maintainer-file`'s.
+
+    `on_base`: for paths the diff adds, the blob the base branch's tip holds there (the diff
+    runs from the merge base, so a branch started before a file was merged "adds" it again:
+    with other content, that is a change of merged evidence)."""
     if approved:
         return []
+    on_base = on_base or {}
     findings = []
     for change in changes:
         folder = attempt_folder(change.path)
-        if folder is None or folder not in merged_folders or change.status == "A":
+        if folder is None or folder not in merged_folders:
+            continue
+        if change.status == "A" and (
+            change.path not in on_base or on_base[change.path] == change.blob
+        ):
             continue
         if PurePosixPath(change.path).name == "judgments.yaml":
             continue

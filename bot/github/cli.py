@@ -102,6 +102,12 @@ def add_github_parser(commands: Any) -> None:
         help="instead of a workflow_run event: pull request N as the API has it now (a"
         " workflow_dispatch run, as /judge starts to re-post a verdict)",
     )
+    locate.add_argument(
+        "--default-branch",
+        metavar="BRANCH",
+        help="with --pr: the repository's default branch, the only base that gets a verdict"
+        " (a workflow_run event names it itself)",
+    )
     locate.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
     locate.set_defaults(github_handler=_locate)
 
@@ -262,6 +268,12 @@ def _publish(args: argparse.Namespace) -> int:
         print("no GITHUB_TOKEN: nothing posted", file=sys.stderr)
         return 0
     posted = publish(port, publication, args.pr, args.head)
+    if posted.moved_to is not None:
+        print(
+            f"posted on {port.repository} {args.head[:12]}: {len(posted.check_runs)} check"
+            f" run(s); no comment or labels: #{args.pr}'s head moved to {posted.moved_to[:12]}"
+        )
+        return 0
     comment = (
         f"comment {posted.comment.id} created"
         if posted.comment
@@ -291,11 +303,16 @@ def _locate(args: argparse.Namespace) -> int:
     if args.pr is not None:
         if args.event is not None:
             raise ClaimsError("give --event or --pr, not both")
+        if not args.default_branch:
+            raise ClaimsError(
+                "--pr needs --default-branch BRANCH",
+                "only pull requests into the default branch get a verdict",
+            )
         port = _connect(_publish_repository(args))
         if port is None:
             print(f"no GITHUB_TOKEN: would read pull request #{args.pr}", file=sys.stderr)
             return EXIT_NOTHING
-        found = locate_by_number(port, args.pr)
+        found = locate_by_number(port, args.pr, args.default_branch)
         if isinstance(found, str):
             print(printable(f"no pull request to post to: {found}"), file=sys.stderr)
             return EXIT_NOTHING
@@ -355,14 +372,20 @@ def _judge(args: argparse.Namespace) -> int:
     repository = _repository(args.repo, event.repository)
     root = args.registry.resolve() if args.registry is not None else Path.cwd()
     port = _connect(repository)
+    dry_run = port is None
     if port is None:
         port = _DryRunPort(repository, root, event.default_branch, event.issue_number, args.head)
+        print(
+            "no GITHUB_TOKEN: the bot's verdict comments are not read (with a token, /judge"
+            " records only evidence the latest verdict before the comment showed)"
+        )
     outcome = respond(
         port,
         event,
         git_attempt_reader(root, event.default_branch),
         _repost(port, event.default_branch),
         datetime.now(UTC),
+        require_shown=not dry_run,
     )
     if outcome.ignored:
         print(printable(f"ignored: {outcome.ignored}"))
@@ -554,6 +577,6 @@ def verify_pull_request(args: argparse.Namespace, port: GitHubPort, verify: Veri
         folders = changed_attempt_folders(workspace.changes)
         registry = workspace.registry
         filer = gather_filer(port, pull, history, registry.contracts, folders, registry.limits)
-        return filer, landing_confirmer(port)
+        return filer, landing_confirmer(port, pull.base_branch)
 
     return verify(args, facts)

@@ -231,6 +231,7 @@ class WorkflowRunEvent:
     head_owner: str  # head_repository.owner.login
     repository: str  # repository.full_name
     pull_requests: tuple[int, ...]  # empty for a fork's pull request
+    default_branch: str  # repository.default_branch: the only base that gets a verdict
 
 
 def workflow_run_event(data: object) -> WorkflowRunEvent:
@@ -239,6 +240,7 @@ def workflow_run_event(data: object) -> WorkflowRunEvent:
     run = event.object("workflow_run")
     head_repository = run.object("head_repository")
     numbers = tuple(item.integer("number") for item in run.objects("pull_requests", 100))
+    repository = event.object("repository")
     return WorkflowRunEvent(
         id=run.integer("id"),
         name=run.string("name", 256, nullable=True),
@@ -248,8 +250,9 @@ def workflow_run_event(data: object) -> WorkflowRunEvent:
         head_branch=run.branch("head_branch"),
         head_repo=head_repository.full_name("full_name"),
         head_owner=head_repository.object("owner").login("login"),
-        repository=event.object("repository").full_name("full_name"),
+        repository=repository.full_name("full_name"),
         pull_requests=numbers,
+        default_branch=repository.branch("default_branch"),
     )
 
 

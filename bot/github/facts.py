@@ -67,12 +67,13 @@ def maintainer_approved(
     )
 
 
-def _merged_by(port: GitHubPort, sha: str) -> list[str]:
-    """The authors of the merged pull requests whose merge (or squash) commit `sha` is."""
+def _merged_by(port: GitHubPort, sha: str, base_branch: str) -> list[str]:
+    """The authors of the pull requests merged into `base_branch` whose merge (or squash)
+    commit `sha` is."""
     return [
         pull.author
         for pull in port.pulls_of_commit(sha)
-        if pull.merged and pull.merge_commit_sha == sha
+        if pull.merged and pull.merge_commit_sha == sha and pull.base_branch == base_branch
     ]
 
 
@@ -105,7 +106,9 @@ def gather_filer(
         if not commits:
             owners[slug] = SlugOwners()
             continue
-        authors = sorted({login for sha in commits for login in _merged_by(port, sha)})
+        authors = sorted(
+            {login for sha in commits for login in _merged_by(port, sha, pull.base_branch)}
+        )
         owners[slug] = SlugOwners(tuple(authors), "merged pull requests")
     return Filer(
         pr=pull.number,
@@ -116,13 +119,15 @@ def gather_filer(
     )
 
 
-def landing_confirmer(port: GitHubPort) -> Callable[[Landing], str | None]:
-    """For `VerifyOptions.confirm_landing`: asks GitHub once per landing commit."""
+def landing_confirmer(port: GitHubPort, base_branch: str) -> Callable[[Landing], str | None]:
+    """For `VerifyOptions.confirm_landing`: asks GitHub once per landing commit, which must be
+    the merge commit of a pull request merged into `base_branch`."""
     seen: dict[str, str | None] = {}
 
     def confirm(landing: Landing) -> str | None:
         if landing.sha not in seen:
-            seen[landing.sha] = landing_refusal(landing, port.pulls_of_commit(landing.sha))
+            pulls = port.pulls_of_commit(landing.sha)
+            seen[landing.sha] = landing_refusal(landing, pulls, base_branch)
         return seen[landing.sha]
 
     return confirm

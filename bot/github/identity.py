@@ -92,11 +92,21 @@ def check_identity(filer: Filer, folders: Sequence[str]) -> list[Finding]:
     return findings
 
 
-def landing_refusal(landing: Landing, pulls: Sequence[PullRequestInfo]) -> str | None:
-    """None when a merged pull request names `landing` as its merge (or squash) commit and
-    merged within `LANDING_TOLERANCE` of the commit's date; else what the API said."""
+def landing_refusal(
+    landing: Landing, pulls: Sequence[PullRequestInfo], base_branch: str | None = None
+) -> str | None:
+    """None when a pull request merged into `base_branch` (any branch when None) names
+    `landing` as its merge (or squash) commit and merged within `LANDING_TOLERANCE` of the
+    commit's date; else what the API said. A PR merged into another branch dates the merge
+    there, not the commit's arrival on the base branch (a fast-forward later)."""
     committed = landing.committed_as_written or landing.committed_at
-    merged = [p for p in pulls if p.merged and p.merge_commit_sha == landing.sha]
+    merged = [
+        p
+        for p in pulls
+        if p.merged
+        and p.merge_commit_sha == landing.sha
+        and (base_branch is None or p.base_branch == base_branch)
+    ]
     for pull in merged:
         if pull.merged_at is not None and _near(pull.merged_at, committed):
             return None
@@ -109,7 +119,8 @@ def landing_refusal(landing: Landing, pulls: Sequence[PullRequestInfo]) -> str |
         )
     if pulls:
         numbers = ", ".join(f"#{p.number}" for p in pulls)
-        return f"the API lists {numbers} for it, none merged with it as the merge commit"
+        into = f" into {base_branch}" if base_branch is not None else ""
+        return f"the API lists {numbers} for it, none merged{into} with it as the merge commit"
     return "the API lists no pull request for it"
 
 

@@ -75,25 +75,34 @@ def locate_pull_request(port: GitHubPort, run: WorkflowRunEvent) -> Located | st
         return f"pull request #{pr.number}'s head is {pr.head_sha}, not {run.head_sha}"
     if pr.head_repo and pr.head_repo != run.head_repo:
         return f"pull request #{pr.number}'s head is in {pr.head_repo}, not {run.head_repo}"
-    return _located(pr)
+    return _located(pr, run.default_branch)
 
 
-def locate_by_number(port: GitHubPort, number: int) -> Located | str:
+def locate_by_number(port: GitHubPort, number: int, default_branch: str) -> Located | str:
     """Pull request `number` as the API has it now, for a `workflow_dispatch` run of the
-    verify workflow (the /judge responder starts one to re-post a verdict): it must be open;
-    its head is the API's, never an input's.
+    verify workflow (the /judge responder starts one to re-post a verdict): it must be open
+    and target `default_branch`; its head is the API's, never an input's.
 
     Raises `GitHubError` when the API fails.
     """
     pr = port.pull_request(number)
     if pr.state != "open":
         return f"pull request #{number} is {pr.state}"
-    return _located(pr)
+    return _located(pr, default_branch)
 
 
-def _located(pr: PullRequestInfo) -> Located | str:
+def _located(pr: PullRequestInfo, default_branch: str) -> Located | str:
+    """`pr` as printed, if it targets the default branch: a pull request into any other
+    branch gets no verdict (that branch's markets, judgments and submitters are not the
+    registry's, and a PR retargeted later starts no new check run, so a verdict posted on
+    its head commit would stand for the default branch)."""
     if not _SHA.match(pr.head_sha) or not 0 < pr.number < 2**63:
         return f"the API answered an unexpected pull request ({pr.number}, {pr.head_sha!r})"
     if not is_safe_branch(pr.base_branch):
         return f"pull request #{pr.number}'s base branch {pr.base_branch!r} is refused"
+    if pr.base_branch != default_branch:
+        return (
+            f"pull request #{pr.number} targets {pr.base_branch}, not the default branch"
+            f" {default_branch}: only pull requests into the default branch get a verdict"
+        )
     return Located(pr.number, pr.head_sha, pr.base_branch)

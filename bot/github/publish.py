@@ -48,11 +48,15 @@ __all__ = [
     "check_url",
     "publish",
     "render_publication",
+    "shown_digests",
     "verdict_key_of",
 ]
 
 MARKER = "<!-- claims-bot:verdict -->"
 _KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]+) -->")
+# One per attempt in the sticky comment: the evidence digest the verdict was for (/judge binds
+# a judgment only to evidence a verdict comment showed before the /judge comment).
+_EVIDENCE = re.compile(r"<!-- claims-bot:evidence ([0-9a-f]{64}) -->")
 # GitHub refuses a comment over 65,536 characters; a check run's summary over 65,535.
 MAX_BODY = 60_000
 # GitHub drops a step's job summary over 1 MiB ("supports content up to a size of 1024k").
@@ -63,6 +67,7 @@ LABEL_FAMILIES = ("evidence:", "verdict:")
 _MAX_MESSAGE = 4_000  # an annotation's message (GitHub allows 64 KB)
 _MAX_NAME = 200
 _URL = re.compile(r"https://[A-Za-z0-9.-]+(:\d+)?(/[A-Za-z0-9._~%/+:=?&#@!$,;*-]*)?")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 Conclusion = Literal["success", "failure", "neutral"]
@@ -93,6 +98,7 @@ class Posted:
     edited_comment: int | None
     labels_added: tuple[str, ...]
     labels_removed: tuple[str, ...]
+    moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
 
 
 def check_url(text: str) -> str:
@@ -110,9 +116,10 @@ def _plain(text: str, limit: int) -> str:
 
 
 def verdict_key_of(report: VerifyReport) -> str:
-    """A digest of the evidence, each attempt's status and outcome: the comment is edited while
-    it stays the same, and a new one is posted when it changes."""
-    verdicts = [[v.attempt, v.evidence, v.status, v.outcome] for v in report.attempts]
+    """A digest of each attempt's evidence digest, evidence, status and outcome: the comment
+    is edited while it stays the same, and a new one is posted when it changes (so a comment's
+    evidence markers never change after it is posted)."""
+    verdicts = [[v.attempt, v.digest, v.evidence, v.status, v.outcome] for v in report.attempts]
     text = json.dumps([report.evidence, verdicts], ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -223,7 +230,11 @@ def build_publication(
     footer = f"\n---\n{links}\n"
     runs = (*(_attempt_run(v, footer) for v in report.attempts), _pull_request_run(report, footer))
     key = verdict_key_of(report)
-    head = f"{MARKER}\n<!-- claims-bot:verdict-key {key} -->\n**Registry bot** · {links}\n\n"
+    shown = sorted({v.digest for v in report.attempts if v.digest and _HEX64.fullmatch(v.digest)})
+    evidence = "".join(f"<!-- claims-bot:evidence {digest} -->\n" for digest in shown)
+    head = (
+        f"{MARKER}\n<!-- claims-bot:verdict-key {key} -->\n{evidence}**Registry bot** · {links}\n\n"
+    )
     where = "the check runs of this commit" + (
         f" ([full report]({details_url}))" if details_url else ""
     )
@@ -246,6 +257,14 @@ def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> Chec
     return run
 
 
+def shown_digests(comments: Sequence[CommentRef], before: int) -> frozenset[str]:
+    """The evidence digests the bot's latest verdict comment older than comment `before`
+    showed (none without one). Comment ids grow with time, and a verdict comment is edited
+    only while its verdict key, which covers the digests, stays the same."""
+    latest = _sticky([c for c in comments if c.id < before])
+    return frozenset(_EVIDENCE.findall(latest.body)) if latest else frozenset()
+
+
 def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
     """The latest comment a bot posted with the marker (a person's copy of it never counts)."""
     ours = [c for c in comments if c.author_type == "Bot" and MARKER in c.body]
@@ -255,8 +274,15 @@ def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
 def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
     """Post `publication` on pull request `number`: check runs, the comment, the labels.
 
+    The check runs belong to `head_sha` and are always posted on it. The comment and labels
+    belong to the pull request: they are posted only while its head is still `head_sha`, so a
+    slower run for an older head never overwrites the verdict of a newer one.
+
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
     runs = tuple(_post_check_run(port, plan, head_sha) for plan in publication.check_runs)
+    moved_to = port.pull_request(number).head_sha
+    if moved_to != head_sha:
+        return Posted(runs, None, None, (), (), moved_to=moved_to)
     latest = _sticky(port.comments(number))
     found = _KEY.search(latest.body) if latest else None
     created, edited = None, None

@@ -10,8 +10,10 @@
 4. For a maintainer: the PR's one attempt folder and its current evidence digest are read from
    the PR's head commit in the local git repository (`AttemptReader`; the judge workflow
    checks out the default branch and fetches the PR head's objects, nothing of the PR is
-   checked out or run). Every check id must be one the attempt needs (shared rules, its
-   market and kind). A comment with any bad line records nothing.
+   checked out or run). That digest must be one the bot's latest verdict comment before the
+   /judge comment showed (comment ids grow with time): the maintainer judged what that
+   verdict showed, not evidence pushed after it. Every check id must be one the attempt needs
+   (shared rules, its market and kind). A comment with any bad line records nothing.
 5. judgments.yaml is merged (other checks kept, judged ones replaced: verdict, by, at, note,
    evidence_digest), validated by schemas/judgments.schema.json, written with
    `bot.dump.dump_yaml` as one commit through the contents API on the default branch, always:
@@ -42,6 +44,7 @@ from bot.evidence.schema import validate
 from bot.github.commands import COMMANDS, JudgeCommand, ParsedComment, code_span, parse_comment
 from bot.github.events import IssueCommentEvent
 from bot.github.port import MAINTAINER_ROLES, GitHubError, GitHubPort, PullRequestInfo
+from bot.github.publish import shown_digests
 from bot.load.yaml_ import parse_yaml
 
 __all__ = [
@@ -58,6 +61,9 @@ __all__ = [
 
 SCHEMA_URL = "../../../../schemas/judgments.schema.json"  # as the demo's files name it
 _BRANCH_MOVED = frozenset({409, 422})  # contents API: the file's sha is stale
+# Unknown command words a reply names (a comment of 65,536 characters holds thousands, and
+# GitHub refuses a reply over 65,536 characters).
+_MAX_UNKNOWN_SHOWN = 10
 
 
 @dataclass(frozen=True)
@@ -166,9 +172,14 @@ def respond(
     read_attempt: AttemptReader,
     repost: Reposter,
     now: datetime,
+    require_shown: bool = True,
 ) -> Outcome:
     """Answer one issue_comment event (module docstring, steps 1-6). Raises `GitHubError`
-    when GitHub fails, `ClaimsError` when the PR's head cannot be read."""
+    when GitHub fails, `ClaimsError` when the PR's head cannot be read.
+
+    `require_shown`: record only evidence whose digest the bot's latest verdict comment before
+    the /judge comment showed (False only for a dry run without a token, which cannot read
+    comments)."""
     # 1. Not for the responder.
     if event.user_type == "Bot":
         return Outcome(ignored=f"a comment by the bot {event.user_login}")
@@ -191,10 +202,13 @@ def respond(
                 " `/judge`, so nothing was recorded. A maintainer will judge this attempt."
             )
         else:
-            outcome = _judge(port, event, parsed, read_attempt, now)
+            outcome = _judge(port, event, parsed, read_attempt, now, require_shown)
             sections.append(outcome.reply)
     if parsed.unknown:
-        words = ", ".join(code_span(f"/{word}", 40) for word in parsed.unknown)
+        shown = parsed.unknown[:_MAX_UNKNOWN_SHOWN]
+        words = ", ".join(code_span(f"/{word}", 40) for word in shown)
+        more = len(parsed.unknown) - len(shown)
+        words += f" and {more} more" if more else ""
         sections.append(f"Unknown command {words}: see `/help` for the commands.")
     if parsed.help:
         sections.append(render_help())
@@ -225,6 +239,7 @@ def _judge(
     parsed: ParsedComment,
     read_attempt: AttemptReader,
     now: datetime,
+    require_shown: bool,
 ) -> Outcome:
     """4.-5. for a maintainer's /judge lines; the reply says what was recorded or why not."""
     if parsed.problems:
@@ -254,6 +269,18 @@ def _judge(
     folder = attempt.folders[0]
     if attempt.problem:
         return _refusal(event, f"{code_span(folder, 120)}: {attempt.problem}")
+    # The evidence judged must be what the bot's verdict showed before the comment: a filer
+    # pushing other evidence right after a /judge comment must not get the judgment.
+    if require_shown and attempt.digest not in shown_digests(
+        port.comments(pr.number), event.comment_id
+    ):
+        return _refusal(
+            event,
+            f"the evidence at the pull request's head (digest `{attempt.digest}`) is not what"
+            " the bot's latest verdict before your comment showed: it was pushed after that"
+            " verdict, or its verdict is not posted yet. Judge again once the verdict for"
+            " the current head is posted.",
+        )
     unknown = [c.check for c in parsed.judgments if c.check not in attempt.required]
     if unknown:
         needed = ", ".join(f"`{check}`" for check in attempt.required)

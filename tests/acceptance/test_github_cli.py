@@ -12,9 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.app import VerifyReport
 from bot.cli import main
 from bot.demo.specimen import AttemptSpec
-from bot.github.port import PullRequestInfo
+from bot.github.port import CommentRef, PullRequestInfo
+from bot.github.publish import build_publication
 from tests.unit.github.memory_port import MemoryPort
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
@@ -53,10 +55,40 @@ def test_locate_prints_the_github_output_lines(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     memory = MemoryPort(repository="octo-org/octo-repo")
+    memory.pulls[5] = _pr(5, FORK_SHA, base_branch="master")  # octokit's default branch
+    _connect_to(monkeypatch, memory)
+    code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
+    assert (code, capsys.readouterr().out) == (0, f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=master\n")
+
+
+def test_locate_a_pull_request_into_another_branch_prints_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The event's repository names its default branch (master); a PR into main is not
+    posted to (attack: open against another branch, get a green check, retarget)."""
+    memory = MemoryPort(repository="octo-org/octo-repo")
     memory.pulls[5] = _pr(5, FORK_SHA)
     _connect_to(monkeypatch, memory)
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
-    assert (code, capsys.readouterr().out) == (0, f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n")
+    captured = capsys.readouterr()
+    assert (code, captured.out) == (1, "")
+    assert "targets main, not the default branch master" in captured.err
+
+
+def test_locate_by_number_needs_the_default_branch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = MemoryPort(repository="octo-org/octo-repo")
+    memory.pulls[5] = _pr(5, FORK_SHA, base_branch="legacy")
+    _connect_to(monkeypatch, memory)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "octo-org/octo-repo")
+    assert main(["github", "locate", "--pr", "5"]) == 2
+    assert "--pr needs --default-branch" in capsys.readouterr().err
+    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 1
+    assert "targets legacy, not the default branch main" in capsys.readouterr().err
+    memory.pulls[5] = _pr(5, FORK_SHA)
+    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 0
+    assert capsys.readouterr().out == f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n"
 
 
 def test_locate_finds_nothing_for_a_stale_head(
@@ -138,6 +170,13 @@ def test_judge_from_a_maintainer_end_to_end(
     head = built.repo.head.commit.hexsha
     memory = MemoryPort(repository="Codertocat/Hello-World", roles={"Codertocat": "admin"})
     memory.pulls[1] = _pr(1, head, head_repo="alice/Hello-World")
+    argv = ["--registry", str(built.root), "--base-ref", "main", "--head", head]
+    assert main(["verify", *argv, "--json", str(tmp_path / "r.json")]) in (0, 1)
+    report = json.loads((tmp_path / "r.json").read_text())
+    digest = report["attempts"][0]["evidence_digest"]
+    # the bot's verdict for this head, posted before the /judge comment (a smaller id)
+    shown = build_publication(VerifyReport.from_json(report), head).comment
+    memory.existing.append((1, CommentRef(1, "github-actions[bot]", "Bot", shown)))
     _connect_to(monkeypatch, memory)
     code = main(
         ["github", "judge", "--event", str(_comment_event(tmp_path)), "--registry", str(built.root)]
@@ -150,21 +189,6 @@ def test_judge_from_a_maintainer_end_to_end(
         "reconstructible": "pass",
         "not-toy-only": "fail",
     }
-    verified = main(
-        [
-            "verify",
-            "--registry",
-            str(built.root),
-            "--base-ref",
-            "main",
-            "--head",
-            head,
-            "--json",
-            str(tmp_path / "r.json"),
-        ]
-    )
-    assert verified in (0, 1)
-    digest = json.loads((tmp_path / "r.json").read_text())["attempts"][0]["evidence_digest"]
     assert {v["evidence_digest"] for v in checks.values()} == {digest}
     ((number, reply),) = memory.comments_posted
     assert number == 1 and reply.startswith("@Codertocat recorded 2 judgment(s)")

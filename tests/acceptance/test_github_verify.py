@@ -214,6 +214,45 @@ def test_the_pr_head_must_be_the_commit_checked(make_registry, github) -> None:
 # ---- the slug's owner changes merged evidence -------------------------------------------------
 
 
+def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry, github) -> None:
+    """Attack: branch from main as it stood before the run was merged, and add the run's files
+    again, rewritten. Against the merge base they are all new ("A"), so merged evidence looked
+    untouched and the rewritten attempt was verified green; they are changes of files the base
+    branch holds."""
+    built = make_registry()
+    folder = built.attempt.relative_to(built.root).as_posix()
+    landed = built.repo.git.log(
+        "--first-parent", "--format=%H", "main", "--", f"{folder}/trials.jsonl"
+    ).split()[-1]
+    rewritten = {
+        p: p.read_bytes()
+        for p in built.attempt.rglob("*")
+        if p.is_file() and p.name != "judgments.yaml"
+    }
+    built.repo.git.checkout("-q", "-b", "old-base", f"{landed}^1")
+    for path, data in rewritten.items():
+        _write(path, data)
+    trials = built.attempt / "trials.jsonl"
+    lines = trials.read_text().splitlines()
+    lines[0] = lines[0].replace(
+        '"verdict":"caught","certificate":"unsafe"', '"verdict":"false_safe","certificate":"safe"'
+    )
+    trials.write_text("\n".join(lines) + "\n")
+    files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
+    rules = _rules(RULES)
+    market = _market(default_markets(), 3, rules)
+    assert rules is not None and market is not None
+    (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
+    head = commit_all(built.repo, "my attempt, again")
+    port = port_for(built.repo)
+    open_pull(port, 42, ALICE, head)
+    result = github(port, built, 42, head)
+    assert result.code == 1
+    assert pr_codes(result) == {"merged-evidence-changed"}
+    changed = {p["file"] for p in result.report["pr_problems"]}
+    assert changed == {f"{folder}/trials.jsonl", f"{folder}/scores.yaml"}
+
+
 def _owner_edits(built: Built) -> str:
     built.repo.git.checkout("-q", "-b", "owner-edit")
     attempt = built.attempt / "attempt.yaml"

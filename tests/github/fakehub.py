@@ -45,6 +45,9 @@ PREFIX = "/api/v3"
 BOT = "github-actions[bot]"
 MAX_COMMENT = 65_536  # GitHub: "Body is too long (maximum is 65536 characters)"
 MAX_ANNOTATIONS = 50  # per create or update request (docs.github.com/rest/checks/runs)
+# A check run's output summary and text: "**Maximum length**: 65535 characters" (the REST API
+# description, github/rest-api-description, check-run output `maxLength: 65535`).
+MAX_OUTPUT_TEXT = 65_535
 LEVELS = {"notice", "warning", "failure"}
 # What GET /collaborators/{u}/permission calls `permission` for each role (maintain -> write,
 # triage -> read).
@@ -573,6 +576,9 @@ def _check_output(output: Any) -> list[dict[str, Any]]:
         return []
     if not isinstance(output, dict) or not output.get("title") or not output.get("summary"):
         raise _error(422, 'Invalid request.\n\n"title" and "summary" are required in output.')
+    for key in ("summary", "text"):
+        if len(output.get(key) or "") > MAX_OUTPUT_TEXT:
+            raise _error(422, f"Invalid request.\n\n{key} is too long (maximum is 65535).")
     annotations = output.get("annotations") or []
     if len(annotations) > MAX_ANNOTATIONS:
         raise _error(422, f"Invalid request.\n\nOnly {MAX_ANNOTATIONS} annotations are allowed.")

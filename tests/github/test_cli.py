@@ -81,6 +81,25 @@ def test_with_a_token_it_posts(
     assert "Traceback" not in err
 
 
+def test_a_report_for_an_older_head_posts_only_its_check_runs(
+    monkeypatch: pytest.MonkeyPatch,
+    fakehub: FakeHub,
+    github_env: Path,
+    report_file: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    fakehub.repo.add_pull(7, "alice", "c" * 40)  # pushed again since this report's run
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
+    monkeypatch.setattr(gateway, "connect", fast)
+    assert main(["github", "publish", str(report_file), "--pr", "7", "--head", HEAD]) == 0
+    assert capsys.readouterr().out == (
+        f"posted on acme/registry {HEAD[:12]}: 2 check run(s); no comment or labels:"
+        f" #7's head moved to {'c' * 12}\n"
+    )
+    assert fakehub.repo.comments_on(7) == [] and fakehub.repo.labels.get(7, []) == []
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

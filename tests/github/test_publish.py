@@ -124,6 +124,23 @@ def test_sticky_comment_edited_then_new_when_the_verdict_changes(
     assert fakehub.repo.comments_on(7)[0].body == f"{MARKER} pasted by a person"
 
 
+def test_a_run_for_an_older_head_does_not_overwrite_the_pr_verdict(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Attack: push a valid head X, then an invalid head Y. Verify runs per head SHA in
+    parallel; when Y's run posts first and X's last, X's comment and `evidence:valid` label
+    overwrote Y's on the pull request. X's check runs still go on X (they are X's)."""
+    old = "b" * 40
+    _pr(fakehub)  # the PR's head is HEAD now
+    fakehub.repo.labels[7] = ["evidence:invalid"]
+    posted = publish(gateway, build_publication(reports.qualifying(), old), 7, old)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (run.head_sha, run.conclusion) == (old, "success")
+    assert fakehub.repo.comments_on(7) == []
+    assert fakehub.repo.labels[7] == ["evidence:invalid"]
+    assert (posted.comment, posted.edited_comment, posted.moved_to) == (None, None, HEAD)
+
+
 def test_labels_kept_in_sync(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     _pr(fakehub)
     fakehub.repo.labels[7] = ["evidence:valid", "verdict:qualifying", "help wanted"]
@@ -180,6 +197,18 @@ def _report(messages: list[str], files: list[str]) -> VerifyReport:
         )
         verdicts.append(AttemptVerdict(folder, 3, "run", findings=findings))
     return VerifyReport(tuple(verdicts))
+
+
+def test_a_huge_report_still_posts_its_check_runs(fakehub: FakeHub, gateway: GitHubGateway) -> None:
+    """Attack (held): an attempt with thousands of findings; the fake refuses a summary over
+    GitHub's 65,535 characters as GitHub does, and the Markdown report stays under it (50
+    findings a table, 60,000 characters in all), while every finding is an annotation."""
+    _pr(fakehub)
+    publication = build_publication(reports.invalid(3000, message="x" * 400), HEAD)
+    assert all(len(run.summary) <= 65_535 for run in publication.check_runs)
+    publish(gateway, publication, 7, HEAD)
+    (run,) = fakehub.repo.runs_named(RUN)
+    assert (len(run.annotations), run.conclusion) == (3000, "failure")
 
 
 @settings(max_examples=30, deadline=None)

@@ -35,6 +35,7 @@ class MemoryPort:
     pulls: dict[int, PullRequestInfo] = field(default_factory=dict)
     files: dict[str, dict[str, tuple[bytes, str]]] = field(default_factory=dict)
     comments_posted: list[tuple[int, str]] = field(default_factory=list)
+    existing: list[tuple[int, CommentRef]] = field(default_factory=list)  # (PR, comment) before
     commits: list[tuple[str, str, bytes, str]] = field(default_factory=list)  # branch, path, ...
     calls: list[str] = field(default_factory=list)
     dispatches: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
@@ -96,7 +97,7 @@ class MemoryPort:
 
     # Comments and labels
     def comments(self, number: int) -> Sequence[CommentRef]:
-        return [
+        return [comment for n, comment in self.existing if n == number] + [
             CommentRef(index, "bot", "Bot", body)
             for index, (n, body) in enumerate(self.comments_posted)
             if n == number

@@ -63,6 +63,7 @@ def test_workflow_run_of_a_fork_has_no_pull_requests() -> None:
         head_owner="Codertocat",
         repository="octo-org/octo-repo",
         pull_requests=(),
+        default_branch="master",
     )
 
 

@@ -3,6 +3,7 @@ landing confirmations and submitters.yaml, with values in and findings out."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -113,3 +114,13 @@ def test_submitters_yaml_is_read_and_checked() -> None:
     assert read_submitters(MemoryTree({})) == {}
     with pytest.raises(ClaimsError, match=r"submitters\.yaml on the base branch is invalid"):
         read_submitters(MemoryTree({"submitters.yaml": b"submitters:\n  Alice_Lab: {}\n"}))
+
+
+def test_a_landing_merged_into_another_branch_is_not_confirmed() -> None:
+    """Attack: a freeze PR merged into another branch (GitHub writes the merge commit and
+    merged_at there), and that branch fast-forwarded onto main weeks later: the merge commit
+    is then main's first-parent landing, dated at the merge into the other branch."""
+    staging = replace(_pull(3, MERGED), base_branch="staging")
+    refusal = landing_refusal(_landing(), [staging], "main")
+    assert refusal == ("the API lists #3 for it, none merged into main with it as the merge commit")
+    assert landing_refusal(_landing(), [_pull(3, MERGED)], "main") is None

@@ -17,6 +17,7 @@ from tests.unit.github.memory_port import MemoryPort
 EVENTS = Path(__file__).resolve().parents[2] / "github" / "events"
 SHA = "3484a3fb816e0859fd6e1cea078d76385ff50625"
 FORK = workflow_run_event(json.loads((EVENTS / "workflow_run.completed.fork.json").read_text()))
+BASE = FORK.default_branch  # "master" in octokit's example
 
 
 def fork_pr(**changes: Any) -> PullRequestInfo:
@@ -26,7 +27,7 @@ def fork_pr(**changes: Any) -> PullRequestInfo:
         head_sha=SHA,
         head_repo="Codertocat/octo-repo",
         head_branch="changes",
-        base_branch="main",
+        base_branch=BASE,
         state="open",
         merged=False,
         merge_commit_sha=None,
@@ -45,8 +46,8 @@ def port(*pulls: PullRequestInfo) -> MemoryPort:
 def test_a_forks_pull_request_is_found_by_head_owner_branch_and_sha() -> None:
     memory = port(fork_pr(), fork_pr(number=13, head_repo="someone/octo-repo"))
     located = locate_pull_request(memory, FORK)
-    assert located == Located(12, SHA, "main")
-    assert located.output() == f"pr=12\nhead_sha={SHA}\nbase_ref=main\n"
+    assert located == Located(12, SHA, BASE)
+    assert located.output() == f"pr=12\nhead_sha={SHA}\nbase_ref={BASE}\n"
     assert memory.calls == [f"find_pull_request Codertocat:changes {SHA}"]
 
 
@@ -83,12 +84,14 @@ def test_runs_not_of_a_pull_request_here(run: Any, expected: str) -> None:
 def test_the_pull_requests_list_is_never_used() -> None:
     """A same-repository run lists its PR, but the PR still comes from the API lookup."""
     run = replace(FORK, pull_requests=(99,))
-    assert locate_pull_request(port(fork_pr()), run) == Located(12, SHA, "main")
+    assert locate_pull_request(port(fork_pr()), run) == Located(12, SHA, BASE)
 
 
 @pytest.mark.parametrize("base", ["main\nx=1", "-main", "a b", "a..b", "r\u00e9sum\u00e9", ""])
 def test_a_base_branch_unsafe_for_github_output_is_refused(base: str) -> None:
-    located = locate_pull_request(port(fork_pr(base_branch=base)), FORK)
+    located = locate_pull_request(
+        port(fork_pr(base_branch=base)), replace(FORK, default_branch=base)
+    )
     assert isinstance(located, str) and "base branch" in located
 
 
@@ -100,8 +103,22 @@ def test_safe_branches(name: str) -> None:
 def test_a_dispatched_run_takes_the_pull_request_as_the_api_has_it_now() -> None:
     # /judge starts the verify workflow with the PR's number only: the head is the API's
     memory = port(fork_pr())
-    assert locate_by_number(memory, 12) == Located(12, SHA, "main")
+    assert locate_by_number(memory, 12, BASE) == Located(12, SHA, BASE)
     closed = port(fork_pr(state="closed"))
-    assert locate_by_number(closed, 12) == "pull request #12 is closed"
+    assert locate_by_number(closed, 12, BASE) == "pull request #12 is closed"
     unsafe = port(fork_pr(base_branch="main\nhead_sha=0"))
-    assert "refused" in str(locate_by_number(unsafe, 12))
+    assert "refused" in str(locate_by_number(unsafe, 12, "main\nhead_sha=0"))
+
+
+def test_a_pull_request_into_another_branch_gets_no_verdict() -> None:
+    """Attack: a filer opens the PR against some other branch of the registry (its markets,
+    judgments and submitters differ, or it is simply unprotected), gets a green check run on
+    the head commit, then retargets the PR to the default branch: GitHub starts no new `check`
+    run for an edited base, so the green check run of that commit would stand."""
+    memory = port(fork_pr(base_branch="legacy"))
+    located = locate_pull_request(memory, replace(FORK, default_branch="main"))
+    assert located == (
+        "pull request #12 targets legacy, not the default branch main: only pull requests"
+        " into the default branch get a verdict"
+    )
+    assert locate_by_number(memory, 12, "main") == located

@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.app import VerifyReport
 from bot.demo.specimen import AttemptSpec
 from bot.errors import ClaimsError
 from bot.evidence.rules import evidence_digest
 from bot.github.commands import parse_comment
 from bot.github.events import IssueCommentEvent
-from bot.github.port import GitHubError, PullRequestInfo
+from bot.github.port import CommentRef, GitHubError, PullRequestInfo
+from bot.github.publish import build_publication
 from bot.github.responder import (
     AttemptAtHead,
     git_attempt_reader,
@@ -27,6 +29,7 @@ from bot.github.responder import (
 )
 from bot.registry import load_registry
 from bot.tree import FolderTree
+from bot.verdict import AttemptVerdict
 from tests.conftest import RegistryFactory
 from tests.unit.github.memory_port import MemoryPort
 
@@ -39,10 +42,23 @@ NOW = datetime(2027, 3, 4, 5, 6, 7, tzinfo=UTC)
 REQUIRED = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
 
 
+COMMENT_ID = 500  # the /judge comment's id; the bot's verdict comment before it is 400
+BOT = "github-actions[bot]"
+
+
+def verdict_comment(
+    digest: str, comment_id: int = 400, author: str = BOT, kind: str = "Bot"
+) -> Any:
+    """The bot's sticky verdict comment as publish writes it, showing `digest`."""
+    verdict = AttemptVerdict(FOLDER, 3, "run", digest=digest, status="pending-judgment")
+    body = build_publication(VerifyReport((verdict,)), HEAD).comment
+    return CommentRef(comment_id, author, kind, body)
+
+
 def event(body: str, login: str = "maint", **changes: Any) -> IssueCommentEvent:
     base = IssueCommentEvent(
         action="created",
-        comment_id=1,
+        comment_id=COMMENT_ID,
         body=body,
         user_login=login,
         user_type="User",
@@ -87,8 +103,11 @@ class Recorder:
 
 
 def port(**changes: Any) -> MemoryPort:
+    """PR #7, on which the bot's verdict for the head's evidence (DIGEST) was posted before
+    the /judge comment."""
     memory = MemoryPort(repository=REPO, roles={"maint": "maintain", "boss": "admin"})
     memory.pulls[7] = pull(**changes)
+    memory.existing.append((7, verdict_comment(DIGEST)))
     return memory
 
 
@@ -358,3 +377,45 @@ def test_the_reader_says_how_to_fetch_a_missing_head(make_registry: RegistryFact
         raised.value.hint
         == "fetch the pull request's head first: git fetch origin refs/pull/7/head"
     )
+
+
+@pytest.mark.parametrize(
+    ("shown", "why"),
+    [
+        ([], "no verdict before the comment"),
+        ([verdict_comment("e" * 64)], "the head was pushed after the verdict the maintainer saw"),
+        (
+            [verdict_comment("e" * 64), verdict_comment(DIGEST, COMMENT_ID + 1)],
+            "the head's verdict came only after the comment",
+        ),
+        ([verdict_comment(DIGEST, author="mallory", kind="User")], "a person copied the comment"),
+    ],
+)
+def test_a_judgment_binds_only_evidence_the_verdict_before_the_comment_showed(
+    shown: list[CommentRef], why: str
+) -> None:
+    """Attack: the filer watches the PR and, as soon as a maintainer comments /judge on what
+    the bot's verdict showed, pushes other evidence; the judge job then read the new head and
+    recorded the maintainer's judgment bound to evidence they never saw."""
+    memory = port()
+    memory.existing = [(7, comment) for comment in shown]
+    outcome, recorder = run(memory, event("/judge reconstructible pass"))
+    assert memory.commits == [] and not outcome.commit and recorder.reposted == [], why
+    ((_, reply),) = memory.comments_posted
+    assert reply.startswith("@maint: nothing was recorded: the evidence at the pull request's")
+    assert f"`{DIGEST}`" in reply
+
+
+def test_a_flood_of_unknown_commands_gets_a_short_reply() -> None:
+    """Attack (anyone): a comment of 65,536 characters of distinct `/word` lines made a reply
+    longer than GitHub takes (65,536 characters): the POST was refused and the job failed."""
+    words = [f"/w{i}" for i in range(12_000)]
+    body = "\n".join(words)[:65_536]
+    memory = port()
+    run(memory, event(body, login="stranger"))
+    ((_, reply),) = memory.comments_posted
+    assert len(reply) < 2_000
+    assert reply.startswith("Unknown command `/w0`, `/w1`,")
+    listed = len(parse_comment(body).unknown)
+    assert listed > 9_000
+    assert reply.endswith(f"`/w9` and {listed - 10} more: see `/help` for the commands.")
