@@ -260,7 +260,7 @@ def test_a_forks_pull_request_from_check_to_judgment(
     assert hub.repo.dispatches == [{"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}]
 
     # verify.yml again, dispatched with the PR's number only: the verdict re-posted.
-    code, out = claims("github", "locate", "--pr", "7")
+    code, out = claims("github", "locate", "--pr", "7", "--default-branch", "main")
     assert code == 0, out
     assert located(out) == found
     second = verify_and_publish(claims, built, tmp_path, found, reruns)
