@@ -196,3 +196,34 @@ def test_without_a_tarball_folder_the_sha256_is_still_recorded(make_registry) ->
     assert not run(built.root).failed
     data = record(built.root)
     assert data is not None and data["archive"]["sha256"].startswith("sha256:")
+
+
+def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_path) -> None:
+    """`Job.push_token` (CLAIMS_PUSH_TOKEN) reaches git push only: a file:// origin takes the
+    push with the header set, and no file of the checkout holds the token."""
+    import git
+
+    built = make_registry()
+    origin = tmp_path / "origin.git"
+    git.Repo.init(origin, bare=True)
+    built.repo.create_remote("origin", str(origin))
+    built.repo.git.push("origin", "main")
+    token = "ghs_scheduledjobtoken0123456789"
+    job = Job(
+        root=built.root,
+        archive=LocalArchive(built.root / ".claims" / "archive"),
+        archive_kind="local",
+        repository_url="https://github.com/acme/registry",
+        issues=FileIssues(built.root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=CLOSED),
+        clock=lambda: datetime(2027, 9, 1, 3, 17, tzinfo=UTC),
+        push_token=token,
+    )
+    report = close_windows(job)
+    assert not report.failed, report.render()
+    with git.Repo(origin) as remote:
+        assert "snapshot-2027-06-30" in [tag.name for tag in remote.tags]
+        assert remote.commit("main").hexsha == built.repo.commit("main").hexsha
+    stored = [p for p in (built.root / ".git").rglob("*") if p.is_file()]
+    assert not [p for p in stored if token.encode() in p.read_bytes()]
+    assert token not in report.render()
