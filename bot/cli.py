@@ -71,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     _check_options(verify, rerun_by_default=False)
     verify.add_argument(
+        "--keep-rerun-failures",
+        action="store_true",
+        help="with --rerun-cache DIR holding one run's results (the scheduled workflow's rerun"
+        " jobs): record an adapter's own failure there too, so the close job counts it",
+    )
+    verify.add_argument(
         "--as-of",
         type=_date,
         metavar="DATE",
@@ -152,7 +158,27 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="without GITHUB_TOKEN, where issues are written (default: ROOT/.claims/issues)",
     )
-    _check_options(close, rerun_by_default=True)
+    close.add_argument(
+        "--tarballs",
+        type=Path,
+        metavar="DIR",
+        help="keep each archive tarball this run uploads here (the workflow attests them);"
+        " its sha256 is recorded either way",
+    )
+    close.add_argument(
+        "--plan-reruns",
+        action="store_true",
+        help="print the job matrix of the wrapped attempts this run would resolve,"
+        ' {"include": [{"attempt": FOLDER, "commit": SHA}]}, and change nothing',
+    )
+    _check_options(
+        close,
+        rerun_by_default=True,
+        rerun_help="rerun wrapped attempts' adapters in the sandbox (the default);"
+        " --no-rerun-adapters with --rerun-cache DIR counts only the rerun results recorded"
+        " there and runs nothing (the scheduled workflow's close job). Either way a market"
+        " with a wrapped attempt that has no rerun result is not recorded (blocked this run)",
+    )
 
     demo = commands.add_parser(
         "demo",
@@ -328,6 +354,8 @@ def _close_windows(args: argparse.Namespace) -> int:
     root = _registry_root(args.registry, Path.cwd())
     today = _today()
     as_of = args.as_of or today
+    if args.plan_reruns:
+        return _plan_reruns(root, args, as_of)
     if as_of != today and not args.dry_run:
         raise ClaimsError(
             f"--as-of {as_of} is not today ({today}): tags and records are dated when they are"
@@ -342,10 +370,36 @@ def _close_windows(args: argparse.Namespace) -> int:
         issues=issues_from(root, args.issues, os.environ),
         options=_options(args, as_of),
         clock=_now,
+        # The job's token for git push, in the push process's environment only (gitops.py).
+        push_token=os.environ.get("CLAIMS_PUSH_TOKEN", "").strip() or None,
+        server_url=os.environ.get("GITHUB_SERVER_URL", "").strip() or "https://github.com",
+        tarballs=args.tarballs,
     )
     report = close_windows(job, dry_run=args.dry_run, reopen=args.reopen)
     print(printable(report.render()), end="")
     return EXIT_ERROR if report.failed else EXIT_VALID
+
+
+def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
+    """`claims close-windows --plan-reruns`: the rerun jobs' matrix, as JSON on stdout."""
+    import json
+
+    from bot.archive.local import LocalArchive
+    from bot.gather import VerifyOptions
+    from bot.jobs.close_windows import Job, rerun_matrix
+    from bot.jobs.issues import FileIssues
+
+    job = Job(
+        root=root,
+        archive=LocalArchive(root / ".claims" / "archive"),  # never asked: see rerun_matrix
+        archive_kind="local",
+        repository_url=root.as_uri(),
+        issues=FileIssues(root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=as_of),
+        clock=_now,
+    )
+    print(json.dumps(rerun_matrix(job), separators=(",", ":")))
+    return EXIT_VALID
 
 
 def _options(args: argparse.Namespace, as_of: date) -> Any:
@@ -373,16 +427,20 @@ def _rerun(args: argparse.Namespace) -> Any:
         given = getattr(args, "rerun_cache", None) if args.command != "resolve" else None
         if given is None:
             return None
+        # close-windows: the same (its close job never runs an adapter).
         return AdapterRerun(cache=_cache_folder(), results=Path(given), recorded_only=True)
     results = args.rerun_cache or os.environ.get("CLAIMS_RERUN_CACHE")
     return AdapterRerun(
         cache=args.released_cache or _cache_folder(),
         results=Path(results) if results else None,
         allow_unisolated=args.allow_unisolated,
+        keep_failures=bool(getattr(args, "keep_rerun_failures", False)) and bool(results),
     )
 
 
-def _check_options(parser: argparse.ArgumentParser, rerun_by_default: bool) -> None:
+def _check_options(
+    parser: argparse.ArgumentParser, rerun_by_default: bool, rerun_help: str | None = None
+) -> None:
     """--fetch-raw-logs, --rerun-adapters and their settings, shared by verify and resolve."""
     parser.add_argument(
         "--fetch-raw-logs",
@@ -395,7 +453,8 @@ def _check_options(parser: argparse.ArgumentParser, rerun_by_default: bool) -> N
             "--rerun-adapters",
             action=argparse.BooleanOptionalAction,
             default=True,
-            help="rerun wrapped attempts' adapters in the sandbox and compare (the default);"
+            help=rerun_help
+            or "rerun wrapped attempts' adapters in the sandbox and compare (the default);"
             " --no-rerun-adapters previews the markets with wrapped attempts left out",
         )
     else:

@@ -63,6 +63,10 @@ _TAIL_SHOWN = 600
 _RECORD_BYTES = 1 << 20  # a cached record holds a few findings
 # Results worth keeping: the adapter ran and its output was compared with the evidence.
 _FINAL = frozenset({Code.ADAPTER_MISMATCH, Code.ADAPTER_IGNORES_DATA})
+# Kept too where a results folder lives for one run (`keep_failures`): the filer's own doing,
+# the same on every run (the adapter failed in the sandbox, released data with another hash or
+# a bad path). Never kept: released data that could not be fetched, or a machine error.
+_OWN_FAILURES = frozenset({Code.ADAPTER_FAILED, Code.RELEASED_DATA_HASH, Code.RELEASED_DATA_PATH})
 
 
 def _tail(text: str) -> str:
@@ -119,6 +123,10 @@ class AdapterRerun:
     # Only the results recorded in `results`, never a run: the verify workflow's job that
     # holds a token reads what its scope-less rerun jobs recorded (docs/running-on-github.md).
     recorded_only: bool = False
+    # The results folder lives for one run (the scheduled job's rerun jobs): an adapter's own
+    # failure is recorded too, so the job holding the token counts it instead of waiting for
+    # a result that would never come (docs/running-on-github.md). Read back by `recorded_only`.
+    keep_failures: bool = False
 
     def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding] | None:
         """Rerun one wrapped attempt's adapter. Returns findings (empty: it reproduced the
@@ -153,10 +161,14 @@ class AdapterRerun:
             detail = error.strerror or str(error)
             where = f" ({error.filename})" if error.filename else ""
             message = f"the rerun could not be completed on this machine: {detail}{where}"
-            return [Finding(Code.ADAPTER_FAILED, message, adapter.path)]
-        if all(finding.code in _FINAL for finding in findings):
+            return [Finding(Code.ADAPTER_FAILED, message, adapter.path)]  # never kept
+        if self._keeps(findings):
             self._store(key, parts, findings)
         return findings
+
+    def _keeps(self, findings: list[Finding]) -> bool:
+        kept = _FINAL | _OWN_FAILURES if self.keep_failures or self.recorded_only else _FINAL
+        return all(finding.code in kept for finding in findings)
 
     # -- the cache --------------------------------------------------------------------------
 
@@ -173,7 +185,7 @@ class AdapterRerun:
             findings = rerun_record_from_json(text, key)
         except (OSError, UnicodeDecodeError, ReportError):
             return None
-        if not all(finding.code in _FINAL for finding in findings):
+        if not self._keeps(findings):
             return None
         return findings
 

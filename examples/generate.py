@@ -20,7 +20,7 @@ Writes:
   examples/registry/   shared rules, markets and attempt folders as they stand at the end
   examples/history/    earlier versions of files that a later pull request changes
   examples/released/   the data wrapped attempts' papers released, named by sha256
-  examples/demo-plan.yaml  the dated commits, pull requests and snapshot tags `claims demo`
+  examples/demo-plan.yaml  the dated commits, pull requests and scheduled-job runs `claims demo`
                        replays; the reason codes each attempt must produce; the dates the
                        demo resolves on and the outcome each market must reach
 """
@@ -41,7 +41,6 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent
 sys.path.insert(0, str(PROJECT))
 
-from bot.dates import MarketDates, end_of_day  # noqa: E402
 from bot.demo.specimen import (  # noqa: E402
     RELEASED,
     AttemptSpec,
@@ -185,15 +184,16 @@ def examples() -> list[Example]:
                 " hand-written gridworld agents"
             },
         ),
-        # Market 2 is annulled: a YES-worthy attempt, but its snapshot was tagged only after
-        # the annulment date (a late tag never counts, SPEC 5) and never archived.
+        # Market 2 is annulled: a YES-worthy attempt, but the scheduled job first ran after
+        # its annulment date, so neither its snapshot tag nor its copy was ever made.
         Example(
             AttemptSpec(
                 market=2, submitter="early-bird", slug="fast-monitor", seed=12, title="Fast monitor"
             ),
             [],
-            "qualifying and met, but snapshot-2027-04-30 was tagged only after the annulment"
-            " date (snapshot-late: it never counts) and never archived: market 2 is ANNULLED",
+            "qualifying and met, but the scheduled job first ran after market 2's annulment date"
+            " (2027-07-29): snapshot-2027-04-30 was never tagged nor archived, so the job's first"
+            " run annuls market 2",
             judge={},
         ),
         # Wrapped attempts: both pass the ordinary checks but count only once their adapter is
@@ -293,9 +293,12 @@ MARKETS = {
 # What each demo market resolves to once every window has closed; ANNULLED for the market
 # whose snapshot is left out.
 OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
-# Markets whose snapshot is tagged late (a week after the annulment date) and not archived.
-LATE_TAGGED = {2}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
+# When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): first the
+# day after market 6's window closed, which is after market 2's annulment date (the job was not
+# running before), then the days after markets 3 and 5 close. It makes the snapshot tags, the
+# archive copies, the resolution records and the issues; the demo builder makes none.
+CLOSE_ON = ["2027-07-31T03:17:00Z", "2027-08-30T03:17:00Z", "2027-09-30T03:17:00Z"]
 VERIFY_AS_OF = "2027-03-15"
 
 
@@ -421,31 +424,9 @@ def build(out: Path) -> None:
         }
     )
     freezes.sort(key=lambda step: step["merged_at"])
-    tags = []
-    archived = {}  # the archive records the scheduled job made: tag -> created
-    for number, (_, resolve_by) in sorted(MARKETS.items(), key=lambda item: item[1][1]):
-        dates = MarketDates.of(
-            markets[number].resolve_by, rules.window_days, rules.annul_after_days
-        )
-        # The schedule tags the snapshot (annotated, dated) an hour after the window closes
-        # Anywhere on Earth; a late one, a week after the annulment date ended.
-        late = number in LATE_TAGGED
-        tagged = end_of_day(dates.annul_on if late else dates.window_closes) + timedelta(
-            days=7 if late else 0, hours=1
-        )
-        tags.append(
-            {
-                "message": f"Snapshot of the registry at {resolve_by}'s window close",
-                "at": format_timestamp(tagged),
-                "files": {},
-                "tag": dates.snapshot_tag,
-            }
-        )
-        if not late:
-            archived[dates.snapshot_tag] = format_timestamp(tagged + timedelta(hours=1))
     edited_market = written["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
     history_files["pr/markets/market-03.yaml"] = edited_market
-    steps += freezes + runs + judgments + tags
+    steps += freezes + runs + judgments
     steps.append(
         {
             "message": f"Attempt: {spec.title} (open)",
@@ -469,7 +450,7 @@ def build(out: Path) -> None:
     plan = {
         "verify_as_of": VERIFY_AS_OF,
         "resolve_on": RESOLVE_ON,
-        "archived": archived,
+        "close_on": CLOSE_ON,
         "outcomes": {str(number): outcome for number, outcome in OUTCOMES.items()},
         "rerun": rerun,
         "steps": steps,

@@ -1,7 +1,11 @@
 """`claims demo`: replay examples/demo-plan.yaml into a fresh git registry, then run the
 commands a user would: verify every merged attempt, verify the pull request still under
 review against main (as the PR check would), and resolve the markets as of dates that step
-through their filing windows. Each example declares the reason codes it demonstrates and each
+through their filing windows. Between them the real scheduled job (`close-windows`, with the
+local archive, issues in a local folder and no push: the demo repository has no remote) runs
+on the dates the plan gives, with its clock set to each: the snapshot tags, archive copies,
+resolution records, issues and the annulment of market 2 are made by that code, not by the
+demo builder. Each example declares the reason codes it demonstrates and each
 market its final outcome; the demo exits 0 only when every one behaved as declared.
 """
 
@@ -10,25 +14,31 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import UTC, date, datetime
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+import git
+
 from bot.app import open_workspace, resolve_registry, verify_registry
 from bot.archive.local import LocalArchive
 from bot.config import Limits
+from bot.dates import end_of_day
 from bot.demo.git_registry import Step, build_git_registry
 from bot.errors import ClaimsError
-from bot.gather import VerifyOptions
+from bot.gather import AdapterRunner, VerifyOptions
+from bot.jobs.close_windows import CloseReport, Job, close_windows
+from bot.jobs.issues import FileIssues
+from bot.jobs.records import ResolutionRecord
 from bot.load.yaml_ import parse_yaml
 from bot.report.json_ import dumps
 from bot.report.text import printable, render_resolution, render_text
 from bot.rerun import AdapterRerun
-from bot.timestamps import parse_timestamp
+from bot.timestamps import format_moment, parse_timestamp
 
-__all__ = ["examples_folder", "load_plan", "run_demo", "write_archive"]
+__all__ = ["close_on_schedule", "examples_folder", "load_plan", "run_demo"]
 
 # The examples ship inside the package as `bot.examples`: pyproject's package-dir maps it to
 # the project's examples/ folder, so the demo runs from a plain install as from a checkout.
@@ -88,14 +98,6 @@ def load_plan(examples: Traversable) -> tuple[list[Step], dict[str, Any]]:
         for step in document.data["steps"]
     ]
     return steps, document.data
-
-
-def write_archive(folder: Path, plan: dict[str, Any]) -> None:
-    """The archive records the scheduled job's archive step would have stored, each dated
-    (`created`) as the plan says."""
-    archive = LocalArchive(folder)
-    for tag, created in plan["archived"].items():
-        archive.write(tag, {"id": f"local-{tag}", "tag": tag}, parse_timestamp(created))
 
 
 def run_demo(keep: Path | None = None) -> int:
@@ -162,9 +164,35 @@ class _Demo:
         print(printable(render_resolution(report, brief=brief)))
         return self._keep(f"resolve-{as_of}", report.to_json())
 
+    def close(self, title: str, moment: datetime, rerun: AdapterRunner | None) -> CloseReport:
+        """What the scheduled `claims close-windows` does at `moment` (`close_on_schedule`)."""
+        print(f"== {title}\n$ claims close-windows   (the schedule, at {format_moment(moment)})\n")
+        report = close_on_schedule(self.root, self.work, moment, rerun)
+        print(printable(report.render()))
+        return report
+
     def _keep(self, name: str, report: dict[str, Any]) -> dict[str, Any]:
         (self.work / f"{name}.json").write_text(dumps(report), encoding="utf-8")
         return report
+
+
+def close_on_schedule(
+    root: Path, work: Path, moment: datetime, rerun: AdapterRunner | None
+) -> CloseReport:
+    """The real scheduled job on the demo registry at `moment`: the local archive in
+    `work/archive`, issues in `work/issues`, no push (no remote). Its clock (tagger dates,
+    record and archive times) is `moment`, set through the job object: the command refuses
+    another date than today, since tags carry real times."""
+    job = Job(
+        root=root,
+        archive=LocalArchive(work / "archive", clock=lambda: moment),
+        archive_kind="local",
+        repository_url=root.resolve().as_uri(),
+        issues=FileIssues(work / "issues"),
+        options=VerifyOptions(as_of=moment.date(), rerun_adapter=rerun),
+        clock=lambda: moment,
+    )
+    return close_windows(job)
 
 
 def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, Any]) -> int:
@@ -179,11 +207,10 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
     work.mkdir()
     with (root / ".git" / "info" / "exclude").open("a") as exclude:
         exclude.write(".claims/\n")
-    write_archive(archive, plan)
     print(
         f"Demo registry built at {root}: {len(steps)} steps,"
-        f" {sum(1 for _ in repo.iter_commits('main'))} commits on main, tags"
-        f" {', '.join(tag.name for tag in repo.tags)}; archive records in {archive}.\n"
+        f" {sum(1 for _ in repo.iter_commits('main'))} commits on main, no tags yet (the"
+        f" scheduled job makes them); its archive goes to {archive}.\n"
     )
     demo = _Demo(root, work)
     repo.git.checkout("-q", "main")
@@ -217,11 +244,54 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
         )
     # Resolution reruns the adapters too, so an edited wrap never counts; where the sandbox
     # cannot run, it resolves without reruns and leaves the wrapped attempts out.
+    # The resolutions as of each date, and the scheduled job's runs, in time order.
     resolved: dict[str, Any] = {}
-    for number, when in enumerate(plan["resolve_on"], start=3):
+    events = [(end_of_day(date.fromisoformat(d)), "resolve", d) for d in plan["resolve_on"]]
+    events += [(_moment(m), "close", m) for m in plan["close_on"]]
+    closes: list[CloseReport] = []
+    for number, (moment, kind, when) in enumerate(sorted(events), start=3):
+        if kind == "close":
+            closes.append(demo.close(f"{number}. the scheduled job, {when}", moment, rerun_adapter))
+            continue
         last = when == plan["resolve_on"][-1]
         resolved = demo.resolve(f"{number}. markets as of {when}", when, rerun_adapter, not last)
-    return _check(plan, merged, review, rerun, resolved)
+    made = _made_by_the_job(root, work)
+    return _check(plan, merged, review, rerun, resolved, made, rerun_adapter is not None)
+
+
+def _moment(text: str) -> datetime:
+    moment = parse_timestamp(text)
+    if moment is None:
+        raise ClaimsError(f"demo plan: {text!r} is not a time", "regenerate the examples")
+    return moment
+
+
+@dataclass(frozen=True)
+class _Made:
+    """What the scheduled job left: tags (name, tagger), records (market -> outcome), issues."""
+
+    tags: dict[str, str]
+    records: dict[str, str]
+    issues: list[str]
+
+
+def _made_by_the_job(root: Path, work: Path) -> _Made:
+    with git.Repo(root) as repo:
+        tags = {
+            tag.name: (
+                format_moment(datetime.fromtimestamp(tag.tag.tagged_date, UTC))
+                if tag.tag is not None
+                else "lightweight"
+            )
+            for tag in repo.tags
+        }
+    records: dict[str, str] = {}
+    for file in sorted((root / "resolutions").glob("market-*.yaml")):
+        record = ResolutionRecord.from_yaml(file.read_bytes(), f"resolutions/{file.name}")
+        if isinstance(record, ResolutionRecord):
+            records[str(record.market)] = record.outcome
+    issues = sorted(p.name for p in (work / "issues").glob("*.md"))
+    return _Made(tags, records, issues)
 
 
 def _rerun_adapter(examples: Traversable, work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
@@ -250,6 +320,8 @@ def _check(
     review: dict[str, Any],
     rerun: dict[str, Any],
     resolved: dict[str, Any],
+    made: _Made,
+    reran: bool,
 ) -> int:
     """Compare what the commands reported with what each example declares."""
     expected: dict[str, dict[str, list[str]]] = plan["expect"]
@@ -277,6 +349,25 @@ def _check(
         print(f"  {mark} market {market['market']} resolves {market['outcome']}: {market['why']}")
         if market["outcome"] != want:
             surprises.append(f"market {market['market']}: expected {want}, got {market['outcome']}")
+    # The job's own records: each market's outcome, except that without the sandbox a market
+    # with wrapped attempts is not recorded at all (the job fails closed).
+    wrapped = {folder.split("/")[1].removeprefix("market-").lstrip("0") for folder in plan["rerun"]}
+    for number, outcome in sorted(plan["outcomes"].items()):
+        recorded = made.records.get(number)
+        wanted = outcome if reran or number not in wrapped else None
+        mark = "ok " if recorded == wanted else "UNEXPECTED"
+        shown = (
+            f"recorded {recorded} (resolutions/market-{int(number):02d}.yaml)"
+            if recorded
+            else "not recorded: its wrapped attempts were not rerun, so the job fails closed"
+        )
+        print(f"  {mark} market {number} {shown}")
+        if recorded != wanted:
+            surprises.append(f"market {number}: the job recorded {recorded}, expected {wanted}")
+    print(f"       tags the job made: {', '.join(f'{n} ({t})' for n, t in made.tags.items())}")
+    print(f"       issues it opened: {', '.join(made.issues)}")
+    if "2" not in made.records or made.records["2"] != "ANNULLED":
+        surprises.append("the job did not annul market 2")
     print()
     if surprises:
         print("demo FAILED:\n  " + "\n  ".join(surprises))

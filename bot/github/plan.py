@@ -20,9 +20,10 @@ from typing import Any
 from bot.app import Workspace
 from bot.evidence.schema import validate
 from bot.load.yaml_ import load_yaml
+from bot.registry import Registry
 from bot.review import changed_attempt_folders
 
-__all__ = ["ATTEMPT_PATH", "plan_matrix"]
+__all__ = ["ATTEMPT_PATH", "is_wrapped", "plan_matrix"]
 
 # attempts/market-NN/<submitter>/<attempt>; slugs: common.schema.json#/$defs/slug.
 _SLUG = r"[a-z0-9][a-z0-9-]{1,62}[a-z0-9]"
@@ -33,18 +34,25 @@ def plan_matrix(workspace: Workspace) -> dict[str, Any]:
     """`{"include": [{"attempt": folder}, ...]}` for the wrapped attempt folders the
     workspace's changes touch (sorted; empty when none)."""
     registry = workspace.registry
-    include = []
-    for folder in changed_attempt_folders(workspace.changes or ()):
-        if not ATTEMPT_PATH.match(folder):
-            continue  # the verify job reports the bad path; nothing to rerun
-        entry = registry.tree.entry(folder)
-        if entry is None or entry.kind != "folder":
-            continue
-        document, problems = load_yaml(registry.tree, f"{folder}/attempt.yaml", registry.limits)
-        if document is None or problems or not isinstance(document.data, dict):
-            continue
-        if validate("attempt", document.data, document.path, document.lines):
-            continue
-        if document.data.get("kind") == "wrapped":
-            include.append({"attempt": folder})
+    include = [
+        {"attempt": folder}
+        for folder in changed_attempt_folders(workspace.changes or ())
+        if is_wrapped(registry, folder)
+    ]
     return {"include": include}
+
+
+def is_wrapped(registry: Registry, folder: str) -> bool:
+    """True when `folder` matches the folder grammar, exists in the registry's tree and its
+    attempt.yaml passes its schema with `kind: wrapped`."""
+    if not ATTEMPT_PATH.match(folder):
+        return False  # the verify job reports the bad path; nothing to rerun
+    entry = registry.tree.entry(folder)
+    if entry is None or entry.kind != "folder":
+        return False
+    document, problems = load_yaml(registry.tree, f"{folder}/attempt.yaml", registry.limits)
+    if document is None or problems or not isinstance(document.data, dict):
+        return False
+    if validate("attempt", document.data, document.path, document.lines):
+        return False
+    return document.data.get("kind") == "wrapped"

@@ -24,6 +24,8 @@ point, because each first looks for what it makes:
 
 from __future__ import annotations
 
+import hashlib
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -35,11 +37,13 @@ from bot.archive.port import (
     Archive,
     ArchivedRecord,
     ArchiveMetadata,
+    CopyState,
     DepositionState,
+    md5_of,
 )
 from bot.dates import MarketDates, end_of_day
 from bot.errors import ClaimsError
-from bot.findings import Finding
+from bot.findings import Code, Finding
 from bot.gather import VerifyOptions
 from bot.history import GitHistory
 from bot.jobs.gitops import Git
@@ -49,7 +53,7 @@ from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
 from bot.resolution import MarketResolution
 from bot.timestamps import format_moment
 
-__all__ = ["CloseReport", "Job", "close_windows", "gather_facts"]
+__all__ = ["CloseReport", "Job", "close_windows", "gather_facts", "rerun_matrix"]
 
 CREATOR = "AI Safety Claims registry"
 
@@ -67,6 +71,14 @@ class Job:
     options: VerifyOptions
     clock: Callable[[], datetime]
     crash: Callable[[str], None] = lambda point: None
+    # The token `git push` (and `git ls-remote`) present to origin, in their environment only
+    # (gitops.Git.auth_environment); None: origin needs none (a local remote, a credential
+    # helper).
+    push_token: str | None = None
+    server_url: str = "https://github.com"
+    # Where each tarball this run made and the archive holds is kept (the workflow attests
+    # them); None: nowhere.
+    tarballs: Path | None = None
 
     @property
     def as_of(self) -> date:
@@ -99,7 +111,8 @@ class CloseReport:
         return "\n".join(lines) + "\n"
 
 
-def _open(root: Path) -> tuple[GitHistory, Git]:
+def _open(job: Job) -> tuple[GitHistory, Git]:
+    root = job.root
     workspace = open_workspace(root)
     history = workspace.history
     if not isinstance(history, GitHistory):
@@ -108,7 +121,14 @@ def _open(root: Path) -> tuple[GitHistory, Git]:
             f"close-windows needs the registry's git repository: {history.unavailable}",
             "run it in a clone of the registry (with its whole history)",
         )
-    return history, Git(history.repo, history.base_ref or "main", history.prefix)
+    git = Git(
+        history.repo,
+        history.base_ref or "main",
+        history.prefix,
+        push_token=job.push_token,
+        server_url=job.server_url,
+    )
+    return history, git
 
 
 def _read_record(
@@ -132,7 +152,7 @@ def _read_record(
 def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
     """Each market's facts: its dates, tag, main's commit at the close, its record, and for
     a closed market what the archive holds. Reads git, the registry and the archive."""
-    history, git = _open(job.root)
+    history, git = _open(job)
     try:
         from bot.registry import load_registry
         from bot.tree import FolderTree
@@ -178,6 +198,64 @@ def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
                 )
             )
         return facts, list(problems)
+    finally:
+        history.close()
+
+
+class _Unasked:
+    """The archive as the rerun plan sees it: never asked (the planning job holds no
+    secret). Which markets resolve does not depend on the copies, except that a late close the
+    real run would block is planned too (a rerun too many, never one too few)."""
+
+    def find(self, tag: str, repository_url: str) -> DepositionState | None:
+        return None
+
+    def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord:
+        raise AssertionError("the rerun plan archives nothing")
+
+    def check(self, record: ArchivedRecord) -> CopyState:
+        return CopyState("ok")
+
+
+def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
+    """`{"include": [{"attempt": FOLDER, "commit": SHA}, ...]}`: the wrapped attempts of the
+    markets this run resolves, each with the commit whose tree the resolution reads them from
+    (the snapshot tag's commit, or main's commit at the close where the tag is yet to be made;
+    for a late close also the branch's tip, which is read when the tag does not count). The
+    scheduled workflow reruns each in a job with no token scope and no secret."""
+    from bot.github.plan import is_wrapped
+    from bot.registry import load_registry
+    from bot.tree import GitTree
+
+    facts, _ = gather_facts(replace(job, archive=_Unasked()))
+    plan = plan_close(facts, job.as_of)
+    by_market = {f.market: f for f in facts}
+    history, git = _open(job)
+    try:
+        wanted: list[tuple[int, str]] = []
+        for market in plan.markets:
+            if not market.has("resolve"):
+                continue
+            fact = by_market[market.market]
+            commits = [fact.tag.commit if fact.tag is not None else fact.close_commit]
+            if market.phase == "late-close":
+                commits.append(history.repo.commit(git.branch).hexsha)
+            wanted += [(market.market, c) for c in dict.fromkeys(commits) if c is not None]
+        include: list[dict[str, str]] = []
+        for number, commit in wanted:
+            try:
+                snapshot = load_registry(GitTree(history.repo, commit, history.prefix))
+            except ClaimsError:
+                continue  # the close reports a tree it cannot read
+            folder = f"attempts/market-{number:02d}"
+            if snapshot.tree.entry(folder) is None:
+                continue
+            include += [
+                {"attempt": attempt, "commit": commit}
+                for attempt in snapshot.attempt_folders([folder])
+                if is_wrapped(snapshot, attempt)
+            ]
+        return {"include": include}
     finally:
         history.close()
 
@@ -253,7 +331,7 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
     """Plan, and unless `dry_run` apply, the scheduled close for every market as of `job.as_of`."""
     reopened: dict[int, dict[str, str]] = {}
     if reopen is not None and not dry_run:
-        history, git = _open(job.root)
+        history, git = _open(job)
         try:
             git.on_branch()
             reopened[reopen] = _reopen(job, git, reopen)
@@ -275,7 +353,7 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
         )
     if dry_run or not any(m.steps for m in plan.markets):
         return report
-    history, git = _open(job.root)
+    history, git = _open(job)
     try:
         git.on_branch()
     finally:
@@ -293,6 +371,7 @@ class _Applier:
     reopened: Mapping[int, Mapping[str, str]]
     drafts: dict[int, tuple[ResolutionRecord, MarketResolution]] = field(default_factory=dict)
     copies: dict[str, ArchivedRecord] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # tag -> sha256 of its tarball
     failed: set[int] = field(default_factory=set)
 
     def _markets(self, kind: str) -> list[MarketPlan]:
@@ -368,6 +447,23 @@ class _Applier:
                     p for p in resolved.registry_problems if p not in self.report.problems
                 ]
                 (resolution,) = resolved.markets
+                unrerun = [
+                    a.attempt
+                    for a in resolution.attempts
+                    if Code.ADAPTER_NOT_RERUN.value in a.reasons
+                ]
+                if unrerun and resolution.outcome != "ANNULLED":
+                    # Fail closed: a record is final, so a wrapped attempt that was not rerun
+                    # on its evidence must not be counted out for good.
+                    self._fail(
+                        [market.market],
+                        f"market {market.market} blocked this run: wrapped attempt(s)"
+                        f" {', '.join(unrerun)} have no adapter rerun result for their"
+                        " evidence, and a record is final, so the market is not resolved as if"
+                        " they did not qualify; rerun their adapters (the workflow's rerun"
+                        " jobs, or --rerun-adapters) and run the job again",
+                    )
+                    continue
                 tag = workspace.history.tag(market.tag)
                 draft = ResolutionRecord.of(
                     resolution,
@@ -415,9 +511,27 @@ class _Applier:
                         f" unrecorded until a run archives it: {error.message}",
                     )
                     continue
+                digest = self._keep(tarball, copy)
             self.copies[tag] = copy
+            if digest is not None:
+                self.digests[tag] = digest
             self.report.done.append(f"{tag}: archived as {copy.reference} ({copy.checksum})")
             self.job.crash("archived")
+
+    def _keep(self, tarball: Path, copy: ArchivedRecord) -> str | None:
+        """`sha256:<hex>` of the tarball when the archive holds exactly it (its md5 is the
+        copy's checksum: a copy an earlier run published may hold other bytes), kept in
+        `job.tarballs` for the workflow to attest; None when the copy is another file."""
+        if md5_of(tarball) != copy.checksum:
+            return None
+        digest = hashlib.sha256()
+        with tarball.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(block)
+        if self.job.tarballs is not None:
+            self.job.tarballs.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(tarball, self.job.tarballs / tarball.name)
+        return f"sha256:{digest.hexdigest()}"
 
     # 4 -------------------------------------------------------------------------------------
     def _records(self) -> None:
@@ -430,7 +544,11 @@ class _Applier:
                     continue
                 draft, _ = self.drafts[number]
                 copy = self.copies.get(market.tag)
-                record = draft.with_archive(copy, self.job.archive_kind) if copy else draft
+                record = (
+                    draft.with_archive(copy, self.job.archive_kind, self.digests.get(market.tag))
+                    if copy
+                    else draft
+                )
                 if market.has("archive") and copy is None:
                     continue  # never recorded without its copy while a copy can still count
                 target = self.job.root / path

@@ -2,10 +2,17 @@
 snapshot tags (never moved), a deterministic `git archive` of a tag with the resolution
 records added, and commits of resolution records on the base branch, each pushed to `origin`
 when the repository has one (errors raised, never a silent rejected push).
+
+Push credentials: the checkout keeps none (`persist-credentials: false`). The job's token is
+given to `Git` (from `CLAIMS_PUSH_TOKEN`) and reaches only the `git push` and `git ls-remote`
+processes, as an `http.<server>/.extraheader` set through `GIT_CONFIG_COUNT`/`KEY_0`/`VALUE_0`
+in their environment: never written to .git/config or any file, never in a command line
+(which error messages and process listings show), never printed.
 """
 
 from __future__ import annotations
 
+import base64
 import gzip
 import io
 import tarfile
@@ -33,10 +40,40 @@ def _stderr(error: git.GitCommandError) -> str:
 class Git:
     """The registry's repository, as the job changes it; `branch` is the base branch."""
 
-    def __init__(self, repo: git.Repo, branch: str, prefix: str = "") -> None:
+    def __init__(
+        self,
+        repo: git.Repo,
+        branch: str,
+        prefix: str = "",
+        push_token: str | None = None,
+        server_url: str = "https://github.com",
+    ) -> None:
         self.repo = repo
         self.branch = branch
         self.prefix = prefix
+        self._token = push_token or None
+        self._server = server_url.rstrip("/")
+
+    def auth_environment(self) -> dict[str, str]:
+        """The environment of a process that talks to origin: the token as an HTTP header
+        for the server's URLs (as actions/checkout sets it, but in no file); nothing without
+        a token. Git reads GIT_CONFIG_* as configuration of that process only."""
+        if self._token is None:
+            return {"GIT_TERMINAL_PROMPT": "0"}
+        basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
+        return {
+            "GIT_TERMINAL_PROMPT": "0",
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": f"http.{self._server}/.extraheader",
+            "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+        }
+
+    def _hide(self, text: str) -> str:
+        """`text` with the token (and its header form) masked, should git ever echo it."""
+        if self._token is None:
+            return text
+        basic = base64.b64encode(f"x-access-token:{self._token}".encode()).decode()
+        return text.replace(basic, "***").replace(self._token, "***")
 
     def _environment(self, moment: datetime) -> dict[str, str]:
         stamp = f"{int(moment.timestamp())} +0000"
@@ -97,9 +134,10 @@ class Git:
 
     def remote_ref(self, ref: str) -> str | None:
         try:
-            output = str(self.repo.git.ls_remote(REMOTE, ref))
+            with self.repo.git.custom_environment(**self.auth_environment()):
+                output = str(self.repo.git.ls_remote(REMOTE, ref))
         except git.GitCommandError as error:
-            raise ClaimsError(f"cannot read {REMOTE}: {_stderr(error)}") from None
+            raise ClaimsError(f"cannot read {REMOTE}: {self._hide(_stderr(error))}") from None
         for line in output.splitlines():
             sha, _, name = line.partition("\t")
             if name == ref:
@@ -108,10 +146,11 @@ class Git:
 
     def _push(self, refspec: str) -> None:
         try:
-            self.repo.remote(REMOTE).push(refspec).raise_if_error()
+            with self.repo.git.custom_environment(**self.auth_environment()):
+                self.repo.remote(REMOTE).push(refspec).raise_if_error()
         except git.GitCommandError as error:
             raise ClaimsError(
-                f"git push {REMOTE} {refspec} failed: {_stderr(error)}",
+                f"git push {REMOTE} {refspec} failed: {self._hide(_stderr(error))}",
                 "the job is safe to rerun: it pushes what is missing",
             ) from None
 

@@ -2,7 +2,8 @@
 
 `claims close-windows` writes one when a market resolves after its window closed: the
 outcome and why, every attempt's verdict, the snapshot tag and the commit it points at, the
-archive copy (DOI or local id, file, md5), the dates, the date resolved on, when the record
+archive copy (DOI or local id, file, md5, and the sha256 the workflow's attestation names),
+the dates, the date resolved on, when the record
 was made and the bot's version. It is validated by `schemas/resolution-record.schema.json`
 when written and when read back. A record is final: the job never rewrites it (a maintainer
 may move it aside with `claims close-windows --reopen N`).
@@ -127,8 +128,13 @@ class ResolutionRecord:
             data["reopened"] = dict(reopened)
         return cls(data)
 
-    def with_archive(self, archive: ArchivedRecord, kind: ArchiveKind) -> ResolutionRecord:
-        return ResolutionRecord({**self.data, "archive": {"kind": kind, **archive.as_record()}})
+    def with_archive(
+        self, archive: ArchivedRecord, kind: ArchiveKind, sha256: str | None = None
+    ) -> ResolutionRecord:
+        """The record with its archive copy; `sha256`: the digest of the tarball this run
+        uploaded (the subject of the workflow's attestation), when the copy holds it."""
+        entry = {"kind": kind, **archive.as_record(), **({"sha256": sha256} if sha256 else {})}
+        return ResolutionRecord({**self.data, "archive": entry})
 
     def to_yaml(self) -> bytes:
         problems = validate("resolution-record", dict(self.data), "resolution record")

@@ -18,12 +18,12 @@ import pytest
 from bot.app import ResolveReport, VerifyReport, open_workspace, resolve_registry, verify_registry
 from bot.archive.local import LocalArchive
 from bot.demo.git_registry import build_git_registry
-from bot.demo.run import examples_folder, load_plan, write_archive
+from bot.demo.run import close_on_schedule, examples_folder, load_plan
 from bot.evidence.schema import validate
-from bot.findings import Code, Severity
 from bot.gather import VerifyOptions
 from bot.history import read_tags
 from bot.report.json_ import ReportError, read_report
+from bot.timestamps import parse_timestamp
 from bot.verdict import AttemptVerdict
 
 AS_OF = date(2027, 4, 15)
@@ -39,7 +39,13 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     branch = repo.active_branch.name
     repo.git.checkout("-q", "main")
     repo.close()
-    write_archive(root / ".claims" / "archive", plan)
+    # The scheduled job's runs, as the demo makes them; every adapter taken as reproducing its
+    # evidence (the reruns themselves are tested in test_rerun.py).
+    for moment in plan["close_on"]:
+        at = parse_timestamp(moment)
+        assert at is not None
+        report = close_on_schedule(root, root / ".claims", at, lambda tree, files: [])
+        assert not report.failed, report.render()
     return root, branch
 
 
@@ -79,31 +85,33 @@ def test_resolve_report_survives_json(demo: tuple[Path, str]) -> None:
     assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
 
 
-def test_demo_snapshots_are_annotated_tags_dated_as_planned(demo: tuple[Path, str]) -> None:
-    steps, _ = load_plan(examples_folder())
-    planned = {step.tag: step.at for step in steps if step.tag}
+def test_demo_snapshots_are_annotated_tags_the_job_made_at_its_runs(
+    demo: tuple[Path, str],
+) -> None:
+    _, plan = load_plan(examples_folder())
+    runs = [parse_timestamp(moment) for moment in plan["close_on"]]
     with git.Repo(demo[0]) as repo:
         tags = read_tags(repo)
     assert {name: (tag.annotated, tag.tagged_at) for name, tag in tags.items()} == {
-        name: (True, at) for name, at in planned.items()
+        "snapshot-2027-05-31": (True, runs[0]),
+        "snapshot-2027-06-30": (True, runs[1]),
+        "snapshot-2027-07-31": (True, runs[2]),
     }
 
 
-def test_demo_snapshots_count_but_market_2s_late_tag(demo: tuple[Path, str]) -> None:
+def test_demo_snapshots_count_and_market_2_has_none(demo: tuple[Path, str]) -> None:
     report = _resolve(demo[0], CLOSED)
     states = {
         m.market: (m.snapshot.tag_state, m.snapshot.archive_state, m.outcome)
         for m in report.markets
     }
     assert states == {
-        2: ("late", "missing", "ANNULLED"),
+        2: ("missing", "missing", "ANNULLED"),
         3: ("ok", "ok", "YES"),
         5: ("ok", "ok", "NO"),
         6: ("ok", "ok", "OTHER"),
     }
-    assert [(f.code, f.severity) for f in report.registry_problems] == [
-        (Code.SNAPSHOT_LATE, Severity.WARNING)
-    ]
+    assert report.registry_problems == ()
     assert all(m.source.startswith("git commit") for m in report.markets if m.market != 2)
 
 
@@ -258,9 +266,7 @@ def test_report_text_with_duplicate_keys_or_nan_is_refused(demo) -> None:
 def _clone_demo(demo: tuple[Path, str], target: Path) -> git.Repo:
     repo = git.Repo.clone_from(demo[0], target)
     repo.git.checkout("-q", "main")
-    for record in (demo[0] / ".claims" / "archive").iterdir():
-        (target / ".claims" / "archive").mkdir(parents=True, exist_ok=True)
-        (target / ".claims" / "archive" / record.name).write_bytes(record.read_bytes())
+    shutil.copytree(demo[0] / ".claims" / "archive", target / ".claims" / "archive")
     return repo
 
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 import filecmp
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
+import git
 import pytest
+import yaml
 
 import bot.sandbox
 from bot.demo.run import run_demo
+from bot.jobs.gitops import BOT_NAME
 from tests.support import PROJECT
 
 
@@ -26,6 +30,42 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
+
+
+def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Path) -> None:
+    """The demo builder makes no tag, archive record or resolution: the real `close-windows`
+    does, on the plan's dates, with its clock set to each."""
+    assert run_demo(tmp_path / "demo") == 0
+    root = tmp_path / "demo"
+    with git.Repo(root) as repo:
+        tags = {
+            tag.name: (tag.tag.tagger.name, tag.tag.tagged_date) if tag.tag else None
+            for tag in repo.tags
+        }
+        authors = [c.author.name for c in repo.iter_commits("main", paths="resolutions")]
+    july_31 = int(datetime(2027, 7, 31, 3, 17, tzinfo=UTC).timestamp())
+    assert tags == {
+        "snapshot-2027-05-31": (BOT_NAME, july_31),
+        "snapshot-2027-06-30": (BOT_NAME, july_31 + 30 * 86400),
+        "snapshot-2027-07-31": (BOT_NAME, july_31 + 61 * 86400),
+    }  # market 2's snapshot-2027-04-30 was never made: the job first ran after its annulment
+    assert authors == [BOT_NAME] * 4
+    outcomes = {
+        path.name: yaml.safe_load(path.read_text())["outcome"]
+        for path in (root / "resolutions").glob("*.yaml")
+    }
+    assert outcomes == {
+        "market-02.yaml": "ANNULLED",
+        "market-03.yaml": "YES",
+        "market-05.yaml": "NO",
+        "market-06.yaml": "OTHER",
+    }
+    issues = sorted(path.name for path in (root / ".claims" / "issues").glob("*.md"))
+    assert issues == [f"market-0{n}-resolution.md" for n in (2, 3, 5, 6)]
+    annulled = (root / ".claims" / "issues" / "market-02-resolution.md").read_text()
+    assert "labels: annulled" in annulled
+    archived = sorted(path.name for path in (root / ".claims" / "archive").glob("*.json"))
+    assert archived == [f"{tag}.json" for tag in sorted(tags)]
 
 
 def _differences(left: Path, right: Path) -> list[str]:
@@ -68,3 +108,8 @@ def test_the_demo_without_a_sandbox_leaves_the_wrapped_attempts_out(
     assert "met every bar\n" in out  # alice-lab alone, not "(2 did)"
     assert "qualifying (met)         attempts/market-03/sly-lab" not in out
     assert "demo OK" in out and "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in out
+    # The scheduled job fails closed: market 3 (wrapped attempts, none rerun) is not recorded.
+    assert "market 3 blocked this run: wrapped attempt(s)" in out
+    assert "ok  market 3 not recorded: its wrapped attempts were not rerun" in out
+    assert not (tmp_path / "demo" / "resolutions" / "market-03.yaml").exists()
+    assert "ok  market 2 recorded ANNULLED" in out

@@ -27,7 +27,10 @@ import yaml
 PROJECT = Path(__file__).resolve().parents[2]
 WORKFLOWS = PROJECT / ".github" / "workflows"
 # Workflows that hold a write scope or run on events outside contributors' control.
-PRIVILEGED = ("verify.yml", "judge.yml")
+PRIVILEGED = ("verify.yml", "judge.yml", "close-windows.yml")
+# The jobs that may mint an OIDC token (to sign an attestation): each holds write scopes and
+# runs no untrusted code.
+OIDC_JOBS = ("publish", "close")
 
 Workflow = dict[str, Any]
 Checker = Callable[[str, Workflow], list[str]]
@@ -174,7 +177,7 @@ def check_oidc_only_in_publish(text: str, workflow: Workflow) -> list[str]:
         f"job {name} holds {scope}"
         for name, job in _jobs(workflow)
         for scope in ("id-token", "attestations")
-        if scope in (job.get("permissions") or {}) and name != "publish"
+        if scope in (job.get("permissions") or {}) and name not in OIDC_JOBS
     ]
 
 
@@ -254,10 +257,11 @@ def _problems(checker: Checker, file: Path) -> list[str]:
     return checker(text, _load(text))
 
 
-def test_the_four_workflows_exist() -> None:
+def test_the_five_workflows_exist() -> None:
     assert [file.name for file in _workflow_files()] == [
         "check.yml",
         "ci.yml",
+        "close-windows.yml",
         "judge.yml",
         "verify.yml",
     ]
@@ -344,6 +348,60 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
     }
     uses = [str(step.get("uses", "")) for step in jobs["publish"]["steps"]]
     assert any(use.startswith("actions/attest-build-provenance@") for use in uses)
+
+
+def test_close_windows_is_scheduled_and_splits_the_trust() -> None:
+    close = _workflow("close-windows.yml")
+    text = (WORKFLOWS / "close-windows.yml").read_text(encoding="utf-8")
+    assert set(close["on"]) == {"schedule", "workflow_dispatch"}
+    ((cron,),) = [[entry["cron"] for entry in close["on"]["schedule"]]]
+    minute, hour, *rest = cron.split()
+    assert rest == ["*", "*", "*"] and hour.isdigit(), cron  # daily
+    assert minute.isdigit() and int(minute) not in (0, 30), cron  # off the hour
+    assert close["concurrency"]["cancel-in-progress"] is False
+    jobs = dict(_jobs(close))
+    assert list(jobs) == ["plan", "rerun", "close"]
+    assert jobs["plan"]["permissions"] == {"contents": "read"}
+    # Adapter code runs only where there is nothing to steal.
+    assert jobs["rerun"]["permissions"] == {}
+    for word in ("secrets.", "GITHUB_TOKEN", "CLAIMS_PUSH_TOKEN", "github.token", "environment"):
+        assert word not in yaml.safe_dump(jobs["rerun"]), word
+        assert word not in yaml.safe_dump(jobs["plan"]), word
+    assert jobs["rerun"]["strategy"]["fail-fast"] is False
+    assert "plan.outputs.matrix" in jobs["rerun"]["strategy"]["matrix"]
+    rerun_script = " ".join(str(step.get("run", "")) for step in jobs["rerun"]["steps"])
+    assert "--rerun-adapters" in rerun_script and "--keep-rerun-failures" in rerun_script
+    # The close job: the write scopes, the environment holding the secret, no adapter run.
+    assert jobs["close"]["permissions"] == {
+        "contents": "write",
+        "issues": "write",
+        "id-token": "write",
+        "attestations": "write",
+    }
+    assert jobs["close"]["environment"] == "zenodo"
+    close_script = " ".join(str(step.get("run", "")) for step in jobs["close"]["steps"])
+    assert "--no-rerun-adapters --rerun-cache" in close_script
+    assert "--rerun-adapters " not in close_script.replace("--no-rerun-adapters", "")
+    assert "--archive zenodo" in close_script and "--tarballs" in close_script
+    uses = [str(step.get("uses", "")) for step in jobs["close"]["steps"]]
+    assert any(use.startswith("actions/attest-build-provenance@") for use in uses)
+    # Secrets only in the close job, and only through a step's env.
+    assert text.count("secrets.") == 1
+    in_env = [
+        (name, key)
+        for name, job in _jobs(close)
+        for step in job.get("steps") or []
+        for key, value in (step.get("env") or {}).items()
+        if "secrets." in str(value)
+    ]
+    assert in_env == [("close", "ZENODO_TOKEN")]
+    pushes = [
+        name
+        for name, job in _jobs(close)
+        for step in job.get("steps") or []
+        if "CLAIMS_PUSH_TOKEN" in (step.get("env") or {})
+    ]
+    assert pushes == ["close"]
 
 
 def test_every_job_has_a_timeout() -> None:

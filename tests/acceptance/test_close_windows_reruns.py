@@ -1,0 +1,229 @@
+"""The scheduled close with wrapped attempts, split by trust as the workflow runs it: the rerun
+plan (`claims close-windows --plan-reruns`), the scope-less rerun jobs (`claims verify --head
+COMMIT --rerun-adapters --rerun-cache DIR --keep-rerun-failures`) and the close job that only
+counts what they recorded (`claims close-windows --no-rerun-adapters --rerun-cache DIR`),
+failing closed: a market with a wrapped attempt that has no recorded rerun result is not
+recorded. Also the archive tarballs the workflow attests, and their sha256 in the record.
+
+The registry's one wrapped attempt is in market 3 (R = 2027-06-30, window closes 2027-08-29).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import bot.sandbox
+from bot.archive.local import LocalArchive
+from bot.archive.port import md5_of
+from bot.demo.specimen import AttemptSpec
+from bot.gather import VerifyOptions
+from bot.jobs.close_windows import CloseReport, Job, close_windows
+from bot.jobs.issues import FileIssues
+from bot.rerun import AdapterRerun
+from tests.support import Files, seed_released
+
+CLOSED = date(2027, 9, 1)
+WRAPPED = AttemptSpec(kind="wrapped")
+needs_sandbox = pytest.mark.skipif(
+    bot.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+)
+
+
+def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = None) -> CloseReport:
+    job = Job(
+        root=root,
+        archive=LocalArchive(root / ".claims" / "archive"),
+        archive_kind="local",
+        repository_url="https://github.com/acme/registry",
+        issues=FileIssues(root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=CLOSED, rerun_adapter=rerun),
+        clock=lambda: datetime(2027, 9, 1, 3, 17, tzinfo=UTC),
+        tarballs=tarballs,
+    )
+    return close_windows(job)
+
+
+def recorded(results: Path) -> AdapterRerun:
+    """What the close job is given: the rerun jobs' results, counted, nothing run."""
+    return AdapterRerun(cache=results.parent / "unused", results=results, recorded_only=True)
+
+
+def record(root: Path, market: int = 3) -> dict[str, Any] | None:
+    file = root / f"resolutions/market-{market:02d}.yaml"
+    return yaml.safe_load(file.read_text()) if file.exists() else None
+
+
+def plan(run_claims: Any, root: Path, as_of: date = CLOSED) -> dict[str, Any]:
+    result = run_claims(
+        "close-windows", "--registry", root, "--plan-reruns", "--as-of", as_of.isoformat()
+    )
+    assert result.code == 0, result.err
+    matrix: dict[str, Any] = json.loads(result.out)
+    return matrix
+
+
+def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
+    """One matrix entry as the workflow's rerun job runs it (the sandbox, no token)."""
+    result = run_claims(
+        "verify",
+        "--registry",
+        built.root,
+        "--base-ref",
+        "main",
+        "--head",
+        entry["commit"],
+        "--rerun-adapters",
+        "--rerun-cache",
+        out,
+        "--keep-rerun-failures",
+        "--released-cache",
+        cache,
+        "--quiet",
+        built.root / entry["attempt"],
+    )
+    code: int = result.code
+    return code
+
+
+def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:
+    """--no-rerun-adapters alone used to resolve and record the market with the wrapped
+    attempt left out: final, as if it did not qualify. Now the market is blocked this run."""
+    built = make_registry(WRAPPED)
+    report = run(built.root)
+    assert report.failed
+    text = report.render()
+    assert f"market 3 blocked this run: wrapped attempt(s) {WRAPPED.folder}" in text
+    assert record(built.root) is None
+    assert not list((built.root / ".claims" / "issues").glob("market-03*"))
+    # The tag was made (the next run finds it); market 5, which shares it, is recorded.
+    assert (record(built.root, 5) or {}).get("outcome") == "OTHER"
+    assert "snapshot-2027-06-30" in [t.name for t in built.repo.tags]
+
+
+def test_recorded_only_without_a_result_blocks_the_market(make_registry, tmp_path: Path) -> None:
+    built = make_registry(WRAPPED)
+    empty = tmp_path / "rerun-cache"
+    empty.mkdir()
+    report = run(built.root, recorded(empty))
+    assert report.failed and "market 3 blocked this run" in report.render()
+    assert record(built.root) is None
+
+
+@needs_sandbox
+def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
+    make_registry, run_claims, tmp_path: Path
+) -> None:
+    built = make_registry(WRAPPED)
+    closing = built.repo.head.commit.hexsha
+    assert plan(run_claims, built.root, date(2027, 8, 29)) == {"include": []}  # still open
+    matrix = plan(run_claims, built.root)
+    assert matrix == {"include": [{"attempt": WRAPPED.folder, "commit": closing}]}
+    seed_released(tmp_path / "released", built.files)
+    results = tmp_path / "rerun-cache"
+    for entry in matrix["include"]:
+        assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 0
+    report = run(built.root, recorded(results))
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "YES"
+    (attempt,) = data["attempts"]
+    assert (attempt["attempt"], attempt["status"]) == (WRAPPED.folder, "qualifying")
+
+
+@needs_sandbox
+def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
+    make_registry, run_claims, tmp_path: Path
+) -> None:
+    """An adapter's own failure is a result the rerun job keeps (--keep-rerun-failures): the
+    close job counts it (not qualifying) rather than waiting for ever."""
+
+    def broken(files: Files) -> None:
+        files["adapter/convert.py"] = b"raise SystemExit(3)\n"
+
+    built = make_registry(WRAPPED, change=broken)
+    (entry,) = plan(run_claims, built.root)["include"]
+    seed_released(tmp_path / "released", built.files)
+    kept, unkept = tmp_path / "kept", tmp_path / "unkept"
+    assert rerun_job(run_claims, built, entry, tmp_path / "released", kept) == 1
+    assert list(kept.glob("*.json"))
+    # Without --keep-rerun-failures a failure is not recorded: the close would block.
+    result = run_claims(
+        "verify",
+        "--registry",
+        built.root,
+        "--rerun-adapters",
+        "--rerun-cache",
+        unkept,
+        "--released-cache",
+        tmp_path / "released",
+        built.root / entry["attempt"],
+    )
+    assert result.code == 1 and not list(unkept.glob("*.json"))
+    report = run(built.root, recorded(kept))
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] != "ANNULLED"
+    (attempt,) = data["attempts"]
+    assert "adapter-failed" in attempt["reasons"] and not attempt["counts"]
+
+
+def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
+    make_registry, tmp_path: Path
+) -> None:
+    built = make_registry()
+    tarballs = tmp_path / "tarballs"
+    report = run(built.root, tarballs=tarballs)
+    assert not report.failed, report.render()
+    (tarball,) = tarballs.iterdir()
+    assert tarball.name == "acme-registry-snapshot-2027-06-30.tar.gz"
+    data = record(built.root)
+    assert data is not None
+    archive = data["archive"]
+    assert archive["sha256"] == "sha256:" + hashlib.sha256(tarball.read_bytes()).hexdigest()
+    assert archive["checksum"] == md5_of(tarball)  # the very file the archive holds
+
+
+def test_without_a_tarball_folder_the_sha256_is_still_recorded(make_registry) -> None:
+    built = make_registry()
+    assert not run(built.root).failed
+    data = record(built.root)
+    assert data is not None and data["archive"]["sha256"].startswith("sha256:")
+
+
+def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_path) -> None:
+    """`Job.push_token` (CLAIMS_PUSH_TOKEN) reaches git push only: a file:// origin takes the
+    push with the header set, and no file of the checkout holds the token."""
+    import git
+
+    built = make_registry()
+    origin = tmp_path / "origin.git"
+    git.Repo.init(origin, bare=True)
+    built.repo.create_remote("origin", str(origin))
+    built.repo.git.push("origin", "main")
+    token = "ghs_scheduledjobtoken0123456789"
+    job = Job(
+        root=built.root,
+        archive=LocalArchive(built.root / ".claims" / "archive"),
+        archive_kind="local",
+        repository_url="https://github.com/acme/registry",
+        issues=FileIssues(built.root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=CLOSED),
+        clock=lambda: datetime(2027, 9, 1, 3, 17, tzinfo=UTC),
+        push_token=token,
+    )
+    report = close_windows(job)
+    assert not report.failed, report.render()
+    with git.Repo(origin) as remote:
+        assert "snapshot-2027-06-30" in [tag.name for tag in remote.tags]
+        assert remote.commit("main").hexsha == built.repo.commit("main").hexsha
+    stored = [p for p in (built.root / ".git").rglob("*") if p.is_file()]
+    assert not [p for p in stored if token.encode() in p.read_bytes()]
+    assert token not in report.render()
