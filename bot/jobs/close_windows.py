@@ -27,7 +27,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from bot.app import open_workspace, resolve_registry
@@ -260,7 +260,8 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
         finally:
             history.close()
     facts, problems = gather_facts(job)
-    plan = plan_close(facts, job.as_of)
+    now = job.clock()
+    plan = plan_close(facts, job.as_of, now if now.astimezone(UTC).date() == job.as_of else None)
     report = CloseReport(plan, problems=problems)
     if reopen is not None and dry_run:
         report.done.append(
@@ -457,7 +458,9 @@ class _Applier:
             try:
                 self.git.push_branch()
             except ClaimsError as error:
-                self.report.errors.append(error.message)
+                # No issue may announce a record origin does not hold: a fresh checkout
+                # would resolve the market again. The next run pushes, then opens them.
+                self._fail([m.market for m in self.report.plan.markets], error.message)
 
     # 5 -------------------------------------------------------------------------------------
     def _issues(self) -> None:
