@@ -148,3 +148,39 @@ def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> Non
     assert report.failed
     assert [m.phase for m in report.plan.markets] == ["blocked", "blocked"]
     assert not (store / f"{TAG}.json").exists()
+
+
+# ---- (1) a final record deleted or rewritten on main ------------------------------------------
+
+
+def test_a_record_deleted_on_main_is_not_made_again(make_registry) -> None:
+    """A commit (not the job's --reopen) deletes market 3's record: the next run must not
+    resolve the market again and write a new record; it is blocked until a maintainer restores
+    the record or reopens the market."""
+    built = make_registry()
+    assert not run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC)).failed
+    recorded = (built.root / "resolutions/market-03.yaml").read_bytes()
+    built.repo.git.rm("resolutions/market-03.yaml")
+    built.repo.git.commit("-m", "tidy up")
+    report = run_at(built.root, datetime(2027, 9, 10, 6, tzinfo=UTC))
+    assert report.failed
+    (three,) = [m for m in report.plan.markets if m.market == 3]
+    assert three.phase == "blocked" and "was deleted" in three.note, report.render()
+    assert not (built.root / "resolutions/market-03.yaml").exists()
+    assert [m.phase for m in report.plan.markets if m.market == 5] == ["watch"]
+    built.repo.git.checkout("HEAD~1", "--", "resolutions/market-03.yaml")  # restored
+    built.repo.git.commit("-m", "restore the record")
+    assert (built.root / "resolutions/market-03.yaml").read_bytes() == recorded
+    again = run_at(built.root, datetime(2027, 9, 11, 6, tzinfo=UTC))
+    assert [m.phase for m in again.plan.markets] == ["watch", "watch"], again.render()
+
+
+def test_a_record_rewritten_on_main_blocks_its_market(make_registry) -> None:
+    built = make_registry()
+    assert not run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC)).failed
+    path = built.root / "resolutions/market-05.yaml"
+    path.write_text(path.read_text().replace("outcome: OTHER", "outcome: YES"))
+    built.repo.git.commit("-am", "market 5 resolved YES after all")
+    report = run_at(built.root, datetime(2027, 9, 10, 6, tzinfo=UTC))
+    assert report.failed
+    assert [m.phase for m in report.plan.markets] == ["watch", "blocked"], report.render()
