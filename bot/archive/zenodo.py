@@ -3,9 +3,10 @@
 A copy is made in four steps: create a deposition (with its metadata, so that the draft is
 findable from the start), upload the tarball to the deposition's bucket, set the metadata,
 publish. A crash or a kill may stop the job between any two, so `archive()` first looks for
-what an earlier run left (`find()`: published records by the related identifier
-`https://github.com/OWNER/REPO/tree/TAG`, then the user's own depositions by the same query)
-and finishes that one. It never makes a second deposition for a tag that has one.
+what an earlier run left (`find()`: the token's own depositions, published or draft, by the
+related identifier `https://github.com/OWNER/REPO/tree/TAG`; never the public records search,
+where anyone's record may name that URL) and finishes that one. It never makes a second
+deposition for a tag that has one.
 
 Failures raise `ZenodoError` (an `ArchiveError`, so a `ClaimsError`) naming the step; the
 caller records "archived" only from the `ArchivedRecord` that `archive()` returns, after
@@ -120,24 +121,19 @@ class ZenodoArchive:
     # -- the Archive protocol ------------------------------------------------------------
 
     def find(self, tag: str, repository_url: str) -> DepositionState | None:
-        """The copy of `tag` Zenodo holds: a published record, else the user's own deposition
-        (a draft a crashed run left), else None. Each hit must carry the tree URL exactly
-        (the search matches phrases loosely); several drafts: the oldest."""
+        """The copy of `tag` the token's own account holds: a published deposition that still
+        answers, else a draft a crashed run left, else None. Only the account's depositions
+        (`/deposit/depositions`) are asked: anyone may publish a record naming our tree URL,
+        so the public records search would find strangers' copies. Each hit must carry the
+        tree URL exactly (the search matches phrases loosely); several: the oldest."""
         url = tree_url(repository_url, tag)
         query = search_query(tag, repository_url)
         params = {"q": query, "all_versions": "true", "size": "100"}
-        answer = self._json("find", "GET", f"{self.base_url}/records", params=params)
-        found = answer.get("hits") if isinstance(answer, dict) else None
-        hits = found.get("hits") if isinstance(found, dict) else None
-        hits = hits if isinstance(hits, list) else []
-        published = [_state(h, True) for h in hits if isinstance(h, dict) and _names(h, url)]
-        if published:
-            return min(published, key=_order)
         answer = self._json("find", "GET", f"{self.base_url}/deposit/depositions", params=params)
         own = answer if isinstance(answer, list) else []
         states = [_state(d, None) for d in own if isinstance(d, dict) and _names(d, url)]
-        # A published deposition the records search does not show may be a deleted record
-        # (the list keeps it): it is no copy. One that still answers (not yet indexed) is.
+        # A published deposition whose record answers 404 or 410 was deleted (the list keeps
+        # it): it is no copy.
         states = [s for s in states if not s.published or self._answers(s)]
         if not states:
             return None

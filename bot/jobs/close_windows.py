@@ -29,7 +29,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from bot.app import open_workspace, resolve_registry
@@ -46,7 +46,7 @@ from bot.errors import ClaimsError
 from bot.findings import Code, Finding
 from bot.gather import VerifyOptions
 from bot.history import GitHistory
-from bot.jobs.gitops import Git
+from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
@@ -138,6 +138,9 @@ def _read_record(
     file = root / path
     if file.is_symlink() or (file.exists() and not file.is_file()):
         return None, False, f"{path} is not a regular file"
+    changed = _changed_by_hand(git, market, file.read_bytes() if file.exists() else None)
+    if changed is not None:
+        return None, False, changed
     if not file.exists():
         return None, False, None
     raw = file.read_bytes()
@@ -147,6 +150,46 @@ def _read_record(
     if record.market != market:
         return None, False, f"{path} is the record of market {record.market}"
     return record, git.committed(path, raw), None
+
+
+def _changed_by_hand(git: Git, market: int, raw: bytes | None) -> str | None:
+    """Why the market's record is not the one the job left, or None. The job's last commit of
+    the record (its resolution, or --reopen) says what must be there: the same record on the
+    branch and in the checkout, or (after --reopen) none on the branch. A record is final: the
+    job never resolves a market again because its record went missing or was edited."""
+    path = record_path(market)
+    resolved = f"resolutions: market {market} resolved "
+    reopened = f"resolutions: market {market} reopened "
+    ours = next(
+        (
+            (sha, subject)
+            for sha, email, subject in git.changes_of(path)
+            if email == BOT_EMAIL and subject.startswith((resolved, reopened))
+        ),
+        None,
+    )
+    if ours is None:
+        return None
+    sha, subject = ours
+    tip = git.content(git.branch, path)
+    if subject.startswith(reopened):
+        if tip is None:
+            return None
+        left = f"{path} was added again on {git.branch} after --reopen {market} moved it"
+    else:
+        recorded = git.content(sha, path)
+        if tip == recorded and raw == recorded:
+            return None
+        where = git.branch if tip != recorded else "the checkout"
+        left = (
+            f"{path}, which the job committed in {sha[:12]}, was deleted"
+            if tip is None or raw is None
+            else f"{path} on {where} differs from the record the job committed in {sha[:12]}"
+        )
+    return (
+        f"{left}: a record is final; restore it (git checkout {sha[:12]} -- {path}), or reopen"
+        f" the market (claims close-windows --reopen {market})"
+    )
 
 
 def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
@@ -338,7 +381,8 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
         finally:
             history.close()
     facts, problems = gather_facts(job)
-    plan = plan_close(facts, job.as_of)
+    now = job.clock()
+    plan = plan_close(facts, job.as_of, now if now.astimezone(UTC).date() == job.as_of else None)
     report = CloseReport(plan, problems=problems)
     if reopen is not None and dry_run:
         report.done.append(
@@ -575,7 +619,9 @@ class _Applier:
             try:
                 self.git.push_branch()
             except ClaimsError as error:
-                self.report.errors.append(error.message)
+                # No issue may announce a record origin does not hold: a fresh checkout
+                # would resolve the market again. The next run pushes, then opens them.
+                self._fail([m.market for m in self.report.plan.markets], error.message)
 
     # 5 -------------------------------------------------------------------------------------
     def _issues(self) -> None:

@@ -216,6 +216,35 @@ class Git:
         data: bytes = blob.data_stream.read()
         return data == content
 
+    def changes_of(self, path: str) -> list[tuple[str, str, str]]:
+        """The first-parent commits of the branch that changed `path` (a registry path), newest
+        first: (sha, committer email, subject); none when the branch has no commit."""
+        full = f"{self.prefix}/{path}" if self.prefix else path
+        try:
+            output = str(
+                self.repo.git.log(
+                    "--first-parent", "--format=%H%x00%ce%x00%s", self.branch, "--", full
+                )
+            )
+        except git.GitCommandError:
+            return []
+        found = []
+        for line in output.splitlines():
+            sha, _, rest = line.partition("\0")
+            email, _, subject = rest.partition("\0")
+            found.append((sha, email, subject))
+        return found
+
+    def content(self, commit: str, path: str) -> bytes | None:
+        """`path` (a registry path) as `commit` holds it, or None."""
+        full = f"{self.prefix}/{path}" if self.prefix else path
+        try:
+            blob = self.repo.commit(commit).tree / full
+        except (KeyError, ValueError, git.BadName):
+            return None
+        data: bytes = blob.data_stream.read()
+        return data
+
     def commit(self, paths: list[str], message: str, moment: datetime) -> str:
         """Commit exactly `paths` (registry paths, added, changed or removed) on the branch;
         return the commit."""

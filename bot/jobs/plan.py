@@ -23,13 +23,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Literal
 
 from bot.archive.port import CopyState, DepositionState
-from bot.dates import MarketDates
+from bot.dates import MarketDates, end_of_day
 from bot.history import Tag
 from bot.jobs.records import ResolutionRecord, record_path
+from bot.resolution import Snapshot
+from bot.timestamps import format_moment
 
 __all__ = ["CopyFact", "MarketFacts", "MarketPlan", "Plan", "Step", "plan_close"]
 
@@ -117,7 +119,7 @@ def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
     return None
 
 
-def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
+def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> MarketPlan:
     dates = facts.dates
     tag = dates.snapshot_tag
     number = facts.market
@@ -126,8 +128,17 @@ def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
     def make(phase: Phase, note: str, *steps: Step) -> MarketPlan:
         return MarketPlan(number, tag, phase, note, tuple(steps))
 
-    if dates.state(as_of) != "closed":
-        return make("waiting", f"the filing window closes {dates.window_closes}: nothing to do")
+    def ended(day: date) -> bool:
+        """`day` is over by `as_of`, and everywhere on Earth by the clock (`now`): a run at
+        06:00 UTC on the next day is still inside `day` west of UTC-6."""
+        return as_of > day and (now is None or now > end_of_day(day))
+
+    if not ended(dates.window_closes):
+        return make(
+            "waiting",
+            f"the filing window closes {dates.window_closes} (it ends Anywhere on Earth at"
+            f" {end_of_day(dates.window_closes):%Y-%m-%d %H:%M} UTC): nothing to do",
+        )
     if facts.record_problem is not None:
         return make("blocked", facts.record_problem)
     record = facts.record
@@ -137,10 +148,10 @@ def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
             done.append(Step("commit", f"commit {path} (written by a run that stopped)"))
         label = "annulled" if record.outcome == "ANNULLED" else "resolution"
         done.append(_issue(number, "resolution", label, f"market {number} {record.outcome}"))
-        if record.outcome == "ANNULLED" or as_of > dates.annul_on:
+        if record.outcome == "ANNULLED" or ended(dates.annul_on):
             return make("final", f"resolved {record.outcome} ({path}); final", *done)
         return _watch(facts, record, as_of, done)
-    if as_of <= dates.annul_on:
+    if not ended(dates.annul_on):
         if facts.close_commit is None:
             return make("blocked", f"main has no commit by the close of {dates.window_closes}")
         problem = _tag_problem(facts, facts.close_commit)
@@ -184,8 +195,16 @@ def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
             f" asked for a copy of {tag} ({facts.copy.error}): a market is never annulled on"
             " an outage",
         )
-    tag_there = facts.tag is not None
-    copy_there = facts.copy.published
+    # What counts as resolution will count it: a lightweight, late or off-branch tag, or a
+    # copy published after the annulment date, is no snapshot (the market is ANNULLED).
+    found = facts.copy.found
+    dated = (
+        {"tag": tag, "created": format_moment(found.modified)}
+        if found is not None and found.published and found.modified is not None
+        else None
+    )
+    counted = Snapshot.of(tag, facts.tag, dated, dates, as_of, facts.tag_on_branch)
+    tag_there, copy_there = counted.tag_counts, counted.archive_counts
     steps = [
         Step("resolve", f"resolve market {number} from what exists (no tag or copy is made now)"),
         Step("record", f"write {path}"),
@@ -198,7 +217,13 @@ def _plan_market(facts: MarketFacts, as_of: date) -> MarketPlan:
         ),
     ]
     if tag_there != copy_there:
-        missing = "the tag" if not tag_there else "its archive copy"
+        missing = (
+            "its archive copy"
+            if tag_there
+            else "the tag"
+            if facts.tag is None
+            else f"a tag that counts ({tag} is {counted.tag_state})"
+        )
         steps.append(_issue(number, "registry-warning", "registry-warning", f"{missing} missing"))
     note = (
         f"the annulment date {dates.annul_on} has passed with neither {tag} nor its copy:"
@@ -244,10 +269,15 @@ def _watch(
         note += f" (the archive could not be checked: {copy.error})"
     if problems:
         note += ": " + "; ".join(problems)
+    if blocked:  # the tag is not the recorded snapshot: archiving it would copy another tree
+        steps = [step for step in steps if step.kind != "rearchive"]
     plan = MarketPlan(number, tag, "blocked" if blocked else "watch", blocked or note, tuple(steps))
     return plan
 
 
-def plan_close(facts: Sequence[MarketFacts], as_of: date) -> Plan:
-    """The plan for every market, in market order."""
-    return Plan(as_of, tuple(_plan_market(f, as_of) for f in sorted(facts, key=lambda f: f.market)))
+def plan_close(facts: Sequence[MarketFacts], as_of: date, now: datetime | None = None) -> Plan:
+    """The plan for every market, in market order. `now`: the clock when the job runs on
+    `as_of` itself (a date ends Anywhere on Earth, 12:00 UTC the next day); None for a dry run
+    of another date (each date taken as ended)."""
+    ordered = sorted(facts, key=lambda f: f.market)
+    return Plan(as_of, tuple(_plan_market(f, as_of, now) for f in ordered))

@@ -56,6 +56,7 @@ class Deposition:
     files: dict[str, bytes] = field(default_factory=dict)
     submitted: bool = False
     deleted: bool = False  # the published record was deleted (Zenodo answers 410)
+    owner: int = 1  # the token's user is 1; another user's depositions are not listed
 
     @property
     def bucket(self) -> str:
@@ -103,6 +104,15 @@ class FakeZenodo:
     def delete_record(self, record_id: int) -> None:
         """As if Zenodo's staff removed the published record (it answers 410 from now on)."""
         self.depositions[record_id].deleted = True
+
+    def publish_foreign(self, metadata: dict[str, Any], files: dict[str, bytes]) -> Deposition:
+        """Another Zenodo user publishes a record (anyone may name any related identifier):
+        the records search shows it, the token's own depositions do not."""
+        deposition = Deposition(self.next_id, metadata, self.now, self.now, dict(files), True)
+        deposition.owner = 2
+        self.depositions[deposition.id] = deposition
+        self.next_id += 1
+        return deposition
 
     def replace_file(self, record_id: int, key: str, data: bytes) -> None:
         """As if the stored file changed under the record."""
@@ -180,13 +190,15 @@ class FakeZenodo:
     def _list(self, request: Request, damaged: bool = False) -> Response:
         query = request.args.get("q", "")
         self.queries.append(query)
-        hits = [d for d in self.depositions.values() if self._matches(d, query)]
+        hits = [d for d in self.depositions.values() if d.owner == 1 and self._matches(d, query)]
         return _json([self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)])
 
     def _get(self, request: Request, ident: str, damaged: bool = False) -> Response:
         deposition = self.depositions.get(int(ident))
         if deposition is None:
             return _error(404, "PID does not exist.")
+        if deposition.owner != 1:
+            return _error(403, "You do not have permission to access this deposition.")
         return _json(self._deposition(deposition))
 
     def _update(self, request: Request, ident: str, damaged: bool = False) -> Response:
@@ -326,7 +338,7 @@ class FakeZenodo:
                 "html": f"{base.removesuffix('/api')}/deposit/{ident}",
             },
             "metadata": metadata,
-            "owner": 1,
+            "owner": deposition.owner,
             "record_id": ident,
             "state": "done" if deposition.submitted else "unsubmitted",
             "submitted": deposition.submitted,

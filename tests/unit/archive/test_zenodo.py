@@ -192,7 +192,7 @@ def test_a_draft_left_with_a_damaged_file_is_uploaded_again(
 # -- faults ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("route", ["search", "list", "upload", "update"])
+@pytest.mark.parametrize("route", ["list", "upload", "update"])
 def test_a_500_is_retried_with_backoff(fake_zenodo: FakeZenodo, tarball: Path, route: str) -> None:
     sleeps: list[float] = []
     fake_zenodo.fail(route, "500")
@@ -220,9 +220,9 @@ def test_a_create_that_failed_is_made_again_after_looking(
     client(fake_zenodo).archive(TAG, tarball, metadata())
     only_published(fake_zenodo)
     assert fake_zenodo.calls("POST", "/deposit/depositions") == 2
-    # it looked (records, then own depositions) before creating again
+    # it looked (its own depositions) before creating again
     gets = [p for m, p, _ in fake_zenodo.log if m == "GET"]
-    assert gets[:4] == ["/api/records", "/api/deposit/depositions"] * 2
+    assert gets[:2] == ["/api/deposit/depositions"] * 2
 
 
 def test_a_publish_answered_500_after_publishing_is_read_back(
@@ -253,7 +253,7 @@ def test_429_waits_for_retry_after(fake_zenodo: FakeZenodo, tarball: Path) -> No
 
 def test_a_long_retry_after_is_capped(fake_zenodo: FakeZenodo, tarball: Path) -> None:
     sleeps: list[float] = []
-    fake_zenodo.fail("search", "429", retry_after=86400)
+    fake_zenodo.fail("list", "429", retry_after=86400)
     client(fake_zenodo, sleeps, max_wait=60.0).archive(TAG, tarball, metadata())
     assert sleeps == [60.0]
 
@@ -294,7 +294,7 @@ def test_zenodo_errors_are_shown_field_by_field(fake_zenodo: FakeZenodo, tarball
 
 def test_a_refused_token_says_which_scopes(fake_zenodo: FakeZenodo, tarball: Path) -> None:
     archive = ZenodoArchive(fake_zenodo.base_url, "wrong", sleep=lambda _: None)
-    # The records search is public; the user's own depositions are not.
+    # The user's own depositions need the token.
     with pytest.raises(ZenodoError) as caught:
         archive.archive(TAG, tarball, metadata())
     assert caught.value.status == 401 and caught.value.step == "find"
@@ -328,6 +328,19 @@ def test_find_takes_only_the_exact_tree_url(fake_zenodo: FakeZenodo, tarball: Pa
     found = archive.find(TAG, REPOSITORY)
     assert found is not None and found.published and found.doi == "10.5072/zenodo.1001"
     assert fake_zenodo.queries[-1] == search_query(TAG, REPOSITORY)
+
+
+def test_find_never_takes_another_users_record(fake_zenodo: FakeZenodo, tarball: Path) -> None:
+    """Anyone may publish a record naming our tree URL (the public search finds it): it is
+    no copy of ours, and archive() makes our own."""
+    url = tree_url(REPOSITORY, TAG)
+    related = [{"identifier": url, "relation": "isSupplementTo"}]
+    foreign = fake_zenodo.publish_foreign({"related_identifiers": related}, {"x.tar.gz": b"x"})
+    archive = client(fake_zenodo)
+    assert archive.find(TAG, REPOSITORY) is None
+    record = archive.archive(TAG, tarball, metadata())
+    assert record.record_id != str(foreign.id)
+    assert fake_zenodo.depositions[int(record.record_id)].owner == 1
 
 
 def test_a_tag_with_a_quote_is_found(fake_zenodo: FakeZenodo, tarball: Path) -> None:
