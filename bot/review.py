@@ -44,6 +44,7 @@ PROTECTED = (
     "bot/",
     ".github/",
     "schemas/",
+    "resolutions/",  # the scheduled job's final records (claims close-windows)
     "submitters.yaml",
     "CODEOWNERS",
 )

@@ -54,6 +54,7 @@ def test_a_path_outside_the_attempt_folder(path: str, reason: str) -> None:
         ("bot/verify.py", "bot/"),
         (".github/workflows/verify.yml", ".github/"),
         ("schemas/attempt.schema.json", "schemas/"),
+        ("resolutions/market-03.yaml", "resolutions/"),
         ("submitters.yaml", "submitters.yaml"),
         ("CODEOWNERS", "CODEOWNERS"),
         (".gitattributes", ".gitattributes"),
