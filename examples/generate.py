@@ -294,11 +294,12 @@ MARKETS = {
 # whose snapshot is left out.
 OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
-# When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): first the
-# day after market 6's window closed, which is after market 2's annulment date (the job was not
-# running before), then the days after markets 3 and 5 close. It makes the snapshot tags, the
-# archive copies, the resolution records and the issues; the demo builder makes none.
-CLOSE_ON = ["2027-07-31T03:17:00Z", "2027-08-30T03:17:00Z", "2027-09-30T03:17:00Z"]
+# When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): the first
+# daily run once market 6's window has closed everywhere on Earth (its last day ends at 12:00 UTC
+# the day after), which is after market 2's annulment date (the job was not running before),
+# then the same for markets 3 and 5. It makes the snapshot tags, the archive copies, the
+# resolution records and the issues; the demo builder makes none.
+CLOSE_ON = ["2027-08-01T03:17:00Z", "2027-08-31T03:17:00Z", "2027-10-01T03:17:00Z"]
 VERIFY_AS_OF = "2027-03-15"
 
 

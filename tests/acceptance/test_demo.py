@@ -43,11 +43,12 @@ def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Pa
             for tag in repo.tags
         }
         authors = [c.author.name for c in repo.iter_commits("main", paths="resolutions")]
-    july_31 = int(datetime(2027, 7, 31, 3, 17, tzinfo=UTC).timestamp())
+    # the first daily runs (03:17 UTC) after each window closed everywhere on Earth
+    first = int(datetime(2027, 8, 1, 3, 17, tzinfo=UTC).timestamp())
     assert tags == {
-        "snapshot-2027-05-31": (BOT_NAME, july_31),
-        "snapshot-2027-06-30": (BOT_NAME, july_31 + 30 * 86400),
-        "snapshot-2027-07-31": (BOT_NAME, july_31 + 61 * 86400),
+        "snapshot-2027-05-31": (BOT_NAME, first),
+        "snapshot-2027-06-30": (BOT_NAME, first + 30 * 86400),
+        "snapshot-2027-07-31": (BOT_NAME, first + 61 * 86400),
     }  # market 2's snapshot-2027-04-30 was never made: the job first ran after its annulment
     assert authors == [BOT_NAME] * 4
     outcomes = {
