@@ -281,7 +281,11 @@ def _pin_log(args: argparse.Namespace) -> int:
     values: dict[str, object] = {"sha256": facts.sha256, "bytes": facts.size}
     if args.url:
         values["url"] = args.url
-    text = attempt.read_bytes().decode("utf-8", errors="replace")
+    try:
+        text = attempt.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        print(f"{place.inside}/attempt.yaml: not UTF-8 (byte {error.start}); nothing written")
+        return EXIT_PROBLEMS
     edited, why = edit_block(text, "raw_log", values, f"{place.inside}/attempt.yaml")
     if edited is None:
         print(printable(f"cannot edit attempt.yaml: {why}"))

@@ -273,6 +273,10 @@ def test_pin_log_reports_bad_input_without_a_traceback(make_registry, run_claims
     result = run_claims("pin-log", built.attempt)
     assert result.code == 1 and "attempt.yaml line" in result.out
     assert run_claims("pin-log", built.root).code == 2  # not an attempt folder
+    (built.attempt / "attempt.yaml").write_bytes(b"title: \xff\n")
+    result = run_claims("pin-log", built.attempt)
+    assert result.code == 1 and "not UTF-8" in result.out
+    assert (built.attempt / "attempt.yaml").read_bytes() == b"title: \xff\n"
 
 
 def test_scores_prints_exactly_the_table_verify_compares_with(make_registry, run_claims) -> None:
