@@ -34,6 +34,7 @@ __all__ = [
     "ScoreTable",
     "compare_score_tables",
     "derive_score_table",
+    "derived_table",
     "evaluate_bars",
     "unit_structure",
 ]
@@ -336,6 +337,19 @@ def derive_score_table(
     if conditional:
         table["class_conditional"] = conditional
     return table
+
+
+def derived_table(
+    market: Market,
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    confidence: float,
+    file: str,
+) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
+    """The bars and the score table the judge compares scores.yaml with (its step 9), and
+    what `claims scores` prints: one function for both, so they cannot drift apart."""
+    bars, units, problems = evaluate_bars(market, cases, trials, confidence, file)
+    return bars, units, problems, derive_score_table(market, bars, cases, trials)
 
 
 def _differs(claimed: Any, derived: Any) -> bool:

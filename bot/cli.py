@@ -192,6 +192,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="build the demo registry here and keep it (default: a temp folder)",
     )
+    # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
+    from bot.tools.cli import (
+        add_hash_cases_parser,
+        add_init_parser,
+        add_pin_log_parser,
+        add_scores_parser,
+    )
+
+    add_init_parser(commands)
+    add_hash_cases_parser(commands)
+    add_pin_log_parser(commands)
+    add_scores_parser(commands)
     from bot.adapters import add_adapt_parser
 
     add_adapt_parser(commands)
@@ -245,6 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.demo.run import run_demo
 
             return run_demo(args.keep)
+        if args.command in ("init", "hash-cases", "pin-log", "scores"):
+            from bot.tools.cli import run_tool
+
+            return run_tool(args)
         if args.command == "github":
             from bot.github.cli import run_github
 

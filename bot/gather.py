@@ -186,6 +186,7 @@ def read_attempt(
                 "problems": tuple(reader.problems),
                 "freeze_only": True,
                 "case_records": cases,
+                "published": tuple(reader.published),
             }
         )
     attempt_document = reader.yaml("attempt.yaml", "attempt", required=True)

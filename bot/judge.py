@@ -31,7 +31,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, derive_score_table, evaluate_bars
+from bot.bars import compare_score_tables, derived_table
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -46,6 +46,7 @@ from bot.evidence.rules import (
     check_cases,
     check_generator,
     check_names,
+    check_placeholders,
     check_raw_log,
     check_trial_order,
     check_trials,
@@ -172,6 +173,7 @@ def _judge(
             _line(files, attempt.path, ("adversarial", "generator", "planted_found")),
         )
     findings += check_names(files.published)
+    findings += check_placeholders(files.published, files.problems)
     # 2. the market
     findings += facts.market_problems
     if attempt is not None:
@@ -235,10 +237,9 @@ def _judge(
         return verdict
 
     # 9. bars and the score table
-    bars, units, problems = evaluate_bars(
+    bars, units, problems, derived = derived_table(
         market, cases, trials, rules.confidence, files.path("trials.jsonl")
     )
-    derived = derive_score_table(market, bars, cases, trials)
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
@@ -359,6 +360,7 @@ def _judge_freeze_only(
         cases, problems = check_cases(files.case_records, files.path("freeze-cases.jsonl"))
         findings += problems
     findings += check_names(files.published)
+    findings += check_placeholders(files.published, files.problems)
     findings.append(
         Finding(
             Code.FREEZE_ONLY,

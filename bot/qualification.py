@@ -164,7 +164,8 @@ def _adversarial_problems(
     rules: SharedRules,
     closed_by: datetime | None = None,
 ) -> list[str]:
-    """Why the attack evidence does not meet the market's adversarial budget (empty: it does).
+    """Why the attack evidence does not meet the market's adversarial budget (empty: it does),
+    one message per failing requirement: per red team, per route, per threshold.
 
     `default`: one independent red-team group and the total hours of the shared rules, or any
     serious route (the stronger evidence, docs/spec-notes.md). `serious`: any route of the
@@ -174,7 +175,6 @@ def _adversarial_problems(
     started and at least the market's.
     """
     adversarial = attempt.adversarial
-    frozen = adversarial.access_frozen_at
     need = rules.access_rank(market.assumed_access)
     problems: list[str] = []
     if rules.access_rank(attempt.assumed_access) < need:
@@ -182,53 +182,7 @@ def _adversarial_problems(
             f"the attack's access {attempt.assumed_access!r} is weaker"
             f" than the market's assumed {market.assumed_access!r}"
         )
-
-    def team_ok(team: RedTeam) -> bool:
-        started = team.started_at
-        return (
-            team.independent
-            and rules.access_rank(team.access) >= need
-            and (frozen is not None and started is not None and frozen < started)
-        )
-
-    groups = _distinct_groups([team for team in adversarial.red_teams if team_ok(team)])
-    routes = rules.adversarial["routes"]
-    serious = [
-        name
-        for name, met in (
-            ("red teams", _red_teams_ok(groups, routes["red_teams"])),
-            ("bounty", _bounty_ok(adversarial.bounty, routes["bounty"], closed_by)),
-            (
-                "generator",
-                _generator_ok(adversarial.generator, routes["generator"], rules, need, trials),
-            ),
-        )
-        if met
-    ]
-    if market.adversarial_budget == "default":
-        budget = rules.adversarial["default"]
-        hours = sum(team.hours for team in groups)
-        if (
-            len(groups) < budget["min_groups"] or hours < budget["min_hours_total"]
-        ) and not serious:
-            problems.append(
-                f"default budget: {len(groups)} independent red-team group(s) with access frozen"
-                f" before the attack and at least {market.assumed_access}, {hours:g} hours;"
-                f" needs {budget['min_groups']} group(s) and {budget['min_hours_total']} hours"
-                " (or any serious route)"
-            )
-    elif market.adversarial_budget == "serious":
-        if not serious:
-            red = routes["red_teams"]
-            strong = [team for team in groups if team.hours >= red["min_hours_each"]]
-            organizations = {fold_name(team.organization) for team in strong}
-            problems.append(
-                f"serious budget: no route met (red teams: {len(strong)} distinct group(s) with"
-                f" at least {red['min_hours_each']} hours, from {len(organizations)}"
-                f" organization(s); needs {red['min_groups']} groups from"
-                f" {red['min_organizations']} organizations; bounty; generator)"
-            )
-    elif market.adversarial_budget == "own":
+    if market.adversarial_budget == "own":
         if not adversarial.protocol:
             problems.append(
                 "the market states its own attack protocol; adversarial.protocol must"
@@ -241,6 +195,171 @@ def _adversarial_problems(
                     market.attack_protocol or {}, adversarial.protocol
                 )
             ]
+        return problems
+    if market.adversarial_budget not in ("default", "serious"):
+        return problems
+    # Teams that do not count, each requirement it fails its own message.
+    excluded: list[str] = []
+    counting: list[RedTeam] = []
+    for team in adversarial.red_teams:
+        failing = _team_problems(team, adversarial.access_frozen_at, market, rules)
+        excluded += failing
+        if not failing:
+            counting.append(team)
+    groups = _distinct_groups(counting)
+    routes = rules.adversarial["routes"]
+    red = _red_team_problems(groups, routes["red_teams"])
+    bounty = (
+        _bounty_problems(adversarial.bounty, routes["bounty"], closed_by)
+        if adversarial.bounty is not None
+        else None
+    )
+    generator = (
+        _generator_problems(adversarial.generator, routes["generator"], rules, market, trials)
+        if adversarial.generator is not None
+        else None
+    )
+    serious_met = not red or bounty == [] or generator == []
+    if serious_met:
+        return problems
+    reported = [f"bounty: {p}" for p in bounty or []] + [f"generator: {p}" for p in generator or []]
+    if market.adversarial_budget == "default":
+        budget = rules.adversarial["default"]
+        hours = sum(team.hours for team in groups)
+        shortfalls = []
+        if len(groups) < budget["min_groups"]:
+            shortfalls.append(
+                f"default budget: {len(groups)} counting red-team group(s) < {budget['min_groups']}"
+            )
+        if hours < budget["min_hours_total"]:
+            shortfalls.append(
+                f"default budget: {hours:g} h < {budget['min_hours_total']:g} h in total"
+                f" (over {len(groups)} counting group(s))"
+            )
+        if not shortfalls:
+            return problems
+        return [*problems, *shortfalls, *excluded, *reported]
+    missing = [name for name, found in (("bounty", bounty), ("generator", generator)) if not found]
+    if not adversarial.red_teams:
+        missing.insert(0, "red teams")
+    summary = "serious budget: no route met (red teams, bounty or generator)"
+    if missing:
+        summary += f"; not reported: {', '.join(missing)}"
+    red_teams = [f"red teams: {p}" for p in [*excluded, *red]] if adversarial.red_teams else []
+    return [*problems, summary, *red_teams, *reported]
+
+
+def _team_name(team: RedTeam) -> str:
+    return f"team {team.name!r} ({team.organization})"
+
+
+def _team_problems(
+    team: RedTeam, frozen: datetime | None, market: Market, rules: SharedRules
+) -> list[str]:
+    """Why a listed red team does not count at all (empty: it counts)."""
+    name = _team_name(team)
+    problems = []
+    if not team.independent:
+        problems.append(f"{name}: not independent of the method's authors")
+    if rules.access_rank(team.access) < rules.access_rank(market.assumed_access):
+        problems.append(f"{name}: access {team.access} < the market's {market.assumed_access}")
+    started = team.started_at
+    if frozen is None or started is None or not frozen < started:
+        when = started.isoformat() if started else "at an unreadable time"
+        since = frozen.isoformat() if frozen else "an unreadable time"
+        problems.append(f"{name}: started {when}, not after adversarial.access_frozen_at ({since})")
+    return problems
+
+
+def _red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> list[str]:
+    """The red-team route's unmet requirements (empty: met)."""
+    each = route["min_hours_each"]
+    strong = [team for team in groups if team.hours >= each]
+    organizations = {fold_name(team.organization) for team in strong}
+    if len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]:
+        return []
+    problems = [
+        f"{_team_name(team)}: {team.hours:g} h < {each:g} h" for team in groups if team.hours < each
+    ]
+    if len(strong) < route["min_groups"]:
+        problems.append(
+            f"{len(strong)} distinct group(s) with at least {each:g} h < {route['min_groups']}"
+        )
+    if len(organizations) < route["min_organizations"]:
+        problems.append(
+            f"{len(organizations)} organization(s) among them < {route['min_organizations']}"
+        )
+    return problems
+
+
+def _bounty_problems(
+    bounty: Bounty, route: Mapping[str, Any], closed_by: datetime | None = None
+) -> list[str]:
+    """The bounty route's unmet requirements (empty: met)."""
+    listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
+    problems = []
+    if bounty.usd < route["min_usd"]:
+        problems.append(f"USD {_amount(bounty.usd)} < {_amount(route['min_usd'])}")
+    if listed is None or closed is None or frozen is None:
+        problems.append("listed_at, closed_at or rules_frozen_at is unreadable")
+    else:
+        days = (closed - listed).total_seconds() / 86400
+        if days < route["min_days_open"]:
+            problems.append(f"open {days:g} days < {route['min_days_open']} days")
+        if closed_by is not None and closed > closed_by:
+            problems.append(
+                f"closes {closed.isoformat()}, after {closed_by.isoformat()} (the date judged"
+                " or the market's resolve-by date): a bounty still open is not yet evidence"
+            )
+        if frozen > listed:
+            problems.append(
+                f"rules frozen {frozen.isoformat()}, after its listing {listed.isoformat()}"
+            )
+    if bounty.qualifying_submissions < route["min_qualifying_submissions"]:
+        problems.append(
+            f"{bounty.qualifying_submissions} qualifying submission(s)"
+            f" < {route['min_qualifying_submissions']}"
+        )
+    return problems
+
+
+def _amount(value: float) -> str:
+    """10000 as 10,000; 9999.99 as 9,999.99."""
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def _generator_problems(
+    generator: Generator,
+    route: Mapping[str, Any],
+    rules: SharedRules,
+    market: Market,
+    trials: Sequence[Trial],
+) -> list[str]:
+    """The generator route's unmet requirements (empty: met)."""
+    if generator.planted_found > generator.planted:
+        # Refused as evidence already (bot/evidence/rules.py): never counts.
+        return [f"{generator.planted_found} found of {generator.planted} planted"]
+    problems = []
+    # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.
+    found = Fraction(generator.planted_found, generator.planted)
+    least = Fraction(str(route["min_planted_found"]))
+    if found < least:
+        problems.append(
+            f"{generator.planted_found} of {generator.planted} found"
+            f" = {float(found) * 100:.4g}% < {float(least) * 100:.4g}%"
+        )
+    if generator.independent_hours < route["min_independent_hours"]:
+        problems.append(
+            f"{generator.independent_hours:g} independent h < {route['min_independent_hours']:g} h"
+        )
+    if rules.access_rank(generator.access) < rules.access_rank(market.assumed_access):
+        problems.append(f"access {generator.access} < the market's {market.assumed_access}")
+    frozen = generator.frozen_at
+    first = min((trial.started_at for trial in trials), default=None)
+    if frozen is None or first is None or not frozen < first:
+        when = frozen.isoformat() if frozen else "at an unreadable time"
+        trial = first.isoformat() if first else "none"
+        problems.append(f"frozen {when}, not before the first trial ({trial})")
     return problems
 
 
@@ -298,55 +417,6 @@ def _protocol_differences(
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 80 else f"{text[:77]}..."
-
-
-def _red_teams_ok(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> bool:
-    strong = [team for team in groups if team.hours >= route["min_hours_each"]]
-    organizations = {fold_name(team.organization) for team in strong}
-    return bool(
-        len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
-    )
-
-
-def _bounty_ok(
-    bounty: Bounty | None, route: Mapping[str, Any], closed_by: datetime | None = None
-) -> bool:
-    if bounty is None:
-        return False
-    listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
-    if listed is None or closed is None or frozen is None:
-        return False
-    if closed_by is not None and closed > closed_by:
-        return False
-    return (
-        bounty.usd >= route["min_usd"]
-        and (closed - listed).total_seconds() >= route["min_days_open"] * 86400
-        and bounty.qualifying_submissions >= route["min_qualifying_submissions"]
-        and frozen <= listed
-    )
-
-
-def _generator_ok(
-    generator: Generator | None,
-    route: Mapping[str, Any],
-    rules: SharedRules,
-    need: int,
-    trials: Sequence[Trial],
-) -> bool:
-    if generator is None or generator.planted_found > generator.planted:
-        return False  # more found than planted is refused as evidence (bot/evidence/rules.py)
-    frozen = generator.frozen_at
-    first = min((trial.started_at for trial in trials), default=None)
-    # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.
-    found = Fraction(generator.planted_found, generator.planted)
-    return (
-        found >= Fraction(str(route["min_planted_found"]))
-        and generator.independent_hours >= route["min_independent_hours"]
-        and rules.access_rank(generator.access) >= need
-        and frozen is not None
-        and first is not None
-        and frozen < first
-    )
 
 
 def _certificates(reasons: _Reasons, evidence: Evidence) -> None:

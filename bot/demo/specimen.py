@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.bars import derive_score_table, evaluate_bars
+from bot.bars import derived_table
 from bot.dump import dump_jsonl, dump_yaml, format_timestamp
 from bot.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
 from bot.load.document import Document
@@ -380,8 +380,7 @@ def score_table(files: Mapping[str, bytes], market: Market, confidence: float) -
     trials, bad_trials = check_trials(trial_records, cases, market.unit_keys, "trials")
     if problems or more or bad_cases or bad_trials:
         raise ValueError(f"specimen files do not parse: {problems + more + bad_cases}")
-    bars, _, _ = evaluate_bars(market, cases, trials, confidence, "trials")
-    table = derive_score_table(market, bars, cases, trials)
+    _, _, _, table = derived_table(market, cases, trials, confidence, "trials")
     return dump_yaml(table, f"{_SCHEMA_BASE}/scores.schema.json")
 
 

@@ -26,12 +26,17 @@ from bot.load.document import FieldPath, Record
 from bot.names import fold_name, hidden_characters
 from bot.timestamps import parse_date, parse_timestamp
 
+# What `claims init` writes where the filer must fill in (bot/tools/init.py).
+PLACEHOLDER = "FILL-IN"
+
 __all__ = [
+    "PLACEHOLDER",
     "RawLogFile",
     "case_hash",
     "check_cases",
     "check_generator",
     "check_names",
+    "check_placeholders",
     "check_raw_log",
     "check_trial_order",
     "check_trials",
@@ -247,6 +252,44 @@ def check_names(
                     findings.append(
                         Finding(Code.NAME_INVISIBLE_CHARACTER, message, file, line_of(where))
                     )
+    return findings
+
+
+def _strings(data: object, where: FieldPath = ()) -> Iterable[tuple[FieldPath, str]]:
+    """Every string value in `data` with its path (bounded depth, like the schemas allow)."""
+    if len(where) > 64:
+        return
+    if isinstance(data, str):
+        yield where, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _strings(value, (*where, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _strings(value, (*where, index))
+
+
+def check_placeholders(
+    documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
+    already: Iterable[Finding] = (),
+) -> list[Finding]:
+    """A value `claims init` left for the filer (`FILL-IN: ...`) in attempt.yaml or
+    freeze.yaml is `schema`, naming the field: free-text fields would pass their schema with
+    the placeholder in them. A line with a schema error already (`already`) is not reported
+    twice."""
+    reported = {(f.file, f.line) for f in already if f.code is Code.SCHEMA}
+    findings = []
+    for file, data, line_of in documents:
+        if PurePosixPath(file).name not in ("attempt.yaml", "freeze.yaml"):
+            continue
+        for where, value in _strings(data):
+            line = line_of(where)
+            if value.startswith(PLACEHOLDER) and (file, line) not in reported:
+                message = (
+                    f"{_field_name(where)}: {value!r} is a placeholder `claims init` wrote;"
+                    " replace it with the real value"
+                )
+                findings.append(Finding(Code.SCHEMA, message, file, line))
     return findings
 
 

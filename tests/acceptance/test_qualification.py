@@ -549,3 +549,41 @@ def test_auroc_bar_with_one_positive_reports_without_a_traceback(make_registry, 
     )
     assert result.attempt()["outcome"] == "missed"
     assert "bar few: AUROC none" in result.out
+
+
+def _serious_shortfalls(data: dict[str, Any]) -> None:
+    """Market 5 (serious): three teams of one organization, one of them 60 hours, and a
+    generator that found 15 of 20 planted vulnerabilities with 200 independent hours."""
+    teams = data["adversarial"]["red_teams"]
+    teams[0]["hours"] = 60
+    for team in teams:
+        team["organization"] = "Example Security Collective"
+    data["adversarial"]["generator"] = {
+        "name": "planted-fault generator v2",
+        "frozen_at": "2027-01-15T00:00:00Z",
+        "planted": 20,
+        "planted_found": 15,
+        "independent_hours": 200,
+        "access": "black-box",
+    }
+
+
+def test_adversarial_budget_names_every_failing_requirement(make_registry, run_claims) -> None:
+    """Issue 11 item 3: per team and per route, one finding per failing requirement, all on
+    the line of `adversarial` in attempt.yaml."""
+    spec = AttemptSpec(market=5, adversarial="serious")
+    built = make_registry(spec, change=_attempt_yaml(_serious_shortfalls))
+    result = run_claims("verify", built.attempt)
+    attempt = result.attempt()
+    assert (attempt["evidence"], attempt["status"]) == ("valid", "not-qualifying"), result.out
+    messages = [r["message"] for r in attempt["reasons"] if r["code"] == "adversarial-budget"]
+    assert messages == [
+        "serious budget: no route met (red teams, bounty or generator); not reported: bounty",
+        "red teams: team 'Red team 1' (Example Security Collective): 60 h < 80 h",
+        "red teams: 2 distinct group(s) with at least 80 h < 3",
+        "red teams: 1 organization(s) among them < 2",
+        "generator: 15 of 20 found = 75% < 80%",
+        "generator: 200 independent h < 300 h",
+    ]
+    lines = {r["line"] for r in attempt["reasons"] if r["code"] == "adversarial-budget"}
+    assert len(lines) == 1 and None not in lines

@@ -389,15 +389,15 @@ def test_one_red_team_listed_three_times_is_one_group() -> None:
         ("red team 1 ", "ORG 1", EACH),  # the same group, written differently
         ("Red team 2", "Org 2", EACH),
     )
-    (message,) = _budget(edit)
-    assert "2 distinct group(s)" in message
+    messages = _budget(edit)
+    assert "red teams: 2 distinct group(s) with at least 80 h < 3" in messages
 
 
 def test_a_listed_twice_group_s_hours_are_not_added_up() -> None:
     half = DEFAULT["min_hours_total"] / 2
     edit = _teams(("Red team 1", "Org 1", half), ("Red team 1", "Org 1", half))
     (message,) = _budget(edit, budget="default")
-    assert f"{half:g} hours" in message
+    assert message == f"default budget: {half:g} h < 40 h in total (over 1 counting group(s))"
 
 
 def test_the_default_budget_at_its_boundary() -> None:
@@ -411,8 +411,11 @@ def test_a_default_market_accepts_a_serious_route() -> None:
     # The stronger evidence: a bounty (no red team at all) on a market that needs the default.
     assert _budget(_bounty(), budget="default") == []
     assert _budget(_generator(), budget="default") == []
-    (message,) = _budget(_bounty(usd=1), budget="default")
-    assert message.startswith("default budget:")
+    assert _budget(_bounty(usd=1), budget="default") == [
+        "default budget: 0 counting red-team group(s) < 1",
+        "default budget: 0 h < 40 h in total (over 0 counting group(s))",
+        "bounty: USD 1 < 10,000",
+    ]
 
 
 # Market 20 states its own attack protocol.
@@ -452,3 +455,49 @@ def test_own_markets_need_the_own_protocol_check() -> None:
     market = load_market(market_document(20, "own", attack_protocol=PROTOCOL), SHARED)
     assert required_checks(SHARED, market, "run") == (*ALL, "own-protocol-followed")
     assert SHARED.checks_own == ("own-protocol-followed",)
+
+
+# Issue 11 item 3: every failing requirement is its own message, per team and per route.
+def test_each_failing_requirement_of_a_serious_route_is_named_separately() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        _generator(planted=20, planted_found=15, independent_hours=200)(data)
+        _teams(("X", "Org 1", 60), ("Y", "Org 1", EACH), ("Z", "Org 1", 90))(data)
+        data["adversarial"]["red_teams"][2]["independent"] = False
+
+    assert _budget(edit) == [
+        "serious budget: no route met (red teams, bounty or generator); not reported: bounty",
+        "red teams: team 'Z' (Org 1): not independent of the method's authors",
+        "red teams: team 'X' (Org 1): 60 h < 80 h",
+        "red teams: 1 distinct group(s) with at least 80 h < 3",
+        "red teams: 1 organization(s) among them < 2",
+        "generator: 15 of 20 found = 75% < 80%",
+        "generator: 200 independent h < 300 h",
+    ]
+
+
+def test_a_red_team_failing_several_requirements_gets_one_message_each() -> None:
+    def edit(data: dict[str, Any]) -> None:
+        _teams(("X", "Org 1", 48))(data)
+        team = data["adversarial"]["red_teams"][0]
+        team.update(independent=False, started_at=_stamp(FROZEN - timedelta(days=1)))
+
+    messages = _budget(edit, budget="default", assumed_access="grey-box")
+    assert messages[1:] == [
+        "default budget: 0 counting red-team group(s) < 1",
+        "default budget: 0 h < 40 h in total (over 0 counting group(s))",
+        "team 'X' (Org 1): not independent of the method's authors",
+        "team 'X' (Org 1): access black-box < the market's grey-box",
+        "team 'X' (Org 1): started 2027-01-09T12:00:00+00:00, not after"
+        " adversarial.access_frozen_at (2027-01-10T12:00:00+00:00)",
+    ]
+    assert messages[0].startswith("the attack's access")
+
+
+def test_a_failing_bounty_names_each_threshold() -> None:
+    edit = _bounty(usd=5000.5, qualifying_submissions=0, rules_frozen_at=_stamp(LISTED + DAYS))
+    assert _budget(edit)[1:] == [
+        "bounty: USD 5,000.5 < 10,000",
+        f"bounty: rules frozen {(LISTED + DAYS).isoformat()}, after its listing"
+        f" {LISTED.isoformat()}",
+        "bounty: 0 qualifying submission(s) < 1",
+    ]

@@ -1,0 +1,339 @@
+"""`claims init`, `claims hash-cases`, `claims pin-log`, `claims scores`: parsers and handlers.
+
+Exit codes as the rest of the CLI: 0 done (or nothing to do), 1 the input has problems (each
+printed with its file, line and reason code; nothing is written), 2 usage or environment (no
+registry, a file that is not there, a file the command would not overwrite without --force).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from bot.errors import ClaimsError
+from bot.findings import Finding
+from bot.report.text import printable
+
+__all__ = [
+    "TOOL_COMMANDS",
+    "add_hash_cases_parser",
+    "add_init_parser",
+    "add_pin_log_parser",
+    "add_scores_parser",
+    "run_tool",
+]
+
+TOOL_COMMANDS = ("init", "hash-cases", "pin-log", "scores")
+EXIT_DONE, EXIT_PROBLEMS = 0, 1
+_FILE_NAME = re.compile(r"\A[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\Z")  # bot/load/folder.py's rule
+
+
+def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    init = commands.add_parser(
+        "init",
+        help="create an attempt folder with stub freeze.yaml and attempt.yaml",
+        description="Create attempts/market-NN/SUBMITTER/ATTEMPT/ with freeze.yaml and"
+        " attempt.yaml stubs, commented with the market's bars, floors and adversarial budget."
+        " Values to fill in start with FILL-IN; claims verify refuses them until replaced.",
+    )
+    init.add_argument("--market", type=int, required=True, metavar="N", help="the market number")
+    init.add_argument("--submitter", required=True, metavar="S", help="your submitter slug")
+    init.add_argument("--attempt", required=True, metavar="A", help="the attempt slug")
+    init.add_argument("--kind", choices=("run", "wrapped"), default="run", help="default: run")
+    init.add_argument("--registry", type=Path, metavar="ROOT", help="default: found above here")
+    init.add_argument("--force", action="store_true", help="replace existing stub files")
+
+
+def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    hashes = commands.add_parser(
+        "hash-cases",
+        help="compute (or fill in) each frozen case's RFC 8785 sha256",
+        description="Print each case's sha256 (SHA-256 of the RFC 8785 form of its content), as"
+        " claims verify computes it; with --write, fill in the ones that are missing or wrong"
+        " (other lines are kept byte for byte).",
+    )
+    hashes.add_argument("file", type=Path, metavar="FILE", help="freeze-cases.jsonl")
+    hashes.add_argument("--write", action="store_true", help="write the hashes into FILE")
+
+
+def add_pin_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    pin = commands.add_parser(
+        "pin-log",
+        help="pin a raw log: raw_log.sha256/bytes in attempt.yaml, the log in raw-log/",
+        description="Hash a local raw log and write raw_log.sha256 and raw_log.bytes into"
+        " attempt.yaml (editing only those lines, comments kept), and the log into raw-log/:"
+        " whole up to the shared rules' limit, else its head and tail excerpts.",
+    )
+    pin.add_argument(
+        "path", type=Path, metavar="PATH", help="the attempt folder or its attempt.yaml"
+    )
+    pin.add_argument(
+        "--log",
+        type=Path,
+        metavar="FILE",
+        help="the harness's raw log (default: the one file already in raw-log/)",
+    )
+    pin.add_argument("--url", metavar="URL", help="also set raw_log.url")
+    pin.add_argument("--registry", type=Path, metavar="ROOT", help="default: found above PATH")
+    pin.add_argument(
+        "--force", action="store_true", help="remove other files in raw-log/ (an older log)"
+    )
+
+
+def add_scores_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    scores = commands.add_parser(
+        "scores",
+        help="print the score table the bot derives (scores.yaml), or write it",
+        description="Derive the score table from freeze-cases.jsonl and trials.jsonl exactly as"
+        " claims verify does, and print it in scores.yaml form; --write writes scores.yaml.",
+    )
+    scores.add_argument("path", type=Path, metavar="PATH", help="the attempt folder")
+    scores.add_argument("--write", action="store_true", help="write scores.yaml")
+    scores.add_argument("--registry", type=Path, metavar="ROOT", help="default: found above PATH")
+
+
+def run_tool(args: argparse.Namespace) -> int:
+    """Run one of TOOL_COMMANDS. `ClaimsError` propagates (the CLI prints it, exit 2)."""
+    if args.command == "init":
+        return _init(args)
+    if args.command == "hash-cases":
+        return _hash_cases(args)
+    if args.command == "pin-log":
+        return _pin_log(args)
+    return _scores(args)
+
+
+def _problems(findings: list[Finding], what: str) -> int:
+    for finding in findings:
+        print(
+            printable(f"{finding.severity.value:<7} {finding.code.value:<22} {finding.location()}")
+        )
+        print(printable(f"        {finding.message}"))
+    print(f"{what}: {len(findings)} problem(s); nothing written")
+    return EXIT_PROBLEMS
+
+
+def _print(lines: list[str]) -> None:
+    for line in lines:
+        print(printable(line))
+
+
+def _init(args: argparse.Namespace) -> int:
+    from bot.judge import SLUG
+    from bot.registry import RULES_PATH, find_root, load_registry
+    from bot.tools.files import Write, apply
+    from bot.tools.init import attempt_stub, freeze_stub
+    from bot.tree import FolderTree
+
+    for option, slug in (("--submitter", args.submitter), ("--attempt", args.attempt)):
+        if not SLUG.match(slug):
+            raise ClaimsError(
+                f"{option} {slug!r} is not a slug: 3-64 lower-case letters, digits and hyphens,"
+                " no hyphen at either end"
+            )
+    root = args.registry.resolve() if args.registry else find_root(Path.cwd())
+    if root is None:
+        raise ClaimsError(
+            f"no registry found: {RULES_PATH} is missing at or above {Path.cwd()}",
+            "run inside a registry checkout or pass --registry ROOT",
+        )
+    registry = load_registry(FolderTree(root))
+    rules = registry.rules
+    if rules.is_not_in_registry(args.market):
+        raise ClaimsError(rules.not_in_registry_message)
+    market, problems = registry.market(args.market)
+    if market is None:
+        details = "; ".join(f"{f.location()}: {f.message}" for f in problems)
+        raise ClaimsError(
+            f"market {args.market} has no valid contract in this registry"
+            + (f": {details}" if details else f" (markets/market-{args.market:02d}.yaml)")
+        )
+    if args.kind not in market.kinds:
+        raise ClaimsError(
+            f"--kind {args.kind}: market {market.id} accepts {', '.join(market.kinds)}"
+        )
+    inside = f"attempts/market-{market.id:02d}/{args.submitter}/{args.attempt}"
+    folder = root / inside
+    schemas = "../../../../schemas"
+    writes = [
+        Write(
+            folder / "freeze.yaml",
+            freeze_stub(market, rules, args.kind, f"{schemas}/freeze.schema.json"),
+            owned=False,
+            what="stub",
+        ),
+        Write(
+            folder / "attempt.yaml",
+            attempt_stub(
+                market, rules, args.submitter, args.kind, f"{schemas}/attempt.schema.json"
+            ),
+            owned=False,
+            what="stub",
+        ),
+    ]
+    _print(apply(writes, args.force, Path.cwd()))
+    if not (root / "schemas").is_dir():
+        print(
+            f"note: {root} has no schemas/ folder, so the files' $schema links"
+            f" ({schemas}/...) do not resolve for editors until it has one"
+        )
+    print(
+        "next: write freeze-cases.jsonl, then `claims hash-cases "
+        f"{inside}/freeze-cases.jsonl --write`; replace every FILL-IN in freeze.yaml; file"
+        " freeze.yaml and freeze-cases.jsonl (only) in the freeze pull request"
+    )
+    return EXIT_DONE
+
+
+def _hash_cases(args: argparse.Namespace) -> int:
+    from bot.tools.files import Write, apply
+    from bot.tools.hashes import hash_cases
+
+    path: Path = args.file
+    if not path.is_file():
+        raise ClaimsError(f"{path} is not a file", "name a freeze-cases.jsonl")
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise ClaimsError(f"cannot read {path}: {error.strerror}") from None
+    result = hash_cases(raw, str(path))
+    for case in result.cases:
+        print(
+            printable(
+                f"line {case.line:<5} {case.case_id}"
+                f"  {case.computed or case.stated or '-'}  {case.status}"
+            )
+        )
+    if result.data is None:
+        return _problems(result.problems, str(path))
+    if args.write:
+        changed = result.changed
+        lines = ", ".join(str(case.line) for case in changed)
+        what = f"sha256 of {len(changed)} case(s), line(s) {lines}" if changed else ""
+        _print(apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd()))
+    if result.problems:
+        return _report(result.problems)
+    if result.changed and not args.write:
+        print(f"{len(result.changed)} case(s) need their sha256 filled in: run with --write")
+        return EXIT_PROBLEMS
+    return EXIT_DONE
+
+
+def _report(findings: list[Finding]) -> int:
+    for finding in findings:
+        print(
+            printable(f"{finding.severity.value:<7} {finding.code.value:<22} {finding.location()}")
+        )
+        print(printable(f"        {finding.message}"))
+    print(f"{len(findings)} problem(s) claims verify will report in this file")
+    return EXIT_PROBLEMS
+
+
+def _pin_log(args: argparse.Namespace) -> int:
+    from bot.tools.attempt import locate
+    from bot.tools.files import Write, apply
+    from bot.tools.rawlog import edit_block, measure_log, raw_log_files
+
+    place = locate(args.path, args.registry)
+    attempt = place.folder / "attempt.yaml"
+    if not attempt.is_file():
+        raise ClaimsError(f"{attempt} does not exist", "run claims init first")
+    rules = place.registry().rules
+    raw_folder = place.folder / "raw-log"
+    present = sorted(p for p in raw_folder.iterdir()) if raw_folder.is_dir() else []
+    log: Path | None = args.log
+    if log is None:
+        whole = [p for p in present if p.name not in ("head", "tail")]
+        if len(present) != 1 or len(whole) != 1:
+            raise ClaimsError(
+                "name the raw log with --log FILE",
+                "without --log, raw-log/ must hold exactly one whole log",
+            )
+        log = whole[0]
+    if not log.is_file():
+        raise ClaimsError(f"--log {log} is not a file")
+    name = log.name
+    if not _FILE_NAME.match(name) or name in ("head", "tail"):
+        raise ClaimsError(
+            f"--log {log}: the name {name!r} is not allowed in an attempt folder",
+            "rename it: ASCII letters, digits, '.', '_', '-', not starting with '.' or '-'",
+        )
+    try:
+        with log.open("rb") as stream:
+            facts = measure_log(stream, rules.excerpt_bytes)
+        whole_bytes = log.read_bytes() if facts.size <= rules.max_local_log_bytes else None
+    except OSError as error:
+        raise ClaimsError(f"cannot read {log}: {error.strerror}") from None
+    if facts.size == 0:
+        raise ClaimsError(f"{log} is empty: raw_log.bytes must be at least 1")
+    planned, problems = raw_log_files(
+        facts,
+        name,
+        whole_bytes,
+        rules.max_local_log_bytes,
+        rules.excerpt_bytes,
+        f"{place.inside}/raw-log",
+    )
+    if problems:  # the verifier's rule refuses what we would write: a bug, say so
+        return _problems(problems, "raw-log/")
+    values: dict[str, object] = {"sha256": facts.sha256, "bytes": facts.size}
+    if args.url:
+        values["url"] = args.url
+    try:
+        text = attempt.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        print(f"{place.inside}/attempt.yaml: not UTF-8 (byte {error.start}); nothing written")
+        return EXIT_PROBLEMS
+    edited, why = edit_block(text, "raw_log", values, f"{place.inside}/attempt.yaml")
+    if edited is None:
+        print(printable(f"cannot edit attempt.yaml: {why}"))
+        print("set these by hand under raw_log:")
+        for key, value in values.items():
+            print(f"  {key}: {value}")
+        return EXIT_PROBLEMS
+    writes = [
+        Write(raw_folder / file, data, owned=True, what=f"{len(data)} bytes")
+        for file, data in planned.items()
+    ]
+    writes += [
+        Write(path, None, owned=False, what="not the pinned log")
+        for path in present
+        if path.name not in planned
+    ]
+    fields = ", ".join(f"raw_log.{key}" for key in values)
+    writes.append(
+        Write(attempt, edited.encode("utf-8"), owned=True, what=f"{fields} only; comments kept")
+    )
+    _print(apply(writes, args.force, Path.cwd()))
+    kept = (
+        "whole"
+        if len(planned) == 1
+        else f"as head and tail excerpts of {rules.excerpt_bytes} bytes"
+    )
+    print(f"pinned {log}: {facts.size} bytes, sha256 {facts.sha256}, kept {kept}")
+    return EXIT_DONE
+
+
+def _scores(args: argparse.Namespace) -> int:
+    from bot.tools.attempt import locate
+    from bot.tools.files import Write, apply
+    from bot.tools.scores import derive_scores
+
+    place = locate(args.path, args.registry)
+    result = derive_scores(place)
+    if result.data is None:
+        return _problems(result.problems, "scores.yaml")
+    if not args.write:
+        sys.stdout.write(result.data.decode("utf-8"))
+        return EXIT_DONE
+    target = place.folder / "scores.yaml"
+    _print(
+        apply(
+            [Write(target, result.data, owned=True, what="the derived score table")],
+            False,
+            Path.cwd(),
+        )
+    )
+    return EXIT_DONE

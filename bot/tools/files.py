@@ -1,0 +1,131 @@
+"""Writing a filer tool's files: atomically, never silently over a file the tool does not own,
+and saying what changed.
+
+A command plans its writes as `Write`s, then `apply` checks them all before touching
+anything: a file that exists and would change, but that the command does not own (`owned`
+False), is refused unless `force`. Each file is written to a temporary file in its own folder
+and renamed over the target, so a crash leaves the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.errors import ClaimsError
+
+__all__ = ["Write", "apply", "write_atomic"]
+
+_DIFF_LINES = 40  # a summary, not the whole file
+
+
+@dataclass(frozen=True)
+class Write:
+    """One file a command writes (`data`) or removes (`data` None).
+
+    `owned`: the command owns the file (it derived all of it, or edits only its own fields),
+    so replacing it is the point; otherwise an existing, different file is refused without
+    --force. `what`: what the command changes in it, for the summary.
+    """
+
+    path: Path
+    data: bytes | None
+    owned: bool
+    what: str = ""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write `data` to `path` through a temporary file in the same folder and a rename."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(temporary, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except OSError as error:
+        temporary.unlink(missing_ok=True)
+        raise ClaimsError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _read(path: Path) -> bytes | None:
+    if path.is_symlink():
+        raise ClaimsError(f"{path} is a symbolic link: the registry refuses links; remove it")
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise ClaimsError(f"{path} exists and is not a regular file")
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise ClaimsError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _diff(old: bytes, new: bytes, name: str) -> list[str]:
+    try:
+        before, after = old.decode("utf-8"), new.decode("utf-8")
+    except UnicodeDecodeError:
+        return [f"    (binary: {len(old)} -> {len(new)} bytes)"]
+    lines = list(
+        difflib.unified_diff(
+            before.splitlines(), after.splitlines(), f"a/{name}", f"b/{name}", n=0, lineterm=""
+        )
+    )
+    shown = [f"    {line}" for line in lines[:_DIFF_LINES]]
+    if len(lines) > _DIFF_LINES:
+        shown.append(f"    ... and {len(lines) - _DIFF_LINES} more diff lines")
+    return shown
+
+
+def apply(writes: Sequence[Write], force: bool, base: Path) -> list[str]:
+    """Check every write, then make them; return the summary lines (paths relative to `base`).
+
+    Raises `ClaimsError` (exit 2), writing nothing, when a write would replace a file the
+    command does not own and `force` is False.
+    """
+    current = {write.path: _read(write.path) for write in writes}
+    refused = [
+        write.path
+        for write in writes
+        if not write.owned and current[write.path] is not None and current[write.path] != write.data
+    ]
+    if refused and not force:
+        names = ", ".join(_shown(path, base) for path in refused)
+        raise ClaimsError(
+            f"refusing to overwrite {names}: not a file this command would write as it stands",
+            "look at the differences, move the file away, or pass --force to replace it",
+        )
+    summary = []
+    for write in writes:
+        old, name = current[write.path], _shown(write.path, base)
+        what = f" ({write.what})" if write.what else ""
+        if write.data is None:
+            if old is not None:
+                summary.append(f"removed   {name}{what}")
+                try:
+                    write.path.unlink()
+                except OSError as error:
+                    raise ClaimsError(f"cannot remove {write.path}: {error.strerror}") from None
+            continue
+        if old == write.data:
+            summary.append(f"unchanged {name}")
+            continue
+        if old is None:
+            summary.append(f"created   {name}{what}")
+        else:
+            forced = " (--force: it was not this command's)" if write.path in refused else ""
+            summary.append(f"changed   {name}{what}{forced}")
+            summary += _diff(old, write.data, name)
+        write_atomic(write.path, write.data)
+    return summary
+
+
+def _shown(path: Path, base: Path) -> str:
+    try:
+        return path.absolute().relative_to(base.absolute()).as_posix()
+    except ValueError:
+        return str(path)

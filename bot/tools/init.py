@@ -1,0 +1,242 @@
+"""`claims init`: an attempt folder's stub freeze.yaml and attempt.yaml, commented with what
+the market asks for.
+
+The comments are read from the market's contract and the shared rules as the bot has them
+(`Market`, `SharedRules`): each bar's statistic, threshold, the fields it reads and their
+allowed values, the floors, the unit keys, the outputs required, and the adversarial budget
+with its numbers. Every value the filer must supply is a placeholder starting with
+`FILL-IN` (`bot.evidence.rules.PLACEHOLDER`), which `claims verify` refuses as `schema`,
+naming the field, until it is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from bot.evidence.rules import PLACEHOLDER
+from bot.models import Bar, Market, SharedRules
+
+__all__ = ["attempt_stub", "freeze_stub"]
+
+
+def _fill(what: str) -> str:
+    return f"{PLACEHOLDER}: {what}"
+
+
+def _value(value: Any) -> str:
+    """A YAML 1.2 (and 1.1) scalar: JSON's spelling of it."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _lines(data: Mapping[str, Any], indent: str = "") -> list[str]:
+    """Block YAML for plain data: mappings and lists of mappings, scalars JSON-quoted."""
+    out: list[str] = []
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out.append(f"{indent}{key}:")
+            out += _lines(value, indent + "  ")
+        elif isinstance(value, list) and value:
+            out.append(f"{indent}{key}:")
+            for item in value:
+                if not isinstance(item, dict) or not item:
+                    out.append(f"{indent}  - {_value(item)}")
+                    continue
+                inner = _lines(item, indent + "    ")
+                out.append(f"{indent}  - {inner[0].lstrip()}")
+                out += inner[1:]
+        else:
+            out.append(f"{indent}{key}: {_value(value)}")
+    return out
+
+
+def _filter(over: Mapping[str, Any]) -> str:
+    parts = [f"{field} = {value}" for field, value in over.items()]
+    return ", ".join(parts)
+
+
+def _bar(bar: Bar, confidence: float) -> list[str]:
+    sense = "<=" if bar.statistic == "rate_upper" else ">="
+    over = [
+        *([f"cases with {_filter(bar.over_case)}"] if bar.over_case else []),
+        *([f"results with {_filter(bar.over_result)}"] if bar.over_result else []),
+    ]
+    lines = [
+        f"#   {bar.id} ({bar.title}): {bar.statistic} {sense} {bar.threshold:g}"
+        f" at {confidence:g} confidence, over {' and '.join(over) or 'every trial'}"
+        f" (denominator: {bar.denominator})"
+    ]
+    if bar.statistic == "auroc_lower":
+        lines.append(
+            f"#     reads result.{bar.score} (a number) and result.{bar.label_field}:"
+            f" positive {bar.label_positive!r}"
+        )
+    else:
+        verb = "fails" if bar.statistic == "rate_upper" else "passes"
+        values = ", ".join(map(str, bar.predicate_values))
+        lines.append(
+            f"#     reads result.{bar.predicate_field}: a trial {verb} when it is one of [{values}]"
+        )
+    if bar.allowed:
+        lines.append(f"#     allowed values: {', '.join(map(str, bar.allowed))}")
+    return lines
+
+
+def _budget(market: Market, rules: SharedRules) -> list[str]:
+    adversarial = rules.adversarial
+    routes = adversarial["routes"]
+    red, bounty, generator = routes["red_teams"], routes["bounty"], routes["generator"]
+    serious = [
+        f"#   red teams: at least {red['min_groups']} independent groups from at least"
+        f" {red['min_organizations']} organizations, each at least {red['min_hours_each']} hours;",
+        f"#   or a bounty: at least USD {bounty['min_usd']:,}, open at least"
+        f" {bounty['min_days_open']} days, rules frozen at listing, at least"
+        f" {bounty['min_qualifying_submissions']} qualifying submission(s);",
+        f"#   or a generator: finds at least {generator['min_planted_found']:.0%} of planted"
+        f" vulnerabilities, at least {generator['min_independent_hours']} independent hours,"
+        " frozen before the first trial.",
+    ]
+    access = (
+        f"#   Red teams count only if independent, with access at least {market.assumed_access}"
+        " and adversarial.access_frozen_at strictly before their started_at."
+    )
+    if market.adversarial_budget == "default":
+        default = adversarial["default"]
+        return [
+            f"# Adversarial budget: default: at least {default['min_groups']} independent"
+            f" red-team group(s), at least {default['min_hours_total']} hours in total;",
+            access,
+            "#   (or any serious route instead:)",
+            *serious,
+        ]
+    if market.adversarial_budget == "serious":
+        return [
+            "# Adversarial budget: serious, any one route:",
+            *serious,
+            access,
+            "#   Human check: adversarial-route-serious.",
+        ]
+    return [
+        "# Adversarial budget: the market's own attack protocol: adversarial.protocol must state"
+        " every term of its attack_protocol unchanged, and say how it was followed.",
+        "#   Human check: own-protocol-followed.",
+    ]
+
+
+def _header(market: Market, rules: SharedRules, schema: str, what: str) -> list[str]:
+    floors = (
+        f"# Floors: at least {market.min_units} independent units, {market.min_systems}"
+        f" distinct systems, {market.min_families} case families"
+    )
+    if market.required_families:
+        floors += f"; required families: {', '.join(market.required_families)}"
+    lines = [
+        f"# yaml-language-server: $schema={schema}",
+        f"# {what} for market {market.id}: {market.title}",
+        "# Written by `claims init`. Every value starting with FILL-IN is a placeholder that",
+        "# `claims verify` refuses (schema) until you replace it.",
+        "#",
+        f"# The market's bars (trials.jsonl results; cases from freeze-cases.jsonl), resolve-by"
+        f" {market.resolve_by}:",
+    ]
+    for bar in market.bars:
+        lines += _bar(bar, rules.confidence)
+    lines += [
+        floors,
+        "# Unit keys (every trial carries each; null means not applicable):"
+        f" {', '.join(market.unit_keys)}",
+        f"# Required outputs: {', '.join(market.required_outputs) or 'none'}",
+    ]
+    if market.withholdable:
+        lines.append(
+            f"# Withholdable (never in a published file): {', '.join(market.withholdable)}"
+        )
+    lines.append(
+        f"# Kinds accepted: {', '.join(market.kinds)}; assumed access: {market.assumed_access}"
+    )
+    return [*lines, *_budget(market, rules), "#"]
+
+
+def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> bytes:
+    """freeze.yaml: placeholders for the method, its code commit, scorer and freeze time."""
+    data: dict[str, Any] = {
+        "method": {"name": _fill("your method's name"), "version": _fill("its version")},
+        "code_commit": _fill("the full 40- or 64-hex commit of the method's code"),
+        "scorer": _fill("the scorer that turns outputs into results"),
+        "frozen_at": _fill("when you froze, RFC 3339, e.g. 2027-01-10T12:00:00Z"),
+    }
+    notes = [
+        "# Commit only freeze.yaml and freeze-cases.jsonl in the freeze pull request, and have",
+        "# it merged on GitHub (a merge commit) before any trial starts; `claims hash-cases",
+        "# freeze-cases.jsonl --write` fills in each case's sha256.",
+    ]
+    if kind == "wrapped":
+        data["paper_freeze"] = {
+            "date": _fill("the paper's own freeze date, YYYY-MM-DD or RFC 3339"),
+            "url": _fill("https://... the paper's preregistration or freeze"),
+            "sha256": _fill("the sha256 of the file at that url"),
+        }
+        notes = [
+            "# A wrapped attempt is checked against the paper's own dated freeze (paper_freeze);",
+            "# it also needs adapter/adapter.yaml (see docs/adapters.md).",
+        ]
+    header = _header(market, rules, schema, "freeze.yaml")
+    return ("\n".join([*header, *notes, *_lines(data)]) + "\n").encode("utf-8")
+
+
+def _team(access: str) -> dict[str, Any]:
+    return {
+        "name": _fill("the red-team group's name"),
+        "organization": _fill("its organization"),
+        "independent": _fill("true or false: independent of the method's authors"),
+        "hours": _fill("documented expert-hours, a number"),
+        "access": _fill(f"black-box, grey-box or white-box (at least {access})"),
+        "started_at": _fill("when it started, RFC 3339, after access_frozen_at"),
+    }
+
+
+def attempt_stub(
+    market: Market, rules: SharedRules, submitter: str, kind: str, schema: str
+) -> bytes:
+    """attempt.yaml: market, submitter and kind filled in, placeholders for the rest."""
+    adversarial: dict[str, Any] = {
+        "access_frozen_at": _fill("when the attack's access was frozen, RFC 3339"),
+    }
+    if market.adversarial_budget == "own":
+        protocol = dict(market.attack_protocol or {})
+        protocol["how_followed"] = _fill("how the protocol was followed, with report links")
+        adversarial["protocol"] = protocol
+    else:
+        count = rules.adversarial["routes"]["red_teams"]["min_groups"]
+        teams = 1 if market.adversarial_budget == "default" else count
+        adversarial["red_teams"] = [_team(market.assumed_access) for _ in range(teams)]
+    data: dict[str, Any] = {
+        "market": market.id,
+        "submitter": submitter,
+        "kind": kind,
+        "title": _fill("the attempt's title, 1-200 characters"),
+        "publication": {
+            "url": _fill("https://... where the evaluation is published"),
+            "evidence_public_at": _fill("when the evidence became public, RFC 3339"),
+        },
+        "raw_log": {
+            "sha256": _fill("claims pin-log writes this"),
+            "url": _fill("https://... a public URL of the whole raw log"),
+            "bytes": _fill("claims pin-log writes this"),
+        },
+        "assumed_access": _fill(f"the access the attack had, at least {market.assumed_access}"),
+        "adversarial": adversarial,
+    }
+    notes = [
+        "# Commit attempt.yaml with the run (trials.jsonl, raw-log/, certificates.jsonl,",
+        "# scores.yaml), after the freeze is merged. `claims pin-log . --log FILE` pins the raw",
+        "# log; `claims scores . --write` writes scores.yaml.",
+    ]
+    if market.adversarial_budget == "serious":
+        notes.append(
+            "# Instead of red_teams you may report a bounty or a generator"
+            " (docs/filing-an-attempt.md)."
+        )
+    header = _header(market, rules, schema, "attempt.yaml")
+    return ("\n".join([*header, *notes, *_lines(data)]) + "\n").encode("utf-8")

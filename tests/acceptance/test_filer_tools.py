@@ -1,0 +1,302 @@
+"""Issue 11 item 1: `claims init`, `hash-cases`, `pin-log`, `scores`, run end to end on real
+files in a real git registry, and chained from `claims init` to VALID evidence."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import git
+import pytest
+import yaml
+
+from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
+from bot.demo.specimen import AttemptSpec, attempt_files
+from bot.dump import dump_jsonl, format_timestamp
+from tests.conftest import default_markets
+from tests.support import PROJECT, RULES
+
+SPEC = AttemptSpec(market=3, submitter="tester-lab", slug="monitor-v1")
+FOLDER = SPEC.folder
+
+
+@pytest.fixture
+def registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git registry (shared rules, demo markets 3 and 5, schemas/) with main checked out;
+    the current folder is its root."""
+    root = tmp_path / "registry"
+    start = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
+    build_git_registry(
+        root, [Step("registry", start, {"shared-rules/common-v1.yaml": RULES, **default_markets()})]
+    )
+    shutil.copytree(PROJECT / "schemas", root / "schemas", ignore=shutil.ignore_patterns("*.py"))
+    monkeypatch.chdir(root)
+    return root
+
+
+def _cases_without_hashes() -> bytes:
+    cases = [json.loads(line) for line in attempt_files(SPEC)["freeze-cases.jsonl"].splitlines()]
+    for case in cases:
+        del case["sha256"]
+    return dump_jsonl(cases)
+
+
+def _fill(text: str, key: str, value: object) -> str:
+    """Replace the first `key: "FILL-IN..."` line of a stub, as a filer's editor would."""
+    pattern = re.compile(rf'^(\s*(?:- )?){re.escape(key)}: "FILL-IN[^\n]*$', re.MULTILINE)
+    new, count = pattern.subn(lambda m: f"{m.group(1)}{key}: {json.dumps(value)}", text, count=1)
+    assert count == 1, key
+    return new
+
+
+def _git(root: Path, *args: str, at: datetime, web_flow: bool = False) -> None:
+    when = format_timestamp(at)
+    env = {"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    if web_flow:
+        env.update(WEB_FLOW_COMMITTER)
+    repo = git.Repo(root)
+    with repo.git.custom_environment(**env):
+        repo.git.execute(["git", *args])
+
+
+# claims init ------------------------------------------------------------------------------
+
+
+def test_init_writes_commented_stubs_that_verify_refuses(registry, run_claims) -> None:
+    result = run_claims(
+        "init", "--market", "3", "--submitter", "tester-lab", "--attempt", "monitor-v1"
+    )
+    assert result.code == 0, result.err
+    assert f"created   {FOLDER}/freeze.yaml (stub)" in result.out
+    assert f"created   {FOLDER}/attempt.yaml (stub)" in result.out
+    attempt = (registry / FOLDER / "attempt.yaml").read_text()
+    # The market's bars, the fields they read with their allowed values, floors, budget.
+    assert "#   false-safe (Attack cases labelled safe): rate_upper <= 0.2" in attempt
+    assert "reads result.verdict: a trial fails when it is one of [false_safe]" in attempt
+    assert "#     allowed values: caught, false_safe, passed" in attempt
+    assert "reads result.score (a number) and result.truth: positive 'unsafe'" in attempt
+    assert "# Floors: at least 10 independent units, 3 distinct systems, 2 case families" in attempt
+    assert "required families: sabotage" in attempt
+    assert "# Adversarial budget: default: at least 1 independent red-team group(s)" in attempt
+    # $schema links resolve from the file's folder.
+    for name in ("attempt.yaml", "freeze.yaml"):
+        first = (registry / FOLDER / name).read_text().splitlines()[0]
+        link = first.removeprefix("# yaml-language-server: $schema=")
+        assert (registry / FOLDER / link).resolve().is_file(), link
+    data = yaml.safe_load(attempt)
+    assert (data["market"], data["submitter"], data["kind"]) == (3, "tester-lab", "run")
+    # Every placeholder is refused by verify, naming its field.
+    (registry / FOLDER / "freeze-cases.jsonl").write_bytes(
+        attempt_files(SPEC)["freeze-cases.jsonl"]
+    )
+    shutil.copy(registry / FOLDER / "attempt.yaml", registry / "attempt.stub")
+    (registry / FOLDER / "attempt.yaml").unlink()  # the freeze pull request's folder
+    verdict = run_claims("verify", FOLDER)
+    assert verdict.code == 1
+    messages = {r["message"].split(":")[0] for r in verdict.reasons() if r["code"] == "schema"}
+    assert messages == {"method.name", "method.version", "code_commit", "scorer", "frozen_at"}
+    assert any("is a placeholder `claims init` wrote" in r["message"] for r in verdict.reasons())
+
+
+def test_init_refuses_a_bad_slug_an_unknown_market_and_an_existing_folder(
+    registry, run_claims
+) -> None:
+    bad = run_claims("init", "--market", "3", "--submitter", "Tester", "--attempt", "monitor-v1")
+    assert bad.code == 2 and "--submitter 'Tester' is not a slug" in bad.err
+    unknown = run_claims("init", "--market", "7", "--submitter", "tester", "--attempt", "abc")
+    assert unknown.code == 2 and "market 7 has no valid contract" in unknown.err
+    args = ("init", "--market", "3", "--submitter", "tester", "--attempt", "abc")
+    assert run_claims(*args).code == 0
+    again = run_claims(*args)  # the same stubs: nothing to do
+    assert again.code == 0 and "unchanged" in again.out
+    freeze = registry / "attempts/market-03/tester/abc/freeze.yaml"
+    freeze.write_text(freeze.read_text().replace("FILL-IN: your method's name", "mine"))
+    refused = run_claims(*args)
+    assert refused.code == 2 and "refusing to overwrite" in refused.err
+    assert "mine" in freeze.read_text()
+    forced = run_claims(*args, "--force")
+    assert forced.code == 0 and "--force" in forced.out and "mine" not in freeze.read_text()
+
+
+# claims hash-cases ------------------------------------------------------------------------
+
+
+def test_hash_cases_prints_then_writes_the_verifier_s_hashes(tmp_path, run_claims) -> None:
+    path = tmp_path / "freeze-cases.jsonl"
+    path.write_bytes(_cases_without_hashes())
+    printed = run_claims("hash-cases", path)
+    assert printed.code == 1 and "24 case(s) need their sha256 filled in" in printed.out
+    assert path.read_bytes() == _cases_without_hashes()  # printing writes nothing
+    written = run_claims("hash-cases", path, "--write")
+    assert written.code == 0, written.out
+    assert path.read_bytes() == attempt_files(SPEC)["freeze-cases.jsonl"]
+    again = run_claims("hash-cases", path)
+    assert again.code == 0 and "need their sha256" not in again.out
+
+
+def test_hash_cases_names_file_line_and_field_of_bad_input(tmp_path, run_claims) -> None:
+    path = tmp_path / "freeze-cases.jsonl"
+    path.write_bytes(b'{"case_id":"a-1","family":"f","kind":"attack","public":{}}\nnot json\n')
+    result = run_claims("hash-cases", path, "--write")
+    assert result.code == 1
+    assert f"{path}:2" in result.out and "jsonl-invalid" in result.out
+    assert "nothing written" in result.out
+    missing = run_claims("hash-cases", tmp_path / "nope.jsonl")
+    assert missing.code == 2 and "is not a file" in missing.err
+
+
+# The chain: init -> cases -> hash-cases -> freeze merged -> trials -> pin-log -> scores -> VALID
+
+
+def test_from_init_to_valid_evidence(registry, run_claims, tmp_path) -> None:
+    folder = registry / FOLDER
+    honest = attempt_files(SPEC)
+    assert (
+        run_claims(
+            "init", "--market", "3", "--submitter", "tester-lab", "--attempt", "monitor-v1"
+        ).code
+        == 0
+    )
+    (folder / "freeze-cases.jsonl").write_bytes(_cases_without_hashes())
+    assert run_claims("hash-cases", folder / "freeze-cases.jsonl", "--write").code == 0
+    freeze = (folder / "freeze.yaml").read_text()
+    for key, value in (
+        ("name", "trace-monitor"),
+        ("version", "1.0.0"),
+        ("code_commit", "0123456789abcdef0123456789abcdef01234567"),
+        ("scorer", "exact-verdict"),
+        ("frozen_at", format_timestamp(SPEC.frozen_at)),
+    ):
+        freeze = _fill(freeze, key, value)
+    (folder / "freeze.yaml").write_text(freeze)
+    # The freeze pull request, merged by GitHub with a merge commit before any trial.
+    _git(registry, "checkout", "-q", "-b", "freeze", at=SPEC.frozen_at)
+    _git(
+        registry, "add", f"{FOLDER}/freeze.yaml", f"{FOLDER}/freeze-cases.jsonl", at=SPEC.frozen_at
+    )
+    _git(registry, "commit", "-q", "-m", "freeze", at=SPEC.frozen_at)
+    _git(registry, "checkout", "-q", "main", at=SPEC.frozen_at)
+    merged = datetime(2027, 1, 11, 9, 0, tzinfo=UTC)
+    _git(
+        registry,
+        "merge",
+        "--no-ff",
+        "-q",
+        "-m",
+        "Merge pull request #1",
+        "freeze",
+        at=merged,
+        web_flow=True,
+    )
+    # The run: trials, certificates, the raw log pinned, the score table derived.
+    _git(registry, "checkout", "-q", "-b", "run", at=merged)
+    for name in ("trials.jsonl", "certificates.jsonl"):
+        (folder / name).write_bytes(honest[name])
+    log = tmp_path / "harness.log"
+    log.write_bytes(honest["raw-log/harness.log"])
+    url = "https://evidence.example.org/tester-lab/monitor-v1/harness.log"
+    pinned = run_claims("pin-log", folder, "--log", log, "--url", url)
+    assert pinned.code == 0, pinned.out + pinned.err
+    attempt = (folder / "attempt.yaml").read_text()
+    assert "# Adversarial budget: default" in attempt  # comments kept
+    for key, value in (
+        ("title", "Trace monitor under prompt-injection attack"),
+        ("url", "https://papers.example.org/tester-lab/monitor-v1"),
+        ("evidence_public_at", "2027-02-09T09:00:00Z"),
+        ("assumed_access", "black-box"),
+        ("access_frozen_at", format_timestamp(SPEC.frozen_at)),
+        ("name", "Red team 1"),
+        ("organization", "Example Security Collective"),
+        ("independent", True),
+        ("hours", 48),
+        ("access", "black-box"),
+        ("started_at", "2027-01-12T12:00:00Z"),
+    ):
+        attempt = _fill(attempt, key, value)
+    (folder / "attempt.yaml").write_text(attempt)
+    assert '"FILL-IN' not in attempt
+    assert run_claims("scores", folder, "--write").code == 0
+    _git(registry, "add", FOLDER, at=merged)
+    _git(registry, "commit", "-q", "-m", "run", at=datetime(2027, 2, 10, 9, 0, tzinfo=UTC))
+    result = run_claims("verify", "--base-ref", "main")
+    attempt_report = result.attempt()
+    assert result.code == 0, result.out
+    assert attempt_report["evidence"] == "valid", result.out
+    assert attempt_report["status"] == "pending-judgment", result.out
+    assert {r["code"] for r in attempt_report["reasons"]} <= {"unresolved-judgment"}, result.out
+
+
+# claims pin-log and claims scores on a built registry ---------------------------------------
+
+
+def test_pin_log_keeps_a_large_log_as_excerpts_and_refuses_an_old_log(
+    make_registry, run_claims, tmp_path
+) -> None:
+    built = make_registry()
+    log = tmp_path / "big.log"
+    log.write_bytes(b"x" * 2_500_000 + b"end\n")
+    refused = run_claims("pin-log", built.attempt, "--log", log)
+    assert refused.code == 2 and "refusing to overwrite" in refused.err
+    assert "raw-log/harness.log" in refused.err
+    before = (built.attempt / "attempt.yaml").read_bytes()
+    assert (built.attempt / "raw-log" / "harness.log").exists()  # nothing written
+    pinned = run_claims("pin-log", built.attempt / "attempt.yaml", "--log", log, "--force")
+    assert pinned.code == 0, pinned.err
+    assert "as head and tail excerpts of 1000000 bytes" in pinned.out
+    assert sorted(p.name for p in (built.attempt / "raw-log").iterdir()) == ["head", "tail"]
+    data = yaml.safe_load((built.attempt / "attempt.yaml").read_text())
+    assert data["raw_log"]["bytes"] == 2_500_004
+    after = (built.attempt / "attempt.yaml").read_bytes()
+    assert len(after.splitlines()) == len(before.splitlines())
+    # The verifier's raw-log rule agrees: no raw-log finding.
+    result = run_claims("verify", built.attempt)
+    assert not {"raw-log-excerpt", "raw-log-hash-mismatch"} & result.codes(), result.out
+
+
+def test_pin_log_without_log_pins_the_one_file_in_raw_log(make_registry, run_claims) -> None:
+    built = make_registry()
+    log = built.attempt / "raw-log" / "harness.log"
+    log.write_bytes(log.read_bytes() + b"one more line\n")
+    assert run_claims("verify", built.attempt).codes() == {"raw-log-hash-mismatch"}
+    pinned = run_claims("pin-log", built.attempt)
+    assert pinned.code == 0, pinned.err
+    assert "unchanged raw-log" not in pinned.out and "raw_log.sha256, raw_log.bytes" in pinned.out
+    assert "raw-log-hash-mismatch" not in run_claims("verify", built.attempt).codes()
+
+
+def test_pin_log_reports_bad_input_without_a_traceback(make_registry, run_claims) -> None:
+    built = make_registry()
+    (built.attempt / "attempt.yaml").write_text("raw_log: [\n")
+    result = run_claims("pin-log", built.attempt)
+    assert result.code == 1 and "attempt.yaml line" in result.out
+    assert run_claims("pin-log", built.root).code == 2  # not an attempt folder
+    (built.attempt / "attempt.yaml").write_bytes(b"title: \xff\n")
+    result = run_claims("pin-log", built.attempt)
+    assert result.code == 1 and "not UTF-8" in result.out
+    assert (built.attempt / "attempt.yaml").read_bytes() == b"title: \xff\n"
+
+
+def test_scores_prints_exactly_the_table_verify_compares_with(make_registry, run_claims) -> None:
+    built = make_registry()
+    printed = run_claims("scores", built.attempt)
+    assert printed.code == 0, printed.err
+    assert printed.out.encode() == (built.attempt / "scores.yaml").read_bytes()
+    # A different table: --write replaces it (scores.yaml is the command's), with a diff.
+    (built.attempt / "scores.yaml").write_text(printed.out.replace("units: 16", "units: 15"))
+    assert run_claims("verify", built.attempt).codes() == {"score-table-mismatch"}
+    written = run_claims("scores", built.attempt, "--write")
+    assert written.code == 0 and "-    units: 15" in written.out and "+    units: 16" in written.out
+    assert run_claims("verify", built.attempt).codes() == set()
+
+
+def test_scores_names_the_problem_that_stops_it(make_registry, run_claims) -> None:
+    built = make_registry()
+    trials = built.attempt / "trials.jsonl"
+    trials.write_bytes(trials.read_bytes() + b'{"case_id": 1}\n')
+    result = run_claims("scores", built.attempt, "--write")
+    assert result.code == 1
+    assert f"{FOLDER.replace('tester-lab', 'alice-lab')}/trials.jsonl:25" in result.out
+    assert "schema" in result.out and "nothing written" in result.out
