@@ -27,8 +27,9 @@ from bot.archive.port import ArchiveRecords
 from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
+from bot.explain import Explanation, explain
 from bot.findings import Code, Finding, Severity
-from bot.gather import VerifyOptions, verify_attempt
+from bot.gather import VerifyOptions, judge_folder, verify_attempt
 from bot.github.identity import Filer, check_identity
 from bot.history import Change, GitHistory, History, open_history
 from bot.registry import Registry, load_registry
@@ -41,6 +42,7 @@ __all__ = [
     "ResolveReport",
     "VerifyReport",
     "Workspace",
+    "explain_registry",
     "open_workspace",
     "pull_request_problems",
     "resolve_registry",
@@ -389,3 +391,42 @@ def _snapshot_verdicts(
     )
     verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
     return [v for v in verdicts if v.market == market], tree.label, problems
+
+
+def explain_registry(
+    registry: Registry,
+    history: History,
+    options: VerifyOptions,
+    paths: Sequence[str],
+    changes: Sequence[Change] | None = None,
+    head_paths: Sequence[str] = (),
+) -> tuple[list[Explanation], list[Finding]]:
+    """`claims explain`: for each attempt folder at or below `paths`, what stands between it
+    and qualifying (`bot.explain`), judged exactly as `verify_registry` judges it. Returns the
+    explanations and the registry problems, once each.
+
+    With a pull request's `changes`, judgments.yaml is read from the base branch and what the
+    PR may not change makes the folders it touches invalid, as in `verify_registry`.
+    Raises `ClaimsError` when there is nothing to explain.
+    """
+    folders = registry.attempt_folders(list(paths))
+    if not folders:
+        raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
+    blocking: list[Finding] = []
+    if changes is not None:
+        options = replace(options, judgments_from_base=True)
+        blocking = [
+            f
+            for f in pull_request_problems(registry, changes, head_paths)
+            if f.severity is not Severity.NOTICE
+        ]
+    explanations = []
+    problems: dict[Finding, None] = {}
+    for folder in folders:
+        touched = changes is not None and any(
+            change.path.startswith(f"{folder}/") for change in changes
+        )
+        judged = judge_folder(registry, folder, history, options, blocking if touched else ())
+        explanations.append(explain(judged, registry.rules, options.as_of))
+        problems.update(dict.fromkeys(judged.registry_problems))
+    return explanations, list(problems)

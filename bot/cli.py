@@ -204,6 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     add_hash_cases_parser(commands)
     add_pin_log_parser(commands)
     add_scores_parser(commands)
+    _add_explain_parser(commands)
     from bot.adapters import add_adapt_parser
 
     add_adapt_parser(commands)
@@ -249,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _resolve(args)
         if args.command == "close-windows":
             return _close_windows(args)
+        if args.command == "explain":
+            return _explain(args)
         if args.command == "adapt":
             from bot.adapters import run_adapt
 
@@ -511,3 +514,72 @@ def _write(path: Path, text: str) -> None:
         temporary.replace(path)
     except OSError as error:
         raise ClaimsError(f"cannot write {path}: {error.strerror}") from None
+
+
+# --- claims explain ------------------------------------------------------------------------
+
+
+def _add_explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    explain = commands.add_parser(
+        "explain",
+        help="what stands between an attempt and qualifying, one line each",
+        description="Judge attempt folders as verify does and print, one line each with a mark"
+        " (ok, missing, fails): every bar, floor, adversarial route and red team, human check"
+        " and date, and the unit structure, for invalid evidence too. Exit 0 when every line"
+        " is ok, 1 otherwise.",
+    )
+    explain.add_argument(
+        "path", type=Path, metavar="PATH", help="an attempt folder, or a folder holding them"
+    )
+    explain.add_argument(
+        "--registry",
+        type=Path,
+        metavar="ROOT",
+        help="the registry root (default: found above PATH)",
+    )
+    explain.add_argument(
+        "--as-of",
+        type=_date,
+        metavar="DATE",
+        help="judge qualification as of this date, YYYY-MM-DD (default: today, UTC)",
+    )
+    explain.add_argument(
+        "--base-ref",
+        metavar="REF",
+        help="the base branch of a pull request (default: main): freeze order is read from it,"
+        " and what the checked-out branch may not change counts against the folders it touches",
+    )
+    explain.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from bot.app import explain_registry, open_workspace
+    from bot.gather import VerifyOptions
+    from bot.report.json_ import dumps, explanation_to_json
+    from bot.report.text import render_explanation
+
+    root = _registry_root(args.registry, args.path)
+    [path] = _relative(root, [args.path])
+    options = VerifyOptions(as_of=args.as_of or _today())
+    with open_workspace(root, args.base_ref) as workspace:
+        explanations, problems = explain_registry(
+            workspace.registry,
+            workspace.history,
+            options,
+            [path],
+            workspace.changes,
+            workspace.head_paths,
+        )
+    if args.json:
+        print(printable(dumps(explanation_to_json(explanations))).rstrip("\n"))
+    else:
+        print(printable(render_explanation(explanations)).rstrip("\n"))
+    if problems:
+        for finding in problems:
+            print(
+                printable(f"registry problem: {finding.code.value}: {finding.message}"),
+                file=sys.stderr,
+            )
+        return EXIT_ERROR
+    blocked = any(line.mark != "ok" for e in explanations for line in e.lines)
+    return EXIT_INVALID if blocked else EXIT_VALID

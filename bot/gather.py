@@ -45,11 +45,13 @@ from bot.verdict import AttemptVerdict
 
 __all__ = [
     "AdapterRunner",
+    "Judged",
     "LandingConfirmer",
     "PaperFreezeFetcher",
     "RawLogFetcher",
     "VerifyOptions",
     "gather_facts",
+    "judge_folder",
     "read_attempt",
     "verify_attempt",
 ]
@@ -460,6 +462,18 @@ def _fetch_paper_freeze(
     )
 
 
+@dataclass(frozen=True)
+class Judged:
+    """One attempt folder read, gathered and judged: the verdict and what it was made from
+    (`claims explain` shows both)."""
+
+    files: AttemptFiles
+    facts: AttemptFacts
+    market: Market | None
+    verdict: AttemptVerdict
+    registry_problems: list[Finding]
+
+
 def verify_attempt(
     registry: Registry,
     folder: str,
@@ -473,6 +487,18 @@ def verify_attempt(
     `pr_problems`: what the pull request that changes this folder may not change; any error
     among them makes the attempt's evidence invalid (no status, no outcome).
     """
+    judged = judge_folder(registry, folder, history, options, pr_problems)
+    return judged.verdict, judged.registry_problems
+
+
+def judge_folder(
+    registry: Registry,
+    folder: str,
+    history: History,
+    options: VerifyOptions,
+    pr_problems: Sequence[Finding] = (),
+) -> Judged:
+    """`verify_attempt`, keeping the files, facts and market the verdict was made from."""
     object_format = getattr(history, "object_format", "sha1")
     base = history if options.judgments_from_base else None
     files = read_attempt(registry, folder, object_format, judgments_from=base)
@@ -484,4 +510,4 @@ def verify_attempt(
     if pr_problems:
         facts = replace(facts, pr_problems=tuple(pr_problems))
     verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
-    return verdict, registry_problems
+    return Judged(files, facts, market, verdict, list(registry_problems))

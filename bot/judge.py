@@ -31,7 +31,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, derived_table
+from bot.bars import compare_score_tables, derived_table, unit_structure
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -60,7 +60,8 @@ from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
 from bot.names import fold_name
 from bot.qualification import Evidence, qualify
-from bot.verdict import AttemptVerdict, CheckState, Counts
+from bot.stats.errors import StatisticsError
+from bot.verdict import AttemptVerdict, CheckState, Counts, UnitSummary
 
 __all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt"]
 
@@ -174,6 +175,7 @@ def _judge(
         )
     findings += check_names(files.published)
     findings += check_placeholders(files.published, files.problems)
+    findings += _check_placeholder_commit(files.freeze)
     # 2. the market
     findings += facts.market_problems
     if attempt is not None:
@@ -234,7 +236,10 @@ def _judge(
         or cases is None
         or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
     ):
-        return verdict
+        # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
+        # a filer sees what a shared key did before the bars are ever evaluated.
+        summary = _unit_summary(trials, market.unit_keys) if market and trials else None
+        return replace(verdict, units=summary) if summary else verdict
 
     # 9. bars and the score table
     bars, units, problems, derived = derived_table(
@@ -293,6 +298,23 @@ def _judge(
         checks=checks,
         counts=counts,
         units=result.units,
+    )
+
+
+def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
+    """The unit structure of the trials that could be read (None when a value cannot be
+    compared: the trial checks have said so)."""
+    try:
+        units = unit_structure(trials, unit_keys)
+    except StatisticsError:
+        return None
+    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
+    return UnitSummary(
+        units.count,
+        units.largest,
+        dict(units.nulls_per_key),
+        dict(units.joins_per_key),
+        busiest[0] if busiest[1] else None,
     )
 
 
@@ -361,6 +383,7 @@ def _judge_freeze_only(
         findings += problems
     findings += check_names(files.published)
     findings += check_placeholders(files.published, files.problems)
+    findings += _check_placeholder_commit(files.freeze)
     findings.append(
         Finding(
             Code.FREEZE_ONLY,
@@ -378,6 +401,18 @@ def _judge_freeze_only(
         digest=files.digest,
         counts=Counts(files=len(files.entries), cases=len(cases)),
     )
+
+
+def _check_placeholder_commit(freeze: Freeze | None) -> list[Finding]:
+    """1. A freeze stub's all-zero code_commit names no code: it must be replaced."""
+    if freeze is None or set(freeze.code_commit) != {"0"}:
+        return []
+    message = (
+        f"code_commit: {freeze.code_commit} is the placeholder `claims adapt` writes when the"
+        " log names no full commit; replace it with the full commit of the code that ran"
+        " the evaluation before the freeze is filed"
+    )
+    return [Finding(Code.SCHEMA, message, freeze.path, freeze.code_commit_line)]
 
 
 def _line(files: AttemptFiles, file: str, where: FieldPath) -> int | None:

@@ -79,7 +79,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -100,11 +100,16 @@ __all__ = [
     "EXTRA_HINT",
     "PLACEHOLDER_COMMIT",
     "Adapted",
+    "FieldMap",
     "InspectLimits",
     "InspectLogError",
+    "Source",
+    "ValueMap",
     "adapt_inspect",
     "add_parser",
     "convert",
+    "parse_source",
+    "parse_value_map",
     "run",
 ]
 
@@ -551,7 +556,12 @@ def _judge(value: object, where: str) -> float:
     )
 
 
-def _result(epochs: Sequence[_Epoch], scorer: str, mode: str) -> dict[str, Any]:
+def _result(
+    epochs: Sequence[_Epoch], scorer: str, mode: str, mapped: ValueMap | None = None
+) -> dict[str, Any]:
+    """The trial's result. With `mapped` (--verdict-map), the verdict is the deciding epoch's
+    raw value mapped (the first failing epoch, else "error" if any errored, else epoch 1; with
+    `first`, epoch 1), while pass and fail still decide which epoch that is."""
     verdicts: list[str] = []
     scores: list[float | None] = []
     values: list[object] = []
@@ -580,6 +590,11 @@ def _result(epochs: Sequence[_Epoch], scorer: str, mode: str) -> dict[str, Any]:
         verdict = next((v for v in ("fail", "error") if v in verdicts), "pass")
         scored = [s for s in scores if s is not None]
         score = min(scored) if scored and verdict != "error" else None
+    if mapped is not None and verdict != "error":
+        deciding = 0 if mode == "first" else verdicts.index(verdict)
+        raw = _plain(values[deciding])
+        where = f"{epochs[deciding].where}, epoch {epochs[deciding].epoch}: --verdict-map"
+        verdict = _text(mapped.apply(raw or "", where), where)
     return {
         "verdict": verdict,
         "score": score,
@@ -675,18 +690,148 @@ def _choose_scorer(header_scorers: list[str], epochs: Sequence[_Epoch], asked: s
     return next(iter(names))
 
 
+# --- mapping options -----------------------------------------------------------------------
+
+_KEY = r"[A-Za-z0-9_-]+"
+_SOURCE = re.compile(rf"\A(metadata)\.({_KEY}(?:\.{_KEY})*)\Z|\A(score)\.([A-Za-z0-9_./-]+)\Z")
+
+
+@dataclass(frozen=True, slots=True)
+class ValueMap:
+    """`VALUE=NEW,...`: each value the log gives -> what the evidence says; `*=NEW` for the
+    rest. Without `*`, a value the map does not name is refused (never silently passed on)."""
+
+    entries: tuple[tuple[str, str], ...]
+    default: str | None = None
+
+    def text(self) -> str:
+        rest = [("*", self.default)] if self.default is not None else []
+        return ",".join(f"{value}={new}" for value, new in [*self.entries, *rest])
+
+    def apply(self, value: str, where: str) -> str:
+        for known, new in self.entries:
+            if known == value:
+                return new
+        if self.default is not None:
+            return self.default
+        named = ", ".join(known for known, _ in self.entries)
+        raise InspectLogError(f"{where}: {_short(value)} is not in the map ({named}, no *=)")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a field comes from: `metadata.KEY[.KEY...]` (the sample's dataset metadata) or
+    `score.SCORER` (that scorer's value, the same in every epoch), then `:MAP` optionally."""
+
+    where: str  # "metadata" or "score"
+    key: str
+    values: ValueMap | None = None
+
+    def text(self) -> str:
+        mapped = f":{self.values.text()}" if self.values is not None else ""
+        return f"{self.where}.{self.key}{mapped}"
+
+
+def parse_value_map(text: str) -> ValueMap:
+    """`C=caught,I=false_safe` or with `*=other`; raises ValueError naming the problem."""
+    entries: list[tuple[str, str]] = []
+    default: str | None = None
+    if not text:
+        raise ValueError("an empty map: write VALUE=NEW[,VALUE=NEW...]")
+    for entry in text.split(","):
+        value, equals, new = entry.partition("=")
+        if not equals or not value or not new or "=" in new:
+            raise ValueError(f"{entry!r}: write VALUE=NEW (no ',' or '=' inside either)")
+        if len(new) > _MAX_NAME or len(value) > _MAX_NAME:
+            raise ValueError(f"{entry!r}: at most {_MAX_NAME} characters each side")
+        if value == "*":
+            if default is not None:
+                raise ValueError("'*' is mapped twice")
+            default = new
+        elif any(value == known for known, _ in entries):
+            raise ValueError(f"{value!r} is mapped twice")
+        else:
+            entries.append((value, new))
+    return ValueMap(tuple(entries), default)
+
+
+def parse_source(text: str) -> Source:
+    """`metadata.kind`, `score.truth_scorer`, `metadata.label:attack=unsafe,*=safe`."""
+    place, colon, mapping = text.partition(":")
+    match = _SOURCE.match(place)
+    if match is None:
+        raise ValueError(
+            f"{place!r}: name metadata.KEY (a sample metadata field; dots go deeper) or"
+            " score.SCORER (a scorer's value), then optionally :VALUE=NEW,..."
+        )
+    where, key = (match.group(1), match.group(2)) if match.group(1) else match.group(3, 4)
+    return Source(where, key, parse_value_map(mapping) if colon else None)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldMap:
+    """How the adapter fills the fields a market's bars read (docs/adapters.md)."""
+
+    kind: Source | None = None  # default: metadata.kind when a string, else "task"
+    family: Source | None = None  # default: the task name
+    system: Source | None = None  # default: the eval's model
+    truth: Source | None = None  # default: no result.truth
+    verdicts: ValueMap | None = None  # default: pass / fail / error
+    evaluator: str | None = None  # default: null (a scorer name on every trial joins them)
+
+
+def _plain(value: object) -> str | None:
+    """A metadata or score value as text: strings as they are, booleans and numbers in their
+    JSON form; None for anything else (a list, an object, null)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float) and math.isfinite(value):
+        return json.dumps(value)
+    return None
+
+
+def _lookup(source: Source, group: Sequence[_Epoch]) -> str:
+    """The value `source` names for one sample (all its epochs), mapped and checked."""
+    first = group[0]
+    where = f"{first.where}: {source.where}.{source.key}"
+    if source.where == "metadata":
+        value: object = first.content.get("metadata")
+        for part in source.key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        found = _plain(value)
+    else:
+        seen = {_plain(epoch.scores.get(source.key)) for epoch in group}
+        if len(seen) != 1:
+            raise InspectLogError(
+                f"{where}: the epochs disagree or some have no value ({len(seen)} values)"
+            )
+        found = seen.pop()
+    if found is None:
+        raise InspectLogError(f"{where}: missing, or not a string, number or boolean")
+    mapped = source.values.apply(found, where) if source.values is not None else found
+    return _text(mapped, where)
+
+
 def convert(
     log: Path,
     scorer: str | None = None,
     epochs: str = DEFAULT_EPOCHS,
     family_field: str | None = None,
     limits: InspectLimits = InspectLimits(),
+    fields: FieldMap = FieldMap(),
 ) -> Adapted:
     """Read an Inspect log and return the evidence files it gives, checked. No file is written.
 
-    Raises InspectLogError for a log the adapter cannot read or evidence the verifier would
+    `family_field` F is `fields.family = metadata.F`. Raises InspectLogError for a log the
+    adapter cannot read, a value a mapping does not cover, or evidence the verifier would
     refuse.
     """
+    if family_field is not None:
+        if fields.family is not None:
+            raise InspectLogError("--family-field and --family-from: give one")
+        fields = replace(fields, family=Source("metadata", family_field))
     from bot.evidence.rules import case_hash
 
     if epochs not in EPOCH_MODES:
@@ -739,12 +884,12 @@ def convert(
         case_id = str(first.sample_id)
         metadata = first.content.get("metadata", {})
         metadata = metadata if isinstance(metadata, dict) else {}
-        if family_field is None:
-            family = task
+        family = task if fields.family is None else _lookup(fields.family, group)
+        if fields.kind is None:
+            kind = metadata.get("kind")
+            kind = kind if isinstance(kind, str) and 1 <= len(kind) <= _MAX_NAME else "task"
         else:
-            family = _text(metadata.get(family_field), f"{first.where}: metadata.{family_field}")
-        kind = metadata.get("kind")
-        kind = kind if isinstance(kind, str) and 1 <= len(kind) <= _MAX_NAME else "task"
+            kind = _lookup(fields.kind, group)
         cases.append(
             {
                 "case_id": case_id,
@@ -759,15 +904,17 @@ def convert(
         trajectory = f"{log_id}:{case_id}"
         if len(trajectory) > _MAX_NAME:
             trajectory = f"{log_id}:sha256:{hashlib.sha256(case_id.encode()).hexdigest()[:32]}"
-        result = _result(group, chosen, epochs)
+        result = _result(group, chosen, epochs, fields.verdicts)
+        if fields.truth is not None:
+            result["truth"] = _lookup(fields.truth, group)
         verdicts[result["verdict"]] = verdicts.get(result["verdict"], 0) + 1
         trials.append(
             {
                 "case_id": case_id,
-                "system": model,
+                "system": model if fields.system is None else _lookup(fields.system, group),
                 "started_at": _timestamp(min(starts) if starts else run_start),
                 "trajectory": trajectory[:_MAX_NAME],
-                "evaluator": chosen,
+                "evaluator": fields.evaluator,
                 "attack_family": None,
                 "result": result,
             }
@@ -886,12 +1033,13 @@ def adapt_inspect(
     epochs: str,
     family_field: str | None = None,
     limits: InspectLimits = InspectLimits(),
+    fields: FieldMap = FieldMap(),
 ) -> list[str]:
     """Write freeze-cases.jsonl, trials.jsonl and freeze.yaml into `out`; return their names.
 
     Nothing is written unless the whole log converts. Raises InspectLogError.
     """
-    return _write(convert(log, scorer, epochs, family_field, limits), out)
+    return _write(convert(log, scorer, epochs, family_field, limits, fields), out)
 
 
 def _write(adapted: Adapted, out: Path) -> list[str]:
@@ -936,13 +1084,64 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--family-field",
         metavar="FIELD",
-        help="take each case's family from this sample metadata field (default: the task name)",
+        help="take each case's family from this sample metadata field (default: the task"
+        " name); the same as --family-from metadata.FIELD",
     )
+    sources = "SOURCE is metadata.KEY or score.SCORER, optionally :VALUE=NEW,...[,*=NEW]"
+    for name, default in (
+        ("kind", "metadata.kind when it is a string, else 'task'"),
+        ("family", "the task name"),
+        ("system", "the eval's model"),
+        ("truth", "none: no result.truth"),
+    ):
+        parser.add_argument(
+            f"--{name}-from",
+            type=_option(parse_source),
+            metavar="SOURCE",
+            help=f"each {'trial' if name in ('system', 'truth') else 'case'}'s {name}"
+            f" (default: {default}); {sources}",
+        )
+    parser.add_argument(
+        "--verdict-map",
+        type=_option(parse_value_map),
+        metavar="VALUE=VERDICT,...",
+        help="write these verdicts for the scorer's values, e.g. C=caught,I=false_safe"
+        " (default: pass, fail or error); errored trials stay 'error'",
+    )
+    parser.add_argument(
+        "--evaluator",
+        metavar="NAME",
+        help="each trial's evaluator, a unit key (default: null; trials that share an"
+        " evaluator join one unit, so name one only when a person or model really judged)",
+    )
+
+
+def _option(parse: Any) -> Any:
+    """An argparse type from a parser raising ValueError (argparse shows the message)."""
+
+    def parsed(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+
+    parsed.__name__ = parse.__name__
+    return parsed
 
 
 def run(args: argparse.Namespace) -> int:
     """`claims adapt inspect`: write the files and say what they hold. Raises InspectLogError."""
-    adapted = convert(args.log, args.scorer, args.epochs, args.family_field)
+    fields = FieldMap(
+        kind=args.kind_from,
+        family=args.family_from,
+        system=args.system_from,
+        truth=args.truth_from,
+        verdicts=args.verdict_map,
+        evaluator=args.evaluator,
+    )
+    if args.evaluator is not None:
+        _text(args.evaluator, "--evaluator")
+    adapted = convert(args.log, args.scorer, args.epochs, args.family_field, fields=fields)
     _write(adapted, args.out)
     counts = ", ".join(f"{count} {verdict}" for verdict, count in adapted.verdicts.items())
     print(f"wrote {args.out / FILES[0]}: {adapted.cases} cases")

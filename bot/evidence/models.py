@@ -244,6 +244,8 @@ class Freeze:
     path: str
     line: int | None
     paper_freeze: PaperFreeze | None
+    code_commit: str = ""
+    code_commit_line: int | None = None
 
     @classmethod
     def from_document(cls, document: Document) -> Freeze:
@@ -260,6 +262,8 @@ class Freeze:
             )
             if paper
             else None,
+            str(data.get("code_commit", "")),
+            document.line_of(("code_commit",)),
         )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +28,13 @@ from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSumma
 
 if TYPE_CHECKING:
     from bot.app import ResolveReport, VerifyReport
+    from bot.explain import Explanation
 
 __all__ = [
     "REPORT_VERSION",
     "ReportError",
     "dumps",
+    "explanation_to_json",
     "read_report",
     "rerun_record_from_json",
     "rerun_record_to_json",
@@ -515,3 +517,25 @@ def rerun_record_from_json(text: str, key: str) -> list[Finding]:
             raise ReportError(f"the rerun record holds a malformed finding: {item!r:.200}")
         read.append(_finding_from(item))
     return read
+
+
+def explanation_to_json(explanations: Sequence[Explanation]) -> dict[str, Any]:
+    """`claims explain --json`: per attempt its evidence, status, outcome and lines."""
+    return {
+        "report_version": REPORT_VERSION,
+        "bot_version": __version__,
+        "attempts": [
+            {
+                "attempt": explanation.attempt,
+                "evidence": explanation.evidence,
+                "status": explanation.status,
+                "outcome": explanation.outcome,
+                "as_of": explanation.as_of.isoformat() if explanation.as_of else None,
+                "lines": [
+                    {"mark": line.mark, "topic": line.topic, "text": line.text, "code": line.code}
+                    for line in explanation.lines
+                ],
+            }
+            for explanation in explanations
+        ],
+    }

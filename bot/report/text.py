@@ -10,8 +10,9 @@ from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
     from bot.app import ResolveReport, VerifyReport
+    from bot.explain import Explanation
 
-__all__ = ["printable", "render_resolution", "render_text"]
+__all__ = ["printable", "render_explanation", "render_resolution", "render_text"]
 
 
 # Past this many findings with the same code in the same file, the terminal shows a count
@@ -173,3 +174,24 @@ def printable(text: str) -> str:
     surrogateescape); in JSON output the escape is JSON's own, so the report stays parseable.
     """
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def render_explanation(explanations: Sequence[Explanation]) -> str:
+    """`claims explain`: each line starts with its mark (ok, missing, fails), then its topic."""
+    blocks = []
+    marks = {"ok": 0, "missing": 0, "fails": 0}
+    for explanation in explanations:
+        lines = []
+        for line in explanation.lines:
+            marks[line.mark] += 1
+            text = line.text.replace("\n", " ")
+            if line.code and line.code not in text:
+                text += f" [{line.code}]"
+            lines.append(f"{line.mark:7} {line.topic:11} {text}")
+        blocks.append("\n".join(lines))
+    worst = "fails" if marks["fails"] else "missing" if marks["missing"] else "ok"
+    total = (
+        f"{worst:7} {'total':11} {len(explanations)} attempt(s): {marks['ok']} ok,"
+        f" {marks['missing']} missing, {marks['fails']} fails"
+    )
+    return "\n\n".join([*blocks, total]) + "\n"

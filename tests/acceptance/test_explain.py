@@ -1,0 +1,169 @@
+"""`claims explain PATH`: what stands between an attempt and qualifying, one marked line each.
+
+Run on the demo registry (built by the demo's own builder from examples/demo-plan.yaml), every
+example's explanation names the reason codes the plan says it demonstrates on a line that is
+not `ok`; the qualifying examples list only `ok` lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import git
+import pytest
+
+from bot.cli import main
+from bot.demo.git_registry import build_git_registry
+from bot.demo.run import examples_folder, load_plan
+from tests.support import Files, rewrite
+
+MARKS = ("ok", "missing", "fails")
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    steps, plan = load_plan(examples_folder())
+    root = tmp_path_factory.mktemp("explain") / "registry"
+    repo = build_git_registry(root, steps)
+    repo.git.checkout("-q", "main")
+    repo.close()
+    return root, plan
+
+
+def _explain(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, list[str]]:
+    code = main(["explain", *(str(arg) for arg in argv)])
+    out = capsys.readouterr().out
+    return code, [line for line in out.splitlines() if line]
+
+
+def _not_ok(lines: list[str]) -> list[str]:
+    return [line for line in lines if not line.startswith("ok ")]
+
+
+def test_every_line_starts_with_a_mark_and_each_example_shows_its_reason(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, plan = demo
+    as_of = plan["verify_as_of"]
+    for attempt, codes in plan["expect"]["main"].items():
+        code, lines = _explain(capsys, root / attempt, "--as-of", as_of)
+        assert lines, attempt
+        assert all(line.split(" ", 1)[0] in MARKS for line in lines), lines
+        blocking = _not_ok(lines)
+        for reason in codes:
+            assert any(reason in line for line in blocking), (attempt, reason, lines)
+        if codes:
+            assert code == 1
+    # The two qualifying-and-met examples: nothing stands in their way.
+    for attempt in (
+        "attempts/market-03/alice-lab/monitor-v1",
+        "attempts/market-02/early-bird/fast-monitor",
+    ):
+        code, lines = _explain(capsys, root / attempt, "--as-of", as_of)
+        assert code == 0 and _not_ok(lines) == [], lines
+    # Qualifying but missing both bars (market 5 resolves NO): the bars say so.
+    _, lines = _explain(
+        capsys, root / "attempts/market-05/northwind-ai/probe-suite", "--as-of", as_of
+    )
+    assert [line.split(":")[0] for line in _not_ok(lines)] == [
+        "fails   bar         bar 'false-safe'",
+        "fails   bar         bar 'discrimination'",
+        "fails   total       1 attempt(s)",
+    ]
+    assert any("7 failing of 16 units" in line for line in lines)
+
+
+def test_the_open_pull_request_is_explained_against_main(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, plan = demo
+    repo = git.Repo(root)
+    try:
+        repo.git.checkout("-q", "gina-lab/late-edit")
+        for attempt, codes in plan["expect"]["pr"].items():
+            _, lines = _explain(
+                capsys, root / attempt, "--as-of", plan["verify_as_of"], "--base-ref", "main"
+            )
+            blocking = _not_ok(lines)
+            for reason in codes:
+                assert any(reason in line for line in blocking), (reason, lines)
+    finally:
+        repo.git.checkout("-q", "main")
+        repo.close()
+
+
+def test_json_lines_carry_mark_topic_and_code(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, plan = demo
+    attempt = "attempts/market-06/toy-lab/gridworld-monitor"
+    code = main(["explain", str(root / attempt), "--as-of", plan["verify_as_of"], "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    [explained] = data["attempts"]
+    assert explained["status"] == "not-qualifying"
+    failing = [line for line in explained["lines"] if line["mark"] != "ok"]
+    assert [(line["topic"], line["code"]) for line in failing] == [
+        ("attempt", None),
+        ("check", "judged-not-qualifying"),
+    ]
+
+
+def _one_grader_and_an_edited_case(files: Files) -> None:
+    def same_grader(trials: list[dict[str, Any]]) -> None:
+        for trial in trials:
+            trial["evaluator"] = "grader-1"
+
+    def edit(cases: list[dict[str, Any]]) -> None:
+        cases[1]["content"]["prompt"] += "!"
+
+    rewrite(files, "trials.jsonl", same_grader)
+    rewrite(files, "freeze-cases.jsonl", edit)
+
+
+def test_invalid_evidence_still_shows_its_unit_structure(
+    make_registry: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = make_registry(change=_one_grader_and_an_edited_case)
+    code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
+    assert code == 1
+    assert lines[0].startswith("fails   attempt")
+    assert any(line.startswith("fails   evidence    case-hash-mismatch") for line in lines)
+    [units] = [line for line in lines if " units " in line[:20]]
+    assert units.startswith("fails   units")
+    assert (
+        "1 independent units, the largest of 24 trial(s); joined most by evaluator (23 joins)"
+        in (units)
+    )
+    assert "the market needs 10" in units and "[sample-size]" in units
+
+
+def test_a_pending_attempt_lists_only_its_human_checks(
+    make_registry: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = make_registry(judged=False)
+    code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
+    assert code == 1
+    blocking = _not_ok(lines)
+    assert blocking[0].startswith("missing attempt") and "pending-judgment" in blocking[0]
+    assert blocking[-1].startswith("missing total")
+    assert all(line.startswith("missing check       human check '") for line in blocking[1:-1])
+    assert len(blocking) > 3
+
+
+def test_stale_judgment_names_both_digests(
+    make_registry: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The evidence changed after the maintainer judged it (a README added to the folder)."""
+    built = make_registry()
+    text = (built.attempt / "judgments.yaml").read_text()
+    judged = text.split("evidence_digest: ")[1].split()[0]
+    (built.attempt / "README.md").write_bytes(b"Notes added after the judgments.\n")
+    _, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
+    stale = [line for line in lines if "stale" in line]
+    assert stale and all(line.startswith("missing check") for line in stale), lines
+    assert judged in stale[0]
+    [evidence] = [line for line in lines if line.startswith("ok      evidence")]
+    assert evidence.split("digest ")[1].split(")")[0] in stale[0]
