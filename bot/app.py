@@ -9,7 +9,9 @@ A market whose filing window has closed is resolved from its `snapshot-R` tag's 
 tag counts (markets, shared rules, attempts and judgments as frozen, and main's history as it
 stood at the tag), so nothing committed to main after the close changes its outcome. A tag that
 does not count (lightweight, or made after the annulment date or the date resolved on) is
-never read: such a market is resolved from the working tree, and says so.
+never read: such a market, and a closed market without a tag, is resolved from main as it stood
+at the window's close (the last first-parent commit by the end of that day Anywhere on Earth),
+and says so; the working tree only without git history.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.archive.port import ArchiveRecords
 from bot.config import Limits
-from bot.dates import MarketDates
+from bot.dates import MarketDates, end_of_day
 from bot.errors import ClaimsError
 from bot.explain import Explanation, explain
 from bot.findings import Code, Finding, Severity
@@ -341,6 +343,27 @@ def resolve_registry(
                 problems.append(Finding(Code.REGISTRY_INVALID, outcome))
             else:
                 read = outcome
+        if read is None and closed and isinstance(history, GitHistory):
+            # No snapshot tree to read: read main as it stood when the window closed (what the
+            # tag should have frozen), never main as it is now, so nothing merged or edited
+            # after the close (judgments.yaml, say) counts.
+            at_close = history.commit_at(end_of_day(dates.window_closes))
+            if at_close is not None:
+                outcome = _snapshot_verdicts(registry, history, at_close, contract.id, options)
+                if isinstance(outcome, str):
+                    problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+                else:
+                    read = outcome
+                    why = (
+                        f"{snapshot.tag} does not count ({snapshot.tag_state}), so its tree is"
+                        " not read"
+                        if snapshot.tag_exists and not not_read
+                        else f"no {snapshot.tag} tree was read"
+                    )
+                    not_read.append(
+                        f"{why}: the attempts are read from {history.base_ref} as it stood at"
+                        f" the window's close ({at_close[:12]})"
+                    )
         if read is not None:
             mine, source, found = read
             problems += found

@@ -292,7 +292,8 @@ def test_a_snapshot_tag_off_main_never_counts_and_is_not_read(demo, tmp_path) ->
     report = _resolve(root, CLOSED, market=5)
     after = report.markets[0]
     assert after.snapshot.tag_state == "off-branch" and not after.snapshot.tag_counts
-    assert after.source.startswith("working tree")
+    # not the tag's tree: main as it stood when the window closed
+    assert after.source.startswith("git commit") and "window's close" in " ".join(after.warnings)
     assert after.outcome == before.outcome == "NO"
     assert "snapshot-off-branch" in {f.code.value for f in report.registry_problems}
 
@@ -312,6 +313,6 @@ def test_a_snapshot_tree_without_a_registry_is_reported_and_not_read(demo, tmp_p
     _retag(repo, before.snapshot.tag, broken, tagged.isoformat())
     report = _resolve(root, CLOSED, market=5)
     after = report.markets[0]
-    assert after.source.startswith("working tree")
+    assert after.source.startswith("git commit")  # main at the window's close
     problems = [f for f in report.registry_problems if f.code.value == "registry-invalid"]
     assert problems and "holds no readable registry" in problems[0].message

@@ -292,8 +292,10 @@ def test_annulled_only_when_tag_and_archive_are_both_missing(
     elif missing is None:
         assert market["warnings"] == []
     else:
-        (warning,) = market["warnings"]
-        assert warning.startswith(f"{TAG}: {missing} missing")
+        (warning,) = [w for w in market["warnings"] if w.startswith(f"{TAG}: {missing} missing")]
+        # without a tag tree to read, main as it stood at the window's close is read
+        read_from = [w for w in market["warnings"] if w != warning]
+        assert [("window's close" in note) for note in read_from] == ([] if tagged else [True])
 
 
 def test_default_archive_store_is_inside_the_registry(make_registry, resolve) -> None:
@@ -386,9 +388,10 @@ def test_a_tag_that_does_not_count_is_not_read(make_registry, resolve, kind) -> 
     _, report, out = resolve(built.root, "--as-of", CLOSED)
     market = _market(report)
     assert (market["state"], market["outcome"]) == ("closed", "YES")
-    assert market["source"].startswith("working tree")
-    assert any("read from the working tree" in w for w in market["warnings"])
-    assert "read from the working tree" in out
+    # never the tag's tree: main as it stood when the window closed
+    assert market["source"].startswith("git commit")
+    assert any("read from main as it stood at the window's close" in w for w in market["warnings"])
+    assert "as it stood at the window's close" in out
 
 
 def test_a_counting_tag_is_read(make_registry, resolve) -> None:
@@ -406,10 +409,10 @@ def test_as_of_counts_only_tags_made_by_then(make_registry, resolve) -> None:
     _tag(built, "2027-09-10T09:00:00Z", ref=_first_commit(built))
     _, before, _ = resolve(built.root, "--as-of", "2027-09-05")
     market = _market(before)
-    assert market["outcome"] == "YES"  # the working tree: the tag did not exist yet
+    assert market["outcome"] == "YES"  # main at the close: the tag did not exist yet
     assert market["snapshot"]["tag_state"] == "after-as-of"
     assert market["snapshot"]["tag_counts"] is False
-    assert market["source"].startswith("working tree")
+    assert market["source"].startswith("git commit")
     assert before["registry_problems"] == []  # not a problem: the tag was simply not made yet
     _, after, _ = resolve(built.root, "--as-of", "2027-09-10")
     market = _market(after)
@@ -489,3 +492,25 @@ def test_registry_problems_exit_2(make_registry, resolve) -> None:
     # The valid market still resolves.
     assert [m["market"] for m in report["markets"]] == [5]
     assert _market(report, 5)["outcome"] == "YES"
+
+
+def test_without_a_tag_nothing_committed_after_the_close_counts(make_registry, resolve) -> None:
+    """Review finding (issue 10): with no snapshot tree to read, the attempts were read from
+    the working tree, so a change committed to main after the close (here a market's bar made
+    stricter) decided the market. Now main is read as it stood when the window closed."""
+    built = make_registry()
+    contract = built.root / "markets" / "market-03.yaml"
+    text = contract.read_text()
+    assert "  max: 0.2\n" in text
+    contract.write_text(text.replace("  max: 0.2\n", "  max: 0.0001\n", 1))
+    after_close = "2027-08-31T09:00:00Z"  # the window closed on 2027-08-29 (AoE: 08-30 12:00)
+    built.repo.git.add("-A")
+    with built.repo.git.custom_environment(
+        GIT_AUTHOR_DATE=after_close, GIT_COMMITTER_DATE=after_close
+    ):
+        built.repo.git.commit("-qm", "a bar changed after the close")
+    _, report, out = resolve(built.root, "--as-of", CLOSED)
+    market = _market(report)
+    assert (market["state"], market["outcome"]) == ("closed", "YES")
+    assert market["source"].startswith("git commit")
+    assert "as it stood at the window's close" in out
