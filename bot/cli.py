@@ -192,6 +192,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="build the demo registry here and keep it (default: a temp folder)",
     )
+    demo.add_argument(
+        "--today",
+        action="store_true",
+        help="move every date of the demo (history, files, the scheduled job's runs) by whole"
+        " days so that its last date is yesterday: a kept registry where a freeze merged now"
+        " and trials run now come after all of main's history",
+    )
     # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
     from bot.tools.cli import (
         add_hash_cases_parser,
@@ -259,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from bot.demo.run import run_demo
 
-            return run_demo(args.keep)
+            return run_demo(args.keep, _today() if args.today else None)
         if args.command in ("init", "hash-cases", "pin-log", "scores"):
             from bot.tools.cli import run_tool
 
