@@ -145,7 +145,7 @@ def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_res
     tmp_path: Path,
 ) -> None:
     done = subprocess.run(
-        ["claims", "demo", "--keep", str(tmp_path / "demo"), "--today"],
+        [sys.executable, "-m", "bot", "demo", "--keep", str(tmp_path / "demo"), "--today"],
         capture_output=True,
         text=True,
         check=False,
