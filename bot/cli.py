@@ -18,7 +18,10 @@ from bot import __version__
 from bot.errors import ClaimsError
 from bot.report.text import printable
 
-__all__ = ["main"]
+__all__ = ["BASE_REF_DEFAULT", "main"]
+
+# How every command's help says what --base-ref defaults to (docs say it the same way).
+BASE_REF_DEFAULT = "default: main, else origin/main"
 
 EXIT_VALID, EXIT_INVALID, EXIT_ERROR = 0, 1, 2
 
@@ -60,8 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--base-ref",
         metavar="REF",
-        help="the base branch of a pull request (default: main): freeze order is "
-        "read from it and the branch may change only its attempt folders",
+        help=f"the base branch: freeze order is read from its history ({BASE_REF_DEFAULT});"
+        " naming it also checks the checked-out branch as a pull request against it (it may"
+        " change only its attempt folder)",
     )
     verify.add_argument(
         "--head",
@@ -104,7 +108,9 @@ def _parser() -> argparse.ArgumentParser:
         help="resolve as of this date, YYYY-MM-DD (default: today, UTC)",
     )
     resolve.add_argument(
-        "--base-ref", metavar="REF", help="the branch whose history counts (default: main)"
+        "--base-ref",
+        metavar="REF",
+        help=f"the branch whose history counts ({BASE_REF_DEFAULT})",
     )
     resolve.add_argument(
         "--archive-store",
@@ -192,6 +198,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="build the demo registry here and keep it (default: a temp folder)",
     )
+    demo.add_argument(
+        "--today",
+        action="store_true",
+        help="move every date of the demo (history, files, the scheduled job's runs) by whole"
+        " days so that its last date is yesterday: a kept registry where a freeze merged now"
+        " and trials run now come after all of main's history",
+    )
     # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
     from bot.tools.cli import (
         add_hash_cases_parser,
@@ -259,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             from bot.demo.run import run_demo
 
-            return run_demo(args.keep)
+            return run_demo(args.keep, _today() if args.today else None)
         if args.command in ("init", "hash-cases", "pin-log", "scores"):
             from bot.tools.cli import run_tool
 
@@ -546,8 +559,9 @@ def _add_explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
     explain.add_argument(
         "--base-ref",
         metavar="REF",
-        help="the base branch of a pull request (default: main): freeze order is read from it,"
-        " and what the checked-out branch may not change counts against the folders it touches",
+        help=f"the base branch: freeze order is read from its history ({BASE_REF_DEFAULT});"
+        " naming it also counts what the checked-out branch may not change against the folders"
+        " it touches",
     )
     explain.add_argument("--json", action="store_true", help="print JSON instead of text")
 

@@ -59,8 +59,9 @@ from bot.qualification import required_checks  # noqa: E402
 Files = dict[str, bytes]
 RULES_BYTES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
 FREEZE = ("freeze.yaml", "freeze-cases.jsonl")
-# Attempt files sit four folders below the registry root, the registry two below the project.
-ATTEMPT_SCHEMAS = "../../../../../../schemas"
+# Attempt files sit four folders below the registry root. The `$schema` links are relative to
+# the registry that `claims demo` builds (which carries schemas/), not to this checkout.
+ATTEMPT_SCHEMAS = "../../../../schemas"
 
 
 def day(d: int, month: int = 1, hour: int = 9) -> datetime:
@@ -320,7 +321,7 @@ def build(out: Path) -> None:
     written: dict[str, bytes] = {"shared-rules/common-v1.yaml": RULES_BYTES}
     for number, doc in market_docs.items():
         written[f"markets/market-{number:02d}.yaml"] = dump_yaml(
-            doc, "../../../schemas/market.schema.json"
+            doc, "../schemas/market.schema.json"
         )
     steps: list[dict[str, Any]] = [
         {

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime, timedelta
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -27,6 +27,7 @@ from bot.archive.local import LocalArchive
 from bot.config import Limits
 from bot.dates import end_of_day
 from bot.demo.git_registry import Step, build_git_registry
+from bot.demo.shift import shift_days_before, shift_demo
 from bot.errors import ClaimsError
 from bot.gather import AdapterRunner, VerifyOptions
 from bot.jobs.close_windows import CloseReport, Job, close_windows
@@ -100,17 +101,45 @@ def load_plan(examples: Traversable) -> tuple[list[Step], dict[str, Any]]:
     return steps, document.data
 
 
-def run_demo(keep: Path | None = None) -> int:
+def run_demo(keep: Path | None = None, today: date | None = None) -> int:
     """Build, verify, resolve and print the demo; return 0 when every example behaved.
 
-    Raises `ClaimsError` if the examples are missing or `keep` is not empty.
+    With `today`, the whole demo is first moved by a whole number of days so that its last
+    date is the day before `today` (`bot.demo.shift`). Raises `ClaimsError` if the examples
+    are missing or `keep` is not empty.
     """
     examples = examples_folder()
     steps, plan = load_plan(examples)
+    released = _released(examples)
+    if today is not None:
+        days = shift_days_before(today, steps, plan)
+        steps, plan, released = shift_demo(steps, plan, released, days)
+        print(
+            f"The demo's dates are moved by {days} days: its last date is"
+            f" {(today - timedelta(days=1)).isoformat()}, the day before today.\n"
+        )
+    steps = _with_schemas(steps)
     if keep is not None:
-        return _run(keep, examples, steps, plan)
+        return _run(keep, released, steps, plan)
     with tempfile.TemporaryDirectory(prefix="claims-demo-") as folder:
-        return _run(Path(folder) / "registry", examples, steps, plan)
+        return _run(Path(folder) / "registry", released, steps, plan)
+
+
+def _released(examples: Traversable) -> dict[str, bytes]:
+    """The data the wrapped attempts' papers released, by name (its sha256)."""
+    folder = examples / "released"
+    if not folder.is_dir():
+        return {}
+    return {item.name: item.read_bytes() for item in folder.iterdir() if item.is_file()}
+
+
+def _with_schemas(steps: list[Step]) -> list[Step]:
+    """The first step also commits `schemas/`, as the registry has it, so the files' `$schema`
+    links resolve in a kept demo registry and editors validate there."""
+    from bot.evidence.schema import schema_files
+
+    first = replace(steps[0], files={**schema_files(), **steps[0].files})
+    return [first, *steps[1:]]
 
 
 @dataclass
@@ -195,7 +224,7 @@ def close_on_schedule(
     return close_windows(job)
 
 
-def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, Any]) -> int:
+def _run(root: Path, released: dict[str, bytes], steps: list[Step], plan: dict[str, Any]) -> int:
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
     repo = build_git_registry(root, steps)
@@ -232,7 +261,7 @@ def _run(root: Path, examples: Traversable, steps: list[Step], plan: dict[str, A
         head=head,
         name="verify-pr",
     )
-    rerun_adapter = _rerun_adapter(examples, work, plan)
+    rerun_adapter = _rerun_adapter(released, work, plan)
     rerun: dict[str, Any] = {"attempts": [], "pr_problems": [], "skipped": True}
     if rerun_adapter is not None:
         rerun = demo.verify(
@@ -294,7 +323,9 @@ def _made_by_the_job(root: Path, work: Path) -> _Made:
     return _Made(tags, records, issues)
 
 
-def _rerun_adapter(examples: Traversable, work: Path, plan: dict[str, Any]) -> AdapterRerun | None:
+def _rerun_adapter(
+    released: dict[str, bytes], work: Path, plan: dict[str, Any]
+) -> AdapterRerun | None:
     """The adapter rerun, from a cache seeded with the released data; None where skipped.
 
     The papers' URLs are examples, so the released files are put in the content-addressed
@@ -309,8 +340,8 @@ def _rerun_adapter(examples: Traversable, work: Path, plan: dict[str, Any]) -> A
         return None
     cache = work / "released"
     (cache / "sha256").mkdir(parents=True)
-    for source in sorted((examples / "released").iterdir(), key=lambda item: item.name):
-        (cache / "sha256" / source.name).write_bytes(source.read_bytes())
+    for name, data in sorted(released.items()):
+        (cache / "sha256" / name).write_bytes(data)
     return AdapterRerun(cache=cache, results=work / "reruns")
 
 

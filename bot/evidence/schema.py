@@ -36,7 +36,7 @@ from bot.findings import Code, Finding
 from bot.load.document import FieldPath
 from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 
-__all__ = ["SCHEMA_NAMES", "distinct_key", "validate"]
+__all__ = ["SCHEMA_NAMES", "distinct_key", "schema_files", "validate"]
 
 _SCHEMAS_PACKAGE = "bot.schemas"
 _BASE = "https://ai-safety-claims.github.io/registry/schemas/"
@@ -136,6 +136,15 @@ _Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call
         },
     },
 )
+
+
+def schema_files() -> dict[str, bytes]:
+    """The schema files as a registry holds them: `schemas/NAME.schema.json` -> bytes."""
+    return {
+        f"schemas/{f.name}": f.read_bytes()
+        for f in sorted(files(_SCHEMAS_PACKAGE).iterdir(), key=lambda f: f.name)
+        if f.name.endswith(".schema.json")
+    }
 
 
 @cache

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import filecmp
+import json
+import re
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import git
@@ -114,3 +116,65 @@ def test_the_demo_without_a_sandbox_leaves_the_wrapped_attempts_out(
     assert "ok  market 3 not recorded: its wrapped attempts were not rerun" in out
     assert not (tmp_path / "demo" / "resolutions" / "market-03.yaml").exists()
     assert "ok  market 2 recorded ANNULLED" in out
+
+
+# Issue 11, items 4 and 5: the kept demo carries schemas/; --today moves the demo before today.
+
+
+def _schema_links(root: Path) -> list[tuple[Path, str]]:
+    """Every relative `$schema` link of the registry's YAML and JSON files (a YAML file's
+    `# yaml-language-server: $schema=...` comment, a JSON file's `"$schema"` key)."""
+    links = []
+    for path in sorted(root.rglob("*")):
+        if ".git" in path.relative_to(root).parts or not path.is_file():
+            continue
+        if path.suffix in (".yaml", ".yml"):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                link = line.removeprefix("# yaml-language-server: $schema=").strip()
+                if link != line.strip() and "://" not in link:
+                    links.append((path, link))
+        elif path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            link = data.get("$schema") if isinstance(data, dict) else None
+            if isinstance(link, str) and "://" not in link:
+                links.append((path, link))
+    return links
+
+
+def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_resolves(
+    tmp_path: Path,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bot", "demo", "--keep", str(tmp_path / "demo"), "--today"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "demo OK: all 15 examples gave the codes they demonstrate" in done.stdout
+    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
+    assert "UNEXPECTED" not in done.stdout
+    root = tmp_path / "demo"
+    now = datetime.now(UTC)
+    today = now.date()
+    with git.Repo(root) as repo:
+        dates = [c.committed_datetime for c in repo.iter_commits("--all")]
+        dates += [c.authored_datetime for c in repo.iter_commits("--all")]
+        dates += [datetime.fromtimestamp(tag.tag.tagged_date, UTC) for tag in repo.tags if tag.tag]
+        tracked = repo.git.ls_files().splitlines()
+    assert len(dates) > 100 and all(moment.date() < today for moment in dates), max(dates)
+    # Every date in every file, too (the markets' resolve_by, trials, judgments, logs).
+    latest = max(
+        date.fromisoformat(found)
+        for name in tracked
+        for found in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", (root / name).read_text("utf-8"))
+    )
+    assert latest < today
+    # The registry carries schemas/, so editors validate, and every $schema link resolves.
+    assert "schemas/attempt.schema.json" in tracked
+    links = _schema_links(root)
+    assert len(links) > 40
+    broken = [
+        f"{p.relative_to(root)}: {link}" for p, link in links if not (p.parent / link).is_file()
+    ]
+    assert broken == []
