@@ -62,6 +62,15 @@ def test_edit_block_replaces_only_its_lines() -> None:
     }
 
 
+def test_edit_block_refuses_a_block_with_a_scalar_over_several_lines() -> None:
+    # found by the property test below on CI: the value "\n" is written over three lines
+    text = "market: 3\nraw_log:\n  sha256: '\n\n    '\ntitle: t\n"
+    original, _ = parse_yaml(text.encode(), "attempt.yaml")
+    assert original is not None and original.data["raw_log"] == {"sha256": "\n"}
+    edited, why = edit_block(text, "raw_log", {"sha256": "1" * 64}, "attempt.yaml")
+    assert edited is None and why.startswith("attempt.yaml")
+
+
 def test_edit_block_adds_a_missing_block_and_refuses_a_flow_mapping() -> None:
     edited, _ = edit_block("market: 3\n", "raw_log", {"bytes": 5}, "attempt.yaml")
     assert edited == "market: 3\nraw_log:\n  bytes: 5\n"
@@ -74,11 +83,19 @@ def test_edit_block_adds_a_missing_block_and_refuses_a_flow_mapping() -> None:
 
 _KEY = st.sampled_from(["sha256", "bytes", "url", "note", "extra"])
 _SCALAR = st.one_of(st.integers(0, 10**12), st.text(max_size=20))
+# What a filer's raw_log block holds: one line per key. A scalar YAML writes over several lines
+# (a string holding a line break) is refused, not edited (the test below).
+_BREAKS = "\n\r\x85\u2028\u2029"
+_ONE_LINE = st.one_of(
+    st.integers(0, 10**12),
+    # no lone surrogates either: a UTF-8 file cannot hold them
+    st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters=_BREAKS), max_size=20),
+)
 
 
 @settings(deadline=None)
 @given(
-    st.dictionaries(_KEY, _SCALAR, max_size=4),
+    st.dictionaries(_KEY, _ONE_LINE, max_size=4),
     st.dictionaries(st.sampled_from(["sha256", "bytes", "url"]), _SCALAR, min_size=1),
     st.sampled_from(["  ", "    "]),
     st.booleans(),
