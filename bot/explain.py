@@ -217,14 +217,18 @@ def _bars(verdict: AttemptVerdict, market: Market) -> list[Line]:
 
 
 def _scored_families(judged: Judged) -> set[str]:
+    # Hostile records may hold a case_id of any JSON type (the schema refuses it elsewhere):
+    # only a string names a case.
     families = {
-        record.data.get("case_id"): record.data.get("family")
+        case_id: record.data.get("family")
         for record in judged.files.case_records or ()
+        if isinstance(case_id := record.data.get("case_id"), str)
     }
     return {
         fold_name(family)
         for record in judged.files.trial_records or ()
-        if isinstance(family := families.get(record.data.get("case_id")), str)
+        if isinstance(case_id := record.data.get("case_id"), str)
+        and isinstance(family := families.get(case_id), str)
     }
 
 

@@ -952,8 +952,11 @@ def _freeze(
         method = method if len(method) <= _MAX_NAME else f"{method[: _MAX_NAME - 3]}..."
         comments.append("method.name: the log's solver plan; name the method under test.")
     else:
-        method = "REPLACE-ME"
-        comments.append("method.name: the log names no solver; REPLACE-ME with the method.")
+        from bot.evidence.rules import PLACEHOLDER
+
+        # A placeholder verify refuses (`schema`) until replaced, like the code_commit below.
+        method = f"{PLACEHOLDER}: the method under test"
+        comments.append("method.name: the log names no solver; replace FILL-IN with the method.")
     revision = _mapping(spec.get("revision"))
     commit = revision.get("commit")
     if isinstance(commit, str) and _HEX_COMMIT.match(commit):

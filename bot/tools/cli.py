@@ -173,7 +173,7 @@ def _init(args: argparse.Namespace) -> int:
             what="stub",
         ),
     ]
-    _print(apply(writes, args.force, Path.cwd()))
+    _print(apply(writes, args.force, Path.cwd(), root))
     if not (root / "schemas").is_dir():
         print(
             f"note: {root} has no schemas/ folder, so the files' $schema links"
@@ -306,7 +306,7 @@ def _pin_log(args: argparse.Namespace) -> int:
     writes.append(
         Write(attempt, edited.encode("utf-8"), owned=True, what=f"{fields} only; comments kept")
     )
-    _print(apply(writes, args.force, Path.cwd()))
+    _print(apply(writes, args.force, Path.cwd(), place.root))
     kept = (
         "whole"
         if len(planned) == 1
@@ -334,6 +334,7 @@ def _scores(args: argparse.Namespace) -> int:
             [Write(target, result.data, owned=True, what="the derived score table")],
             False,
             Path.cwd(),
+            place.root,
         )
     )
     return EXIT_DONE

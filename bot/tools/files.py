@@ -42,14 +42,40 @@ def write_atomic(path: Path, data: bytes) -> None:
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(temporary, "wb") as stream:
+        # O_EXCL | O_NOFOLLOW: a file or link planted under the temporary name is never
+        # written through.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        with os.fdopen(os.open(temporary, flags, 0o666), "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)
+    except FileExistsError:
+        raise ClaimsError(f"cannot write {path}: {temporary} is in the way; remove it") from None
     except OSError as error:
         temporary.unlink(missing_ok=True)
         raise ClaimsError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _no_link(path: Path, root: Path) -> None:
+    """Refuse a write whose path passes through a symbolic link below `root` (a linked
+    folder would carry the write out of the registry)."""
+    real = path.parent.resolve() / path.name
+    if not real.is_relative_to(root.resolve()):
+        raise ClaimsError(
+            f"{path} is outside the registry at {root}: a symbolic link on its way leads out",
+            "remove the link; nothing was written",
+        )
+    if not path.absolute().is_relative_to(root.absolute()):
+        return  # the registry itself reached through a link above it: that is the filer's
+    step = root.absolute()
+    for part in path.absolute().relative_to(root.absolute()).parts:
+        step = step / part
+        if step.is_symlink():
+            raise ClaimsError(
+                f"{step} is a symbolic link: the registry refuses links",
+                "remove it; nothing was written",
+            )
 
 
 def _read(path: Path) -> bytes | None:
@@ -81,12 +107,16 @@ def _diff(old: bytes, new: bytes, name: str) -> list[str]:
     return shown
 
 
-def apply(writes: Sequence[Write], force: bool, base: Path) -> list[str]:
+def apply(writes: Sequence[Write], force: bool, base: Path, root: Path | None = None) -> list[str]:
     """Check every write, then make them; return the summary lines (paths relative to `base`).
 
     Raises `ClaimsError` (exit 2), writing nothing, when a write would replace a file the
-    command does not own and `force` is False.
+    command does not own and `force` is False, or (given the registry's `root`) when a
+    write's path passes through a symbolic link below it.
     """
+    if root is not None:
+        for write in writes:
+            _no_link(write.path, root)
     current = {write.path: _read(write.path) for write in writes}
     refused = [
         write.path

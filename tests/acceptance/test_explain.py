@@ -167,3 +167,23 @@ def test_stale_judgment_names_both_digests(
     assert judged in stale[0]
     [evidence] = [line for line in lines if line.startswith("ok      evidence")]
     assert evidence.split("digest ")[1].split(")")[0] in stale[0]
+
+
+@pytest.mark.parametrize(
+    ("file", "line"),
+    [
+        ("freeze-cases.jsonl", b'{"case_id": ["x"], "family": "f"}\n'),
+        ("trials.jsonl", b'{"case_id": {"a": 1}, "started_at": 5}\n'),
+    ],
+)
+def test_an_unhashable_case_id_is_explained_not_a_traceback(
+    make_registry, run_claims, file: str, line: bytes
+) -> None:
+    built = make_registry()
+    path = built.attempt / file
+    path.write_bytes(path.read_bytes() + line)
+    result = run_claims("explain", built.attempt)
+    assert result.code == 1, result.err
+    assert "evidence invalid, so it cannot qualify" in result.out
+    where = built.attempt.relative_to(built.root).as_posix()
+    assert f"schema: {where}/{file}:" in result.out and "Traceback" not in result.err

@@ -300,3 +300,32 @@ def test_scores_names_the_problem_that_stops_it(make_registry, run_claims) -> No
     assert result.code == 1
     assert f"{FOLDER.replace('tester-lab', 'alice-lab')}/trials.jsonl:25" in result.out
     assert "schema" in result.out and "nothing written" in result.out
+
+
+# Writing never follows a symbolic link out of the registry ----------------------------------
+
+
+def test_pin_log_refuses_a_raw_log_folder_that_is_a_link(
+    make_registry, run_claims, tmp_path
+) -> None:
+    built = make_registry()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "precious.txt").write_bytes(b"keep me\n")
+    raw = built.attempt / "raw-log"
+    shutil.move(raw / "harness.log", tmp_path / "harness.log")
+    shutil.rmtree(raw)
+    raw.symlink_to(outside, target_is_directory=True)
+    result = run_claims("pin-log", built.attempt, "--log", tmp_path / "harness.log", "--force")
+    assert result.code == 2 and "symbolic link" in result.err, result.out + result.err
+    assert sorted(p.name for p in outside.iterdir()) == ["precious.txt"]
+
+
+def test_init_refuses_a_submitter_folder_that_is_a_link(registry, run_claims, tmp_path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (registry / "attempts/market-03").mkdir(parents=True)
+    (registry / "attempts/market-03/tester").symlink_to(outside, target_is_directory=True)
+    result = run_claims("init", "--market", "3", "--submitter", "tester", "--attempt", "abc")
+    assert result.code == 2 and "symbolic link" in result.err, result.out + result.err
+    assert list(outside.iterdir()) == []

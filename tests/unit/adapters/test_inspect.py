@@ -731,3 +731,17 @@ def test_claims_adapt_inspect_end_to_end(json_log, tmp_path: Path, capsys) -> No
     err = capsys.readouterr().err
     assert "error: bad.json: got a JSON list, expected an object" in err
     assert "Traceback" not in err
+
+
+def test_a_log_without_a_solver_gives_a_method_name_verify_refuses(tmp_path: Path) -> None:
+    """The stub's method name for a log that names no solver is a placeholder verify refuses
+    (`schema`), like the all-zero code_commit, not a name that passes."""
+    from bot.evidence.rules import check_placeholders
+
+    log = raw_json_log("run-a")
+    log["plan"]["steps"] = []
+    text = convert(write_json(tmp_path / "bare.json", log)).files["freeze.yaml"]
+    document, problems = parse_yaml(text, "freeze.yaml")
+    assert problems == [] and document is not None
+    found = check_placeholders([("freeze.yaml", document.data, document.lines.get)])
+    assert [f.message.split(":")[0] for f in found] == ["method.name"]

@@ -1,0 +1,25 @@
+"""bot/tools/files.py: atomic writes never write through a planted link."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.errors import ClaimsError
+from bot.tools.files import write_atomic
+
+
+def test_write_atomic_does_not_write_through_a_link_at_the_temporary_name(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_bytes(b"keep me\n")
+    folder = tmp_path / "attempt"
+    folder.mkdir()
+    (folder / f".attempt.yaml.{os.getpid()}.tmp").symlink_to(outside)
+    with pytest.raises(ClaimsError, match="in the way"):
+        write_atomic(folder / "attempt.yaml", b"title: x\n")
+    assert outside.read_bytes() == b"keep me\n"
+    assert not (folder / "attempt.yaml").exists()
