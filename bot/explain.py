@@ -25,7 +25,7 @@ from bot.findings import Code, Finding, Severity
 from bot.gather import Judged
 from bot.models import Market, SharedRules
 from bot.names import fold_name
-from bot.qualification import required_checks
+from bot.qualification import distinct_groups, required_checks
 from bot.verdict import AttemptVerdict, BarResult, UnitSummary
 
 __all__ = ["Explanation", "Line", "Mark", "explain"]
@@ -438,7 +438,7 @@ def _adversarial(
     ]
     closed_by = min(end_of_day(as_of or market.resolve_by), end_of_day(market.resolve_by))
     route_lines = [
-        _route_red_teams(adversarial.red_teams, _distinct(counted), routes["red_teams"]),
+        _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes["red_teams"]),
         _route_bounty(adversarial.bounty, routes["bounty"], closed_by),
         _route_generator(
             adversarial.generator, routes["generator"], rules, market, _first_trial(judged)
@@ -446,7 +446,7 @@ def _adversarial(
     ]
     if budget == "default":
         rule = rules.adversarial["default"]
-        groups = _distinct(counted)
+        groups = distinct_groups(counted)
         hours = sum(team.hours for team in groups)
         met = len(groups) >= rule["min_groups"] and hours >= rule["min_hours_total"]
         route_lines.insert(
@@ -465,15 +465,6 @@ def _adversarial(
     lines += [line for line in route_lines if line.mark == "ok" or not met_any]
     lines += [line for line in team_lines if line.mark == "ok" or not met_any]
     return lines
-
-
-def _distinct(teams: Sequence[RedTeam]) -> list[RedTeam]:
-    groups: dict[tuple[str, str], RedTeam] = {}
-    for team in teams:
-        key = (fold_name(team.name), fold_name(team.organization))
-        if key not in groups or team.hours > groups[key].hours:
-            groups[key] = team
-    return list(groups.values())
 
 
 # --- outputs, human checks, dates ----------------------------------------------------------

@@ -41,7 +41,7 @@ from bot.verdict import (
     UnitSummary,
 )
 
-__all__ = ["Evidence", "Qualification", "qualify", "required_checks"]
+__all__ = ["Evidence", "Qualification", "distinct_groups", "qualify", "required_checks"]
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,7 @@ def _bars(reasons: _Reasons, bars: Sequence[BarResult]) -> None:
             reasons.add(code, f"bar {result.bar_id!r}: {result.note}", "trials.jsonl")
 
 
-def _distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
+def distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
     """Each red-team group once, by its folded name and organization.
 
     A group listed more than once keeps its largest hours: listings are never added up, so
@@ -206,7 +206,7 @@ def _adversarial_problems(
         excluded += failing
         if not failing:
             counting.append(team)
-    groups = _distinct_groups(counting)
+    groups = distinct_groups(counting)
     routes = rules.adversarial["routes"]
     red = _red_team_problems(groups, routes["red_teams"])
     bounty = (
