@@ -281,17 +281,27 @@ def verify_registry(
     folders = registry.attempt_folders(selected)
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    blocking = [f for f in pr_problems if f.severity is not Severity.NOTICE]
-    if blocking and changes is not None:
-        touched = {
-            folder: tuple(blocking)
-            for folder in folders
-            if any(change.path.startswith(f"{folder}/") for change in changes)
-        }
+    if changes is not None:
+        touched = _blocked_folders(folders, changes, pr_problems)
     verdicts, problems = verify_folders(registry, folders, history, options, touched)
     return VerifyReport(
         tuple(verdicts), tuple(problems), tuple(pr_problems), history.base_ref, registry.tree.label
     )
+
+
+def _blocked_folders(
+    folders: Sequence[str], changes: Sequence[Change], pr_problems: Sequence[Finding]
+) -> dict[str, Sequence[Finding]]:
+    """The attempt folders a pull request touches, each with what the PR may not change (its
+    problems but notices): they make those folders' evidence invalid."""
+    blocking = tuple(f for f in pr_problems if f.severity is not Severity.NOTICE)
+    if not blocking:
+        return {}
+    return {
+        folder: blocking
+        for folder in folders
+        if any(change.path.startswith(f"{folder}/") for change in changes)
+    }
 
 
 def resolve_registry(
@@ -435,21 +445,15 @@ def explain_registry(
     folders = registry.attempt_folders(list(paths))
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    blocking: list[Finding] = []
+    blocked: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         options = replace(options, judgments_from_base=True)
-        blocking = [
-            f
-            for f in pull_request_problems(registry, changes, head_paths)
-            if f.severity is not Severity.NOTICE
-        ]
+        pr_problems = pull_request_problems(registry, changes, head_paths)
+        blocked = _blocked_folders(folders, changes, pr_problems)
     explanations = []
     problems: dict[Finding, None] = {}
     for folder in folders:
-        touched = changes is not None and any(
-            change.path.startswith(f"{folder}/") for change in changes
-        )
-        judged = judge_folder(registry, folder, history, options, blocking if touched else ())
+        judged = judge_folder(registry, folder, history, options, blocked.get(folder, ()))
         explanations.append(explain(judged, registry.rules, options.as_of))
         problems.update(dict.fromkeys(judged.registry_problems))
     return explanations, list(problems)
