@@ -94,6 +94,8 @@ class Code(StrEnum):
     REGISTRY_INVALID = "registry-invalid"
     SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (SPEC 5)
     SNAPSHOT_OFF_BRANCH = "snapshot-off-branch"  # a warning: a tag of a commit main never held
+    # The operator's verification cache (--verify-cache): a notice, the attempt is rechecked.
+    CACHE_ENTRY_INVALID = "cache-entry-invalid"
 
 
 class Severity(StrEnum):

@@ -31,7 +31,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, derived_table, unit_structure
+from bot.bars import compare_score_tables
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -39,7 +39,6 @@ from bot.evidence.models import (
     Certificate,
     Freeze,
     Judgment,
-    Trial,
 )
 from bot.evidence.rules import (
     RawLogFile,
@@ -49,7 +48,6 @@ from bot.evidence.rules import (
     check_placeholders,
     check_raw_log,
     check_trial_order,
-    check_trials,
     check_withheld,
     paper_freeze_time,
 )
@@ -58,17 +56,17 @@ from bot.history import Landing
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
-from bot.names import fold_name
 from bot.qualification import Evidence, qualify
-from bot.stats.errors import StatisticsError
-from bot.verdict import AttemptVerdict, CheckState, Counts, UnitSummary
+from bot.records import RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.verdict import AttemptVerdict, CheckState, Counts
 
-__all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt"]
+__all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt", "records_of", "withholdable_of"]
 
 SLUG = re.compile(r"\A[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # common.schema.json#/$defs/slug
 MARKET_FOLDER = re.compile(r"\Amarket-(\d{2,})\Z")
 
 LineOf = Callable[[FieldPath], int | None]
+Published = tuple[str, object, LineOf]
 
 
 @dataclass(frozen=True)
@@ -97,6 +95,12 @@ class AttemptFiles:
     adapter: AdapterSpec | None = None
     # Every parsed document and record, for the hidden-suite check: (file, data, line_of).
     published: Sequence[tuple[str, object, LineOf]] = ()
+    # Per JSONL file name: what reading it found (also among `problems`, in reading order).
+    jsonl_problems: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
+    # freeze-cases.jsonl and trials.jsonl checked already (read back from the verification
+    # cache, bot/cache.py): then their records were not read (`case_records` and
+    # `trial_records` are None) and the judge takes this instead of checking them.
+    records_check: RecordsCheck | None = None
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
@@ -173,7 +177,10 @@ def _judge(
             attempt.path,
             _line(files, attempt.path, ("adversarial", "generator", "planted_found")),
         )
-    findings += check_names(files.published)
+    withholdable = withholdable_of(market, facts)
+    records = records_of(files, market, rules, withholdable)
+    before, after = _published_around_records(files)
+    findings += [*check_names(before), *records.names, *check_names(after)]
     findings += check_placeholders(files.published, files.problems)
     findings += _check_placeholder_commit(files.freeze)
     # 2. the market
@@ -181,24 +188,9 @@ def _judge(
     if attempt is not None:
         findings += _check_kind(attempt, market)
     # 3. frozen cases
-    cases: dict[str, Case] | None = None
-    if files.case_records is not None:
-        cases, problems = check_cases(
-            files.case_records, files.path("freeze-cases.jsonl"), complete=files.cases_complete
-        )
-        findings += problems
+    findings += records.cases_findings
     # 4. trials
-    unit_keys = market.unit_keys if market else rules.unit_keys
-    trials: list[Trial] = []
-    if files.trial_records is not None:
-        trials, problems = check_trials(
-            files.trial_records,
-            cases,
-            unit_keys,
-            files.path("trials.jsonl"),
-            complete=files.trials_complete,
-        )
-        findings += problems
+    findings += records.trials_findings
     # 5. the adapter rerun
     findings += facts.adapter_findings or ()
     # 6. the raw log
@@ -206,21 +198,22 @@ def _judge(
         findings += _check_raw_log(files, attempt, rules, facts)
     # 7. freeze order (and, for a wrapped attempt, what fetching the paper's freeze found)
     if files.freeze is not None and attempt is not None:
-        findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
+        findings += _check_freeze_order(files, attempt, files.freeze, records, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
     # 8. hidden suites
-    withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
-    findings += check_withheld(files.published, withholdable)
+    findings += [
+        *check_withheld(before, withholdable),
+        *records.withheld,
+        *check_withheld(after, withholdable),
+    ]
 
     counts = Counts(
         files=len(files.entries),
-        cases=len(cases or {}),
-        trials=len(trials),
-        systems=len({fold_name(trial.system) for trial in trials}),
-        families=len(
-            {fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases}
-        ),
+        cases=records.case_count,
+        trials=records.trials.count,
+        systems=len(records.trials.systems),
+        families=len(records.trials.families),
     )
     verdict = AttemptVerdict(
         attempt=files.folder,
@@ -233,18 +226,19 @@ def _judge(
     if (
         market is None
         or attempt is None
-        or cases is None
+        or not records.cases_read
         or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
     ):
         # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
         # a filer sees what a shared key did before the bars are ever evaluated.
-        summary = _unit_summary(trials, market.unit_keys) if market and trials else None
-        return replace(verdict, units=summary) if summary else verdict
+        return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
 
     # 9. bars and the score table
-    bars, units, problems, derived = derived_table(
-        market, cases, trials, rules.confidence, files.path("trials.jsonl")
-    )
+    if records.bars is None or records.units is None or records.derived is None:
+        raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
+    bars, units = records.bars, records.units
+    problems = list(records.bar_problems)
+    derived = dict(records.derived)
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
@@ -266,8 +260,7 @@ def _judge(
     evidence = Evidence(
         folder=files.folder,
         attempt=attempt,
-        cases=cases,
-        trials=trials,
+        trials=records.trials,
         certificates=files.certificates,
         scores=claimed,
         judgments=files.judgments,
@@ -301,21 +294,42 @@ def _judge(
     )
 
 
-def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
-    """The unit structure of the trials that could be read (None when a value cannot be
-    compared: the trial checks have said so)."""
-    try:
-        units = unit_structure(trials, unit_keys)
-    except StatisticsError:
-        return None
-    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
-    return UnitSummary(
-        units.count,
-        units.largest,
-        dict(units.nulls_per_key),
-        dict(units.joins_per_key),
-        busiest[0] if busiest[1] else None,
+def withholdable_of(market: Market | None, facts: AttemptFacts) -> list[str]:
+    """8. The fields no published file may hold: the market's and the challenge run's."""
+    return sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
+
+
+def records_of(
+    files: AttemptFiles, market: Market | None, rules: SharedRules, withholdable: Sequence[str]
+) -> RecordsCheck:
+    """freeze-cases.jsonl and trials.jsonl checked: as read back from the verification cache
+    (`files.records_check`), else checked now. Raises `RecordsNeeded` when the check read back
+    was made for other withholdable fields (then the shell judges from the files)."""
+    if files.records_check is not None:
+        if files.records_check.withholdable != tuple(withholdable):
+            raise RecordsNeeded("the cached check was made for other withholdable fields")
+        return files.records_check
+    return check_records(
+        files.folder,
+        files.case_records,
+        files.trial_records,
+        files.jsonl_problems,
+        files.published,
+        market,
+        rules,
+        withholdable,
     )
+
+
+def _published_around_records(files: AttemptFiles) -> tuple[list[Published], list[Published]]:
+    """The published documents read before freeze-cases.jsonl and trials.jsonl (attempt.yaml,
+    freeze.yaml) and after them (the rest), their records left out: those are checked with
+    them (`RecordsCheck`), so each check's findings keep the reading order."""
+    records = {files.path(name) for name in RECORD_FILES}
+    first = {files.path("attempt.yaml"), files.path("freeze.yaml")}
+    before = [entry for entry in files.published if entry[0] in first]
+    after = [entry for entry in files.published if entry[0] not in first | records]
+    return before, after
 
 
 def _check_score_table(
@@ -508,7 +522,7 @@ def _check_freeze_order(
     files: AttemptFiles,
     attempt: Attempt,
     freeze: Freeze,
-    trials: Sequence[Trial],
+    records: RecordsCheck,
     facts: AttemptFacts,
 ) -> list[Finding]:
     """7. Every trial after the freeze: git for run attempts, the paper's date for wrapped."""
@@ -528,6 +542,7 @@ def _check_freeze_order(
         moment = paper_freeze_time(paper.date)
         if moment is None:
             return []
+        trials = records.trials_before(moment)
         return check_trial_order(trials, moment, f"the paper's freeze of {paper.date}", trials_file)
     if facts.history_unavailable is not None:
         return [Finding(Code.FREEZE_ORDER, facts.history_unavailable, freeze.path)]
@@ -558,6 +573,7 @@ def _check_freeze_order(
         what = f"the freeze merged to {facts.base_ref} in {latest.sha[:12]}"
         if latest.clamped:
             what += " (its date taken no earlier than any older commit on main)"
+        trials = records.trials_before(latest.committed_at)
         findings += check_trial_order(trials, latest.committed_at, what, trials_file)
     for file, landing in unconfirmed[:1]:  # one notice per attempt
         findings.append(

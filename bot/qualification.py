@@ -10,7 +10,7 @@ for a qualifying attempt (seed, "Judgment Stack").
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
@@ -20,17 +20,15 @@ from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import (
     Attempt,
     Bounty,
-    Case,
     Certificate,
     Generator,
     Judgment,
     RedTeam,
-    Trial,
 )
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.names import fold_name
-from bot.stats.units import UnitStructure
+from bot.records import TrialSummary
 from bot.timestamps import parse_date, parse_timestamp
 from bot.verdict import (
     AttemptOutcome,
@@ -50,8 +48,7 @@ class Evidence:
 
     folder: str
     attempt: Attempt
-    cases: Mapping[str, Case]
-    trials: Sequence[Trial]
+    trials: TrialSummary  # the checked trials: count, systems, families, first start
     certificates: Sequence[Certificate] | None  # None: certificates.jsonl absent
     scores: Mapping[str, Any] | None  # scores.yaml, None when absent
     judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
@@ -106,24 +103,24 @@ class _Reasons:
         self.items.append(Finding(code, message, f"{self.evidence.folder}/{file}", line))
 
 
-def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitStructure) -> None:
+def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSummary) -> None:
     trials = evidence.trials
     if units.count < market.min_units:
         reasons.add(
             Code.SAMPLE_SIZE,
             f"{units.count} independent units over all scored trials"
-            f" (from {len(trials)} trials), the market needs {market.min_units}",
+            f" (from {trials.count} trials), the market needs {market.min_units}",
             "trials.jsonl",
         )
     # Names are compared folded (bot/names.py): `Sim-Model-A` and `sim-model-a ` are one.
-    systems = {fold_name(trial.system) for trial in trials}
+    systems = trials.systems
     if len(systems) < market.min_systems:
         reasons.add(
             Code.SYSTEMS_FLOOR,
             f"{len(systems)} distinct systems, the market needs {market.min_systems}",
             "trials.jsonl",
         )
-    families = {fold_name(evidence.cases[trial.case_id].family) for trial in trials}
+    families = trials.families
     missing = sorted(
         family for family in market.required_families if fold_name(family) not in families
     )
@@ -159,7 +156,7 @@ def distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
 
 def _adversarial_problems(
     attempt: Attempt,
-    trials: Sequence[Trial],
+    first_trial: datetime | None,
     market: Market,
     rules: SharedRules,
     closed_by: datetime | None = None,
@@ -215,7 +212,7 @@ def _adversarial_problems(
         else None
     )
     generator = (
-        _generator_problems(adversarial.generator, routes["generator"], rules, market, trials)
+        _generator_problems(adversarial.generator, routes["generator"], rules, market, first_trial)
         if adversarial.generator is not None
         else None
     )
@@ -333,9 +330,10 @@ def _generator_problems(
     route: Mapping[str, Any],
     rules: SharedRules,
     market: Market,
-    trials: Sequence[Trial],
+    first: datetime | None,
 ) -> list[str]:
-    """The generator route's unmet requirements (empty: met)."""
+    """The generator route's unmet requirements (empty: met); `first`: the first trial's
+    start."""
     if generator.planted_found > generator.planted:
         # Refused as evidence already (bot/evidence/rules.py): never counts.
         return [f"{generator.planted_found} found of {generator.planted} planted"]
@@ -355,7 +353,6 @@ def _generator_problems(
     if rules.access_rank(generator.access) < rules.access_rank(market.assumed_access):
         problems.append(f"access {generator.access} < the market's {market.assumed_access}")
     frozen = generator.frozen_at
-    first = min((trial.started_at for trial in trials), default=None)
     if frozen is None or first is None or not frozen < first:
         when = frozen.isoformat() if frozen else "at an unreadable time"
         trial = first.isoformat() if first else "none"
@@ -371,7 +368,7 @@ def _adversarial(
     # is a promise, not evidence that it was open that long.
     closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     for problem in _adversarial_problems(
-        evidence.attempt, evidence.trials, market, rules, closed_by
+        evidence.attempt, evidence.trials.first_started_at, market, rules, closed_by
     ):
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
@@ -429,7 +426,7 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
     by_system: dict[str, Certificate] = {}
     for certificate in evidence.certificates or []:
         by_system.setdefault(fold_name(certificate.instance), certificate)
-    tested = _first_spelling(trial.system for trial in evidence.trials)
+    tested = evidence.trials.systems
     missing = [name for folded, name in sorted(tested.items()) if folded not in by_system]
     if missing:
         reasons.add(
@@ -445,14 +442,6 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
             " tested systems; universal abstention is not a YES",
             "certificates.jsonl",
         )
-
-
-def _first_spelling(names: Iterable[str]) -> dict[str, str]:
-    """Folded name -> the first spelling of it, for messages that show names as written."""
-    spellings: dict[str, str] = {}
-    for name in names:
-        spellings.setdefault(fold_name(name), name)
-    return spellings
 
 
 def _outputs(
@@ -591,7 +580,7 @@ def qualify(
     market: Market,
     rules: SharedRules,
     bars: Sequence[BarResult],
-    units: UnitStructure,
+    units: UnitSummary,
     derived_table: Mapping[str, Any],
     as_of: date,
 ) -> Qualification:
@@ -612,14 +601,7 @@ def qualify(
     _dates(reasons, evidence, dates, as_of)
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)
-    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
-    unit_summary = UnitSummary(
-        units.count,
-        units.largest,
-        dict(units.nulls_per_key),
-        dict(units.joins_per_key),
-        busiest[0] if busiest[1] else None,
-    )
+    unit_summary = units
     if reasons.items:
         return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
     if pending:

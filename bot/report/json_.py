@@ -29,6 +29,7 @@ from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSumma
 if TYPE_CHECKING:
     from bot.app import ResolveReport, VerifyReport
     from bot.explain import Explanation
+    from bot.records import RecordsCheck
 
 __all__ = [
     "REPORT_VERSION",
@@ -36,6 +37,8 @@ __all__ = [
     "dumps",
     "explanation_to_json",
     "read_report",
+    "records_check_from_json",
+    "records_check_to_json",
     "rerun_record_from_json",
     "rerun_record_to_json",
     "resolve_report_from_json",
@@ -270,6 +273,24 @@ def _finding_from(data: Mapping[str, Any]) -> Finding:
     return Finding(code, data["message"], data["file"], data["line"], Severity(data["severity"]))
 
 
+def _bar_from(bar: Mapping[str, Any]) -> BarResult:
+    return BarResult(
+        bar["id"],
+        bar["statistic"],
+        bar["threshold"],
+        bar["exercised"],
+        bar["failures"],
+        bar["units"],
+        bar["bound"],
+        bar["auroc"],
+        bar["positives"],
+        bar["negatives"],
+        bar["met"],
+        bar["note"],
+        bar["refused"],
+    )
+
+
 def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> AttemptVerdict:
     reasons = data["reasons"]
     units = data["units"]
@@ -289,24 +310,7 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
         digest=data["evidence_digest"],
         status=data["status"],
         outcome=data["outcome"],
-        bars=tuple(
-            BarResult(
-                bar["id"],
-                bar["statistic"],
-                bar["threshold"],
-                bar["exercised"],
-                bar["failures"],
-                bar["units"],
-                bar["bound"],
-                bar["auroc"],
-                bar["positives"],
-                bar["negatives"],
-                bar["met"],
-                bar["note"],
-                bar["refused"],
-            )
-            for bar in data["bars"]
-        ),
+        bars=tuple(_bar_from(bar) for bar in data["bars"]),
         class_conditional=data["class_conditional"],
         checks={
             name: CheckState(
@@ -539,3 +543,85 @@ def explanation_to_json(explanations: Sequence[Explanation]) -> dict[str, Any]:
             for explanation in explanations
         ],
     }
+
+
+# The verification cache (bot/cache.py) ------------------------------------------------------
+
+
+def _unit_summary_from(data: Mapping[str, Any] | None) -> UnitSummary | None:
+    if data is None:
+        return None
+    return UnitSummary(
+        int(data["count"]),
+        int(data["largest"]),
+        {str(k): int(v) for k, v in data["nulls_per_key"].items()},
+        {str(k): int(v) for k, v in data["joins_per_key"].items()},
+        None if data["joined_most_by"] is None else str(data["joined_most_by"]),
+    )
+
+
+def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
+    """A `RecordsCheck` as JSON data (the trials themselves are never kept)."""
+    trials = check.trials
+    return {
+        "cases_read": check.cases_read,
+        "trials_read": check.trials_read,
+        "case_read_problems": [_finding(f) for f in check.case_read_problems],
+        "trial_read_problems": [_finding(f) for f in check.trial_read_problems],
+        "names": [_finding(f) for f in check.names],
+        "cases_findings": [_finding(f) for f in check.cases_findings],
+        "trials_findings": [_finding(f) for f in check.trials_findings],
+        "withheld": [_finding(f) for f in check.withheld],
+        "withholdable": list(check.withholdable),
+        "case_count": check.case_count,
+        "trials": {
+            "count": trials.count,
+            "systems": [[folded, name] for folded, name in trials.systems.items()],
+            "families": sorted(trials.families),
+            "first_started_at": _moment(trials.first_started_at),
+        },
+        "unit_summary": _units(check.unit_summary) or None,
+        "bars": None if check.bars is None else [_bar(bar) for bar in check.bars],
+        "units": _units(check.units) or None,
+        "bar_problems": [_finding(f) for f in check.bar_problems],
+        "derived": None if check.derived is None else dict(check.derived),
+    }
+
+
+def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
+    """A `RecordsCheck` from `records_check_to_json`'s data. Raises `ReportError` (or
+    KeyError, TypeError, ValueError on a shape it never writes: the cache catches them)."""
+    from bot.records import RecordsCheck, TrialSummary
+
+    def findings(name: str) -> tuple[Finding, ...]:
+        return tuple(_finding_from(item) for item in data[name])
+
+    trials = data["trials"]
+    first = trials["first_started_at"]
+    moment = None if first is None else parse_timestamp(first)
+    if first is not None and moment is None:
+        raise ReportError(f"trials.first_started_at: {first!r} is not a time")
+    bars = data["bars"]
+    return RecordsCheck(
+        cases_read=bool(data["cases_read"]),
+        trials_read=bool(data["trials_read"]),
+        case_read_problems=findings("case_read_problems"),
+        trial_read_problems=findings("trial_read_problems"),
+        names=findings("names"),
+        cases_findings=findings("cases_findings"),
+        trials_findings=findings("trials_findings"),
+        withheld=findings("withheld"),
+        withholdable=tuple(str(name) for name in data["withholdable"]),
+        case_count=int(data["case_count"]),
+        trials=TrialSummary(
+            int(trials["count"]),
+            {str(folded): str(name) for folded, name in trials["systems"]},
+            frozenset(str(family) for family in trials["families"]),
+            moment,
+        ),
+        unit_summary=_unit_summary_from(data["unit_summary"]),
+        bars=None if bars is None else tuple(_bar_from(bar) for bar in bars),
+        units=_unit_summary_from(data["units"]),
+        bar_problems=findings("bar_problems"),
+        derived=data["derived"],
+    )

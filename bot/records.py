@@ -1,0 +1,216 @@
+"""What an attempt's two big files give the judge: freeze-cases.jsonl and trials.jsonl, checked.
+
+`check_records` runs the expensive, evidence-only part of the judge (its steps 1, 3, 4, 8 and 9
+as far as they read these files: names, case hashes, one trial per case, withheld fields, the
+unit structure and the bars) and returns a `RecordsCheck`: the findings in the order the judge
+reports them, the counts, and the few facts the later steps need of the trials
+(`TrialSummary`). It depends only on the two files' bytes (through the records read from them
+and the problems reading found), the folder's path, the market contract, the shared rules and
+the bot's code, so the verification cache (`bot/cache.py`) may keep it by those. Everything
+else (judgments, dates, freeze landings, filing time, reruns, fetches, the date judged on) is
+judged afresh on every run from the facts.
+
+Only freeze order reads the trials again: when the freeze (or a paper's freeze) is not before
+the first trial, which trials start too early is asked of the trials themselves, so a check
+read back from the cache, which keeps none, says it cannot answer (`RecordsNeeded`) and the
+shell judges the attempt from its files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from bot.bars import derived_table, unit_structure
+from bot.evidence.models import Case, Trial
+from bot.evidence.rules import check_cases, check_names, check_trials, check_withheld
+from bot.findings import Code, Finding, Severity
+from bot.load.document import FieldPath, Record
+from bot.models import Market, SharedRules
+from bot.names import fold_name
+from bot.stats.errors import StatisticsError
+from bot.stats.units import UnitStructure
+from bot.verdict import BarResult, UnitSummary
+
+__all__ = [
+    "RECORD_FILES",
+    "RecordsCheck",
+    "RecordsNeeded",
+    "TrialSummary",
+    "check_records",
+    "summarize_units",
+]
+
+RECORD_FILES = ("freeze-cases.jsonl", "trials.jsonl")
+
+Published = Sequence[tuple[str, object, Callable[[FieldPath], int | None]]]
+
+
+class RecordsNeeded(Exception):
+    """A cached `RecordsCheck` keeps no trials, and the judge needs them (freeze order when a
+    trial may start before the freeze): the shell judges the attempt from its files."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSummary:
+    """What qualification and freeze order need of the checked trials."""
+
+    count: int = 0
+    # Folded system name -> its first spelling, in the order the trials name them.
+    systems: Mapping[str, str] = field(default_factory=dict)
+    families: frozenset[str] = frozenset()  # folded families of the trials' known cases
+    first_started_at: datetime | None = None
+
+    @classmethod
+    def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
+        systems: dict[str, str] = {}
+        for trial in trials:
+            systems.setdefault(fold_name(trial.system), trial.system)
+        families = frozenset(
+            fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases
+        )
+        first = min((trial.started_at for trial in trials), default=None)
+        return cls(len(trials), systems, families, first)
+
+
+@dataclass(frozen=True)
+class RecordsCheck:
+    """freeze-cases.jsonl and trials.jsonl, read and checked (see the module's docstring).
+
+    `*_read` is False when the file was absent (its `file-missing` is the reader's).
+    `bars`, `units` and `derived` are set only when these findings hold no error and the
+    market is known (the judge evaluates the bars only for otherwise valid evidence).
+    """
+
+    cases_read: bool
+    trials_read: bool
+    # What reading each file found (JSONL problems), in reading order.
+    case_read_problems: tuple[Finding, ...]
+    trial_read_problems: tuple[Finding, ...]
+    names: tuple[Finding, ...]  # name-invisible-character in the records
+    cases_findings: tuple[Finding, ...]  # check_cases
+    trials_findings: tuple[Finding, ...]  # check_trials
+    withheld: tuple[Finding, ...]  # withheld-field-leak in the records
+    withholdable: tuple[str, ...]  # the fields `withheld` was checked for
+    case_count: int
+    trials: TrialSummary
+    unit_summary: UnitSummary | None  # the unit structure of the readable trials
+    bars: tuple[BarResult, ...] | None = None
+    units: UnitSummary | None = None
+    bar_problems: tuple[Finding, ...] = ()
+    derived: Mapping[str, Any] | None = None
+    # The checked cases and trials themselves: only when computed in this run (never cached).
+    checked_trials: Sequence[Trial] | None = field(default=None, compare=False)
+
+    @property
+    def has_error(self) -> bool:
+        return any(
+            f.severity is Severity.ERROR
+            for f in (
+                *self.case_read_problems,
+                *self.trial_read_problems,
+                *self.names,
+                *self.cases_findings,
+                *self.trials_findings,
+                *self.withheld,
+            )
+        )
+
+    def trials_before(self, moment: datetime) -> Sequence[Trial]:
+        """The trials to check against a freeze at `moment`: none when every trial starts
+        after it. Raises `RecordsNeeded` when some may not and the trials were not kept."""
+        first = self.trials.first_started_at
+        if first is None or first > moment:
+            return ()
+        if self.checked_trials is None:
+            raise RecordsNeeded(f"a trial starts at {first.isoformat()}, not after the freeze")
+        return self.checked_trials
+
+
+def summarize_units(units: UnitStructure) -> UnitSummary:
+    """The unit structure as the report shows it: count, largest, nulls, joins, busiest key."""
+    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
+    return UnitSummary(
+        units.count,
+        units.largest,
+        dict(units.nulls_per_key),
+        dict(units.joins_per_key),
+        busiest[0] if busiest[1] else None,
+    )
+
+
+def check_records(
+    folder: str,
+    case_records: Sequence[Record] | None,
+    trial_records: Sequence[Record] | None,
+    read_problems: Mapping[str, Sequence[Finding]],
+    published: Published,
+    market: Market | None,
+    rules: SharedRules,
+    withholdable: Sequence[str],
+) -> RecordsCheck:
+    """Check the records of freeze-cases.jsonl and trials.jsonl. Returns a `RecordsCheck`.
+
+    `read_problems`: per file name, what reading it as JSONL found (a file with a
+    `jsonl-invalid` line was not read whole); `published`: every parsed document and record
+    (those of the two files are checked for names and withheld fields).
+    """
+    cases_file, trials_file = (f"{folder}/{name}" for name in RECORD_FILES)
+    case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
+    trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
+
+    def complete(problems: Sequence[Finding]) -> bool:
+        return not any(f.code is Code.JSONL_INVALID for f in problems)
+
+    records = [entry for entry in published if entry[0] in (cases_file, trials_file)]
+    cases: dict[str, Case] | None = None
+    cases_findings: list[Finding] = []
+    if case_records is not None:
+        cases, cases_findings = check_cases(
+            case_records, cases_file, complete=complete(case_problems)
+        )
+    unit_keys = market.unit_keys if market else rules.unit_keys
+    trials: list[Trial] = []
+    trials_findings: list[Finding] = []
+    if trial_records is not None:
+        trials, trials_findings = check_trials(
+            trial_records, cases, unit_keys, trials_file, complete=complete(trial_problems)
+        )
+    check = RecordsCheck(
+        cases_read=case_records is not None,
+        trials_read=trial_records is not None,
+        case_read_problems=case_problems,
+        trial_read_problems=trial_problems,
+        names=tuple(check_names(records)),
+        cases_findings=tuple(cases_findings),
+        trials_findings=tuple(trials_findings),
+        withheld=tuple(check_withheld(records, withholdable)),
+        withholdable=tuple(withholdable),
+        case_count=len(cases or {}),
+        trials=TrialSummary.of(trials, cases),
+        unit_summary=_unit_summary(trials, market.unit_keys) if market and trials else None,
+        checked_trials=trials,
+    )
+    if market is None or cases is None or check.has_error:
+        return check
+    bars, units, problems, derived = derived_table(
+        market, cases, trials, rules.confidence, trials_file
+    )
+    return replace(
+        check,
+        bars=tuple(bars),
+        units=summarize_units(units),
+        bar_problems=tuple(problems),
+        derived=derived,
+    )
+
+
+def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
+    """The unit structure of the trials that could be read (None when a value cannot be
+    compared: the trial checks have said so)."""
+    try:
+        return summarize_units(unit_structure(trials, unit_keys))
+    except StatisticsError:
+        return None
