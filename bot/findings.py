@@ -113,6 +113,8 @@ class Finding:
 
     `file` is a POSIX path relative to the registry root (or as given on the command line);
     `line` is 1-based, or None when the problem concerns the whole file or folder.
+    `left_out` is set only in reports: this finding counts that many findings of its code and
+    file that the report does not list (`bot.report.cap`); it stands for them, not for one.
     """
 
     code: Code
@@ -120,6 +122,7 @@ class Finding:
     file: str | None = None
     line: int | None = None
     severity: Severity = Severity.ERROR
+    left_out: int = 0
 
     def location(self) -> str:
         """`file:line`, `file`, or an empty string."""

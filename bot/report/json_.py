@@ -22,6 +22,7 @@ from bot.errors import ClaimsError
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.jsonl import parse_json
+from bot.report.cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
 from bot.timestamps import format_moment, parse_timestamp
 from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
@@ -69,6 +70,8 @@ def _finding(finding: Finding, stage: str | None = None) -> dict[str, Any]:
     }
     if stage is not None:
         data["stage"] = stage
+    if finding.left_out:
+        data["left_out"] = finding.left_out
     return data
 
 
@@ -124,9 +127,13 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
         "evidence": verdict.evidence,
         "status": verdict.status,
         "outcome": verdict.outcome,
+        # At most FINDINGS_PER_CODE_AND_FILE per reason code and file, at each stage.
         "reasons": [
-            *(_finding(finding, "evidence") for finding in verdict.findings),
-            *(_finding(finding, "qualification") for finding in verdict.qualification),
+            *(_finding(finding, "evidence") for finding in cap_findings(verdict.findings)),
+            *(
+                _finding(finding, "qualification")
+                for finding in cap_findings(verdict.qualification)
+            ),
         ],
         # The codes of the report's pr_problems that make this attempt invalid (listed there).
         "pr_problem_codes": sorted({finding.code.value for finding in verdict.pr_problems}),
@@ -149,16 +156,25 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
 
 
 def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
-    """`claims verify --json` (schemas/verify-report.schema.json)."""
+    """`claims verify --json` (schemas/verify-report.schema.json). Findings are capped per
+    reason code and file (`bot.report.cap`), and `findings_cap` says how many are not listed."""
+    attempts = [attempt_to_json(verdict) for verdict in report.attempts]
+    registry = [_finding(finding) for finding in cap_findings(report.registry_problems)]
+    pr = [_finding(finding) for finding in cap_findings(report.pr_problems)]
+    listed = [*registry, *pr, *(reason for attempt in attempts for reason in attempt["reasons"])]
     return {
         "report_version": REPORT_VERSION,
         "bot_version": __version__,
         "base_ref": report.base_ref,
         "tree": report.tree,
         "evidence": report.evidence,
-        "registry_problems": [_finding(finding) for finding in report.registry_problems],
-        "pr_problems": [_finding(finding) for finding in report.pr_problems],
-        "attempts": [attempt_to_json(verdict) for verdict in report.attempts],
+        "findings_cap": {
+            "per_code_and_file": FINDINGS_PER_CODE_AND_FILE,
+            "left_out": sum(reason.get("left_out", 0) for reason in listed),
+        },
+        "registry_problems": registry,
+        "pr_problems": pr,
+        "attempts": attempts,
     }
 
 
@@ -270,7 +286,14 @@ def _finding_from(data: Mapping[str, Any]) -> Finding:
         code = Code(data["code"])
     except ValueError:
         raise ReportError(f"unknown reason code {data['code']!r} in the report") from None
-    return Finding(code, data["message"], data["file"], data["line"], Severity(data["severity"]))
+    return Finding(
+        code,
+        data["message"],
+        data["file"],
+        data["line"],
+        Severity(data["severity"]),
+        left_out=data.get("left_out", 0),
+    )
 
 
 def _bar_from(bar: Mapping[str, Any]) -> BarResult:
@@ -356,6 +379,20 @@ def verify_report_from_json(data: object) -> VerifyReport:
         raise ReportError(
             f"evidence: the report says {report['evidence']!r}, its attempts say {built.evidence!r}"
         )
+    cap = report.get("findings_cap")
+    if cap is not None:
+        counted = left_out(
+            [
+                *built.registry_problems,
+                *built.pr_problems,
+                *(f for v in built.attempts for f in (*v.findings, *v.qualification)),
+            ]
+        )
+        if cap["left_out"] != counted:
+            raise ReportError(
+                f"findings_cap.left_out: the report says {cap['left_out']}, its summaries count"
+                f" {counted}"
+            )
     return built
 
 
