@@ -1,9 +1,10 @@
 """The verification cache (`--verify-cache DIR`): checked evidence kept between runs.
 
-Most of what `claims resolve` spends on an attempt goes into reading and checking its two big
-files, freeze-cases.jsonl and trials.jsonl (JSONL, schemas, case hashes, one trial per case,
-names, withheld fields, units, the bars). `bot.records.check_records` does that part and
-nothing else, so its result (`RecordsCheck`) can be kept by what it depends on:
+Most of what `claims resolve` spends on an attempt goes into reading and checking its JSONL
+files, freeze-cases.jsonl, trials.jsonl and certificates.jsonl (JSONL, schemas, case hashes,
+one trial per case, names, withheld fields, units, the bars, certificates against the tested
+systems). `bot.records.check_records` does that part and nothing else, so its result
+(`RecordsCheck`) can be kept by what it depends on:
 
 - the attempt folder's path and its **evidence digest** (every file but judgments.yaml);
 - the **market contract** the attempt names (its bytes; none when it names none) and the
@@ -179,6 +180,8 @@ class VerificationCache:
             ensure_ascii=False,
             separators=(",", ":"),
         ).encode("utf-8")
+        if len(body) > _MAX_ENTRY_BYTES - 200:
+            return  # would be refused when read: not worth writing
         try:
             if _decode(_entry(body), key) != check:
                 return  # would not read back as it is: never keep it

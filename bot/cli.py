@@ -547,9 +547,10 @@ def _check_options(
             "--verify-cache",
             type=Path,
             metavar="DIR",
-            help="keep each attempt's checked cases and trials here, by evidence digest,"
-            " market contract, shared rules and the bot's code, and reuse them (default:"
-            " none); trusted state: only the bot may write it (docs/performance.md)",
+            help="keep each attempt's checked cases, trials and certificates here, by"
+            " evidence digest, market contract, shared rules and the bot's code, and reuse"
+            " them (default: none); trusted state: only the bot may write it"
+            " (docs/performance.md)",
         )
     parser.add_argument(
         "--allow-unisolated",

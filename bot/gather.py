@@ -175,10 +175,12 @@ class _Reader:
         ]
         return records
 
-    def checked_jsonl(self, name: str, read: bool, problems: Sequence[Finding]) -> bool:
+    def checked_jsonl(
+        self, name: str, read: bool, problems: Sequence[Finding], required: bool = True
+    ) -> bool:
         """A JSONL file checked already (the verification cache): its reading problems in
         their place, its records not read. False when the check does not fit the folder."""
-        if not self._present(name, required=True):
+        if not self._present(name, required):
             return not read
         if not read:
             return False
@@ -257,15 +259,23 @@ def read_attempt(
         if judgments_from is None
         else reader.yaml_from_base("judgments.yaml", "judgments", judgments_from)
     )
-    certificate_records = reader.jsonl("certificates.jsonl", required=False)
     certificates: list[Certificate] | None = None
-    if certificate_records is not None:
+    if check is not None:
+        if not reader.checked_jsonl(
+            "certificates.jsonl",
+            check.certificates_read,
+            check.certificate_read_problems,
+            required=False,
+        ):
+            return read_attempt(registry, folder, object_format, judgments_from)  # no fit
+    elif (certificate_records := reader.jsonl("certificates.jsonl", required=False)) is not None:
         certificates = []
         for record in certificate_records:
             found = validate(
                 "certificate", record.data, reader.path("certificates.jsonl"), line=record.line
             )
             reader.problems += found
+            reader.jsonl_problems["certificates.jsonl"] += found
             if not found:
                 certificates.append(Certificate.from_data(record.line, record.data))
     adapter = reader.yaml(

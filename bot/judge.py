@@ -57,7 +57,7 @@ from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
 from bot.qualification import Evidence, qualify
-from bot.records import RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
 from bot.verdict import AttemptVerdict, CheckState, Counts
 
 __all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt", "records_of", "withholdable_of"]
@@ -179,8 +179,14 @@ def _judge(
         )
     withholdable = withholdable_of(market, facts)
     records = records_of(files, market, rules, withholdable)
-    before, after = _published_around_records(files)
-    findings += [*check_names(before), *records.names, *check_names(after)]
+    head, middle, tail = _published_around_records(files)
+    findings += [
+        *check_names(head),
+        *records.names,
+        *check_names(middle),
+        *records.certificate_names,
+        *check_names(tail),
+    ]
     findings += check_placeholders(files.published, files.problems)
     findings += _check_placeholder_commit(files.freeze)
     # 2. the market
@@ -203,16 +209,18 @@ def _judge(
             findings += facts.paper_freeze_findings
     # 8. hidden suites
     findings += [
-        *check_withheld(before, withholdable),
+        *check_withheld(head, withholdable),
         *records.withheld,
-        *check_withheld(after, withholdable),
+        *check_withheld(middle, withholdable),
+        *records.certificate_withheld,
+        *check_withheld(tail, withholdable),
     ]
 
     counts = Counts(
         files=len(files.entries),
         cases=records.case_count,
         trials=records.trials.count,
-        systems=len(records.trials.systems),
+        systems=records.trials.systems,
         families=len(records.trials.families),
     )
     verdict = AttemptVerdict(
@@ -261,7 +269,7 @@ def _judge(
         folder=files.folder,
         attempt=attempt,
         trials=records.trials,
-        certificates=files.certificates,
+        certificates=records.certificates,
         scores=claimed,
         judgments=files.judgments,
         digest=files.digest,
@@ -318,18 +326,25 @@ def records_of(
         market,
         rules,
         withholdable,
+        files.certificates,
     )
 
 
-def _published_around_records(files: AttemptFiles) -> tuple[list[Published], list[Published]]:
+def _published_around_records(
+    files: AttemptFiles,
+) -> tuple[list[Published], list[Published], list[Published]]:
     """The published documents read before freeze-cases.jsonl and trials.jsonl (attempt.yaml,
-    freeze.yaml) and after them (the rest), their records left out: those are checked with
-    them (`RecordsCheck`), so each check's findings keep the reading order."""
-    records = {files.path(name) for name in RECORD_FILES}
-    first = {files.path("attempt.yaml"), files.path("freeze.yaml")}
-    before = [entry for entry in files.published if entry[0] in first]
-    after = [entry for entry in files.published if entry[0] not in first | records]
-    return before, after
+    freeze.yaml), between them and certificates.jsonl (scores.yaml, judgments.yaml), and after
+    it (adapter.yaml); the JSONL records are left out: they are checked with their files
+    (`RecordsCheck`), so each check's findings keep the reading order."""
+    records = {files.path(name) for name in (*RECORD_FILES, CERTIFICATES)}
+    head = {files.path("attempt.yaml"), files.path("freeze.yaml")}
+    middle = {files.path("scores.yaml"), files.path("judgments.yaml")}
+    return (
+        [entry for entry in files.published if entry[0] in head],
+        [entry for entry in files.published if entry[0] in middle],
+        [entry for entry in files.published if entry[0] not in head | middle | records],
+    )
 
 
 def _check_score_table(

@@ -20,7 +20,6 @@ from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import (
     Attempt,
     Bounty,
-    Certificate,
     Generator,
     Judgment,
     RedTeam,
@@ -28,7 +27,7 @@ from bot.evidence.models import (
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.names import fold_name
-from bot.records import TrialSummary
+from bot.records import CertificateSummary, TrialSummary
 from bot.timestamps import parse_date, parse_timestamp
 from bot.verdict import (
     AttemptOutcome,
@@ -49,7 +48,7 @@ class Evidence:
     folder: str
     attempt: Attempt
     trials: TrialSummary  # the checked trials: count, systems, families, first start
-    certificates: Sequence[Certificate] | None  # None: certificates.jsonl absent
+    certificates: CertificateSummary  # certificates.jsonl against the tested systems
     scores: Mapping[str, Any] | None  # scores.yaml, None when absent
     judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
     digest: str
@@ -113,11 +112,10 @@ def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSu
             "trials.jsonl",
         )
     # Names are compared folded (bot/names.py): `Sim-Model-A` and `sim-model-a ` are one.
-    systems = trials.systems
-    if len(systems) < market.min_systems:
+    if trials.systems < market.min_systems:
         reasons.add(
             Code.SYSTEMS_FLOOR,
-            f"{len(systems)} distinct systems, the market needs {market.min_systems}",
+            f"{trials.systems} distinct systems, the market needs {market.min_systems}",
             "trials.jsonl",
         )
     families = trials.families
@@ -421,24 +419,19 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
 
     A certificate names its instance by `system`, or by `version` when it names no system
     (seed, Per Instance Certificate: "names the system or version"); it covers the tested
-    system whose name, folded, is that name.
+    system whose name, folded, is that name (`CertificateSummary`).
     """
-    by_system: dict[str, Certificate] = {}
-    for certificate in evidence.certificates or []:
-        by_system.setdefault(fold_name(certificate.instance), certificate)
-    tested = evidence.trials.systems
-    missing = [name for folded, name in sorted(tested.items()) if folded not in by_system]
-    if missing:
+    summary = evidence.certificates
+    if summary.missing:
         reasons.add(
             Code.CERTIFICATE_MISSING,
-            f"no per-instance certificate for system(s) {', '.join(missing)}",
+            f"no per-instance certificate for system(s) {', '.join(summary.missing)}",
             "certificates.jsonl",
         )
-    present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
-    if present and all(certificate.abstain for certificate in present):
+    if summary.all_abstain:
         reasons.add(
             Code.UNIVERSAL_ABSTENTION,
-            f"the method abstains on all {len(present)}"
+            f"the method abstains on all {summary.present}"
             " tested systems; universal abstention is not a YES",
             "certificates.jsonl",
         )
@@ -448,7 +441,7 @@ def _outputs(
     reasons: _Reasons, evidence: Evidence, market: Market, derived: Mapping[str, Any]
 ) -> None:
     for output in market.required_outputs:
-        if output == "certificates" and not evidence.certificates:
+        if output == "certificates" and not evidence.certificates.count:
             reasons.add(
                 Code.REQUIRED_OUTPUT_MISSING,
                 "the market requires per-instance"

@@ -1,11 +1,13 @@
-"""What an attempt's two big files give the judge: freeze-cases.jsonl and trials.jsonl, checked.
+"""What an attempt's JSONL files give the judge: freeze-cases, trials and certificates, checked.
 
 `check_records` runs the expensive, evidence-only part of the judge (its steps 1, 3, 4, 8 and 9
 as far as they read these files: names, case hashes, one trial per case, withheld fields, the
 unit structure and the bars) and returns a `RecordsCheck`: the findings in the order the judge
 reports them, the counts, and the few facts the later steps need of the trials
-(`TrialSummary`). It depends only on the two files' bytes (through the records read from them
-and the problems reading found), the folder's path, the market contract, the shared rules and
+(`TrialSummary`) and the certificates (`CertificateSummary`: which tested systems have none,
+whether all abstain). It depends only on the three files' bytes (through the records read
+from them and the problems reading found), the folder's path, the market contract, the shared
+rules and
 the bot's code, so the verification cache (`bot/cache.py`) may keep it by those. Everything
 else (judgments, dates, freeze landings, filing time, reruns, fetches, the date judged on) is
 judged afresh on every run from the facts.
@@ -24,7 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.bars import derived_table, unit_structure
-from bot.evidence.models import Case, Trial
+from bot.evidence.models import Case, Certificate, Trial
 from bot.evidence.rules import check_cases, check_names, check_trials, check_withheld
 from bot.findings import Code, Finding, Severity
 from bot.load.document import FieldPath, Record
@@ -35,7 +37,9 @@ from bot.stats.units import UnitStructure
 from bot.verdict import BarResult, UnitSummary
 
 __all__ = [
+    "CERTIFICATES",
     "RECORD_FILES",
+    "CertificateSummary",
     "RecordsCheck",
     "RecordsNeeded",
     "TrialSummary",
@@ -44,6 +48,7 @@ __all__ = [
 ]
 
 RECORD_FILES = ("freeze-cases.jsonl", "trials.jsonl")
+CERTIFICATES = "certificates.jsonl"
 
 Published = Sequence[tuple[str, object, Callable[[FieldPath], int | None]]]
 
@@ -58,26 +63,58 @@ class TrialSummary:
     """What qualification and freeze order need of the checked trials."""
 
     count: int = 0
-    # Folded system name -> its first spelling, in the order the trials name them.
-    systems: Mapping[str, str] = field(default_factory=dict)
+    systems: int = 0  # distinct systems, names compared folded
     families: frozenset[str] = frozenset()  # folded families of the trials' known cases
     first_started_at: datetime | None = None
 
     @classmethod
     def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
-        systems: dict[str, str] = {}
-        for trial in trials:
-            systems.setdefault(fold_name(trial.system), trial.system)
         families = frozenset(
             fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases
         )
         first = min((trial.started_at for trial in trials), default=None)
-        return cls(len(trials), systems, families, first)
+        return cls(len(trials), len(_tested(trials)), families, first)
+
+
+@dataclass(frozen=True, slots=True)
+class CertificateSummary:
+    """certificates.jsonl against the tested systems, as qualification judges it (SPEC 7): a
+    certificate names its instance by `system`, or by `version` when it names no system (seed,
+    Per Instance Certificate), and covers the tested system whose name, folded, is that name."""
+
+    count: int  # certificates that passed their schema
+    missing: tuple[str, ...]  # tested systems (first spelling, by folded name) without one
+    present: int  # tested systems with one
+    all_abstain: bool  # every present certificate abstains
+
+    @classmethod
+    def of(cls, certificates: Sequence[Certificate], trials: Sequence[Trial]) -> CertificateSummary:
+        by_system: dict[str, Certificate] = {}
+        for certificate in certificates:
+            by_system.setdefault(fold_name(certificate.instance), certificate)
+        tested = _tested(trials)
+        missing = tuple(name for folded, name in sorted(tested.items()) if folded not in by_system)
+        present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
+        return cls(
+            len(certificates),
+            missing,
+            len(present),
+            bool(present) and all(certificate.abstain for certificate in present),
+        )
+
+
+def _tested(trials: Sequence[Trial]) -> dict[str, str]:
+    """Folded system name -> its first spelling, for messages that show names as written."""
+    spellings: dict[str, str] = {}
+    for trial in trials:
+        spellings.setdefault(fold_name(trial.system), trial.system)
+    return spellings
 
 
 @dataclass(frozen=True)
 class RecordsCheck:
-    """freeze-cases.jsonl and trials.jsonl, read and checked (see the module's docstring).
+    """freeze-cases.jsonl, trials.jsonl and certificates.jsonl, read and checked (see the
+    module's docstring).
 
     `*_read` is False when the file was absent (its `file-missing` is the reader's).
     `bars`, `units` and `derived` are set only when these findings hold no error and the
@@ -89,13 +126,21 @@ class RecordsCheck:
     # What reading each file found (JSONL problems), in reading order.
     case_read_problems: tuple[Finding, ...]
     trial_read_problems: tuple[Finding, ...]
-    names: tuple[Finding, ...]  # name-invisible-character in the records
+    names: tuple[Finding, ...]  # name-invisible-character in the cases' and trials' records
     cases_findings: tuple[Finding, ...]  # check_cases
     trials_findings: tuple[Finding, ...]  # check_trials
-    withheld: tuple[Finding, ...]  # withheld-field-leak in the records
+    withheld: tuple[Finding, ...]  # withheld-field-leak in the cases' and trials' records
     withholdable: tuple[str, ...]  # the fields `withheld` was checked for
     case_count: int
     trials: TrialSummary
+    # certificates.jsonl (read after scores.yaml and judgments.yaml): whether it was read,
+    # what reading it and each line's schema found, its names and withheld fields, and the
+    # certificates against the tested systems (none when it is absent).
+    certificates_read: bool
+    certificate_read_problems: tuple[Finding, ...]
+    certificate_names: tuple[Finding, ...]
+    certificate_withheld: tuple[Finding, ...]
+    certificates: CertificateSummary
     unit_summary: UnitSummary | None  # the unit structure of the readable trials
     bars: tuple[BarResult, ...] | None = None
     units: UnitSummary | None = None
@@ -115,6 +160,9 @@ class RecordsCheck:
                 *self.cases_findings,
                 *self.trials_findings,
                 *self.withheld,
+                *self.certificate_read_problems,
+                *self.certificate_names,
+                *self.certificate_withheld,
             )
         )
 
@@ -150,14 +198,19 @@ def check_records(
     market: Market | None,
     rules: SharedRules,
     withholdable: Sequence[str],
+    certificates: Sequence[Certificate] | None = None,
 ) -> RecordsCheck:
-    """Check the records of freeze-cases.jsonl and trials.jsonl. Returns a `RecordsCheck`.
+    """Check the records of freeze-cases.jsonl, trials.jsonl and certificates.jsonl.
+    Returns a `RecordsCheck`.
 
     `read_problems`: per file name, what reading it as JSONL found (a file with a
-    `jsonl-invalid` line was not read whole); `published`: every parsed document and record
-    (those of the two files are checked for names and withheld fields).
+    `jsonl-invalid` line was not read whole; for certificates.jsonl, each line's schema too);
+    `published`: every parsed document and record (those of the three files are checked for
+    names and withheld fields); `certificates`: those that passed their schema (None: absent).
     """
     cases_file, trials_file = (f"{folder}/{name}" for name in RECORD_FILES)
+    certificates_file = f"{folder}/{CERTIFICATES}"
+    certificate_records = [entry for entry in published if entry[0] == certificates_file]
     case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
     trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
 
@@ -190,6 +243,11 @@ def check_records(
         withholdable=tuple(withholdable),
         case_count=len(cases or {}),
         trials=TrialSummary.of(trials, cases),
+        certificates_read=certificates is not None,
+        certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
+        certificate_names=tuple(check_names(certificate_records)),
+        certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
+        certificates=CertificateSummary.of(certificates or (), trials),
         unit_summary=_unit_summary(trials, market.unit_keys) if market and trials else None,
         checked_trials=trials,
     )

@@ -613,9 +613,19 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
         "case_count": check.case_count,
         "trials": {
             "count": trials.count,
-            "systems": [[folded, name] for folded, name in trials.systems.items()],
+            "systems": trials.systems,
             "families": sorted(trials.families),
             "first_started_at": _moment(trials.first_started_at),
+        },
+        "certificates_read": check.certificates_read,
+        "certificate_read_problems": [_finding(f) for f in check.certificate_read_problems],
+        "certificate_names": [_finding(f) for f in check.certificate_names],
+        "certificate_withheld": [_finding(f) for f in check.certificate_withheld],
+        "certificates": {
+            "count": check.certificates.count,
+            "missing": list(check.certificates.missing),
+            "present": check.certificates.present,
+            "all_abstain": check.certificates.all_abstain,
         },
         "unit_summary": _units(check.unit_summary) or None,
         "bars": None if check.bars is None else [_bar(bar) for bar in check.bars],
@@ -628,12 +638,12 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
 def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
     """A `RecordsCheck` from `records_check_to_json`'s data. Raises `ReportError` (or
     KeyError, TypeError, ValueError on a shape it never writes: the cache catches them)."""
-    from bot.records import RecordsCheck, TrialSummary
+    from bot.records import CertificateSummary, RecordsCheck, TrialSummary
 
     def findings(name: str) -> tuple[Finding, ...]:
         return tuple(_finding_from(item) for item in data[name])
 
-    trials = data["trials"]
+    trials, certificates = data["trials"], data["certificates"]
     first = trials["first_started_at"]
     moment = None if first is None else parse_timestamp(first)
     if first is not None and moment is None:
@@ -652,9 +662,19 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
         case_count=int(data["case_count"]),
         trials=TrialSummary(
             int(trials["count"]),
-            {str(folded): str(name) for folded, name in trials["systems"]},
+            int(trials["systems"]),
             frozenset(str(family) for family in trials["families"]),
             moment,
+        ),
+        certificates_read=bool(data["certificates_read"]),
+        certificate_read_problems=findings("certificate_read_problems"),
+        certificate_names=findings("certificate_names"),
+        certificate_withheld=findings("certificate_withheld"),
+        certificates=CertificateSummary(
+            int(certificates["count"]),
+            tuple(str(name) for name in certificates["missing"]),
+            int(certificates["present"]),
+            bool(certificates["all_abstain"]),
         ),
         unit_summary=_unit_summary_from(data["unit_summary"]),
         bars=None if bars is None else tuple(_bar_from(bar) for bar in bars),

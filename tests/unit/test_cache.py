@@ -263,3 +263,53 @@ def test_the_key_holds_what_the_check_depends_on(built: Any, tmp_path: Path) -> 
     assert parts["market"] == 3
     moved = replace(files, folder="attempts/market-03/alice-lab/other")
     assert cache.key(registry, moved) != cache.key(registry, files)
+
+
+def test_certificates_are_kept_with_their_problems_in_place(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """certificates.jsonl is read after scores.yaml and judgments.yaml: its problems (a line
+    its schema refuses), names and summary come back from the cache where they stood."""
+
+    def edit(files: dict[str, bytes]) -> None:
+        def abstain(items: list[dict[str, Any]]) -> None:
+            for item in items:
+                item["abstain"] = True
+            items.append({"system": "sim\u200b-model-x", "abstain": "yes"})
+
+        rewrite(files, "certificates.jsonl", abstain)
+        files["judgments.yaml"] = b"checks: [not, a, mapping]\n"
+
+    built = make_registry(change=edit, judged=False)
+    plain = _verdicts(built.root, None)
+    codes = [r["code"] for r in plain[0][0]["reasons"]]
+    assert "schema" in codes
+    assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == plain
+    warm = VerificationCache(tmp_path / "cache")
+    assert _verdicts(built.root, warm) == plain
+    assert warm.stats.hits == 1
+    (built.attempt / "certificates.jsonl").unlink()  # absent: a new digest, checked again
+    again = VerificationCache(tmp_path / "cache")
+    assert _verdicts(built.root, again) == _verdicts(built.root, None)
+    assert again.stats.misses == 1
+
+
+def test_abstaining_certificates_come_back_from_the_cache(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    def edit(files: dict[str, bytes]) -> None:
+        def abstain(items: list[dict[str, Any]]) -> None:
+            for item in items:
+                item.update(abstain=True, scope_reason="out of scope")
+            del items[0]
+
+        rewrite(files, "certificates.jsonl", abstain)
+
+    built = make_registry(change=edit)
+    plain = _verdicts(built.root, None)
+    codes = {r["code"] for r in plain[0][0]["reasons"]}
+    assert {"universal-abstention", "certificate-missing"} <= codes
+    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    warm = VerificationCache(tmp_path / "cache")
+    assert _verdicts(built.root, warm) == plain
+    assert warm.stats.hits == 1

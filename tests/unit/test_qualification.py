@@ -22,7 +22,7 @@ from bot.load.document import Document, Record
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import Evidence, qualify, required_checks
-from bot.records import TrialSummary, summarize_units
+from bot.records import CertificateSummary, TrialSummary, summarize_units
 from bot.stats.units import collapse_units
 from bot.timestamps import parse_timestamp
 from tests.support import RULES, records
@@ -201,7 +201,7 @@ def _evidence(
         folder=spec.folder,
         attempt=Attempt.from_document(Document("attempt.yaml", data)),
         trials=TrialSummary.of(trials, cases),
-        certificates=None,
+        certificates=CertificateSummary.of((), trials),
         scores=None,
         judgments=None,
         digest="0" * 64,
