@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -35,7 +36,9 @@ from bot.models import Market, SharedRules
 __all__ = [
     "RELEASED",
     "AttemptSpec",
+    "RunSpec",
     "attempt_files",
+    "challenge_files",
     "judgments_file",
     "load_market",
     "market_document",
@@ -314,6 +317,64 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         )
         files["adapter/convert.py"] = _CONVERT
     return files
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A challenge run (SPEC 11): every field has a default that makes a valid run."""
+
+    run: str = "run-1"
+    market: int = 7
+    operator: str = "Hidden Suite Operators (demo)"
+    suite: str = "hidden monitor suite v1"
+    scorer: str = "reference-match-v1"  # the operator's own scorer: its score file is taken
+    withholdable: tuple[str, ...] = ("reference_answer",)
+    frozen_at: datetime = datetime(2027, 1, 8, 12, 0, tzinfo=UTC)
+
+    @property
+    def folder(self) -> str:
+        return f"challenge-runs/{self.run}"
+
+
+def challenge_files(
+    spec: AttemptSpec, run: RunSpec, schema_base: str = _SCHEMA_BASE
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """An honest challenge attempt of `run` and the run's own files (by path relative to the
+    run folder): the attempt's cases become the hidden suite's. Each case's hidden content
+    gains its `reference_answer` (a withholdable field) and is hashed, then left out: the run
+    and the attempt publish the same hash-only freeze-cases.jsonl. The operator's score file
+    gives each case the result the attempt's trial carries."""
+    files = attempt_files(spec, schema_base)
+    cases = []
+    for line in files["freeze-cases.jsonl"].decode().splitlines():
+        case = json.loads(line)
+        content = dict(case.pop("content"), reference_answer=f"answer for {case['case_id']}")
+        case["sha256"] = case_hash(content)
+        cases.append(case)
+    frozen = dump_jsonl(cases)
+    files["freeze-cases.jsonl"] = frozen
+    results = [
+        {"case_id": trial["case_id"], "result": trial["result"]}
+        for trial in map(json.loads, files["trials.jsonl"].decode().splitlines())
+    ]
+    document = {
+        "id": run.run,
+        "title": f"Hidden suite run {run.run}",
+        "operator": run.operator,
+        "market": run.market,
+        "suite": {"name": run.suite, "url": f"https://suite.example.org/{run.run}"},
+        "scorer": run.scorer,
+        "withholdable": list(run.withholdable),
+        "frozen_at": format_timestamp(run.frozen_at),
+    }
+    run_files = {
+        "run.yaml": dump_yaml(
+            document, f"{schema_base.removeprefix('../../')}/challenge-run.schema.json"
+        ),
+        "freeze-cases.jsonl": frozen,
+        f"scores/{spec.submitter}/{spec.slug}/results.jsonl": dump_jsonl(results),
+    }
+    return files, run_files
 
 
 def market_document(
