@@ -44,7 +44,9 @@ sys.path.insert(0, str(PROJECT))
 from bot.demo.specimen import (  # noqa: E402
     RELEASED,
     AttemptSpec,
+    RunSpec,
     attempt_files,
+    challenge_files,
     judgments_file,
     load_market,
     market_document,
@@ -285,15 +287,88 @@ def examples() -> list[Example]:
     ]
 
 
+def leak_a_reference_answer(attempt: Files, run: Files) -> None:
+    """withheld-field-leak: the operator's freeze-cases publish one case's reference answer,
+    nested in its public fields under another spelling (`Reference-Answer`); the attempt
+    copies the run's cases, leak included."""
+    cases = records(run, "freeze-cases.jsonl")
+    cases[4]["public"]["grading"] = {"Reference-Answer": "answer for sandbagging-004"}
+    run["freeze-cases.jsonl"] = attempt["freeze-cases.jsonl"] = dump_jsonl(cases)
+
+
+@dataclass
+class Challenge:
+    spec: AttemptSpec
+    run: RunSpec
+    expect: list[str]  # the attempt's reason codes
+    run_expect: list[str]  # the run's (claims verify challenge-runs)
+    why: str
+    run_why: str
+    run_defect: Callable[[Files, Files], None] | None = None
+    judged: bool = True
+
+
+def challenges() -> list[Challenge]:
+    """Market 7's hidden suite: an honest run whose challenge attempt the operator scored and
+    that qualifies (market 7 resolves YES), and a run that leaks a withheld field."""
+    return [
+        Challenge(
+            AttemptSpec(
+                market=7,
+                submitter="hidden-lab",
+                slug="monitor-hidden",
+                kind="challenge",
+                challenge_run="run-1",
+                seed=21,
+                title="Trace monitor on the hidden suite",
+            ),
+            RunSpec(),
+            [],
+            [],
+            "challenge attempt of run-1: its cases are the run's hash-only cases, its results"
+            " the operator's scorer's; qualifying, met both bars: market 7 resolves YES",
+            "hidden-suite run on market 7: hash-only cases frozen on main before any trial, the"
+            " operator's score file after them, no withheld field anywhere",
+        ),
+        Challenge(
+            AttemptSpec(
+                market=7,
+                submitter="leaky-lab",
+                slug="monitor-leaky",
+                kind="challenge",
+                challenge_run="run-2",
+                seed=22,
+                title="Trace monitor on a leaky suite",
+            ),
+            RunSpec(run="run-2", operator="Careless Operators (demo)", frozen_at=day(9, hour=12)),
+            ["challenge-run-invalid", "withheld-field-leak"],
+            ["withheld-field-leak"],
+            "its run leaks a withheld field, so it cannot count (challenge-run-invalid), and its"
+            " copy of the run's cases publishes the leak too (withheld-field-leak)",
+            " ".join(str(leak_a_reference_answer.__doc__).split()),
+            leak_a_reference_answer,
+            judged=False,
+        ),
+    ]
+
+
 MARKETS = {
     2: ("default", "2027-04-30"),
     3: ("default", "2027-06-30"),
     5: ("serious", "2027-07-31"),
     6: ("default", "2027-05-31"),
+    7: ("default", "2027-06-30"),
+}
+# Market 7 is a hidden-suite market: it accepts challenge attempts only (SPEC 11).
+MARKET_OVERRIDES: dict[int, dict[str, Any]] = {
+    7: {
+        "title": "Demo market 7: monitor false-safe rate on a hidden suite",
+        "kinds": ["challenge"],
+    }
 }
 # What each demo market resolves to once every window has closed; ANNULLED for the market
 # whose snapshot is left out.
-OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
+OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 7: "YES"}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
 # When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): the first
 # daily run once market 6's window has closed everywhere on Earth (its last day ends at 12:00 UTC
@@ -314,7 +389,9 @@ def build(out: Path) -> None:
     rules, _ = SharedRules.from_document(document)
     assert rules is not None
     market_docs = {
-        number: market_document(number, budget, resolve_by=resolve_by)
+        number: market_document(
+            number, budget, resolve_by=resolve_by, **MARKET_OVERRIDES.get(number, {})
+        )
         for number, (budget, resolve_by) in MARKETS.items()
     }
     markets = {number: load_market(doc, rules) for number, doc in market_docs.items()}
@@ -325,7 +402,7 @@ def build(out: Path) -> None:
         )
     steps: list[dict[str, Any]] = [
         {
-            "message": "Registry: shared rules and demo markets 2, 3, 5 and 6",
+            "message": "Registry: shared rules and demo markets 2, 3, 5, 6 and 7",
             "at": format_timestamp(day(4)),
             "files": {path: f"registry:{path}" for path in sorted(written)},
         }
@@ -394,6 +471,81 @@ def build(out: Path) -> None:
                     "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
                 }
             )
+    # Challenge runs on market 7's hidden suite: each run's freeze merges in January, before
+    # any trial; the operator's scores in February, after them; its attempt with the others.
+    expect["runs"] = {}
+    scores: list[dict[str, Any]] = []
+    for offset, challenge in enumerate(challenges(), start=len(runs)):
+        spec, run = challenge.spec, challenge.run
+        files, run_files = challenge_files(spec, run, schema_base=ATTEMPT_SCHEMAS)
+        if challenge.run_defect is not None:
+            challenge.run_defect(files, run_files)
+        files["scores.yaml"] = score_table(files, markets[spec.market], rules.confidence)
+        folder = spec.folder
+        expect["main"][folder] = challenge.expect
+        expect["runs"][run.folder] = challenge.run_expect
+        why[folder] = " ".join(challenge.why.split())
+        why[run.folder] = " ".join(challenge.run_why.split())
+        for name, data in files.items():
+            written[f"{folder}/{name}"] = data
+        for name, data in run_files.items():
+            written[f"{run.folder}/{name}"] = data
+        freezes.append(
+            {
+                "message": f"Challenge run: {run.folder} (the hidden suite's freeze)",
+                "at": format_timestamp(run.frozen_at),
+                "merged_at": format_timestamp(run.frozen_at + timedelta(hours=1)),
+                "files": {
+                    f"{run.folder}/{name}": f"registry:{run.folder}/{name}"
+                    for name in ("run.yaml", "freeze-cases.jsonl")
+                },
+            }
+        )
+        freezes.append(
+            {
+                "message": f"Freeze: {folder}",
+                "at": format_timestamp(spec.frozen_at),
+                "merged_at": format_timestamp(spec.frozen_at + timedelta(days=1, minutes=offset)),
+                "files": {f"{folder}/{name}": f"registry:{folder}/{name}" for name in FREEZE},
+            }
+        )
+        scores.append(
+            {
+                "message": f"Operator scores: {run.folder}",
+                "at": format_timestamp(day(20, month=2) + timedelta(hours=offset)),
+                "merged_at": format_timestamp(day(21, month=2) + timedelta(hours=offset)),
+                "files": {
+                    f"{run.folder}/{name}": f"registry:{run.folder}/{name}"
+                    for name in sorted(run_files)
+                    if name not in ("run.yaml", "freeze-cases.jsonl")
+                },
+            }
+        )
+        runs.append(
+            {
+                "message": f"Attempt: {spec.title}",
+                "at": format_timestamp(day(1, month=3) + timedelta(hours=offset)),
+                "merged_at": format_timestamp(day(2, month=3) + timedelta(hours=offset)),
+                "files": {
+                    f"{folder}/{name}": f"registry:{folder}/{name}"
+                    for name in sorted(files)
+                    if name not in FREEZE
+                },
+            }
+        )
+        if challenge.judged:
+            market = markets[spec.market]
+            verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
+            written[f"{folder}/judgments.yaml"] = judgments_file(
+                files, verdicts, "registry-maintainer", "2027-03-05"
+            )
+            judgments.append(
+                {
+                    "message": f"Judgments: {folder}",
+                    "at": format_timestamp(day(5, month=3) + timedelta(minutes=offset)),
+                    "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
+                }
+            )
     # The open pull request: a freeze merged in January, then a run that edits it.
     spec = AttemptSpec(
         submitter="gina-lab",
@@ -428,7 +580,7 @@ def build(out: Path) -> None:
     freezes.sort(key=lambda step: step["merged_at"])
     edited_market = written["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
     history_files["pr/markets/market-03.yaml"] = edited_market
-    steps += freezes + runs + judgments
+    steps += freezes + scores + runs + judgments
     steps.append(
         {
             "message": f"Attempt: {spec.title} (open)",
