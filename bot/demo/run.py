@@ -7,7 +7,8 @@ on the dates the plan gives, with its clock set to each: the snapshot tags, arch
 resolution records, issues and the annulment of market 2 are made by that code, not by the
 demo builder. The challenge runs of market 7's hidden suite are verified on their own path
 (`claims verify challenge-runs`). Each example (attempt or run) declares the reason codes it
-demonstrates and each market its final outcome; the demo exits 0 only when every one behaved as declared.
+demonstrates and each market its final outcome; the demo exits 0 only when every one behaved
+as declared.
 """
 
 from __future__ import annotations
