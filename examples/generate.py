@@ -310,11 +310,11 @@ class Challenge:
 
 def challenges() -> list[Challenge]:
     """Market 7's hidden suite: an honest run whose challenge attempt the operator scored and
-    that qualifies (market 7 resolves YES), and a run that leaks a withheld field."""
+    that qualifies (market 11 resolves YES), and a run that leaks a withheld field."""
     return [
         Challenge(
             AttemptSpec(
-                market=7,
+                market=11,
                 submitter="hidden-lab",
                 slug="monitor-hidden",
                 kind="challenge",
@@ -326,13 +326,13 @@ def challenges() -> list[Challenge]:
             [],
             [],
             "challenge attempt of run-1: its cases are the run's hash-only cases, its results"
-            " the operator's scorer's; qualifying, met both bars: market 7 resolves YES",
-            "hidden-suite run on market 7: hash-only cases frozen on main before any trial, the"
+            " the operator's scorer's; qualifying, met both bars: market 11 resolves YES",
+            "hidden-suite run on market 11: hash-only cases frozen on main before any trial, the"
             " operator's score file after them, no withheld field anywhere",
         ),
         Challenge(
             AttemptSpec(
-                market=7,
+                market=11,
                 submitter="leaky-lab",
                 slug="monitor-leaky",
                 kind="challenge",
@@ -357,18 +357,18 @@ MARKETS = {
     3: ("default", "2027-06-30"),
     5: ("serious", "2027-07-31"),
     6: ("default", "2027-05-31"),
-    7: ("default", "2027-06-30"),
+    11: ("default", "2027-06-30"),
 }
-# Market 7 is a hidden-suite market: it accepts challenge attempts only (SPEC 11).
+# Market 11 is a hidden-suite market: it accepts challenge attempts only (SPEC 11).
 MARKET_OVERRIDES: dict[int, dict[str, Any]] = {
-    7: {
-        "title": "Demo market 7: monitor false-safe rate on a hidden suite",
+    11: {
+        "title": "Demo market 11: monitor false-safe rate on a hidden suite",
         "kinds": ["challenge"],
     }
 }
 # What each demo market resolves to once every window has closed; ANNULLED for the market
 # whose snapshot is left out.
-OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 7: "YES"}
+OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 11: "YES"}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
 # When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): the first
 # daily run once market 6's window has closed everywhere on Earth (its last day ends at 12:00 UTC
@@ -402,7 +402,7 @@ def build(out: Path) -> None:
         )
     steps: list[dict[str, Any]] = [
         {
-            "message": "Registry: shared rules and demo markets 2, 3, 5, 6 and 7",
+            "message": "Registry: shared rules and demo markets 2, 3, 5, 6 and 11",
             "at": format_timestamp(day(4)),
             "files": {path: f"registry:{path}" for path in sorted(written)},
         }
@@ -471,7 +471,7 @@ def build(out: Path) -> None:
                     "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
                 }
             )
-    # Challenge runs on market 7's hidden suite: each run's freeze merges in January, before
+    # Challenge runs on market 11's hidden suite: each run's freeze merges in January, before
     # any trial; the operator's scores in February, after them; its attempt with the others.
     expect["runs"] = {}
     scores: list[dict[str, Any]] = []

@@ -5,7 +5,7 @@ through their filing windows. Between them the real scheduled job (`close-window
 local archive, issues in a local folder and no push: the demo repository has no remote) runs
 on the dates the plan gives, with its clock set to each: the snapshot tags, archive copies,
 resolution records, issues and the annulment of market 2 are made by that code, not by the
-demo builder. The challenge runs of market 7's hidden suite are verified on their own path
+demo builder. The challenge runs of market 11's hidden suite are verified on their own path
 (`claims verify challenge-runs`). Each example (attempt or run) declares the reason codes it
 demonstrates and each market its final outcome; the demo exits 0 only when every one behaved
 as declared.
@@ -355,6 +355,11 @@ def _rerun_adapter(
     return AdapterRerun(cache=cache, results=work / "reruns")
 
 
+def _number(item: tuple[str, str]) -> int:
+    """A market's number, for listing markets in numeric order."""
+    return int(item[0])
+
+
 def _check(
     plan: dict[str, Any],
     merged: dict[str, Any],
@@ -434,6 +439,6 @@ def _check(
         )
     print(
         f"demo OK: all {count} examples gave the codes they demonstrate, and markets"
-        f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items()))}."
+        f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items(), key=_number))}."
     )
     return 0

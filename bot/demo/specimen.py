@@ -324,7 +324,7 @@ class RunSpec:
     """A challenge run (SPEC 11): every field has a default that makes a valid run."""
 
     run: str = "run-1"
-    market: int = 7
+    market: int = 11
     operator: str = "Hidden Suite Operators (demo)"
     suite: str = "hidden monitor suite v1"
     scorer: str = "reference-match-v1"  # the operator's own scorer: its score file is taken

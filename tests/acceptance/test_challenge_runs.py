@@ -26,7 +26,11 @@ from bot.findings import Code, Finding
 from tests.support import Files, records, rewrite
 
 SPEC = AttemptSpec(
-    market=7, submitter="hidden-lab", slug="monitor-hidden", kind="challenge", challenge_run="run-1"
+    market=11,
+    submitter="hidden-lab",
+    slug="monitor-hidden",
+    kind="challenge",
+    challenge_run="run-1",
 )
 RUN = RunSpec()
 SCORES = f"scores/{SPEC.submitter}/{SPEC.slug}/results.jsonl"
@@ -35,8 +39,8 @@ SCORED_AT = datetime(2027, 2, 25, 9, 0, tzinfo=UTC)
 
 
 def _markets(**overrides: Any) -> dict[str, bytes]:
-    document = market_document(7, "default", kinds=["challenge"], **overrides)
-    return {"markets/market-07.yaml": dump_yaml(document)}
+    document = market_document(11, "default", kinds=["challenge"], **overrides)
+    return {"markets/market-11.yaml": dump_yaml(document)}
 
 
 def _run_steps(
@@ -124,7 +128,7 @@ def test_the_run_verifies_on_its_own_path(make_registry, run_claims) -> None:
     assert result.report["attempts"] == []
     (run,) = result.report["challenge_runs"]
     assert run["run"] == "run-1" and run["evidence"] == "valid" and run["reasons"] == []
-    assert run["market"] == 7 and run["cases"] == 24 and run["scorer"] == RUN.scorer
+    assert run["market"] == 11 and run["cases"] == 24 and run["scorer"] == RUN.scorer
     (scored,) = run["attempts"]
     assert scored["attempt"] == f"{SPEC.submitter}/{SPEC.slug}"
     assert scored["source"] == "score-file"
@@ -142,7 +146,7 @@ def test_verify_with_no_path_checks_attempts_and_runs(make_registry, run_claims)
 
 
 def test_a_market_that_does_not_list_challenge_refuses_it(make_registry, run_claims) -> None:
-    markets = {"markets/market-07.yaml": dump_yaml(market_document(7, "default", kinds=["run"]))}
+    markets = {"markets/market-11.yaml": dump_yaml(market_document(11, "default", kinds=["run"]))}
     built = build(make_registry, markets=markets)
     result = run_claims("verify", built.attempt)
     assert {"kind-not-accepted", "challenge-run-invalid"} <= result.codes()
@@ -337,7 +341,7 @@ def test_a_scorer_input_it_cannot_read_is_caught(make_registry, run_claims, fake
     [
         (lambda text: text.replace("operator: Hidden Suite Operators (demo)\n", ""), "operator", 1),
         (lambda text: text + "secret: 1\n", "secret", None),
-        (lambda text: text.replace("market: 7", "market: seven"), "market", None),
+        (lambda text: text.replace("market: 11", "market: seven"), "market", None),
         (
             lambda text: text.replace(
                 "frozen_at: '2027-01-08T12:00:00Z'", "frozen_at: 2027-01-08 12:00"
@@ -388,7 +392,7 @@ def test_a_withheld_field_in_a_trials_result(make_registry, run_claims) -> None:
 
     built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
     result = run_claims("verify", built.attempt)
-    folder = f"attempts/market-07/{SPEC.submitter}/{SPEC.slug}"
+    folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
     assert _leaks(result.reasons()) == [(f"{folder}/trials.jsonl", 3)]
 
 
@@ -400,7 +404,7 @@ def test_a_withheld_field_nested_in_a_public_field(make_registry, run_claims) ->
 
     built = build(make_registry, attempt=leak, run=leak)
     result = run_claims("verify", built.attempt)
-    folder = f"attempts/market-07/{SPEC.submitter}/{SPEC.slug}"
+    folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
     assert (f"{folder}/freeze-cases.jsonl", 5) in _leaks(result.reasons())
     assert "spelled differently" in _reason(result, "withheld-field-leak")["message"]
     assert "challenge-run-invalid" in result.codes()
@@ -423,7 +427,7 @@ def test_a_withheld_field_in_the_raw_log(make_registry, run_claims) -> None:
 
     built = build(make_registry, attempt=leak)
     result = run_claims("verify", built.attempt)
-    folder = f"attempts/market-07/{SPEC.submitter}/{SPEC.slug}"
+    folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
     assert result.codes() == {"withheld-field-leak"}
     assert _leaks(result.reasons()) == [(f"{folder}/raw-log/harness.log", 8)]
 
@@ -434,7 +438,7 @@ def test_a_withheld_field_in_scores_yaml(make_registry, run_claims) -> None:
 
     built = build(make_registry, after_scores=leak)
     result = run_claims("verify", built.attempt)
-    folder = f"attempts/market-07/{SPEC.submitter}/{SPEC.slug}"
+    folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
     lines = built.files["scores.yaml"].decode().count("\n")  # the leak is the last line
     assert _leaks(result.reasons()) == [(f"{folder}/scores.yaml", lines)]
 
