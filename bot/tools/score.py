@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 from bot.config import Limits
-from bot.errors import ClaimsError
 from bot.report.text import printable
 from bot.scorers.weirdml_v3 import LogScore, WeirdmlLogError, read_log, score_log
 
@@ -39,23 +38,20 @@ def add_score_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         " best-so-far curve (log10 tokens, 500k to 50M), final best and official score"
         " (0.8 x area + 0.2 x final best), and their mean. Exit 1 when the log is refused.",
     )
-    weirdml.add_argument("log", type=Path, metavar="LOG.jsonl", help="the event log")
-    weirdml.add_argument(
-        "--json",
-        type=Path,
-        metavar="OUT",
-        help='write {"tasks": {TASK: {"area", "final_best", "score"}}, "mean"} here',
-    )
-    weirdml.add_argument(
-        "--plot", type=Path, metavar="PNG", help="plot the best-so-far curves to this PNG"
-    )
+    json_help = 'write {"tasks": {TASK: {"area", "final_best", "score"}}, "mean"} here'
+    for flags, metavar, text in (
+        (["log"], "LOG.jsonl", "the event log"),
+        (["--json"], "OUT", json_help),
+        (["--plot"], "PNG", "plot the best-so-far curves to this PNG"),
+    ):
+        weirdml.add_argument(*flags, type=Path, metavar=metavar, help=text)
 
 
 def run_score(args: argparse.Namespace) -> int:
     """`claims score weirdml-v3`. `ClaimsError` propagates (the CLI prints it, exit 2)."""
-    from bot.tools.files import write_atomic
+    from bot.tools.files import read_capped, write_atomic
 
-    raw = _read_bytes(args.log)
+    raw = read_capped(args.log, Limits().max_jsonl_bytes)
     try:
         scores = score_log(read_log(_text(raw)))
     except WeirdmlLogError as error:
@@ -67,18 +63,6 @@ def run_score(args: argparse.Namespace) -> int:
         write_atomic(args.plot, _plot(scores))
     print(printable(render_scores(scores)), end="")
     return EXIT_DONE
-
-
-def _read_bytes(path: Path) -> bytes:
-    cap = Limits().max_jsonl_bytes
-    try:
-        with path.open("rb") as stream:
-            raw = stream.read(cap + 1)
-    except OSError as error:
-        raise ClaimsError(f"cannot read {path}: {error.strerror or error}") from None
-    if len(raw) > cap:
-        raise ClaimsError(f"{path} is over the {cap}-byte limit")
-    return raw
 
 
 def _text(raw: bytes) -> str:
