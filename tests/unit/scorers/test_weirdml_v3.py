@@ -141,6 +141,30 @@ def test_a_hint_factor_applies_only_to_submissions_after_its_purchase() -> None:
     assert result.curve == ((5e5, 0.5), (5e7, 0.5))
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    points=st.lists(st.tuples(st.integers(0, 60_000_000), st.floats(0, 1)), min_size=1, max_size=6),
+    split=st.integers(0, 6),
+    factor=st.floats(0.01, 1),
+)
+def test_a_hint_changes_only_the_submissions_after_it(
+    points: list[tuple[int, float]], split: int, factor: float
+) -> None:
+    points.sort(key=lambda point: point[0])
+    before, after = points[:split], points[split:]
+    at = before[-1][0] if before else 0
+    with_hint = _score(
+        *(_sub(t, s) for t, s in before),
+        _browse(at),
+        _hint(at, factor),
+        *(_sub(t, s) for t, s in after),
+    )
+    # The same log with the later submissions' scores multiplied by hand, and no hint.
+    by_hand = _score(*(_sub(t, s) for t, s in before), *(_sub(t, s * factor) for t, s in after))
+    assert with_hint.curve == by_hand.curve
+    assert with_hint.score == pytest.approx(by_hand.score, abs=1e-12)
+
+
 def test_hint_factors_multiply() -> None:
     result = _score(_browse(0), _hint(0, 0.9), _browse(0), _hint(0, 0.5), _sub(600_000, 1.0))
     assert result.final_best == pytest.approx(0.45, abs=1e-12)
