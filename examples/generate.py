@@ -349,6 +349,32 @@ def challenges() -> list[Challenge]:
             leak_a_reference_answer,
             judged=False,
         ),
+        Challenge(
+            AttemptSpec(
+                market=11,
+                submitter="weird-lab",
+                slug="monitor-weirdml",
+                kind="challenge",
+                challenge_run="run-3",
+                seed=23,
+                title="Trace monitor scored by WeirdML v3",
+            ),
+            RunSpec(
+                run="run-3",
+                operator="WeirdML Operators (demo)",
+                suite="hidden monitor suite v1, scored by WeirdML v3",
+                scorer="weirdml-v3",
+                frozen_at=day(9, hour=15),
+            ),
+            [],
+            [],
+            "challenge attempt of run-3, whose built-in scorer the bot reruns: each trial carries"
+            " the area, final best and official score weirdml-v3 gives its case's events;"
+            " qualifying",
+            "hidden-suite run scored by the built-in weirdml-v3: the operator publishes each"
+            " attempt's event log beside its results, and the bot recomputes every case's area,"
+            " final best and official score from it (source: recomputed)",
+        ),
     ]
 
 

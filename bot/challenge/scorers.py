@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from bot.findings import Finding
+from bot.findings import Code, Finding
+from bot.scorers.weirdml_v3 import WeirdmlLogError, read_log, score_log
 
 __all__ = ["SCORERS", "BuiltinScorer", "Recomputed", "builtin_scorer"]
 
@@ -32,7 +33,29 @@ class BuiltinScorer:
     tolerance: float = 1e-6  # recomputed and stated values may differ by at most this
 
 
-SCORERS: dict[str, BuiltinScorer] = {}
+def _weirdml_v3(text: str, file: str) -> tuple[Recomputed, list[Finding]]:
+    """WeirdML v3 (bot/scorers/weirdml_v3.py) on one attempt's event log: each task is a case
+    of the run; its `area`, `final_best` and official `score`."""
+    try:
+        scored = score_log(read_log(text))
+    except WeirdmlLogError as error:
+        where = f"{error.field}: " if error.field else ""
+        return {}, [Finding(Code.SCORER_INPUT_INVALID, where + error.message, file, error.line)]
+    return {
+        task: {
+            "area": task_score.area,
+            "final_best": task_score.final_best,
+            "score": task_score.score,
+        }
+        for task, task_score in scored.tasks.items()
+    }, []
+
+
+SCORERS: dict[str, BuiltinScorer] = {
+    "weirdml-v3": BuiltinScorer(
+        "weirdml-v3", "events.jsonl", ("area", "final_best", "score"), _weirdml_v3
+    ),
+}
 
 
 def builtin_scorer(

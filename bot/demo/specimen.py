@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.bars import derived_table
+from bot.challenge.scorers import builtin_scorer
 from bot.dump import dump_jsonl, dump_yaml, format_timestamp
 from bot.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
 from bot.load.document import Document
@@ -353,10 +354,19 @@ def challenge_files(
         cases.append(case)
     frozen = dump_jsonl(cases)
     files["freeze-cases.jsonl"] = frozen
-    results = [
-        {"case_id": trial["case_id"], "result": trial["result"]}
-        for trial in map(json.loads, files["trials.jsonl"].decode().splitlines())
-    ]
+    trials = [json.loads(line) for line in files["trials.jsonl"].decode().splitlines()]
+    run_files: dict[str, bytes] = {}
+    scores = f"scores/{spec.submitter}/{spec.slug}"
+    builtin = builtin_scorer(run.scorer)
+    if builtin is not None and builtin.name == "weirdml-v3":
+        events = _weirdml_events(trials)
+        run_files[f"{scores}/{builtin.input_file}"] = events
+        recomputed, problems = builtin.score(events.decode(), builtin.input_file)
+        assert not problems, problems
+        for trial in trials:
+            trial["result"].update(recomputed[trial["case_id"]])
+        files["trials.jsonl"] = dump_jsonl(trials)
+    results = [{"case_id": trial["case_id"], "result": trial["result"]} for trial in trials]
     document = {
         "id": run.run,
         "title": f"Hidden suite run {run.run}",
@@ -367,14 +377,29 @@ def challenge_files(
         "withholdable": list(run.withholdable),
         "frozen_at": format_timestamp(run.frozen_at),
     }
-    run_files = {
-        "run.yaml": dump_yaml(
-            document, f"{schema_base.removeprefix('../../')}/challenge-run.schema.json"
-        ),
-        "freeze-cases.jsonl": frozen,
-        f"scores/{spec.submitter}/{spec.slug}/results.jsonl": dump_jsonl(results),
-    }
-    return files, run_files
+    run_files["run.yaml"] = dump_yaml(
+        document, f"{schema_base.removeprefix('../../')}/challenge-run.schema.json"
+    )
+    run_files["freeze-cases.jsonl"] = frozen
+    run_files[f"{scores}/results.jsonl"] = dump_jsonl(results)
+    return files, dict(sorted(run_files.items()))
+
+
+def _weirdml_events(trials: list[dict[str, Any]]) -> bytes:
+    """A WeirdML v3 event log (bot/scorers/weirdml_v3.py) for a monitor's trials, one task per
+    case: a first submission at half the monitor's score at 500k tokens, a browsing at 2M,
+    then its full score at 5M. So area = 0.75 x score, final best = score and the official
+    score 0.8 x score: the scores keep their order (the AUROC bar is unchanged)."""
+    events: list[dict[str, Any]] = []
+    for trial in trials:
+        level = float(trial["result"]["score"])
+        task = trial["case_id"]
+        events += [
+            {"task": task, "tokens": 500_000, "event": "submission", "score": round(level / 2, 6)},
+            {"task": task, "tokens": 2_000_000, "event": "browse"},
+            {"task": task, "tokens": 5_000_000, "event": "submission", "score": level},
+        ]
+    return dump_jsonl(events)
 
 
 def market_document(

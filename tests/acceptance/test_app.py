@@ -87,7 +87,10 @@ def test_a_verify_report_with_challenge_runs_survives_json(demo: tuple[Path, str
     assert {name: run["evidence"] for name, run in runs.items()} == {
         "run-1": "valid",
         "run-2": "invalid",
+        "run-3": "valid",
     }
+    assert runs["run-3"]["recomputed_by"] == "weirdml-v3"
+    assert runs["run-3"]["attempts"][0]["source"] == "recomputed"
     scored = runs["run-1"]["attempts"][0]
     assert scored["attempt"] == "hidden-lab/monitor-hidden" and len(scored["tasks"]) == 24
     data["challenge_runs"][1]["evidence"] = "valid"

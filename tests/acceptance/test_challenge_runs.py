@@ -490,3 +490,59 @@ def test_a_pull_request_that_changes_a_run_verifies_the_run(make_registry, run_c
     (run,) = result.report["challenge_runs"]
     assert _leaks(run["reasons"]) == [(f"{RUN.folder}/README.md", 1)]
     assert result.code == 1
+
+
+# ---- the built-in weirdml-v3 scorer ---------------------------------------------------------
+
+WEIRDML = replace(RUN, scorer="weirdml-v3")
+EVENTS = SCORES.replace("results.jsonl", "events.jsonl")
+
+
+def test_a_weirdml_run_is_recomputed_and_its_attempt_qualifies(make_registry, run_claims) -> None:
+    built = build(make_registry, run_spec=WEIRDML)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert run["reasons"] == [] and run["recomputed_by"] == "weirdml-v3"
+    (scored,) = run["attempts"]
+    assert scored["source"] == "recomputed"
+    # The specimen's log: half the monitor's score at 500k tokens, all of it at 5M.
+    trial = records(built.files, "trials.jsonl")[0]
+    task = scored["tasks"]["sandbagging-000"]
+    assert task == trial["result"]
+    best = task["final_best"]
+    assert task["area"] == pytest.approx(0.75 * best, abs=1e-9)
+    assert task["score"] == pytest.approx(0.8 * best, abs=1e-9)
+    attempt = run_claims("verify", built.attempt)
+    assert attempt.code == 0, attempt.out
+    assert attempt.attempt()["status"] == "qualifying"
+
+
+def test_a_stated_weirdml_score_the_log_does_not_give_is_caught(make_registry, run_claims) -> None:
+    def misstate(files: Files) -> None:
+        rows = [json.loads(line) for line in files[SCORES].decode().splitlines()]
+        rows[2]["result"]["score"] = 0.56
+        files[SCORES] = dump_jsonl(rows)
+
+    built = build(make_registry, run_spec=WEIRDML, run=misstate)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
+        ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
+    ]
+    assert "result.score is 0.56, weirdml-v3 recomputes" in run["reasons"][0]["message"]
+    assert run_claims("verify", built.attempt).codes() == {"challenge-run-invalid"}
+
+
+def test_a_fourth_browsing_in_the_operators_log_is_refused(make_registry, run_claims) -> None:
+    def browse(files: Files) -> None:
+        events = [json.loads(line) for line in files[EVENTS].decode().splitlines()]
+        extra = [{"task": "sandbagging-000", "tokens": 2_000_000, "event": "browse"}] * 3
+        files[EVENTS] = dump_jsonl(events[:2] + extra + events[2:])
+
+    built = build(make_registry, run_spec=WEIRDML, run=browse)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
+        ("scorer-input-invalid", f"{RUN.folder}/{EVENTS}", 5)
+    ]
+    assert "brows" in run["reasons"][0]["message"]

@@ -28,7 +28,7 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 19 examples gave the codes they demonstrate" in done.stdout
+    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
@@ -152,7 +152,7 @@ def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_res
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 19 examples gave the codes they demonstrate" in done.stdout
+    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     root = tmp_path / "demo"
