@@ -28,7 +28,7 @@ from bot.evidence.models import (
 from bot.evidence.rules import evidence_digest
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
-from bot.history import History, Landing, blob_id
+from bot.history import History, Landing, tree_blob
 from bot.judge import (
     AttemptFacts,
     AttemptFiles,
@@ -355,36 +355,34 @@ def _challenge_facts(
         for name in files.entries
         if files.path(name) not in parsed and name != "judgments.yaml"
     }
-    problem: Finding | None = None
+    line = attempt.lines.get("challenge_run")
+
+    def invalid(message: str) -> Finding:
+        return Finding(Code.CHALLENGE_RUN_INVALID, message, attempt.path, line)
+
     entry = registry.contracts.entry(folder)
     if entry is None or entry.kind != "folder":
-        problem = Finding(
-            Code.CHALLENGE_RUN_INVALID,
-            f"challenge_run: {run!r} names no run of this registry ({folder}/ does not exist"
-            f" on {history.base_ref or 'the registry'})",
-            attempt.path,
-            attempt.lines.get("challenge_run"),
+        where = history.base_ref or "the registry"
+        return ChallengeFacts(
+            run,
+            invalid(
+                f"challenge_run: {run!r} names no run of this registry ({folder}/ does not"
+                f" exist on {where})"
+            ),
         )
-        return ChallengeFacts(run, problem)
     judged = challenge_run(registry, run, history)
     leaks = text_leaks(registry.tree, unparsed, judged.withholdable, registry.limits)
-    verdict = judged.verdict
-    errors = sorted({f.code for f in verdict.findings if f.severity is Severity.ERROR})
+    problem: Finding | None = None
+    errors = sorted({f.code for f in judged.verdict.findings if f.severity is Severity.ERROR})
     if errors:
-        problem = Finding(
-            Code.CHALLENGE_RUN_INVALID,
+        problem = invalid(
             f"the challenge run {run} is invalid ({', '.join(errors)}: claims verify"
-            f" {folder}), so no attempt of it can count",
-            attempt.path,
-            attempt.lines.get("challenge_run"),
+            f" {folder}), so no attempt of it can count"
         )
     elif judged.market is not None and judged.market != attempt.market:
-        problem = Finding(
-            Code.CHALLENGE_RUN_INVALID,
+        problem = invalid(
             f"challenge_run: {run} is a run of market {judged.market}, this attempt is filed"
-            f" for market {attempt.market}",
-            attempt.path,
-            attempt.lines.get("challenge_run"),
+            f" for market {attempt.market}"
         )
     parts = PurePosixPath(files.folder).parts
     key = "/".join(parts[2:4]) if len(parts) == 4 else files.folder
@@ -423,19 +421,6 @@ def _landing_checks(
     return checks
 
 
-def _blob(tree: Tree, path: str) -> str | None:
-    """The git blob id of a file in the tree (from git, or hashed from the working tree)."""
-    entry = tree.entry(path)
-    if entry is None or entry.kind != "file":
-        return None
-    if entry.blob_id is not None:
-        return entry.blob_id
-    try:
-        return blob_id(read_limited(tree, path, 1 << 31))
-    except TreeError:
-        return None
-
-
 def _landing(registry: Registry, files: AttemptFiles, history: History, path: str) -> Landing | str:
     """Where a freeze file landed: the attempt's own files by the blob id the scan took, a
     challenge run's freeze-cases from the maintainers' tree."""
@@ -443,7 +428,7 @@ def _landing(registry: Registry, files: AttemptFiles, history: History, path: st
         own = files.entries.get(path.removeprefix(f"{files.folder}/"))
         blob = own.blob_id if own is not None else None
     else:
-        blob = _blob(registry.contracts, path)
+        blob = tree_blob(registry.contracts, path)
     if blob is None:
         return "cannot read the freeze"
     return history.landing(path, blob)

@@ -74,6 +74,18 @@ def records(files: Files, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in files[name].decode().splitlines()]
 
 
+def step(
+    message: str, at: datetime, merged_at: datetime | None, folder: str, names: Any
+) -> dict[str, Any]:
+    """A step of the demo plan committing `names` of `folder` from examples/registry/ (a pull
+    request merged at `merged_at`, or a commit on main when it is None)."""
+    found: dict[str, Any] = {"message": message, "at": format_timestamp(at)}
+    if merged_at is not None:
+        found["merged_at"] = format_timestamp(merged_at)
+    found["files"] = {f"{folder}/{name}": f"registry:{folder}/{name}" for name in names}
+    return found
+
+
 # ---- one deliberate defect each -------------------------------------------------------------
 
 
@@ -405,6 +417,19 @@ CLOSE_ON = ["2027-08-01T03:17:00Z", "2027-08-31T03:17:00Z", "2027-10-01T03:17:00
 VERIFY_AS_OF = "2027-03-15"
 
 
+def _run_step(spec: AttemptSpec, number: int, files: Files) -> dict[str, Any]:
+    """The pull request of an attempt's run (everything but its freeze), merged in March."""
+    at = day(1, month=3) + timedelta(hours=number)
+    names = [name for name in sorted(files) if name not in FREEZE]
+    return step(f"Attempt: {spec.title}", at, at + timedelta(days=1), spec.folder, names)
+
+
+def _judgments_step(folder: str, number: int) -> dict[str, Any]:
+    """A maintainer's judgments, committed on main on 5 March."""
+    at = day(5, month=3) + timedelta(minutes=number)
+    return step(f"Judgments: {folder}", at, None, folder, ["judgments.yaml"])
+
+
 def build(out: Path) -> None:
     registry, history, released_dir = out / "registry", out / "history", out / "released"
     for folder in (registry, history, released_dir):
@@ -462,41 +487,16 @@ def build(out: Path) -> None:
             written[f"{folder}/{name}"] = data
         # Freezes merge in January, each a day after its frozen_at at the earliest; runs merge
         # in March; maintainers judge on the 5th. Main's dates only move forward.
-        freezes.append(
-            {
-                "message": f"Freeze: {folder}",
-                "at": format_timestamp(spec.frozen_at),
-                "merged_at": format_timestamp(
-                    max(spec.frozen_at + timedelta(days=1), day(12)) + timedelta(minutes=number)
-                ),
-                "files": {f"{folder}/{name}": f"registry:{folder}/{name}" for name in FREEZE},
-            }
-        )
-        runs.append(
-            {
-                "message": f"Attempt: {spec.title}",
-                "at": format_timestamp(day(1, month=3) + timedelta(hours=number)),
-                "merged_at": format_timestamp(day(2, month=3) + timedelta(hours=number)),
-                "files": {
-                    f"{folder}/{name}": f"registry:{folder}/{name}"
-                    for name in sorted(files)
-                    if name not in FREEZE
-                },
-            }
-        )
+        merged = max(spec.frozen_at + timedelta(days=1), day(12)) + timedelta(minutes=number)
+        freezes.append(step(f"Freeze: {folder}", spec.frozen_at, merged, folder, FREEZE))
+        runs.append(_run_step(spec, number, files))
         if example.judge is not None and market is not None:
             verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
             verdicts.update(example.judge)
             written[f"{folder}/judgments.yaml"] = judgments_file(
                 files, verdicts, "registry-maintainer", "2027-03-05", example.notes
             )
-            judgments.append(
-                {
-                    "message": f"Judgments: {folder}",
-                    "at": format_timestamp(day(5, month=3) + timedelta(minutes=number)),
-                    "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
-                }
-            )
+            judgments.append(_judgments_step(folder, number))
     # Challenge runs on market 11's hidden suite: each run's freeze merges in January, before
     # any trial; the operator's scores in February, after them; its attempt with the others.
     expect["runs"] = {}
@@ -516,62 +516,31 @@ def build(out: Path) -> None:
             written[f"{folder}/{name}"] = data
         for name, data in run_files.items():
             written[f"{run.folder}/{name}"] = data
-        freezes.append(
-            {
-                "message": f"Challenge run: {run.folder} (the hidden suite's freeze)",
-                "at": format_timestamp(run.frozen_at),
-                "merged_at": format_timestamp(run.frozen_at + timedelta(hours=1)),
-                "files": {
-                    f"{run.folder}/{name}": f"registry:{run.folder}/{name}"
-                    for name in ("run.yaml", "freeze-cases.jsonl")
-                },
-            }
-        )
-        freezes.append(
-            {
-                "message": f"Freeze: {folder}",
-                "at": format_timestamp(spec.frozen_at),
-                "merged_at": format_timestamp(spec.frozen_at + timedelta(days=1, minutes=offset)),
-                "files": {f"{folder}/{name}": f"registry:{folder}/{name}" for name in FREEZE},
-            }
-        )
+        run_freeze = ("run.yaml", "freeze-cases.jsonl")
+        message = f"Challenge run: {run.folder} (the hidden suite's freeze)"
+        merged = run.frozen_at + timedelta(hours=1)
+        freezes.append(step(message, run.frozen_at, merged, run.folder, run_freeze))
+        merged = spec.frozen_at + timedelta(days=1, minutes=offset)
+        freezes.append(step(f"Freeze: {folder}", spec.frozen_at, merged, folder, FREEZE))
+        scored = day(20, month=2) + timedelta(hours=offset)
+        operator = sorted(name for name in run_files if name not in run_freeze)
         scores.append(
-            {
-                "message": f"Operator scores: {run.folder}",
-                "at": format_timestamp(day(20, month=2) + timedelta(hours=offset)),
-                "merged_at": format_timestamp(day(21, month=2) + timedelta(hours=offset)),
-                "files": {
-                    f"{run.folder}/{name}": f"registry:{run.folder}/{name}"
-                    for name in sorted(run_files)
-                    if name not in ("run.yaml", "freeze-cases.jsonl")
-                },
-            }
+            step(
+                f"Operator scores: {run.folder}",
+                scored,
+                scored + timedelta(days=1),
+                run.folder,
+                operator,
+            )
         )
-        runs.append(
-            {
-                "message": f"Attempt: {spec.title}",
-                "at": format_timestamp(day(1, month=3) + timedelta(hours=offset)),
-                "merged_at": format_timestamp(day(2, month=3) + timedelta(hours=offset)),
-                "files": {
-                    f"{folder}/{name}": f"registry:{folder}/{name}"
-                    for name in sorted(files)
-                    if name not in FREEZE
-                },
-            }
-        )
+        runs.append(_run_step(spec, offset, files))
         if challenge.judged:
             market = markets[spec.market]
             verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
             written[f"{folder}/judgments.yaml"] = judgments_file(
                 files, verdicts, "registry-maintainer", "2027-03-05"
             )
-            judgments.append(
-                {
-                    "message": f"Judgments: {folder}",
-                    "at": format_timestamp(day(5, month=3) + timedelta(minutes=offset)),
-                    "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
-                }
-            )
+            judgments.append(_judgments_step(folder, offset))
     # The open pull request: a freeze merged in January, then a run that edits it.
     spec = AttemptSpec(
         submitter="gina-lab",

@@ -15,9 +15,9 @@ from bot.challenge.scorers import builtin_scorer
 from bot.config import Limits
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
-from bot.history import History, Landing, blob_id
+from bot.history import History, Landing, tree_blob
 from bot.load.document import FieldPath, Record
-from bot.load.folder import FileEntry, scan_folder
+from bot.load.folder import scan_folder
 from bot.load.jsonl import load_jsonl
 from bot.load.yaml_ import load_yaml
 from bot.models import Market, SharedRules
@@ -88,21 +88,6 @@ def _line_of(line: int) -> Callable[[FieldPath], int | None]:
         return line
 
     return line_of
-
-
-def _blob(tree: Tree, path: str, entry: FileEntry | None) -> str | None:
-    if entry is not None:
-        return entry.blob_id
-    found = tree.entry(path)
-    if found is None or found.kind != "file":
-        return None
-    if found.blob_id is not None:
-        return found.blob_id
-    try:
-        with tree.open(path) as stream:
-            return blob_id(stream.read())
-    except (TreeError, OSError):
-        return None
 
 
 def _read(
@@ -244,7 +229,8 @@ def judge_run_folder(
     landings: dict[str, Landing | str] = {}
     if history.unavailable is None:
         path = f"{folder}/freeze-cases.jsonl"
-        blob = _blob(tree, path, files.entries.get("freeze-cases.jsonl"))
+        own = files.entries.get("freeze-cases.jsonl")
+        blob = own.blob_id if own is not None else tree_blob(tree, path)
         freeze = "cannot read the freeze" if blob is None else history.landing(path, blob)
         for score in files.scores.values():
             for scored in (score.results_path, score.input_path):

@@ -13,24 +13,13 @@ from bot.challenge.read import judge_run_folder, run_folders
 from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, load_market, market_document
 from bot.findings import Code
 from bot.history import MemoryHistory
-from bot.load.yaml_ import parse_yaml
-from bot.models import SharedRules
 from bot.tree import FolderTree
-from tests.support import RULES
+from tests.unit.test_judge import RULES_MODEL
 
 SPEC = AttemptSpec(market=11, submitter="a-lab", slug="one", kind="challenge", challenge_run="r-1")
 RUN = RunSpec(run="r-1")
 
 
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, _ = SharedRules.from_document(document)
-    assert rules is not None
-    return rules
-
-
-RULES_MODEL = _rules()
 MARKET = load_market(market_document(11, "default", kinds=["challenge"]), RULES_MODEL)
 
 
