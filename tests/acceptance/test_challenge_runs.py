@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+import yaml
 
 from bot.challenge import scorers
 from bot.challenge.scorers import BuiltinScorer, Recomputed
@@ -546,3 +547,25 @@ def test_a_fourth_browsing_in_the_operators_log_is_refused(make_registry, run_cl
         ("scorer-input-invalid", f"{RUN.folder}/{EVENTS}", 5)
     ]
     assert "brows" in run["reasons"][0]["message"]
+
+
+def test_a_withheld_field_in_a_raw_log_excerpt(make_registry, run_claims) -> None:
+    """A log over max_local_log_bytes is kept as its head and tail excerpts: both are read."""
+
+    def excerpts(files: Files) -> None:
+        line = b"2027-01-20T09:00:00Z step ok\n"
+        log = line * (2_100_000 // len(line))
+        log += b'grader: {"Reference_Answer": "answer for sabotage-003"}\n' + line * 40
+        files.pop("raw-log/harness.log")
+        files["raw-log/head"], files["raw-log/tail"] = log[:1_000_000], log[-1_000_000:]
+        attempt = yaml.safe_load(files["attempt.yaml"])
+        attempt["raw_log"].update(sha256=hashlib.sha256(log).hexdigest(), bytes=len(log))
+        files["attempt.yaml"] = dump_yaml(attempt)
+
+    built = build(make_registry, attempt=excerpts)
+    result = run_claims("verify", built.attempt)
+    folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
+    tail = built.files["raw-log/tail"].split(b"\n")
+    line = next(i for i, text in enumerate(tail, start=1) if b"Reference_Answer" in text)
+    assert result.codes() == {"withheld-field-leak"}
+    assert _leaks(result.reasons()) == [(f"{folder}/raw-log/tail", line)]
