@@ -269,8 +269,12 @@ def verify_registry(
     """
     pr_problems: list[Finding] = []
     selected = [p for p in paths if not _is_run_path(p)] if paths else None
-    runs = run_folders(registry.tree, [p for p in paths if _is_run_path(p)] if paths else None)
-    if paths and not selected:
+    named_runs = [p for p in paths if _is_run_path(p)] if paths else None
+    # Every run without a path; for a pull request only the runs it changes (or names).
+    runs = run_folders(
+        registry.tree, [] if named_runs is None and changes is not None else named_runs
+    )
+    if paths and not selected and changes is None:
         if not runs:
             raise ClaimsError(
                 "no challenge run folders found", "name a run folder, e.g. challenge-runs/run-1"
@@ -286,7 +290,8 @@ def verify_registry(
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         changed = changed_attempt_folders(changes)
-        runs = run_folders(registry.tree, [c.path for c in changes if _is_run_path(c.path)])
+        changed_runs = [c.path for c in changes if _is_run_path(c.path)]
+        runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
         pr_problems = pull_request_problems(registry, changes, head_paths, filer)
         errors = [f for f in pr_problems if f.severity is Severity.ERROR]
         if selected is None:
@@ -306,7 +311,7 @@ def verify_registry(
                 )
         options = replace(options, judgments_from_base=True)
     folders = registry.attempt_folders(selected)
-    if not folders and not (paths is None and runs):
+    if not folders and not runs:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
     if changes is not None:
         touched = _blocked_folders(folders, changes, pr_problems)

@@ -75,7 +75,7 @@ def build(
     *,
     attempt: Callable[[Files], None] | None = None,
     after_scores: Callable[[Files], None] | None = None,
-    run: Callable[[Files], None] | None = None,
+    edit_run: Callable[[Files], None] | None = None,
     frozen: datetime = FROZEN_MERGED,
     scored: datetime = SCORED_AT,
     spec: AttemptSpec = SPEC,
@@ -83,10 +83,10 @@ def build(
     **kwargs: Any,
 ) -> Any:
     """A registry with run-1 and one challenge attempt of it. `attempt` edits the attempt's
-    files before its score table is derived, `after_scores` after; `run` edits the run's."""
+    files before its score table is derived, `after_scores` after; `edit_run` edits the run's."""
     attempt_files, run_files = challenge_files(spec, run_spec)
-    if run is not None:
-        run(run_files)
+    if edit_run is not None:
+        edit_run(run_files)
 
     def hidden(files: Files) -> None:
         files.clear()
@@ -214,7 +214,7 @@ def test_content_in_the_runs_cases_is_refused(make_registry, run_claims) -> None
         cases[0]["content"] = {"prompt": "the hidden prompt"}
         files["freeze-cases.jsonl"] = dump_jsonl(cases)
 
-    built = build(make_registry, run=content)
+    built = build(make_registry, edit_run=content)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     schema = [r for r in run["reasons"] if r["code"] == "schema"]
@@ -265,7 +265,7 @@ def test_an_attempt_the_operator_did_not_score_is_caught(make_registry, run_clai
     def unscored(files: Files) -> None:
         del files[SCORES]
 
-    built = build(make_registry, run=unscored)
+    built = build(make_registry, edit_run=unscored)
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"operator-score-missing"}
     assert result.reasons()[0]["file"] == f"{RUN.folder}/{SCORES}"
@@ -304,7 +304,7 @@ def _with_inputs(shift: float = 0.0, line: int | None = None) -> Callable[[Files
 
 
 def test_recomputed_scores_that_agree_are_the_runs(make_registry, run_claims, fake_builtin) -> None:
-    built = build(make_registry, run_spec=replace(RUN, scorer="fake-v1"), run=_with_inputs())
+    built = build(make_registry, run_spec=replace(RUN, scorer="fake-v1"), edit_run=_with_inputs())
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert run["reasons"] == [] and run["recomputed_by"] == "fake-v1"
@@ -314,7 +314,7 @@ def test_recomputed_scores_that_agree_are_the_runs(make_registry, run_claims, fa
 
 def test_a_recomputed_score_mismatch_is_caught(make_registry, run_claims, fake_builtin) -> None:
     run_spec = replace(RUN, scorer="fake-v1")
-    built = build(make_registry, run_spec=run_spec, run=_with_inputs(0.05, line=3))
+    built = build(make_registry, run_spec=run_spec, edit_run=_with_inputs(0.05, line=3))
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert {r["code"] for r in run["reasons"]} == {"operator-score-mismatch"}
@@ -327,7 +327,9 @@ def test_a_recomputed_score_mismatch_is_caught(make_registry, run_claims, fake_b
 
 
 def test_a_scorer_input_it_cannot_read_is_caught(make_registry, run_claims, fake_builtin) -> None:
-    built = build(make_registry, run_spec=replace(RUN, scorer="fake-v1"), run=_with_inputs(1.0))
+    built = build(
+        make_registry, run_spec=replace(RUN, scorer="fake-v1"), edit_run=_with_inputs(1.0)
+    )
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert {r["code"] for r in run["reasons"]} == {"scorer-input-invalid"}
@@ -359,7 +361,7 @@ def test_run_yaml_schema_errors_name_the_field(
     def change(files: Files) -> None:
         files["run.yaml"] = edit(files["run.yaml"].decode()).encode()
 
-    built = build(make_registry, run=change)
+    built = build(make_registry, edit_run=change)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     assert result.code == 1
     (run,) = result.report["challenge_runs"]
@@ -403,7 +405,7 @@ def test_a_withheld_field_nested_in_a_public_field(make_registry, run_claims) ->
         cases[4]["public"]["notes"] = {"grading": [{"Reference-Answer": "x"}]}
         files["freeze-cases.jsonl"] = dump_jsonl(cases)
 
-    built = build(make_registry, attempt=leak, run=leak)
+    built = build(make_registry, attempt=leak, edit_run=leak)
     result = run_claims("verify", built.attempt)
     folder = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
     assert (f"{folder}/freeze-cases.jsonl", 5) in _leaks(result.reasons())
@@ -450,7 +452,7 @@ def test_a_withheld_field_in_the_runs_own_freeze_cases(make_registry, run_claims
         cases[9]["public"]["reference_answer"] = "answer for sandbagging-009"
         files["freeze-cases.jsonl"] = dump_jsonl(cases)
 
-    built = build(make_registry, run=leak)
+    built = build(make_registry, edit_run=leak)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert _leaks(run["reasons"]) == [(f"{RUN.folder}/freeze-cases.jsonl", 10)]
@@ -466,7 +468,7 @@ def test_a_withheld_field_in_the_operators_score_file_and_readme(make_registry, 
         files[SCORES] = dump_jsonl(rows)
         files["README.md"] = b"# Run 1\n\nExample row:\n\n    Reference-Answer: 42\n"
 
-    built = build(make_registry, run=leak)
+    built = build(make_registry, edit_run=leak)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert sorted(_leaks(run["reasons"])) == [
@@ -524,7 +526,7 @@ def test_a_stated_weirdml_score_the_log_does_not_give_is_caught(make_registry, r
         rows[2]["result"]["score"] = 0.56
         files[SCORES] = dump_jsonl(rows)
 
-    built = build(make_registry, run_spec=WEIRDML, run=misstate)
+    built = build(make_registry, run_spec=WEIRDML, edit_run=misstate)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
@@ -540,7 +542,7 @@ def test_a_fourth_browsing_in_the_operators_log_is_refused(make_registry, run_cl
         extra = [{"task": "sandbagging-000", "tokens": 2_000_000, "event": "browse"}] * 3
         files[EVENTS] = dump_jsonl(events[:2] + extra + events[2:])
 
-    built = build(make_registry, run_spec=WEIRDML, run=browse)
+    built = build(make_registry, run_spec=WEIRDML, edit_run=browse)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
@@ -569,3 +571,12 @@ def test_a_withheld_field_in_a_raw_log_excerpt(make_registry, run_claims) -> Non
     line = next(i for i, text in enumerate(tail, start=1) if b"Reference_Answer" in text)
     assert result.codes() == {"withheld-field-leak"}
     assert _leaks(result.reasons()) == [(f"{folder}/raw-log/tail", line)]
+
+
+def test_a_pull_request_of_an_attempt_lists_no_run(make_registry, run_claims) -> None:
+    built = build(make_registry, run="open")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.report is not None
+    assert result.report["challenge_runs"] == []
+    assert result.attempt()["kind"] == "challenge"
+    assert result.codes() == set()
