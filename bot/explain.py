@@ -186,6 +186,8 @@ def _bar(bar: BarResult) -> Line:
             f" {bar.negatives} negative units, lower bound {_number(bar.bound)}"
             f" {'>=' if bar.met else '<'} {bar.threshold}"
         )
+        if bar.coverage is not None:  # issue 15: how honest that nominal 95% is here
+            text += f" (DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here, simulated)"
     else:
         sign = (
             ("<=" if bar.met else ">")
