@@ -6,11 +6,14 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bot.app import VerifyReport
 from bot.findings import Code, Finding, Severity
 from bot.report.json_ import ReportError, verify_report_from_json, verify_report_to_json
 from bot.verdict import AttemptVerdict, BarResult
+from tests.support import small_sample_bar
 
 
 def test_a_verify_report_reads_back_with_its_pull_request_problems() -> None:
@@ -42,21 +45,7 @@ def test_a_verify_report_reads_back_with_its_pull_request_problems() -> None:
 
 
 # Issue 15: units per class, coverage and the logit bound, per AUROC bar.
-AUROC_BAR = BarResult(
-    "discrimination",
-    "auroc_lower",
-    0.8,
-    True,
-    units=20,
-    bound=0.7712,
-    auroc=0.9,
-    positives=10,
-    negatives=10,
-    met=False,
-    coverage=0.8754,
-    alt_method="delong-logit",
-    alt_bound=0.7489,
-)
+AUROC_BAR = small_sample_bar()
 RATE_BAR = BarResult("false-safe", "rate_upper", 0.2, True, 0, 10, 0.2589, met=False)
 WARNING = Finding(
     Code.BOUND_COVERAGE_LOW,
@@ -115,3 +104,33 @@ def test_a_bar_without_the_new_fields_is_refused() -> None:
     del data["attempts"][0]["bars"][1]["coverage"]
     with pytest.raises(ReportError, match="coverage"):
         verify_report_from_json(data)
+
+
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-2, 2) | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@given(
+    st.sampled_from([0, 1]),
+    st.sampled_from(["units_per_class", "coverage", "auroc_lower_alt"]),
+    _ANY_JSON
+    | st.fixed_dictionaries({"positive": st.integers(-1, 12), "negative": st.integers(-1, 12)})
+    | st.fixed_dictionaries({"method": st.text(max_size=5), "bound": st.floats(-1, 2)}),
+)
+def test_any_value_of_the_new_bar_fields_reads_back_or_is_refused(
+    bar: int, field: str, value: Any
+) -> None:
+    data = json.loads(json.dumps(verify_report_to_json(_bars_report())))
+    data["attempts"][0]["bars"][bar][field] = value
+    try:
+        report = verify_report_from_json(data)
+    except ReportError:
+        return
+    read = report.attempts[0].bars[bar]
+    assert verify_report_to_json(report)["attempts"][0]["bars"][bar][field] == value
+    assert read.statistic == "auroc_lower" or field != "coverage" or value is None

@@ -6,6 +6,7 @@ from bot.app import VerifyReport
 from bot.findings import Code, Finding
 from bot.report.markdown import MAX_COMMENT, escape, render_markdown
 from bot.verdict import AttemptVerdict, BarResult
+from tests.support import small_sample_bar
 
 
 def test_escape_neutralises_markup_mentions_and_hidden_text() -> None:
@@ -84,21 +85,7 @@ def test_an_attempt_invalid_through_its_pull_request_has_no_status_or_outcome() 
 
 def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
     bars = (
-        BarResult(
-            "discrimination",
-            "auroc_lower",
-            0.8,
-            True,
-            units=20,
-            auroc=0.9,
-            bound=0.7712,
-            positives=10,
-            negatives=10,
-            met=False,
-            coverage=0.8754,
-            alt_method="delong-logit",
-            alt_bound=0.7489,
-        ),
+        small_sample_bar(),
         BarResult("small", "auroc_lower", 0.8, False, units=5, positives=2, negatives=3),
     )
     verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=bars)

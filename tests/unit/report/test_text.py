@@ -13,6 +13,7 @@ from bot.findings import Code, Finding
 from bot.report.text import render_resolution, render_text
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot
 from bot.verdict import AttemptVerdict, BarResult
+from tests.support import small_sample_bar
 
 _counts = st.one_of(st.none(), st.integers(0, 10**6))
 _numbers = st.one_of(st.none(), st.floats(0, 1), st.integers(0, 10**6))
@@ -159,21 +160,7 @@ def test_an_attempt_invalid_through_its_pull_request_says_so() -> None:
 
 
 def test_auroc_bar_shows_units_per_class_coverage_and_the_logit_bound() -> None:
-    bar = BarResult(
-        "discrimination",
-        "auroc_lower",
-        0.8,
-        True,
-        units=20,
-        auroc=0.9,
-        bound=0.7712,
-        positives=10,
-        negatives=10,
-        met=False,
-        coverage=0.8754,
-        alt_method="delong-logit",
-        alt_bound=0.7489,
-    )
+    bar = small_sample_bar(bound=0.7712)
     verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", outcome="missed", bars=[bar])
     text = render_text(VerifyReport([verdict]))
     assert (
