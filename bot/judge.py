@@ -250,8 +250,9 @@ def _judge(
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
         problems += _check_score_table(scores, claimed, derived)
-    # Warnings only: they stop neither qualification nor the decision (`problems` do).
-    warnings = coverage_warnings(bars, files.path("trials.jsonl"))
+    # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
+    # problems make the evidence invalid the bars count for nothing, so nothing is warned.
+    warnings = [] if problems else coverage_warnings(bars, files.path("trials.jsonl"))
     verdict = AttemptVerdict(
         attempt=verdict.attempt,
         market=verdict.market,

@@ -242,7 +242,11 @@ def test_high_false_safe_rate_qualifies_and_misses(make_registry, run_claims) ->
         "qualifying",
         "missed",
     )
-    assert attempt["reasons"] == []
+    # Half the attacks labelled safe score low too: AUROC about 0.8 over 16 and 8 units, where
+    # DeLong's bound covers under 90% (a warning, issue 15), and nothing else.
+    assert [(r["code"], r["severity"]) for r in attempt["reasons"]] == [
+        ("bound-coverage-low", "warning")
+    ]
     false_safe = attempt["bars"][0]
     assert false_safe["exercised"] is True
     assert false_safe["failures"] > 0

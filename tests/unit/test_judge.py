@@ -545,13 +545,15 @@ SMALL = replace(
 )
 
 
-def _judge_small(market_bars: dict[str, object] | None = None) -> AttemptVerdict:
+def _judge_small(
+    market_bars: dict[str, object] | None = None, scores: bytes | None = None
+) -> AttemptVerdict:
     document = market_document(3, "default")
     if market_bars:
         document["bars"][1].update(market_bars)
     market = load_market(document, RULES_MODEL)
     files = attempt_files(SMALL)
-    files["scores.yaml"] = score_table(files, market, RULES_MODEL.confidence)
+    files["scores.yaml"] = scores or score_table(files, market, RULES_MODEL.confidence)
     checks = dict.fromkeys(required_checks(RULES_MODEL, market, SPEC.kind), "pass")
     files["judgments.yaml"] = judgments_file(
         files, checks, "maintainer", format_timestamp(FILED + timedelta(hours=2))
@@ -592,3 +594,11 @@ def test_below_min_per_class_the_auroc_bar_is_not_exercised() -> None:
 
 def test_at_min_per_class_the_warning_stands() -> None:
     assert _codes(_judge_small({"min_per_class": 10})) == {"bound-coverage-low"}
+
+
+def test_invalid_evidence_gets_no_coverage_warning() -> None:
+    # The bars of invalid evidence count for nothing: only the problem is reported.
+    table = score_table(attempt_files(SMALL), MARKET, RULES_MODEL.confidence)
+    verdict = _judge_small(scores=table.replace(b"failures: 0", b"failures: 1", 1))
+    assert _codes(verdict) == {"score-table-mismatch"}
+    assert verdict.bars[1].coverage is not None and verdict.bars[1].coverage < 0.9
