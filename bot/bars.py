@@ -245,11 +245,21 @@ def _auroc(
             met=False if tested else None,
             note=note,
         ), []
+    try:
+        result = delong.auroc(positives, negatives)
+        bound = delong.lower_bound(result, confidence)
+        alternative = delong_logit.lower_bound(result, confidence)
+    except StatisticsError as error:  # pragma: no cover - inputs were checked above
+        return _result(
+            bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
+        ), []
     floor = bar.min_per_class
     if floor is not None and min(len(positives), len(negatives)) < floor:
         # Too few units for DeLong's bound to be trusted (the market's floor). Supplied: not
         # exercised, like a bar never tested. A method_output bar is missed, as with an empty
         # denominator: the method chose what to issue, so it cannot dodge the bar this way.
+        # The AUROC and bound are still the score table's (a filer's honest table agrees);
+        # they decide nothing, so no coverage is shown for them.
         output = bar.denominator == "method_output"
         note = (
             f"{len(positives)} positive and {len(negatives)} negative units: the market's"
@@ -259,18 +269,12 @@ def _auroc(
             bar,
             output,
             units=len(selected),
+            bound=bound,
+            auroc=result.auc,
             positives=len(positives),
             negatives=len(negatives),
             met=False if output else None,
             note=note,
-        ), []
-    try:
-        result = delong.auroc(positives, negatives)
-        bound = delong.lower_bound(result, confidence)
-        alternative = delong_logit.lower_bound(result, confidence)
-    except StatisticsError as error:  # pragma: no cover - inputs were checked above
-        return _result(
-            bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
     exact = ""
     if result.variance == 0.0:  # SPEC 6: the exact bound, not DeLong's zero-width one

@@ -57,13 +57,8 @@ def coverage_text(bar: BarResult) -> str:
 
 
 def _bar_line(bar: BarResult) -> str:
-    per_class = (
-        f" ({bar.positives} positive, {bar.negatives} negative units)"
-        if bar.statistic == "auroc_lower" and bar.positives is not None
-        else ""
-    )
-    if not bar.exercised:
-        return f"    bar {bar.bar_id}: not exercised ({bar.note}){per_class}"
+    if not bar.exercised:  # an AUROC bar's note gives its units per class where it has them
+        return f"    bar {bar.bar_id}: not exercised ({bar.note})"
     met = "met" if bar.met else "missed"
     note = f"; {bar.note}" if bar.note else ""
     if bar.statistic == "auroc_lower":

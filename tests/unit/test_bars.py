@@ -667,6 +667,9 @@ def test_below_min_per_class_a_supplied_bar_is_not_exercised() -> None:
         "10 positive and 9 negative units: the market's min_per_class is 10 in each class"
     )
     assert result.coverage is None and coverage_warnings([result], "trials.jsonl") == []
+    # The score table still holds the AUROC and bound: an honest filer's table agrees.
+    expected = delong.auroc(positives, negatives[:9])
+    assert (result.auroc, result.bound) == (expected.auc, delong.lower_bound(expected, CONFIDENCE))
 
 
 def test_at_min_per_class_the_bar_is_decided_by_delong() -> None:

@@ -184,4 +184,7 @@ def test_auroc_bar_not_exercised_shows_its_units_per_class() -> None:
     )
     verdict = AttemptVerdict("a", 3, "run", (), status="not-qualifying", bars=[bar])
     text = render_text(VerifyReport([verdict]))
-    assert "min_per_class is 10 in each class) (10 positive, 9 negative units)" in text
+    assert (
+        "    bar discrimination: not exercised (10 positive and 9 negative units: the market's"
+        " min_per_class is 10 in each class)\n"
+    ) in text
