@@ -591,3 +591,23 @@ def test_adversarial_budget_names_every_failing_requirement(make_registry, run_c
     ]
     lines = {r["line"] for r in attempt["reasons"] if r["code"] == "adversarial-budget"}
     assert len(lines) == 1 and None not in lines
+
+
+def test_a_market_min_per_class_leaves_a_small_auroc_bar_not_exercised(make_registry, run_claims):
+    # Issue 15: the honest attempt has 16 positive and 8 negative units; the market asks for 10
+    # of each. Its scores.yaml states the bar's AUROC and bound as always, and agrees.
+    market = market_document(3, "default")
+    market["bars"][1]["min_per_class"] = 10
+    built = make_registry(markets={"markets/market-03.yaml": dump_yaml(market)})
+    result = run_claims("verify", built.attempt)
+    attempt = result.attempt()
+    assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == (
+        "valid",
+        "not-qualifying",
+        None,
+    )
+    assert result.codes() == {"bar-not-exercised"}
+    entry = attempt["bars"][1]
+    assert (entry["exercised"], entry["met"], entry["coverage"]) == (False, None, None)
+    assert entry["units_per_class"] == {"positive": 16, "negative": 8}
+    assert "min_per_class is 10 in each class" in result.out
