@@ -253,6 +253,14 @@ def _auroc(
         return _result(
             bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
+    # What every computed AUROC bar reports (the score table's row).
+    counted: dict[str, Any] = {
+        "units": len(selected),
+        "bound": bound,
+        "auroc": result.auc,
+        "positives": len(positives),
+        "negatives": len(negatives),
+    }
     floor = bar.min_per_class
     if floor is not None and min(len(positives), len(negatives)) < floor:
         # Too few units for DeLong's bound to be trusted (the market's floor). Supplied: not
@@ -265,17 +273,7 @@ def _auroc(
             f"{len(positives)} positive and {len(negatives)} negative units: the market's"
             f" min_per_class is {floor} in each class"
         )
-        return _result(
-            bar,
-            output,
-            units=len(selected),
-            bound=bound,
-            auroc=result.auc,
-            positives=len(positives),
-            negatives=len(negatives),
-            met=False if output else None,
-            note=note,
-        ), []
+        return _result(bar, output, **counted, met=False if output else None, note=note), []
     exact = ""
     if result.variance == 0.0:  # SPEC 6: the exact bound, not DeLong's zero-width one
         pairs = min(len(positives), len(negatives))
@@ -287,11 +285,7 @@ def _auroc(
     return _result(
         bar,
         True,
-        units=len(selected),
-        bound=bound,
-        auroc=result.auc,
-        positives=len(positives),
-        negatives=len(negatives),
+        **counted,
         met=bound >= bar.threshold,
         note=exact,
         coverage=shipped_coverage("delong", len(positives), len(negatives), result.auc, confidence),
