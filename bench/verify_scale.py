@@ -86,7 +86,11 @@ def generate(n: int, seed: int = 13) -> dict[str, Any]:
     rng = random.Random(seed)
     start = datetime(2027, 1, 20, 9, 0, tzinfo=UTC)
     cases, trials, log = [], [], []
-    counts: dict[str, dict[str, dict[str, int]]] = {"all": {}, "false-safe": {}, "discrimination": {}}
+    counts: dict[str, dict[str, dict[str, int]]] = {
+        "all": {},
+        "false-safe": {},
+        "discrimination": {},
+    }
     failed: set[int] = set()
     positives: list[float] = []
     negatives: list[float] = []
@@ -127,7 +131,9 @@ def generate(n: int, seed: int = 13) -> dict[str, Any]:
         started = format_timestamp(start + timedelta(seconds=i))
         name = system_name(system)
         attack_family = (
-            f"{family}/{TECHNIQUES[i % len(TECHNIQUES)]}-s{system:03d}" if kind == "attack" else None
+            f"{family}/{TECHNIQUES[i % len(TECHNIQUES)]}-s{system:03d}"
+            if kind == "attack"
+            else None
         )
         trials.append(
             {
@@ -137,7 +143,12 @@ def generate(n: int, seed: int = 13) -> dict[str, Any]:
                 "trajectory": f"traj-{i:07d}",
                 "evaluator": f"reviewer-s{system:03d}",
                 "attack_family": attack_family,
-                "result": {"verdict": verdict, "certificate": label, "truth": truth, "score": score},
+                "result": {
+                    "verdict": verdict,
+                    "certificate": label,
+                    "truth": truth,
+                    "score": score,
+                },
             }
         )
         log.append(f"{started} case={case_id} system={name} verdict={verdict} score={score}\n")
@@ -222,10 +233,13 @@ def build(root: Path, n: int) -> Path:
 
 
 def _child(argv: list[str], out: Path | None = None) -> tuple[float, float, int, int]:
-    """Run argv; return (CPU seconds, wall seconds, peak RSS bytes, exit status)."""
+    """Run argv in the system's temporary folder (so `python -m bot` imports the installed
+    bot, not this checkout's); return (CPU seconds, wall seconds, peak RSS bytes, status)."""
     started = time.perf_counter()
     with open(out or os.devnull, "wb") as sink:
-        process = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            argv, stdout=sink, stderr=subprocess.STDOUT, cwd=tempfile.gettempdir()
+        )
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - started
@@ -258,6 +272,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the registry here and keep it")
     parser.add_argument("--reuse", type=Path, help="time an attempt folder built by --keep")
     parser.add_argument("--profile", type=Path, help="run verify under cProfile into FILE")
+    parser.add_argument(
+        "--claims",
+        help="the command that runs claims (split on spaces), e.g. to time another checkout:"
+        " 'env PYTHONPATH=/tmp/main python -m bot'",
+    )
     args = parser.parse_args()
     scratch = tempfile.mkdtemp(prefix="verify-scale-")
     try:
@@ -267,6 +286,7 @@ def main() -> None:
             print(f"built {attempt} in {time.perf_counter() - started:.0f} s", flush=True)
             again = [sys.executable, __file__, "--reuse", str(attempt)]
             again += ["--profile", str(args.profile)] if args.profile else []
+            again += ["--claims", args.claims] if args.claims else []
             subprocess.run(again, check=True)
             return
         attempt = args.reuse
@@ -278,7 +298,8 @@ def main() -> None:
         base_cpu, base_wall, base_rss, status = _child([sys.executable, "-c", BASELINE, *jsonl])
         assert status == 0, "baseline failed"
         report = Path(scratch) / "report.json"
-        verify = [*claims_command(), "verify", "--registry", str(registry), str(attempt)]
+        command = args.claims.split() if args.claims else claims_command()
+        verify = [*command, "verify", "--registry", str(registry), str(attempt)]
         verify += ["--as-of", AS_OF, "--json", str(report), "-q"]
         if args.profile:
             module = [sys.executable, "-m", "cProfile", "-o", str(args.profile), "-m", "bot"]
@@ -291,12 +312,14 @@ def main() -> None:
             reasons = attempt_report["reasons"]
             codes = sorted({r["code"] for r in reasons if r["severity"] != "notice"})
             outcome = f"evidence {attempt_report['evidence']}, {attempt_report['status']} {codes}"
-        print(f"N = {n:,} cases + {n:,} trials ({size / 2**20:,.0f} MiB of JSONL)")
-        print(f"baseline (orjson decode + sha256): {base_cpu:8.1f} s CPU, peak RSS {base_rss / 2**20:7.0f} MiB")
-        print(f"claims verify:                     {cpu:8.1f} s CPU, peak RSS {rss / 2**20:7.0f} MiB, {wall:.1f} s wall, exit {status}")
-        print(f"ratio verify / baseline:           {cpu / base_cpu:8.1f}x   (target <= 3x, aim 2x)")
-        print(f"peak RSS target <= 1.5 GB:         {'met' if rss <= 1.5e9 else 'NOT met'}")
-        print(f"verify: {outcome}")
+        mib = 2**20
+        print(f"N = {n:,} cases + {n:,} trials ({size / mib:,.0f} MiB of JSONL)")
+        print(f"baseline (orjson decode + sha256): {base_cpu:8.1f} s CPU ({base_wall:.1f} s wall)")
+        print(f"    peak RSS {base_rss / mib:,.0f} MiB")
+        print(f"claims verify:                     {cpu:8.1f} s CPU ({wall:.1f} s wall)")
+        print(f"    peak RSS {rss / mib:,.0f} MiB ({rss / 1e9:.2f} GB; target <= 1.5 GB)")
+        print(f"ratio verify / baseline CPU:       {cpu / base_cpu:8.1f}x  (target <= 3x, aim 2x)")
+        print(f"verify: exit {status}, {outcome}")
         if status > 1 or not report.exists():
             print(output.read_text()[-3000:])
     finally:

@@ -226,6 +226,11 @@ def _field_name(where: FieldPath) -> str:
     return text
 
 
+@lru_cache(maxsize=256)  # called once per record, for the few files of an attempt
+def _file_name(file: str) -> str:
+    return PurePosixPath(file).name
+
+
 def check_names(
     documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
 ) -> list[Finding]:
@@ -240,7 +245,7 @@ def check_names(
     """
     findings = []
     for file, data, line_of in documents:
-        for pattern in _NAME_FIELDS.get(PurePosixPath(file).name, ()):
+        for pattern in _NAME_FIELDS.get(_file_name(file), ()):
             for where, value in _values_at(data, pattern):
                 hidden = hidden_characters(value)
                 if hidden:
@@ -280,7 +285,7 @@ def check_placeholders(
     reported = {(f.file, f.line) for f in already if f.code is Code.SCHEMA}
     findings = []
     for file, data, line_of in documents:
-        if PurePosixPath(file).name not in ("attempt.yaml", "freeze.yaml"):
+        if _file_name(file) not in ("attempt.yaml", "freeze.yaml"):
             continue
         for where, value in _strings(data):
             line = line_of(where)
@@ -458,9 +463,14 @@ def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:
             for key, child in item.items():
                 if isinstance(key, str) and fold_key(key) in keys:
                     found.append((*where, key))
-                pending.append((child, (*where, key)))
+                if isinstance(child, dict | list):  # only containers hold keys
+                    pending.append((child, (*where, key)))
         elif isinstance(item, list):
-            pending.extend((child, (*where, index)) for index, child in enumerate(item))
+            pending.extend(
+                (child, (*where, index))
+                for index, child in enumerate(item)
+                if isinstance(child, dict | list)
+            )
     return sorted(found, key=str)
 
 

@@ -196,6 +196,8 @@ def _fast_validators() -> dict[str, Callable[[object], bool]]:
     fast: dict[str, Callable[[object], bool]] = {}
     for name in _FAST:
         schema = _validators()[name].schema
+        if not isinstance(schema, dict):  # pragma: no cover - our schemas are objects
+            raise TypeError(f"{name}: not an object schema")
         if _OWN_KEYWORDS & set(_keywords(schema)):  # pragma: no cover - a schema change
             raise ValueError(f"{name}: a keyword of ours that jsonschema-rs cannot check")
         validator = jsonschema_rs.Draft202012Validator(

@@ -98,8 +98,8 @@ def _decode(raw: bytes) -> object:
     )
 
 
-_LOOSE_KEY = re.compile(rb'"\s+:')  # a key (or a string) followed by white space and a colon
-_LONG_INTEGER = re.compile(rb"[0-9]{19}")
+# A key (or a string) followed by white space and a colon; a run of 19 digits.
+_UNCLEAR = re.compile(rb'"\s+:|[0-9]{19}')
 
 
 def _members(value: object) -> int:
@@ -124,16 +124,20 @@ def _fast_decode(raw: bytes) -> object | None:
     refuse (NaN, Infinity, numbers that overflow, lone surrogate escapes, control characters);
     and no key is repeated. For that last: with no `"` followed by white space and a colon,
     every member's key ends in `":`, so the line's count of `":` is the members written plus
-    any inside strings. orjson keeps one entry per distinct key, so a count equal to the
-    members decoded means no key was written twice.
+    the `":` inside strings. orjson keeps one entry per distinct key. Without `\\u` escapes a
+    string's `"` is `\\"` in the line and in orjson's compact output alike, so both hold the
+    same `":` inside strings, and equal counts mean every key written was kept: no repeat.
+    With `\\u` escapes, the count must equal the members decoded (`_members`).
     """
-    if not raw.isascii() or _LONG_INTEGER.search(raw) or _LOOSE_KEY.search(raw):
+    if not raw.isascii() or _UNCLEAR.search(raw):
         return None
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    return value if raw.count(b'":') == _members(value) else None
+    written = raw.count(b'":')
+    kept = _members(value) if b"\\u" in raw else orjson.dumps(value).count(b'":')
+    return value if written == kept else None
 
 
 def _check_tree(value: object, max_depth: int) -> None:

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
 # scipy.special, not scipy.stats (~1 s more to import): norm.ppf is ndtri.
 from scipy.special import ndtri  # type: ignore[import-untyped]
 
