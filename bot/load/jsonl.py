@@ -24,6 +24,8 @@ refused and the rest of the file is not read, since every record read is kept.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import re
@@ -45,6 +47,7 @@ __all__ = [
     "object_without_duplicates",
     "parse_json",
     "parse_jsonl",
+    "paused_gc",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -218,10 +221,30 @@ def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
         yield b"", True
 
 
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while many acyclic records are built (it would scan
+    every record kept so far again and again: ~15% of verify's time at 100,000 trials)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse_jsonl(
     stream: BinaryIO, path: str, limits: Limits = Limits()
 ) -> tuple[list[Record], list[Finding]]:
     """Read JSONL from a binary stream. Return the object records and the refused lines."""
+    with paused_gc():
+        return _parse_jsonl(stream, path, limits)
+
+
+def _parse_jsonl(
+    stream: BinaryIO, path: str, limits: Limits
+) -> tuple[list[Record], list[Finding]]:
     records: list[Record] = []
     findings: list[Finding] = []
     cap = limits.max_jsonl_line_bytes
