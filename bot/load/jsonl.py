@@ -242,9 +242,7 @@ def parse_jsonl(
         return _parse_jsonl(stream, path, limits)
 
 
-def _parse_jsonl(
-    stream: BinaryIO, path: str, limits: Limits
-) -> tuple[list[Record], list[Finding]]:
+def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Record], list[Finding]]:
     records: list[Record] = []
     findings: list[Finding] = []
     cap = limits.max_jsonl_line_bytes
