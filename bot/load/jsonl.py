@@ -101,46 +101,52 @@ def _decode(raw: bytes) -> object:
     )
 
 
-# A key (or a string) followed by white space and a colon; a run of 19 digits.
-_UNCLEAR = re.compile(rb'"\s+:|[0-9]{19}')
+_LOOSE_KEY = re.compile(rb'"\s+:')  # a key (or a string) followed by white space and a colon
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_INTEGER = b"0" * 19  # after _DIGITS_AS_ZERO: a run of 19 digits
 
 
-def _members(value: object) -> int:
-    """How many members the objects in `value` hold, all depths (explicit stack)."""
+def _members(value: dict[str, Any] | list[Any]) -> int:
+    """How many members the objects in `value` hold, all depths (recursive: for values no
+    deeper than `Limits.max_json_depth`)."""
     count = 0
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            count += len(item)
-            pending.extend(child for child in item.values() if isinstance(child, dict | list))
-        elif isinstance(item, list):
-            pending.extend(child for child in item if isinstance(child, dict | list))
+    if type(value) is dict:
+        count = len(value)
+        children: Any = value.values()
+    else:
+        children = value
+    for child in children:
+        if type(child) is dict or type(child) is list:
+            count += _members(child)
     return count
 
 
 def _fast_decode(raw: bytes) -> object | None:
     """orjson's reading of `raw` where it equals `_decode`'s; None: read it with `_decode`.
 
-    Equal because: the line is ASCII (no UTF-8 to disagree on); no run of 19 digits (orjson
-    reads integers past 2**64 as floats, `json` as ints); orjson refuses what the strict hooks
-    refuse (NaN, Infinity, numbers that overflow, lone surrogate escapes, control characters);
-    and no key is repeated. For that last: with no `"` followed by white space and a colon,
-    every member's key ends in `":`, so the line's count of `":` is the members written plus
-    the `":` inside strings. orjson keeps one entry per distinct key. Without `\\u` escapes a
-    string's `"` is `\\"` in the line and in orjson's compact output alike, so both hold the
-    same `":` inside strings, and equal counts mean every key written was kept: no repeat.
-    With `\\u` escapes, the count must equal the members decoded (`_members`).
+    For lines with at most `Limits.max_json_depth` arrays and objects (`_members` recurses).
+    Equal because: the line is ASCII (no UTF-8 to disagree on); it holds no run of 19 digits
+    (orjson reads integers past 2**64 as floats, `json` as ints); orjson refuses what the
+    strict hooks refuse (NaN, Infinity, numbers that overflow, lone surrogate escapes, control
+    characters); and no key is repeated. For that last: with no `"` followed by white space
+    and a colon, every member's key ends in `":`, so the line's count of `":` is the members
+    written plus any `":` inside strings; orjson keeps one member per distinct key, so a
+    count equal to the members decoded means no key was written twice (and no `":` is inside
+    a string; a line with one takes the strict path).
     """
-    if not raw.isascii() or _UNCLEAR.search(raw):
+    if (
+        not raw.isascii()
+        or _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO)
+        or _LOOSE_KEY.search(raw)
+    ):
         return None
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return None
-    written = raw.count(b'":')
-    kept = _members(value) if b"\\u" in raw else orjson.dumps(value).count(b'":')
-    return value if written == kept else None
+    if type(value) is not dict and type(value) is not list:
+        return value if b'":' not in raw else None
+    return value if raw.count(b'":') == _members(value) else None
 
 
 def _check_tree(value: object, max_depth: int) -> None:
@@ -282,7 +288,7 @@ def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Reco
                 number,
             )
             break
-        value = _fast_decode(raw)
+        value = _fast_decode(raw) if containers <= limits.max_json_depth else None
         try:
             if value is None:
                 value = _decode(raw)
