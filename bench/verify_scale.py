@@ -12,7 +12,8 @@ scores.yaml and judgments.yaml. The freeze is merged before the run, as a filer 
 Then, each in a child process whose CPU time (user + system) and peak RSS come from
 `os.wait4` (resource usage of that child alone):
 - baseline: read every line of the attempt's JSONL files, decode it with orjson and hash the
-  files with SHA-256: the least any verification must do;
+  files with SHA-256: the least any verification must do (the ratio is to this one);
+- the same, keeping every decoded record in a list (as verify must, to check across records);
 - `claims verify --json` of the attempt (the `claims` next to this Python, or on PATH).
 Prints N, both CPU times, their ratio, verify's wall time and both peak RSS figures, and
 verify's outcome (the attempt must come out with valid evidence).
@@ -248,12 +249,16 @@ def _child(argv: list[str], out: Path | None = None) -> tuple[float, float, int,
 
 BASELINE = """
 import hashlib, sys, orjson
-for path in sys.argv[1:]:
+keep = sys.argv[1] == "keep"
+kept = []
+for path in sys.argv[2:]:
     digest = hashlib.sha256()
     with open(path, 'rb') as stream:
         for line in stream:
             digest.update(line)
-            orjson.loads(line)
+            record = orjson.loads(line)
+            if keep:
+                kept.append(record)
     print(path, digest.hexdigest())
 """
 
@@ -295,8 +300,14 @@ def main() -> None:
         registry = attempt.parents[3]
         jsonl = sorted(str(path) for path in attempt.glob("*.jsonl"))
         size = sum(os.path.getsize(path) for path in jsonl)
-        base_cpu, base_wall, base_rss, status = _child([sys.executable, "-c", BASELINE, *jsonl])
+        base_cpu, base_wall, base_rss, status = _child(
+            [sys.executable, "-c", BASELINE, "drop", *jsonl]
+        )
         assert status == 0, "baseline failed"
+        keep_cpu, keep_wall, keep_rss, status = _child(
+            [sys.executable, "-c", BASELINE, "keep", *jsonl]
+        )
+        assert status == 0, "baseline (keep) failed"
         report = Path(scratch) / "report.json"
         command = args.claims.split() if args.claims else claims_command()
         verify = [*command, "verify", "--registry", str(registry), str(attempt)]
@@ -316,6 +327,8 @@ def main() -> None:
         print(f"N = {n:,} cases + {n:,} trials ({size / mib:,.0f} MiB of JSONL)")
         print(f"baseline (orjson decode + sha256): {base_cpu:8.1f} s CPU ({base_wall:.1f} s wall)")
         print(f"    peak RSS {base_rss / mib:,.0f} MiB")
+        print(f"the same, keeping every record:    {keep_cpu:8.1f} s CPU ({keep_wall:.1f} s wall)")
+        print(f"    peak RSS {keep_rss / mib:,.0f} MiB")
         print(f"claims verify:                     {cpu:8.1f} s CPU ({wall:.1f} s wall)")
         print(f"    peak RSS {rss / mib:,.0f} MiB ({rss / 1e9:.2f} GB; target <= 1.5 GB)")
         print(f"ratio verify / baseline CPU:       {cpu / base_cpu:8.1f}x  (target <= 3x, aim 2x)")
