@@ -8,7 +8,6 @@ the run's one history index. Nothing here decides a rule; `bot/judge.py` does.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
@@ -493,22 +492,6 @@ def judge_folder(
     object_format = getattr(history, "object_format", "sha1")
     base = history if options.judgments_from_base else None
     files = read_attempt(registry, folder, object_format, judgments_from=base)
-    # The records just read (millions of objects, none in a cycle) are left out of the cyclic
-    # GC's full collections while the attempt is judged; they join again at the end.
-    gc.freeze()
-    try:
-        return _judge_files(registry, files, history, options, pr_problems)
-    finally:
-        gc.unfreeze()
-
-
-def _judge_files(
-    registry: Registry,
-    files: AttemptFiles,
-    history: History,
-    options: VerifyOptions,
-    pr_problems: Sequence[Finding],
-) -> Judged:
     market, market_problems, registry_problems = find_market(registry, files)
     if files.freeze_only or not files.scan_complete:
         facts = AttemptFacts(market_problems=tuple(market_problems))
