@@ -77,16 +77,17 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     Unit-key values that are names are compared folded (bot/names.py), so `Grader-1` and
     ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
     """
-    return collapse_units(
-        [
+    folded = []
+    for trial in trials:  # only the unit keys: collapse_units reads no other field
+        keys = trial.keys
+        folded.append(
             {
-                key: fold_name(value) if isinstance(value, str) else value
-                for key, value in t.keys.items()
+                key: fold_name(value) if isinstance(value := keys[key], str) else value
+                for key in unit_keys
+                if key in keys
             }
-            for t in trials
-        ],
-        unit_keys,
-    )
+        )
+    return collapse_units(folded, unit_keys)
 
 
 def _matches(value: Any, wanted: Any) -> bool:

@@ -92,15 +92,6 @@ class VerifyOptions:
     confirm_landing: LandingConfirmer | None = None
 
 
-def _constant_line(line: int) -> Callable[[FieldPath], int | None]:
-    """A JSONL record's line, whichever field of it is asked about."""
-
-    def line_of(_where: FieldPath) -> int | None:
-        return line
-
-    return line_of
-
-
 class _Reader:
     """Reads the files of one attempt folder, collecting problems in order."""
 
@@ -152,9 +143,8 @@ class _Reader:
             return None
         records, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits)
         self.problems += problems
-        self.published += [
-            (self.path(name), record.data, _constant_line(record.line)) for record in records
-        ]
+        path = self.path(name)
+        self.published += [(path, record.data, record.line_of) for record in records]
         return records
 
 
