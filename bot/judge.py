@@ -15,7 +15,7 @@ Steps (numbers repeated inline):
  6. the raw log, kept whole or as excerpts, and what fetching its URL found;
  7. freeze order: run attempts against the freeze's landing on main, wrapped against the
     paper's freeze (and what fetching the paper's freeze found), challenge attempts against
-    the run's freeze-cases;
+    the run's freeze-cases; and no trial after its record was filed (`trial-in-future`);
  8. hidden suites: no withholdable field in any published file;
  9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
 10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bot.bars import compare_score_tables, derived_table, unit_structure
+from bot.dates import end_of_day
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -50,6 +51,7 @@ from bot.evidence.rules import (
     check_raw_log,
     check_trial_order,
     check_trials,
+    check_trials_not_after,
     check_withheld,
     paper_freeze_time,
 )
@@ -209,6 +211,7 @@ def _judge(
         findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
+        findings += _check_trials_in_future(trials, facts, as_of, files.path("trials.jsonl"))
     # 8. hidden suites
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
@@ -571,6 +574,20 @@ def _check_freeze_order(
             )
         )
     return findings
+
+
+def _check_trials_in_future(
+    trials: Sequence[Trial], facts: AttemptFacts, as_of: date | None, file: str
+) -> list[Finding]:
+    """7. No trial after its record was filed: after the evidence landed on the base branch,
+    or, not landed yet, after the end of the date judged on (anywhere on Earth)."""
+    if facts.filed_at is not None:
+        what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
+        return check_trials_not_after(trials, facts.filed_at, what, file)
+    if as_of is not None:
+        what = f"the end of {as_of} (anywhere on Earth), the date judged on"
+        return check_trials_not_after(trials, end_of_day(as_of), what, file)
+    return []
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:

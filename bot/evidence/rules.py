@@ -40,6 +40,7 @@ __all__ = [
     "check_raw_log",
     "check_trial_order",
     "check_trials",
+    "check_trials_not_after",
     "check_withheld",
     "evidence_digest",
     "fold_key",
@@ -323,6 +324,24 @@ def check_trial_order(
         )
         for trial in trials
         if trial.started_at <= freeze_time
+    ]
+
+
+def check_trials_not_after(
+    trials: Iterable[Trial], moment: datetime, what: str, file: str
+) -> list[Finding]:
+    """No trial starts after `moment`, the latest a trial could have started: when its record
+    landed on the base branch, or the end of the date judged on (`trial-in-future`)."""
+    return [
+        Finding(
+            Code.TRIAL_IN_FUTURE,
+            f"trial of case {trial.case_id!r} started at {trial.started_at.isoformat()},"
+            f" after {what}: a trial cannot start after its record was filed",
+            file,
+            trial.line,
+        )
+        for trial in trials
+        if trial.started_at > moment
     ]
 
 

@@ -172,6 +172,50 @@ def test_a_freeze_merged_after_the_first_trial() -> None:
     assert verdict.status is None
 
 
+def _late_trial(at: str, index: int = 5):  # type: ignore[no-untyped-def]
+    def change(files: dict[str, bytes]) -> None:
+        lines = files["trials.jsonl"].splitlines()
+        record = json.loads(lines[index])
+        record["started_at"] = at
+        lines[index] = json.dumps(record, separators=(",", ":")).encode()
+        files["trials.jsonl"] = b"\n".join(lines) + b"\n"
+
+    return change
+
+
+def test_a_trial_started_after_the_evidence_was_filed() -> None:
+    # Found by the adversarial corpus (timestamp-in-the-future): a trial dated after its
+    # record landed on main was accepted.
+    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")))
+    assert _codes(verdict) == {"trial-in-future"}
+    (finding,) = verdict.findings
+    assert finding.line == 6 and finding.file == f"{FOLDER}/trials.jsonl"
+    assert finding.message == (
+        "trial of case 'sandbagging-005' started at 2031-05-01T09:00:00+00:00, after the"
+        " evidence landed on main (2027-02-20T10:00:00+00:00): a trial cannot start after its"
+        " record was filed"
+    )
+
+
+def test_a_trial_started_after_the_date_judged_on_when_not_filed() -> None:
+    verdict = _judge(_files(_late_trial("2027-04-16T12:00:01Z")), filed_at=None)
+    assert _codes(verdict) == {"trial-in-future"}
+    assert "after the end of 2027-04-15 (anywhere on Earth" in verdict.findings[0].message
+    # The last moment of the day anywhere on Earth is still that day.
+    verdict = _judge(_files(_late_trial("2027-04-16T12:00:00Z")), filed_at=None)
+    assert "trial-in-future" not in _codes(verdict)
+
+
+def test_a_trial_started_at_the_moment_of_filing_is_not_in_the_future() -> None:
+    verdict = _judge(_files(_late_trial("2027-02-20T10:00:00Z")))
+    assert "trial-in-future" not in _codes(verdict)
+
+
+def test_without_a_filing_time_or_a_date_no_trial_is_in_the_future() -> None:
+    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")), filed_at=None, as_of=None)
+    assert "trial-in-future" not in _codes(verdict)
+
+
 def test_a_fast_forwarded_freeze_proves_nothing_offline() -> None:
     """Offline: a filer's own commit (their committer identity) fast-forwarded onto main."""
     filer = _landing(merge=True, committer=("Mallory", "mallory@example.org"))
