@@ -1158,6 +1158,23 @@ def build(entry: Entry, ctx: Context) -> Case:
 # ---- docs -----------------------------------------------------------------------------------
 
 
+# The tricks that were not caught when the corpus was written, and how the bot was fixed
+# (each fix has its own test besides the corpus entry).
+FOUND = (
+    "- `timestamp-in-the-future`: a trial dated 2031 in evidence merged in 2027 was valid;"
+    " freeze order",
+    "  bounds trials only from below. Now `trial-in-future`: no trial may start after the evidence",
+    "  landed on the base branch, or, not landed yet, after the end of the date judged on",
+    "  (`bot/judge.py`, `tests/unit/test_judge.py`).",
+    "- `git-tree-dot-dot-entry`: a crafted head commit (`git mktree`) with a file named `..` in"
+    " the",
+    "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",
+    "  Now the pull request's path is `path-characters` (`bot/review.py`,",
+    "  `tests/unit/test_check_changes.py`).",
+    "- Every other trick was already refused; the corpus keeps it so.",
+)
+
+
 def render_docs() -> str:
     """docs/adversarial.md: every entry, its trick and what the bot answers."""
     lines = [
@@ -1188,7 +1205,12 @@ def render_docs() -> str:
         )
     lines += [
         "",
-        f"{len(CORPUS)} entries.",
+        f"{len(CORPUS)} entries. Random mutations of the same honest attempt:"
+        " [fuzzing](fuzzing.md).",
+        "",
+        "## What the corpus found",
+        "",
+        *FOUND,
         "",
     ]
     return "\n".join(lines)
