@@ -562,6 +562,24 @@ def _stale(ctx: Context) -> Case:
     return _verify_pr(built)
 
 
+def _stale_on_main(ctx: Context) -> Case:
+    """Judged on main, then a later merged pull request edits a trial: the judgments
+    cover evidence that is no longer there. Verified after the filing window closed."""
+    built = ctx.registry()
+    repo = built.repo
+    repo.git.checkout("-q", "-b", "rescore")
+    trials = built.attempt / "trials.jsonl"
+    trials.write_bytes(trials.read_bytes().replace(b'"traj-1-0000"', b'"traj-1-0000-b"', 1))
+    _commit(repo, "re-score", "2027-03-25T09:00:00Z")
+    repo.git.checkout("-q", "main")
+    when = "2027-03-25T10:00:00Z"
+    with repo.git.custom_environment(
+        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
+    ):
+        repo.git.merge("--no-ff", "-q", "-m", "Merge pull request: re-score", "rescore")
+    return _verify(built, "--as-of", "2027-09-15")
+
+
 # ---- 10. hidden suites, raw logs, adapters --------------------------------------------------
 
 
@@ -1081,6 +1099,15 @@ CORPUS: tuple[Entry, ...] = (
         ["merged-evidence-changed"],
         "merged evidence changes only",
         _stale,
+    ),
+    _entry(
+        "judgments-stale-on-main",
+        "judged on main, then a merged pull request edits a trial (checked after the close)",
+        ["unresolved-judgment"],
+        "is stale and the filing window has closed",
+        _stale_on_main,
+        exit=0,
+        status="not-qualifying",
     ),
     # 10. hidden suites, raw logs, adapters
     _entry(

@@ -64,7 +64,8 @@ def test_the_trick_is_refused(
         context.server = _server(request)
     case = build(entry, context)
     report_file = tmp_path / "report.json"
-    code = main([*case.args, "--json", str(report_file), "--as-of", AS_OF])
+    as_of = [] if "--as-of" in case.args else ["--as-of", AS_OF]
+    code = main([*case.args, "--json", str(report_file), *as_of])
     out, err = capsys.readouterr()
     assert "Traceback" not in out and "Traceback" not in err, err
     assert code == entry.exit, out + err
