@@ -150,3 +150,19 @@ def deny_open(monkeypatch: Any, file: Path) -> None:
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", denied)
+
+
+def fuzz_settings(examples: int) -> Any:
+    """Hypothesis settings for a fuzz test whose examples share one registry fixture: no
+    deadline (git and the CLI are slow), and the health checks such a test trips on purpose."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.data_too_large,
+        ],
+    )

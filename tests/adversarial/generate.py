@@ -128,6 +128,21 @@ def _commit(repo: git.Repo, message: str, at: str = "2027-03-20T09:00:00Z") -> N
         repo.git.commit("-q", "--allow-empty", "-m", message)
 
 
+def _merged_pr(built: Built, branch: str, day: str, edit: Callable[[], object]) -> None:
+    """A pull request `branch` that makes `edit` on `day` at 09:00 and is merged into main at
+    10:00 as GitHub merges (its web flow commits the merge)."""
+    repo = built.repo
+    repo.git.checkout("-q", "-b", branch)
+    edit()
+    _commit(repo, branch, f"{day}T09:00:00Z")
+    repo.git.checkout("-q", "main")
+    when = f"{day}T10:00:00Z"
+    with repo.git.custom_environment(
+        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
+    ):
+        repo.git.merge("--no-ff", "-q", "-m", f"Merge pull request: {branch}", branch)
+
+
 def _folder(built: Built) -> str:
     return built.attempt.relative_to(built.root).as_posix()
 
@@ -430,16 +445,7 @@ def _freeze_rewritten(ctx: Context) -> Case:
     items = [json.loads(line) for line in cases.read_bytes().splitlines()]
     items[0]["content"]["prompt"] += " (reworded after the run)"
     items[0]["sha256"] = case_hash(items[0]["content"])
-    repo = built.repo
-    repo.git.checkout("-q", "-b", "refreeze")
-    cases.write_bytes(dump_jsonl(items))
-    _commit(repo, "refreeze", "2027-03-01T09:00:00Z")
-    repo.git.checkout("-q", "main")
-    when = "2027-03-01T10:00:00Z"
-    with repo.git.custom_environment(
-        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
-    ):
-        repo.git.merge("--no-ff", "-q", "-m", "Merge pull request: refreeze", "refreeze")
+    _merged_pr(built, "refreeze", "2027-03-01", lambda: cases.write_bytes(dump_jsonl(items)))
     return _verify(built)
 
 
@@ -566,17 +572,9 @@ def _stale_on_main(ctx: Context) -> Case:
     """Judged on main, then a later merged pull request edits a trial: the judgments
     cover evidence that is no longer there. Verified after the filing window closed."""
     built = ctx.registry()
-    repo = built.repo
-    repo.git.checkout("-q", "-b", "rescore")
     trials = built.attempt / "trials.jsonl"
-    trials.write_bytes(trials.read_bytes().replace(b'"traj-1-0000"', b'"traj-1-0000-b"', 1))
-    _commit(repo, "re-score", "2027-03-25T09:00:00Z")
-    repo.git.checkout("-q", "main")
-    when = "2027-03-25T10:00:00Z"
-    with repo.git.custom_environment(
-        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
-    ):
-        repo.git.merge("--no-ff", "-q", "-m", "Merge pull request: re-score", "rescore")
+    raw = trials.read_bytes().replace(b'"traj-1-0000"', b'"traj-1-0000-b"', 1)
+    _merged_pr(built, "edit-a-trial", "2027-03-25", lambda: trials.write_bytes(raw))
     return _verify(built, "--as-of", "2027-09-15")
 
 

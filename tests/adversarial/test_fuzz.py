@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from bot.cli import main
@@ -40,18 +40,10 @@ from bot.load.yaml_ import parse_yaml
 from tests.adversarial.harness import CODES, HONEST, check, judge
 from tests.adversarial.mutate import mutate
 from tests.conftest import AS_OF, Built
-from tests.support import Files
+from tests.support import Files, fuzz_settings
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.data_too_large,
-    ],
-)
+FUZZ = fuzz_settings(EXAMPLES)
 
 
 class DrawChooser:
@@ -197,6 +189,48 @@ def honest_registry(make_registry: Callable[..., Built]) -> Registry_:
     return Registry_(make_registry())
 
 
+@pytest.fixture
+def open_pull_request(make_registry: Callable[..., Built]) -> Registry_:
+    return Registry_(make_registry(run="open"))
+
+
+def _mutated(data: st.DataObject, pristine: Files) -> Files:
+    files = dict(pristine)
+    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
+        note(mutate(files, DrawChooser(data)))
+    return files
+
+
+def _answers(
+    args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], why: str | None
+) -> None:
+    """`claims verify ARGS` exits 0 or 1 without a traceback, 1 exactly when the report holds
+    an evidence error, and 1 whenever the mutation had to invalidate (`why`)."""
+    report_file = tmp_path / "report.json"
+    report_file.unlink(missing_ok=True)
+    code = main(["verify", *args, "--as-of", AS_OF, "--json", str(report_file)])
+    out, err = capsys.readouterr()
+    note(out[-2000:])
+    assert "Traceback" not in out + err
+    assert code in (0, 1), err
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    own = [reason for attempt in report["attempts"] for reason in attempt["reasons"]]
+    reasons = [*report.get("pr_problems", []), *own]
+    errors = [
+        reason
+        for reason in reasons
+        if reason["severity"] == "error" and reason.get("stage") != "qualification"
+    ]
+    assert (code == 1) == bool(errors)
+    for attempt in report["attempts"]:
+        if attempt["status"] == "not-qualifying":
+            assert any(reason.get("stage") == "qualification" for reason in attempt["reasons"])
+    for reason in own:
+        assert reason["code"] in CODES and reason["message"] and reason["file"]
+    if why is not None:
+        assert code == 1, why
+
+
 @FUZZ
 @given(data=st.data())
 def test_verify_answers_every_mutation_with_codes(
@@ -206,40 +240,12 @@ def test_verify_answers_every_mutation_with_codes(
     data: st.DataObject,
 ) -> None:
     built, pristine = honest_registry.built, honest_registry.pristine
-    files = dict(pristine)
-    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
-        note(mutate(files, DrawChooser(data)))
+    files = _mutated(data, pristine)
     _write(built.attempt, files)
     try:
-        report_file = tmp_path / "report.json"
-        report_file.unlink(missing_ok=True)
-        code = main(["verify", str(built.attempt), "--as-of", AS_OF, "--json", str(report_file)])
-        out, err = capsys.readouterr()
-        note(out[-2000:])
-        assert "Traceback" not in out + err
-        assert code in (0, 1), err
-        report = json.loads(report_file.read_text(encoding="utf-8"))
-        reasons = [*report.get("pr_problems", []), *report["attempts"][0]["reasons"]]
-        errors = [
-            reason
-            for reason in reasons
-            if reason["severity"] == "error" and reason.get("stage") != "qualification"
-        ]
-        assert (code == 1) == bool(errors)
-        if report["attempts"][0]["status"] == "not-qualifying":
-            assert any(reason.get("stage") == "qualification" for reason in reasons)
-        for reason in report["attempts"][0]["reasons"]:
-            assert reason["code"] in CODES and reason["message"] and reason["file"]
-        why = _must_fail(pristine, files)
-        if why is not None:
-            assert code == 1, why
+        _answers([str(built.attempt)], tmp_path, capsys, _must_fail(pristine, files))
     finally:
         _write(built.attempt, pristine)
-
-
-@pytest.fixture
-def open_pull_request(make_registry: Callable[..., Built]) -> Registry_:
-    return Registry_(make_registry(run="open"))
 
 
 @settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
@@ -254,34 +260,18 @@ def test_verify_of_a_mutated_pull_request_read_from_git_objects(
     from git objects (`--base-ref main --head SHA`), as the GitHub job reads them."""
     built, pristine = open_pull_request.built, open_pull_request.pristine
     repo, start = built.repo, built.repo.head.commit.hexsha
-    files = dict(pristine)
-    for _ in range(data.draw(st.integers(1, 3), label="mutations")):
-        note(mutate(files, DrawChooser(data)))
+    files = _mutated(data, pristine)
     _write(built.attempt, files)
     try:
         repo.git.add("-A")
         repo.git.commit("-q", "--allow-empty", "-m", "mutated")
-        head = repo.head.commit.hexsha
-        report_file = tmp_path / "report.json"
-        report_file.unlink(missing_ok=True)
-        args = ["--registry", str(built.root), "--base-ref", "main", "--head", head]
-        code = main(["verify", *args, "--as-of", AS_OF, "--json", str(report_file)])
-        out, err = capsys.readouterr()
-        note(out[-2000:])
-        assert "Traceback" not in out + err
-        assert code in (0, 1), err
-        report = json.loads(report_file.read_text(encoding="utf-8"))
-        errors = [
-            reason
-            for reason in [
-                *report.get("pr_problems", []),
-                *(r for attempt in report["attempts"] for r in attempt["reasons"]),
-            ]
-            if reason["severity"] == "error" and reason.get("stage") != "qualification"
-        ]
-        assert (code == 1) == bool(errors)
-        if _must_fail(pristine, files) is not None:
-            assert code == 1
+        args = ["--registry", str(built.root), "--base-ref", "main"]
+        _answers(
+            [*args, "--head", repo.head.commit.hexsha],
+            tmp_path,
+            capsys,
+            _must_fail(pristine, files),
+        )
     finally:
         repo.git.reset("-q", "--hard", start)
         _write(built.attempt, pristine)
