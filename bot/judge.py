@@ -32,7 +32,6 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bot.bars import compare_score_tables, derived_table, unit_structure
-from bot.dates import end_of_day
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -211,7 +210,7 @@ def _judge(
         findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
-        findings += _check_trials_in_future(trials, facts, as_of, files.path("trials.jsonl"))
+        findings += _check_trials_in_future(trials, facts, files.path("trials.jsonl"))
     # 8. hidden suites
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
@@ -577,17 +576,15 @@ def _check_freeze_order(
 
 
 def _check_trials_in_future(
-    trials: Sequence[Trial], facts: AttemptFacts, as_of: date | None, file: str
+    trials: Sequence[Trial], facts: AttemptFacts, file: str
 ) -> list[Finding]:
-    """7. No trial after its record was filed: after the evidence landed on the base branch,
-    or, not landed yet, after the end of the date judged on (anywhere on Earth)."""
-    if facts.filed_at is not None:
-        what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
-        return check_trials_not_after(trials, facts.filed_at, what, file)
-    if as_of is not None:
-        what = f"the end of {as_of} (anywhere on Earth), the date judged on"
-        return check_trials_not_after(trials, end_of_day(as_of), what, file)
-    return []
+    """7. No trial after its record was filed: after the evidence landed on the base branch.
+    Evidence not landed yet (a pull request, a working tree) has no filing time to compare
+    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future")."""
+    if facts.filed_at is None:
+        return []
+    what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
+    return check_trials_not_after(trials, facts.filed_at, what, file)
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:

@@ -11,7 +11,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
@@ -328,10 +328,11 @@ def check_trial_order(
 
 
 def check_trials_not_after(
-    trials: Iterable[Trial], moment: datetime, what: str, file: str
+    trials: Iterable[Trial], filed_at: datetime, what: str, file: str
 ) -> list[Finding]:
-    """No trial starts after `moment`, the latest a trial could have started: when its record
-    landed on the base branch, or the end of the date judged on (`trial-in-future`)."""
+    """No trial starts after `filed_at`, when its record landed (`trial-in-future`). Git
+    dates commits in whole seconds, so a trial counts as after only from the next second."""
+    next_second = filed_at + timedelta(seconds=1)
     return [
         Finding(
             Code.TRIAL_IN_FUTURE,
@@ -341,7 +342,7 @@ def check_trials_not_after(
             trial.line,
         )
         for trial in trials
-        if trial.started_at > moment
+        if trial.started_at >= next_second
     ]
 
 

@@ -1189,8 +1189,7 @@ FOUND = (
     "- `timestamp-in-the-future`: a trial dated 2031 in evidence merged in 2027 was valid;"
     " freeze order",
     "  bounds trials only from below. Now `trial-in-future`: no trial may start after the evidence",
-    "  landed on the base branch, or, not landed yet, after the end of the date judged on",
-    "  (`bot/judge.py`, `tests/unit/test_judge.py`).",
+    "  landed on the base branch (`bot/judge.py`, `tests/unit/test_judge.py`).",
     "- `git-tree-dot-dot-entry`: a crafted head commit (`git mktree`) with a file named `..` in"
     " the",
     "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",

@@ -197,23 +197,19 @@ def test_a_trial_started_after_the_evidence_was_filed() -> None:
     )
 
 
-def test_a_trial_started_after_the_date_judged_on_when_not_filed() -> None:
-    verdict = _judge(_files(_late_trial("2027-04-16T12:00:01Z")), filed_at=None)
-    assert _codes(verdict) == {"trial-in-future"}
-    assert "after the end of 2027-04-15 (anywhere on Earth" in verdict.findings[0].message
-    # The last moment of the day anywhere on Earth is still that day.
-    verdict = _judge(_files(_late_trial("2027-04-16T12:00:00Z")), filed_at=None)
+def test_evidence_not_filed_yet_has_no_trial_in_the_future() -> None:
+    """A pull request or a working tree: no filing time to compare with (the wall clock is
+    not a fact of the judge); it is judged once the evidence lands."""
+    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")), filed_at=None)
     assert "trial-in-future" not in _codes(verdict)
 
 
-def test_a_trial_started_at_the_moment_of_filing_is_not_in_the_future() -> None:
-    verdict = _judge(_files(_late_trial("2027-02-20T10:00:00Z")))
-    assert "trial-in-future" not in _codes(verdict)
-
-
-def test_without_a_filing_time_or_a_date_no_trial_is_in_the_future() -> None:
-    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")), filed_at=None, as_of=None)
-    assert "trial-in-future" not in _codes(verdict)
+def test_a_trial_within_the_second_of_filing_is_not_in_the_future() -> None:
+    # Git dates commits in whole seconds: a commit recorded at 10:00:00 was made before
+    # 10:00:01, so a trial at 10:00:00.9 may have run before it.
+    for at in ("2027-02-20T10:00:00Z", "2027-02-20T10:00:00.900Z"):
+        assert "trial-in-future" not in _codes(_judge(_files(_late_trial(at))))
+    assert _codes(_judge(_files(_late_trial("2027-02-20T10:00:01Z")))) == {"trial-in-future"}
 
 
 def test_a_fast_forwarded_freeze_proves_nothing_offline() -> None:
