@@ -35,7 +35,7 @@ from bot.evidence.rules import case_hash
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
 from bot.qualification import required_checks
-from tests.conftest import Built, RegistryFactory, _market, default_markets
+from tests.conftest import AS_OF, Built, RegistryFactory, _market, default_markets
 from tests.support import PROJECT, RULES, Files, rewrite, seed_released
 
 __all__ = ["CORPUS", "Case", "Context", "Entry", "build", "render_docs"]
@@ -1212,7 +1212,9 @@ def render_docs() -> str:
         "of reason codes (notices aside), a fragment of the message, and that nothing traces back.",
         "",
         "Build them to look at: `python -m tests.adversarial.generate OUT [NAME ...]` writes each",
-        "registry to `OUT/<name>/registry-1` and prints the `claims` command that verifies it.",
+        "registry to `OUT/<name>/registry-1` and prints the `claims` command that verifies it",
+        f"(dated {AS_OF} unless the entry says otherwise; entries that need a local server or the",
+        "sandbox are built, but verify as the table says only where the test provides them).",
         "Exit 1: the evidence is invalid. Exit 0 with a status: valid evidence that does not",
         "qualify.",
         "",
@@ -1252,7 +1254,8 @@ def main(argv: Sequence[str]) -> int:
         if names and entry.name not in names:
             continue
         case = build(entry, Context(out / entry.name))
-        print(f"{entry.name}: (cd {case.built.root} && claims {' '.join(case.args)})")
+        args = case.args if "--as-of" in case.args else [*case.args, "--as-of", AS_OF]
+        print(f"{entry.name}: (cd {case.built.root} && claims {' '.join(args)})")
     return 0
 
 
