@@ -268,6 +268,16 @@ def _crafted_entry(name: str) -> Builder:
     return build
 
 
+def _folder_renamed(ctx: Context) -> Case:
+    """A merged attempt, moved by a later pull request to a new slug (its freeze with it)."""
+    built = ctx.registry()
+    built.repo.git.checkout("-q", "-b", "filer/rename")
+    folder = _folder(built)
+    built.repo.git.mv(folder, folder.replace("monitor-v1", "monitor-v2"))
+    _commit(built.repo, "rename the attempt", "2027-03-25T09:00:00Z")
+    return _verify_pr(built, head=True)
+
+
 # ---- 3. names -------------------------------------------------------------------------------
 
 
@@ -355,6 +365,10 @@ def _yaml_python_tag(files: Files) -> None:
 
 def _yaml_second_document(files: Files) -> None:
     files["attempt.yaml"] += b"---\nmarket: 5\nsubmitter: mallory\n"
+
+
+def _yaml_over_size(files: Files) -> None:
+    files["attempt.yaml"] += b"# " + b"x" * 1_100_000 + b"\n"
 
 
 def _yaml_huge_integer(files: Files) -> None:
@@ -757,6 +771,13 @@ CORPUS: tuple[Entry, ...] = (
         _crafted_entry(".."),
     ),
     _entry(
+        "attempt-folder-renamed",
+        "a pull request moves a merged, judged attempt to a new slug, freeze and all",
+        ["freeze-order", "maintainer-file", "merged-evidence-changed", "several-attempts"],
+        "merged evidence changes only",
+        _folder_renamed,
+    ),
+    _entry(
         "executable-file-in-pull-request",
         "the pull request adds an executable script to the attempt folder",
         ["executable-file"],
@@ -876,6 +897,13 @@ CORPUS: tuple[Entry, ...] = (
         ["yaml-unsafe"],
         "more than one YAML document",
         _files(_yaml_second_document),
+    ),
+    _entry(
+        "yaml-over-size-limit",
+        "attempt.yaml padded past 1 MB with a comment",
+        ["yaml-unsafe"],
+        "over the 1000000-byte limit",
+        _files(_yaml_over_size),
     ),
     _entry(
         "yaml-integer-past-float",
