@@ -1161,7 +1161,7 @@ CORPUS: tuple[Entry, ...] = (
         "raw-log-url-redirects-to-huge-file",
         "raw_log.url redirects to an endless file (checked with --fetch-raw-logs)",
         ["raw-log-hash-mismatch"],
-        "more than",
+        "raw_log.url serves more than",
         _redirect_to_huge,
         needs="server",
     ),
