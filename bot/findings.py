@@ -64,6 +64,7 @@ class Code(StrEnum):
     FREEZE_DATE_UNCONFIRMED = "freeze-date-unconfirmed"  # a notice: offline, GitHub not asked
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
+    TRIAL_IN_FUTURE = "trial-in-future"  # after its record was filed, or after the date judged
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
     # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
     CHALLENGE_RUN_INVALID = "challenge-run-invalid"

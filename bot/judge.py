@@ -15,7 +15,7 @@ Steps (numbers repeated inline):
  6. the raw log, kept whole or as excerpts, and what fetching its URL found;
  7. freeze order: run attempts against the freeze's landing on main, wrapped against the
     paper's freeze (and what fetching the paper's freeze found), challenge attempts against
-    the run's freeze-cases;
+    the run's freeze-cases; and no trial after its record was filed (`trial-in-future`);
  8. hidden suites: no withholdable field in any published file; a challenge attempt's run
     is valid and of its market, its cases are the run's, and each trial carries the result
     the run's scorer gave (`bot.challenge`);
@@ -54,6 +54,7 @@ from bot.evidence.rules import (
     check_raw_log,
     check_trial_order,
     check_trials,
+    check_trials_not_after,
     check_withheld,
     paper_freeze_time,
 )
@@ -228,6 +229,7 @@ def _judge(
         findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
+        findings += _check_trials_in_future(trials, facts, files.path("trials.jsonl"))
     # 8. hidden suites (and, for a challenge attempt, its run's cases and scores)
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
@@ -602,6 +604,18 @@ def _check_freeze_order(
             )
         )
     return findings
+
+
+def _check_trials_in_future(
+    trials: Sequence[Trial], facts: AttemptFacts, file: str
+) -> list[Finding]:
+    """7. No trial after its record was filed: after the evidence landed on the base branch.
+    Evidence not landed yet (a pull request, a working tree) has no filing time to compare
+    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future")."""
+    if facts.filed_at is None:
+        return []
+    what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
+    return check_trials_not_after(trials, facts.filed_at, what, file)
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:

@@ -174,3 +174,19 @@ def small_sample_bar(**changes: Any) -> BarResult:
         alt_bound=0.7489,
     )
     return replace(bar, **changes)
+
+
+def fuzz_settings(examples: int) -> Any:
+    """Hypothesis settings for a fuzz test whose examples share one registry fixture: no
+    deadline (git and the CLI are slow), and the health checks such a test trips on purpose."""
+    from hypothesis import HealthCheck, settings
+
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.data_too_large,
+        ],
+    )

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
@@ -43,6 +43,7 @@ __all__ = [
     "check_raw_log",
     "check_trial_order",
     "check_trials",
+    "check_trials_not_after",
     "check_withheld",
     "evidence_digest",
     "fold_key",
@@ -379,6 +380,25 @@ def check_trial_order(
         )
         for trial in trials
         if trial.started_at <= freeze_time
+    ]
+
+
+def check_trials_not_after(
+    trials: Iterable[Trial], filed_at: datetime, what: str, file: str
+) -> list[Finding]:
+    """No trial starts after `filed_at`, when its record landed (`trial-in-future`). Git
+    dates commits in whole seconds, so a trial counts as after only from the next second."""
+    next_second = filed_at + timedelta(seconds=1)
+    return [
+        Finding(
+            Code.TRIAL_IN_FUTURE,
+            f"trial of case {trial.case_id!r} started at {trial.started_at.isoformat()},"
+            f" after {what}: a trial cannot start after its record was filed",
+            file,
+            trial.line,
+        )
+        for trial in trials
+        if trial.started_at >= next_second
     ]
 
 

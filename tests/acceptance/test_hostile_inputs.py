@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
@@ -39,7 +39,7 @@ from bot.load.yaml_ import parse_yaml
 from bot.stats.errors import StatisticsError
 from bot.stats.units import collapse_units
 from tests.conftest import AS_OF, Built, Result
-from tests.support import PROJECT, Files, rewrite
+from tests.support import PROJECT, Files, fuzz_settings, rewrite
 
 
 def _validator(name: str) -> Draft202012Validator:
@@ -344,15 +344,7 @@ def honest(make_registry) -> Honest:
     return Honest(built, _snapshot(built.attempt))
 
 
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.too_slow,
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.data_too_large,
-    ],
-)
+FUZZ = fuzz_settings(EXAMPLES)
 
 
 @FUZZ

@@ -172,6 +172,46 @@ def test_a_freeze_merged_after_the_first_trial() -> None:
     assert verdict.status is None
 
 
+def _late_trial(at: str, index: int = 5):  # type: ignore[no-untyped-def]
+    def change(files: dict[str, bytes]) -> None:
+        lines = files["trials.jsonl"].splitlines()
+        record = json.loads(lines[index])
+        record["started_at"] = at
+        lines[index] = json.dumps(record, separators=(",", ":")).encode()
+        files["trials.jsonl"] = b"\n".join(lines) + b"\n"
+
+    return change
+
+
+def test_a_trial_started_after_the_evidence_was_filed() -> None:
+    # Found by the adversarial corpus (timestamp-in-the-future): a trial dated after its
+    # record landed on main was accepted.
+    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")))
+    assert _codes(verdict) == {"trial-in-future"}
+    (finding,) = verdict.findings
+    assert finding.line == 6 and finding.file == f"{FOLDER}/trials.jsonl"
+    assert finding.message == (
+        "trial of case 'sandbagging-005' started at 2031-05-01T09:00:00+00:00, after the"
+        " evidence landed on main (2027-02-20T10:00:00+00:00): a trial cannot start after its"
+        " record was filed"
+    )
+
+
+def test_evidence_not_filed_yet_has_no_trial_in_the_future() -> None:
+    """A pull request or a working tree: no filing time to compare with (the wall clock is
+    not a fact of the judge); it is judged once the evidence lands."""
+    verdict = _judge(_files(_late_trial("2031-05-01T09:00:00Z")), filed_at=None)
+    assert "trial-in-future" not in _codes(verdict)
+
+
+def test_a_trial_within_the_second_of_filing_is_not_in_the_future() -> None:
+    # Git dates commits in whole seconds: a commit recorded at 10:00:00 was made before
+    # 10:00:01, so a trial at 10:00:00.9 may have run before it.
+    for at in ("2027-02-20T10:00:00Z", "2027-02-20T10:00:00.900Z"):
+        assert "trial-in-future" not in _codes(_judge(_files(_late_trial(at))))
+    assert _codes(_judge(_files(_late_trial("2027-02-20T10:00:01Z")))) == {"trial-in-future"}
+
+
 def test_a_fast_forwarded_freeze_proves_nothing_offline() -> None:
     """Offline: a filer's own commit (their committer identity) fast-forwarded onto main."""
     filer = _landing(merge=True, committer=("Mallory", "mallory@example.org"))
