@@ -53,7 +53,7 @@ from bot.tree import TreeError, read_limited
 
 __all__ = ["CACHE_FORMAT", "CacheStats", "VerificationCache", "code_fingerprint"]
 
-CACHE_FORMAT = 1  # bump when an entry's shape or meaning changes
+CACHE_FORMAT = 2  # bump when an entry's shape or meaning changes
 _MAGIC = "claims-verify-cache"
 _MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry holds findings: 50,000 bad lines fit
 

@@ -28,12 +28,13 @@ class Limits:
     # record and in one file. Counted on the bytes before `json` builds anything: 1 MB lines
     # of empty lists (`[[], [], ...]`, 3 bytes each, ~64 bytes each once built) made a 22 MB
     # file cost ~675 MB (SECURITY-NOTES). An honest trial holds 2-3 containers and ~10-20
-    # values, a frozen case a few more; so these allow ~300,000 trials a file, and records
-    # with far more structure than evidence needs.
+    # values, a frozen case a few more; so these allow over 1,000,000 trials (or cases) a
+    # file (issue 13: verify handles 1M of each within 1.5 GB), and records with far more
+    # structure than evidence needs.
     max_jsonl_record_containers: int = 10_000
     max_jsonl_record_values: int = 100_000
-    max_jsonl_file_containers: int = 1_000_000
-    max_jsonl_file_values: int = 5_000_000
+    max_jsonl_file_containers: int = 4_000_000
+    max_jsonl_file_values: int = 20_000_000
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024

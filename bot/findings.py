@@ -64,7 +64,14 @@ class Code(StrEnum):
     FREEZE_DATE_UNCONFIRMED = "freeze-date-unconfirmed"  # a notice: offline, GitHub not asked
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
+    TRIAL_IN_FUTURE = "trial-in-future"  # after its record was filed, or after the date judged
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
+    # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
+    CHALLENGE_RUN_INVALID = "challenge-run-invalid"
+    CHALLENGE_CASE_MISMATCH = "challenge-case-mismatch"
+    OPERATOR_SCORE_MISMATCH = "operator-score-mismatch"
+    OPERATOR_SCORE_MISSING = "operator-score-missing"
+    SCORER_INPUT_INVALID = "scorer-input-invalid"
     # The score table (SPEC 4): makes the evidence invalid.
     SCORE_TABLE_MISMATCH = "score-table-mismatch"
     # Wrapped attempts: the adapter rerun (SPEC 9): makes the evidence invalid.
@@ -85,6 +92,8 @@ class Code(StrEnum):
     UNIVERSAL_ABSTENTION = "universal-abstention"
     REQUIRED_OUTPUT_MISSING = "required-output-missing"
     ADAPTER_NOT_RERUN = "adapter-not-rerun"  # wrapped, without a rerun on this evidence
+    # A warning beside a bar: DeLong's nominal 95% bound covers below 90% here (issue 15).
+    BOUND_COVERAGE_LOW = "bound-coverage-low"
     # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
     FILED_LATE = "filed-late"

@@ -15,9 +15,12 @@ Steps (numbers repeated inline):
  6. the raw log, kept whole or as excerpts, and what fetching its URL found;
  7. freeze order: run attempts against the freeze's landing on main, wrapped against the
     paper's freeze (and what fetching the paper's freeze found), challenge attempts against
-    the run's freeze-cases;
- 8. hidden suites: no withholdable field in any published file;
- 9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
+    the run's freeze-cases; and no trial after its record was filed (`trial-in-future`);
+ 8. hidden suites: no withholdable field in any published file; a challenge attempt's run
+    is valid and of its market, its cases are the run's, and each trial carries the result
+    the run's scorer gave (`bot.challenge`);
+ 9. the bars and the score table derived from cases and trials (`score-table-mismatch`), and
+    the warning `bound-coverage-low` where an AUROC bar's bound covers below 90% (issue 15);
 10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
     whose adapter was not rerun on this evidence does not qualify (SPEC 9).
 """
@@ -31,7 +34,8 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables
+from bot.bars import compare_score_tables, coverage_warnings
+from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -48,6 +52,7 @@ from bot.evidence.rules import (
     check_placeholders,
     check_raw_log,
     check_trial_order,
+    check_trials_not_after,
     check_withheld,
     paper_freeze_time,
 )
@@ -107,6 +112,20 @@ class AttemptFiles:
 
 
 @dataclass(frozen=True)
+class ChallengeFacts:
+    """What a challenge attempt is checked against: its run, as judged (`bot.challenge`)."""
+
+    run: str
+    # challenge-run-invalid: the run does not exist, is invalid, or is another market's.
+    problem: Finding | None = None
+    cases: Mapping[str, Case] | None = None  # the run's hash-only cases
+    cases_file: str = ""
+    scored: Mapping[str, ScoredCase] | None = None  # None: no operator score file for it
+    scores_where: str = ""  # the operator's score file for this attempt
+    text_leaks: Sequence[Finding] = ()  # the raw log and other unparsed files of the attempt
+
+
+@dataclass(frozen=True)
 class AttemptFacts:
     """What the shell learnt outside the folder: git, the raw log's URL, the sandbox."""
 
@@ -119,8 +138,9 @@ class AttemptFacts:
     # it as its merge (or squash) commit at its date, else what the API said. None (the whole
     # mapping): offline, so only the committer identity can be checked.
     landing_checks: Mapping[str, str | None] | None = None
-    challenge_freeze_differs: str | None = None  # the run's freeze-cases path, when it differs
     challenge_withholdable: Sequence[str] = ()
+    # A challenge attempt: its run as judged (None for other kinds).
+    challenge: ChallengeFacts | None = None
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
@@ -207,7 +227,8 @@ def _judge(
         findings += _check_freeze_order(files, attempt, files.freeze, records, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
-    # 8. hidden suites
+        findings += _check_trials_in_future(records, facts, files.path("trials.jsonl"))
+    # 8. hidden suites (and, for a challenge attempt, its run's cases and scores)
     findings += [
         *check_withheld(head, withholdable),
         *records.withheld,
@@ -215,6 +236,8 @@ def _judge(
         *records.certificate_withheld,
         *check_withheld(tail, withholdable),
     ]
+    if facts.challenge is not None:
+        findings += _check_challenge(files, facts.challenge, records)
 
     counts = Counts(
         files=len(files.entries),
@@ -251,11 +274,14 @@ def _judge(
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
         problems += _check_score_table(scores, claimed, derived)
+    # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
+    # problems make the evidence invalid the bars count for nothing, so nothing is warned.
+    warnings = [] if problems else coverage_warnings(bars, files.path("trials.jsonl"))
     verdict = AttemptVerdict(
         attempt=verdict.attempt,
         market=verdict.market,
         kind=verdict.kind,
-        findings=(*verdict.findings, *problems),
+        findings=(*verdict.findings, *problems, *warnings),
         digest=files.digest,
         counts=counts,
         bars=tuple(bars),
@@ -460,17 +486,31 @@ def market_unknown(number: int, rules: SharedRules, file: str, line: int | None)
     return Finding(Code.MARKET_UNKNOWN, message, file, line)
 
 
-def _check_kind(attempt: Attempt, market: Market | None) -> list[Finding]:
-    """2. Challenge attempts wait for operator scoring; other kinds as the market accepts."""
-    line = attempt.lines.get("kind")
-    if attempt.kind == "challenge":
-        # Their trials' results come from the operator's scorer (SPEC 11), a later stage:
-        # until it exists a challenge attempt's results would be the filer's own.
-        message = (
-            "kind 'challenge': challenge attempts are not accepted yet (operator scoring"
-            " of challenge runs is a later stage)"
+def _check_challenge(
+    files: AttemptFiles, challenge: ChallengeFacts, records: RecordsCheck
+) -> list[Finding]:
+    """8. A challenge attempt: its run is valid and of its market, its cases are the run's,
+    each trial carries the result the run's scorer gave its case, and no withholdable field is
+    written in its raw log or any other file the bot does not parse."""
+    findings: list[Finding] = list(challenge.text_leaks)
+    if challenge.problem is not None:
+        return [*findings, challenge.problem]
+    cases, trials = records.checked()
+    if cases is not None and challenge.cases is not None:
+        findings += compare_cases(
+            cases, challenge.cases, files.path("freeze-cases.jsonl"), challenge.cases_file
         )
-        return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
+    if records.trials_read:
+        findings += compare_trials(
+            trials, challenge.scored, files.path("trials.jsonl"), challenge.scores_where
+        )
+    return findings
+
+
+def _check_kind(attempt: Attempt, market: Market | None) -> list[Finding]:
+    """2. The kinds the market accepts (a challenge attempt's results come from its run's
+    scorer: `_check_challenge`)."""
+    line = attempt.lines.get("kind")
     if market is not None and attempt.kind not in market.kinds:
         message = f"kind {attempt.kind!r}: market {market.id} accepts {', '.join(market.kinds)}"
         return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
@@ -561,16 +601,7 @@ def _check_freeze_order(
         return check_trial_order(trials, moment, f"the paper's freeze of {paper.date}", trials_file)
     if facts.history_unavailable is not None:
         return [Finding(Code.FREEZE_ORDER, facts.history_unavailable, freeze.path)]
-    findings = []
-    if facts.challenge_freeze_differs is not None:
-        findings.append(
-            Finding(
-                Code.FREEZE_ORDER,
-                f"freeze-cases.jsonl differs from the challenge run's"
-                f" {facts.challenge_freeze_differs}",
-                files.path("freeze-cases.jsonl"),
-            )
-        )
+    findings: list[Finding] = []
     latest: Landing | None = None
     unconfirmed: list[tuple[str, Landing]] = []
     for file in freeze_files(files, attempt):
@@ -602,6 +633,18 @@ def _check_freeze_order(
             )
         )
     return findings
+
+
+def _check_trials_in_future(records: RecordsCheck, facts: AttemptFacts, file: str) -> list[Finding]:
+    """7. No trial after its record was filed: after the evidence landed on the base branch.
+    Evidence not landed yet (a pull request, a working tree) has no filing time to compare
+    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future"). The filing
+    time comes from history on every run: the verification cache keeps only the last trial's
+    start, and the trials are read again when it is not before the filing."""
+    if facts.filed_at is None:
+        return []
+    what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
+    return check_trials_not_after(records.trials_from(facts.filed_at), facts.filed_at, what, file)
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:

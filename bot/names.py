@@ -52,6 +52,8 @@ def fold_name(name: str) -> str:
     Equal folded forms mean the same name. The result is for comparing only; reports show
     names as written.
     """
+    if name.isascii():  # NFKC leaves ASCII as it is, and casefold is lower (per trial key)
+        return " ".join(name.lower().split())
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return " ".join(folded.split())
 

@@ -12,10 +12,13 @@ the bot's code, so the verification cache (`bot/cache.py`) may keep it by those.
 else (judgments, dates, freeze landings, filing time, reruns, fetches, the date judged on) is
 judged afresh on every run from the facts.
 
-Only freeze order reads the trials again: when the freeze (or a paper's freeze) is not before
-the first trial, which trials start too early is asked of the trials themselves, so a check
-read back from the cache, which keeps none, says it cannot answer (`RecordsNeeded`) and the
-shell judges the attempt from its files.
+Only the checks that compare the trials with a moment from history read the trials again:
+freeze order, when the freeze (or a paper's freeze) is not before the first trial, and
+`trial-in-future`, when the last trial does not start before the evidence was filed. Which
+trials are too early or too late is asked of the trials themselves, so a check read back from
+the cache, which keeps none, says it cannot answer (`RecordsNeeded`) and the shell judges the
+attempt from its files. A challenge attempt's trials and cases are compared with its run's
+(`checked`); challenge attempts are never cached.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ class TrialSummary:
     systems: int = 0  # distinct systems, names compared folded
     families: frozenset[str] = frozenset()  # folded families of the trials' known cases
     first_started_at: datetime | None = None
+    last_started_at: datetime | None = None
 
     @classmethod
     def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
@@ -73,7 +77,8 @@ class TrialSummary:
             fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases
         )
         first = min((trial.started_at for trial in trials), default=None)
-        return cls(len(trials), len(_tested(trials)), families, first)
+        last = max((trial.started_at for trial in trials), default=None)
+        return cls(len(trials), len(_tested(trials)), families, first, last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +152,7 @@ class RecordsCheck:
     bar_problems: tuple[Finding, ...] = ()
     derived: Mapping[str, Any] | None = None
     # The checked cases and trials themselves: only when computed in this run (never cached).
+    checked_cases: Mapping[str, Case] | None = field(default=None, compare=False)
     checked_trials: Sequence[Trial] | None = field(default=None, compare=False)
 
     @property
@@ -175,6 +181,25 @@ class RecordsCheck:
         if self.checked_trials is None:
             raise RecordsNeeded(f"a trial starts at {first.isoformat()}, not after the freeze")
         return self.checked_trials
+
+    def trials_from(self, moment: datetime) -> Sequence[Trial]:
+        """The trials to check for starting at or after `moment` (`trial-in-future`): none when
+        every trial starts before it. Raises `RecordsNeeded` when some may not and the trials
+        were not kept."""
+        last = self.trials.last_started_at
+        if last is None or last < moment:
+            return ()
+        if self.checked_trials is None:
+            raise RecordsNeeded(f"a trial starts at {last.isoformat()}, not before the filing")
+        return self.checked_trials
+
+    def checked(self) -> tuple[Mapping[str, Case] | None, Sequence[Trial]]:
+        """The checked cases (None: freeze-cases.jsonl not read) and trials, for a challenge
+        attempt's comparison with its run. Raises `RecordsNeeded` for a check read back from
+        the cache (which keeps neither)."""
+        if self.checked_trials is None:
+            raise RecordsNeeded("the cached check keeps no cases or trials")
+        return self.checked_cases, self.checked_trials
 
 
 def summarize_units(units: UnitStructure) -> UnitSummary:
@@ -249,6 +274,7 @@ def check_records(
         certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
         certificates=CertificateSummary.of(certificates or (), trials),
         unit_summary=_unit_summary(trials, market.unit_keys) if market and trials else None,
+        checked_cases=cases,
         checked_trials=trials,
     )
     if market is None or cases is None or check.has_error:

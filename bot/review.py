@@ -121,6 +121,19 @@ def check_changes(
     folders = tuple(f"{folder.rstrip('/')}/" for folder in attempt_folders)
     for change in changes:
         path = change.path
+        if any(part in ("", ".", "..") for part in path.split("/")):
+            # A crafted tree (`git mktree`) can hold such names; no tree reader shows them
+            # (bot/tree.py skips them), so a file under one would escape every check.
+            findings.append(
+                Finding(
+                    Code.PATH_CHARACTERS,
+                    f"the path {shown_path(path)} has an empty, '.' or '..' component, which no"
+                    " valid git tree holds (git fsck refuses it); name files with letters,"
+                    " digits, '.', '_' and '-' only",
+                    shown_path(path),
+                )
+            )
+            continue
         if not printable_path(path):
             findings.append(
                 Finding(

@@ -34,3 +34,7 @@ class Record:
 
     line: int
     data: dict[str, object]
+
+    def line_of(self, _where: FieldPath = ()) -> int | None:
+        """The record's line, whichever of its fields is asked about."""
+        return self.line

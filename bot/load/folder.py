@@ -49,23 +49,33 @@ def tree_error(error: OSError, verb: str, shown: str) -> Finding:
 
 
 def _hash(tree: Tree, entry: TreeEntry, object_format: str) -> tuple[int, str, str]:
-    """(size, sha256, blob id) from one read of the file."""
+    """(size, sha256, blob id) from one chunked read of the file, nothing of it kept.
+
+    git's blob id hashes a header with the size first: the size the listing gave. Should the
+    file have changed size since it was listed, the blob id is taken from a second read.
+    """
     content = hashlib.sha256()
+    blob = None
+    if entry.blob_id is None and entry.size is not None:
+        blob = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
+        blob.update(f"blob {entry.size}\0".encode())
     size = 0
-    chunks = []
     with tree.open(entry.path) as stream:
         while chunk := stream.read(_CHUNK):
             content.update(chunk)
+            if blob is not None:
+                blob.update(chunk)
             size += len(chunk)
-            if entry.blob_id is None:
-                chunks.append(chunk)
     if entry.blob_id is not None:
         return size, content.hexdigest(), entry.blob_id
-    # git's blob id needs the size up front; hash the kept chunks once the size is known.
+    if blob is not None and size == entry.size:
+        return size, content.hexdigest(), blob.hexdigest()
+    # Unknown or changed size: hash again, the header now from the size just read.
     blob = hashlib.sha256() if object_format == "sha256" else hashlib.sha1()
     blob.update(f"blob {size}\0".encode())
-    for chunk in chunks:
-        blob.update(chunk)
+    with tree.open(entry.path) as stream:
+        while chunk := stream.read(_CHUNK):
+            blob.update(chunk)
     return size, content.hexdigest(), blob.hexdigest()
 
 

@@ -212,6 +212,24 @@ def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int], b
     return result, lines, empty
 
 
+_LINE_BREAKS = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def _error_line(error: yaml.MarkedYAMLError, text: str) -> int | None:
+    """The line of a syntax error, inside the file: libyaml marks a problem found at the end
+    of input on the line after the last one, which no editor shows; the context's mark (the
+    key or collection it was reading) is named then, else the last line."""
+    breaks = _LINE_BREAKS.findall(text)  # as libyaml counts lines
+    ends_with_break = bool(text) and _LINE_BREAKS.fullmatch(text[-1]) is not None
+    last = max(len(breaks) + (0 if ends_with_break else 1), 1)
+    for mark in (error.problem_mark, error.context_mark):
+        if mark is not None and mark.line + 1 <= last:
+            return int(mark.line) + 1
+    if error.problem_mark is None and error.context_mark is None:
+        return None
+    return last
+
+
 def parse_yaml(
     raw: bytes, path: str, limits: Limits = Limits()
 ) -> tuple[Document | None, list[Finding]]:
@@ -243,8 +261,7 @@ def parse_yaml(
     except _Refused as refused:
         return None, [Finding(refused.code, refused.message, path, refused.line)]
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line = None if mark is None else mark.line + 1
+        line = _error_line(error, text)
         problem = error.problem or error.context or "invalid YAML"
         if "nesting depth" in problem:  # libyaml >= 0.2.5 (PyYAML 6.0.4's) has its own cap
             return None, [Finding(Code.YAML_UNSAFE, f"nesting too deep ({problem})", path, line)]

@@ -17,6 +17,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot import __version__
+from bot.challenge.judge import RunVerdict, ScoredAttempt
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
 from bot.evidence.schema import validate
@@ -90,7 +91,50 @@ def _bar(bar: BarResult) -> dict[str, Any]:
         "met": bar.met,
         "note": bar.note,
         "refused": bar.refused,
+        # Issue 15, for every reader (the website too): null for rate bars.
+        "units_per_class": _units_per_class(bar),
+        "coverage": bar.coverage,
+        "auroc_lower_alt": None
+        if bar.alt_method is None
+        else {"method": bar.alt_method, "bound": bar.alt_bound},
     }
+
+
+def _units_per_class(bar: BarResult) -> dict[str, int] | None:
+    """An AUROC bar's positive and negative units, when they were counted."""
+    if bar.statistic != "auroc_lower" or bar.positives is None or bar.negatives is None:
+        return None
+    return {"positive": bar.positives, "negative": bar.negatives}
+
+
+def _bar_from(data: Mapping[str, Any], where: str) -> BarResult:
+    alt = data["auroc_lower_alt"]
+    bar = BarResult(
+        data["id"],
+        data["statistic"],
+        data["threshold"],
+        data["exercised"],
+        data["failures"],
+        data["units"],
+        data["bound"],
+        data["auroc"],
+        data["positives"],
+        data["negatives"],
+        data["met"],
+        data["note"],
+        data["refused"],
+        coverage=data["coverage"],
+        alt_method=None if alt is None else alt["method"],
+        alt_bound=None if alt is None else alt["bound"],
+    )
+    if data["units_per_class"] != _units_per_class(bar):
+        raise ReportError(
+            f"{where}: bar {bar.bar_id!r}: units_per_class {data['units_per_class']!r} disagrees"
+            f" with its positives and negatives ({bar.positives}, {bar.negatives})"
+        )
+    if bar.statistic != "auroc_lower" and (bar.coverage is not None or alt is not None):
+        raise ReportError(f"{where}: bar {bar.bar_id!r}: coverage is for AUROC bars only")
+    return bar
 
 
 def _check(check: CheckState) -> dict[str, Any]:
@@ -159,9 +203,15 @@ def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
     """`claims verify --json` (schemas/verify-report.schema.json). Findings are capped per
     reason code and file (`bot.report.cap`), and `findings_cap` says how many are not listed."""
     attempts = [attempt_to_json(verdict) for verdict in report.attempts]
+    runs = [_run(run) for run in report.challenge_runs]
     registry = [_finding(finding) for finding in cap_findings(report.registry_problems)]
     pr = [_finding(finding) for finding in cap_findings(report.pr_problems)]
-    listed = [*registry, *pr, *(reason for attempt in attempts for reason in attempt["reasons"])]
+    listed = [
+        *registry,
+        *pr,
+        *(reason for attempt in attempts for reason in attempt["reasons"]),
+        *(reason for run in runs for reason in run["reasons"]),
+    ]
     return {
         "report_version": REPORT_VERSION,
         "bot_version": __version__,
@@ -175,7 +225,55 @@ def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
         "registry_problems": registry,
         "pr_problems": pr,
         "attempts": attempts,
+        "challenge_runs": runs,
     }
+
+
+def _run(run: RunVerdict) -> dict[str, Any]:
+    """One challenge run (docs/challenge-runs.md, "In the verify report"); its reasons capped
+    per reason code and file like an attempt's (`bot.report.cap`)."""
+    return {
+        "run": run.run,
+        "path": run.folder,
+        "market": run.market,
+        "operator": run.operator,
+        "scorer": run.scorer,
+        "recomputed_by": run.recomputed_by,
+        "evidence": run.evidence,
+        "cases": run.cases,
+        "reasons": [_finding(finding) for finding in cap_findings(run.findings)],
+        "attempts": [
+            {
+                "attempt": scored.attempt,
+                "source": scored.source,
+                "tasks": {case: dict(result) for case, result in scored.tasks.items()},
+            }
+            for scored in run.scored
+        ],
+    }
+
+
+def _run_from(data: Mapping[str, Any]) -> RunVerdict:
+    run = RunVerdict(
+        run=data["run"],
+        folder=data["path"],
+        market=data["market"],
+        scorer=data["scorer"],
+        operator=data["operator"],
+        findings=tuple(_finding_from(f) for f in data["reasons"]),
+        cases=data["cases"],
+        scored=tuple(
+            ScoredAttempt(item["attempt"], item["source"], item["tasks"])
+            for item in data["attempts"]
+        ),
+        recomputed_by=data["recomputed_by"],
+    )
+    if run.evidence != data["evidence"]:
+        raise ReportError(
+            f"challenge run {run.run!r}: evidence says {data['evidence']!r}, its reasons make it"
+            f" {run.evidence!r}"
+        )
+    return run
 
 
 def _moment(moment: datetime | None) -> str | None:
@@ -296,24 +394,6 @@ def _finding_from(data: Mapping[str, Any]) -> Finding:
     )
 
 
-def _bar_from(bar: Mapping[str, Any]) -> BarResult:
-    return BarResult(
-        bar["id"],
-        bar["statistic"],
-        bar["threshold"],
-        bar["exercised"],
-        bar["failures"],
-        bar["units"],
-        bar["bound"],
-        bar["auroc"],
-        bar["positives"],
-        bar["negatives"],
-        bar["met"],
-        bar["note"],
-        bar["refused"],
-    )
-
-
 def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> AttemptVerdict:
     reasons = data["reasons"]
     units = data["units"]
@@ -333,7 +413,7 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
         digest=data["evidence_digest"],
         status=data["status"],
         outcome=data["outcome"],
-        bars=tuple(_bar_from(bar) for bar in data["bars"]),
+        bars=tuple(_bar_from(bar, f"attempt {data['attempt']!r}") for bar in data["bars"]),
         class_conditional=data["class_conditional"],
         checks={
             name: CheckState(
@@ -374,6 +454,7 @@ def verify_report_from_json(data: object) -> VerifyReport:
         pr_problems,
         report["base_ref"],
         report["tree"],
+        tuple(_run_from(run) for run in report.get("challenge_runs", ())),
     )
     if built.evidence != report["evidence"]:
         raise ReportError(
@@ -386,6 +467,7 @@ def verify_report_from_json(data: object) -> VerifyReport:
                 *built.registry_problems,
                 *built.pr_problems,
                 *(f for v in built.attempts for f in (*v.findings, *v.qualification)),
+                *(f for run in built.challenge_runs for f in run.findings),
             ]
         )
         if cap["left_out"] != counted:
@@ -616,6 +698,7 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
             "systems": trials.systems,
             "families": sorted(trials.families),
             "first_started_at": _moment(trials.first_started_at),
+            "last_started_at": _moment(trials.last_started_at),
         },
         "certificates_read": check.certificates_read,
         "certificate_read_problems": [_finding(f) for f in check.certificate_read_problems],
@@ -644,10 +727,14 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
         return tuple(_finding_from(item) for item in data[name])
 
     trials, certificates = data["trials"], data["certificates"]
-    first = trials["first_started_at"]
-    moment = None if first is None else parse_timestamp(first)
-    if first is not None and moment is None:
-        raise ReportError(f"trials.first_started_at: {first!r} is not a time")
+
+    def moment(name: str) -> datetime | None:
+        text = trials[name]
+        parsed = None if text is None else parse_timestamp(text)
+        if text is not None and parsed is None:
+            raise ReportError(f"trials.{name}: {text!r} is not a time")
+        return parsed
+
     bars = data["bars"]
     return RecordsCheck(
         cases_read=bool(data["cases_read"]),
@@ -664,7 +751,8 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
             int(trials["count"]),
             int(trials["systems"]),
             frozenset(str(family) for family in trials["families"]),
-            moment,
+            moment("first_started_at"),
+            moment("last_started_at"),
         ),
         certificates_read=bool(data["certificates_read"]),
         certificate_read_problems=findings("certificate_read_problems"),
@@ -677,7 +765,7 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
             bool(certificates["all_abstain"]),
         ),
         unit_summary=_unit_summary_from(data["unit_summary"]),
-        bars=None if bars is None else tuple(_bar_from(bar) for bar in bars),
+        bars=None if bars is None else tuple(_bar_from(bar, "the cached check") for bar in bars),
         units=_unit_summary_from(data["units"]),
         bar_problems=findings("bar_problems"),
         derived=data["derived"],

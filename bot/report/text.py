@@ -48,16 +48,29 @@ def _number(value: Any) -> str:
     return "none" if value is None else f"{value:.4f}"
 
 
+def coverage_text(bar: BarResult) -> str:
+    """An AUROC bar's honesty line (issue 15): the simulated coverage of DeLong's nominal 95%
+    bound and the better-calibrated bound beside it; empty without a bound."""
+    parts = []
+    if bar.coverage is not None:
+        parts.append(f"DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here (simulated)")
+    if bar.alt_method is not None and bar.alt_bound is not None:
+        parts.append(f"{bar.alt_method} bound {bar.alt_bound:.4f} (information only)")
+    return "; ".join(parts)
+
+
 def _bar_line(bar: BarResult) -> str:
-    if not bar.exercised:
+    if not bar.exercised:  # an AUROC bar's note gives its units per class where it has them
         return f"    bar {bar.bar_id}: not exercised ({bar.note})"
     met = "met" if bar.met else "missed"
     note = f"; {bar.note}" if bar.note else ""
     if bar.statistic == "auroc_lower":
+        honesty = coverage_text(bar)
         return (
             f"    bar {bar.bar_id}: AUROC {_number(bar.auroc)}, lower bound"
             f" {_number(bar.bound)} >= {bar.threshold}? {met}"
             f" ({bar.positives} positive, {bar.negatives} negative units{note})"
+            + (f"\n            {honesty}" if honesty else "")
         )
     sign = "<=" if bar.statistic == "rate_upper" else ">="
     return (
@@ -153,6 +166,25 @@ def render_text(report: VerifyReport) -> str:
         if verdict.status:
             lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))
+    for run in report.challenge_runs:
+        status = "VALID" if run.evidence == "valid" else "INVALID"
+        scorer = run.scorer or "?"
+        if run.recomputed_by:
+            scorer += " (built in: recomputed where its inputs are published)"
+        lines = [
+            f"{status:8} {run.folder}",
+            f"  challenge run · market {run.market if run.market is not None else '?'} ·"
+            f" operator {run.operator or '?'} · scorer {scorer} · {run.cases} hash-only cases",
+        ]
+        for scored in run.scored:
+            source = (
+                "recomputed from the published inputs"
+                if scored.source == "recomputed"
+                else "from the committed score file"
+            )
+            lines.append(f"  scores {scored.attempt}: {len(scored.tasks)} case(s), {source}")
+        lines += _finding_lines(run.findings)
+        blocks.append("\n".join(lines))
     if report.pr_problems:
         lines = ["PULL REQUEST problems (what it changes that it may not):"]
         lines += _finding_lines(report.pr_problems)
@@ -167,6 +199,10 @@ def render_text(report: VerifyReport) -> str:
         + (f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else "")
         + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
     )
+    runs = report.challenge_runs
+    if runs:
+        bad = sum(1 for run in runs if run.evidence == "invalid")
+        total += f"; {len(runs)} challenge run(s): {len(runs) - bad} valid, {bad} invalid"
     return "\n\n".join([*blocks, total]) + "\n"
 
 

@@ -313,3 +313,96 @@ def test_abstaining_certificates_come_back_from_the_cache(
     warm = VerificationCache(tmp_path / "cache")
     assert _verdicts(built.root, warm) == plain
     assert warm.stats.hits == 1
+
+
+# The demo's kim-lab/small-sample (examples/generate.py): 10 attack and 10 control units,
+# AUROC 0.90, where DeLong's bound covers below 90% (issue 15).
+SMALL_SAMPLE = AttemptSpec(
+    submitter="kim-lab",
+    slug="small-sample",
+    seed=27,
+    control_every=2,
+    cases_per_family=10,
+    attack_scores=(0.35, 1.0),
+    control_scores=(0.0, 0.65),
+)
+
+
+def test_a_warm_run_keeps_the_honest_bounds_of_each_bar(make_registry: Any, tmp_path: Path) -> None:
+    """The bars come back from the cache with their units per class, coverage and the
+    delong-logit bound, and the warning computed from them is the cold run's, byte for byte."""
+    built = make_registry(SMALL_SAMPLE)
+    plain = _verdicts(built.root, None)
+    (verdict,) = plain[0]
+    (auroc,) = [bar for bar in verdict["bars"] if bar["statistic"] == "auroc_lower"]
+    assert auroc["units_per_class"] == {"positive": 10, "negative": 10}
+    assert auroc["coverage"] is not None and auroc["coverage"] < 0.9
+    assert auroc["auroc_lower_alt"]["method"] == "delong-logit"
+    warnings = [r["code"] for r in verdict["reasons"] if r["severity"] != "notice"]
+    assert warnings == ["bound-coverage-low"]  # the notice: landings unconfirmed offline
+    cold = VerificationCache(tmp_path / "cache")
+    assert dumps({"v": _verdicts(built.root, cold)}) == dumps({"v": plain})
+    assert cold.stats.stored == 1
+    (entry,) = _entries(tmp_path / "cache")
+    assert b'"units_per_class"' in entry.read_bytes() and b'"auroc_lower_alt"' in entry.read_bytes()
+    warm = VerificationCache(tmp_path / "cache")
+    assert dumps({"v": _verdicts(built.root, warm)}) == dumps({"v": plain})
+    assert (warm.stats.hits, warm.stats.misses) == (1, 0)
+    for as_of in (AS_OF, CLOSED):
+        expected = _resolved(built.root, None, as_of)
+        assert _resolved(built.root, VerificationCache(tmp_path / "cache"), as_of) == expected
+
+
+def _late_last_trial(files: dict[str, bytes]) -> None:
+    """The last trial starts at 12:00 on the day the run lands (10:00 by default)."""
+
+    def late(items: list[dict[str, Any]]) -> None:
+        items[-1]["started_at"] = "2027-02-19T12:00:00Z"
+
+    rewrite(files, "trials.jsonl", late)
+
+
+def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """The filing time comes from history, which the key leaves out: the same evidence filed
+    after its last trial in one registry and before it in another shares one entry, and each
+    registry gets the verdict it gets without a cache (a dishonest filer cannot launder a
+    trial from the future through a check made where it was filed later)."""
+    from datetime import UTC, datetime
+
+    honest = make_registry(
+        before_scores=_late_last_trial, run_merged_at=datetime(2027, 2, 20, 9, tzinfo=UTC)
+    )
+    early = make_registry(before_scores=_late_last_trial)
+    honest_plain, early_plain = _verdicts(honest.root, None), _verdicts(early.root, None)
+    assert "trial-in-future" not in {r["code"] for r in honest_plain[0][0]["reasons"]}
+    assert "trial-in-future" in {r["code"] for r in early_plain[0][0]["reasons"]}
+    assert honest_plain[0][0]["evidence_digest"] == early_plain[0][0]["evidence_digest"]
+    for first, then, expected in (
+        (honest, early, early_plain),
+        (early, honest, honest_plain),
+    ):
+        folder = tmp_path / f"cache-{first.root.name}"
+        _verdicts(first.root, VerificationCache(folder))
+        warm = VerificationCache(folder)
+        assert _verdicts(then.root, warm) == expected
+        assert warm.stats.hits == 1  # the same key: read back, then judged with today's filing
+        again = VerificationCache(folder)
+        assert _verdicts(first.root, again) == _verdicts(first.root, None)
+
+
+def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_path: Path) -> None:
+    """Every trial before the filing (the usual case): the summary kept answers, no reread."""
+    from bot.gather import read_attempt
+
+    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    warm = VerificationCache(tmp_path / "cache")
+    with open_workspace(built.root) as workspace:
+        registry = workspace.registry
+        folder = registry.attempt_folders()[0]
+        files = read_attempt(registry, folder, cached=lambda f: warm.lookup(registry, f)[0])
+    check = files.records_check
+    assert check is not None and check.checked_trials is None  # read back: no trials kept
+    assert check.trials.last_started_at is not None
+    assert check.trials_from(check.trials.last_started_at + timedelta(seconds=1)) == ()

@@ -162,3 +162,14 @@ def test_an_executable_file_outside_the_folder_is_both() -> None:
         (Code.EXECUTABLE_FILE, path),
         (Code.PATH_OUTSIDE_ATTEMPT, path),
     ]
+
+
+@pytest.mark.parametrize("name", ["..", ".", ""])
+def test_a_path_component_no_valid_tree_holds(name: str) -> None:
+    """Found by the adversarial corpus (git-tree-dot-dot-entry): a crafted tree (git mktree)
+    can hold an entry named `..` inside the attempt folder. The head's tree reader skips such
+    names, so the file was invisible to every check and the pull request passed."""
+    path = f"{FOLDER}/{name}" if name else f"{FOLDER}//x"
+    (finding,) = check_changes([Change(path, "A", "100644")], [FOLDER])
+    assert (finding.code, finding.file) == (Code.PATH_CHARACTERS, path)
+    assert "no valid git tree holds" in finding.message

@@ -63,7 +63,8 @@ def test_package_data_names_what_the_demo_reads_and_not_the_generator() -> None:
     everything = {
         file.relative_to(examples).as_posix() for file in examples.rglob("*") if file.is_file()
     }
-    assert _shipped("bot.examples") == everything - {"__init__.py", "generate.py"}
+    generators = {"generate.py", "generate_weirdml_v3.py"}
+    assert _shipped("bot.examples") == everything - {"__init__.py", *generators}
     assert (files("bot.examples") / "demo-plan.yaml").read_bytes() == (
         examples / "demo-plan.yaml"
     ).read_bytes()
@@ -84,3 +85,10 @@ def test_package_data_names_only_existing_files() -> None:
         folder = PROJECT / SETUPTOOLS["package-dir"].get(package, package.replace(".", "/"))
         for pattern in patterns:
             assert any(folder.glob(pattern)), f"{package}: {pattern} matches no file"
+
+
+def test_package_data_names_the_coverage_table() -> None:
+    # bot/stats/coverage.py reads it through the package: a plain install must carry it.
+    assert SETUPTOOLS["package-data"]["bot.stats"] == ["coverage_table.json"]
+    assert (PROJECT / "bot" / "stats" / "coverage_table.json").is_file()
+    assert (files("bot.stats") / "coverage_table.json").is_file()

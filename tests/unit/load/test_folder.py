@@ -523,3 +523,33 @@ def _deny(monkeypatch: pytest.MonkeyPatch, path: Path, name: str = "open") -> No
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(os, name, denied)
+
+
+def test_blob_id_when_the_file_grew_after_the_listing(tmp_path: Path) -> None:
+    """The blob id's header takes the listed size; a file that changed size since the listing
+    is hashed again, so the id is still git's id of what was read."""
+    (tmp_path / "f").write_bytes(b"before")
+    tree = FolderTree(tmp_path)
+    listed = tree.entry("f")
+    assert listed is not None
+    (tmp_path / "f").write_bytes(b"after, longer")
+    size, sha256, blob = folder_module._hash(tree, listed, "sha1")
+    assert (size, sha256, blob) == (13, sha(b"after, longer"), blob_id(b"after, longer"))
+
+
+def test_a_large_file_is_hashed_in_one_pass_without_keeping_it(tmp_path: Path) -> None:
+    data = os.urandom(3 * 2**20 + 5)
+    (tmp_path / "f").write_bytes(data)
+    tree = FolderTree(tmp_path)
+    opened = []
+    original = tree.open
+
+    def counting_open(path: str) -> Any:
+        opened.append(path)
+        return original(path)
+
+    tree.open = counting_open  # type: ignore[method-assign]
+    listed = tree.entry("f")
+    assert listed is not None
+    assert folder_module._hash(tree, listed, "sha1") == (len(data), sha(data), blob_id(data))
+    assert opened == ["f"]

@@ -551,3 +551,27 @@ def test_load_yaml_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert document is None
     assert [(f.code, f.file, f.line) for f in findings] == [(Code.FILE_UNREADABLE, PATH, None)]
     assert findings[0].message == "cannot read: Permission denied"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("a: 1\nb", 2),
+        ("a: 1\nb\n", 2),
+        ("a:\n  b: 1\n  c", 3),
+        ("market: 3\nkind: run\nt", 3),
+    ],
+)
+def test_a_syntax_error_at_the_end_names_a_line_of_the_file(text: str, line: int) -> None:
+    """Found by fuzzing (tests/adversarial/test_fuzz.py): a file cut off inside a key was
+    refused on the line after its last one (libyaml marks the end of input there), a line no
+    editor shows and no GitHub annotation can point at. The key's own line is named instead."""
+    finding = refused(text)
+    assert finding.code is Code.YAML_INVALID
+    assert finding.line == line
+
+
+def test_a_syntax_error_counts_lines_as_yaml_does() -> None:
+    """CR and NEL break lines in YAML too: a mark on a real line is kept."""
+    assert refused("a: 1\rb: [\rc: 2\r}").line == 4
+    assert refused("a: 1\x85b\x85").line == 2

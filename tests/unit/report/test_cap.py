@@ -165,3 +165,31 @@ def test_text_markdown_and_github_say_the_same_of_a_flood() -> None:
     run = fresh.check_runs[0]
     assert len(run.annotations) == 1 + 2 * LIMIT + 1
     assert run.title == "evidence invalid: 100002 problem(s)"
+
+
+def test_a_challenge_run_s_reasons_are_capped_like_an_attempt_s() -> None:
+    """A run's reasons are listed per file in the verify report (`challenge_runs`): a flood in
+    a run's operator score file is capped, counted in findings_cap, and reads back."""
+    from bot.challenge.judge import RunVerdict
+
+    scores = "challenge-runs/run-1/scores/a/b/results.jsonl"
+    flood = tuple(
+        Finding(Code.SCHEMA, f"line {line}: result: required field", scores, line)
+        for line in range(1, 1001)
+    )
+    run = RunVerdict("run-1", "challenge-runs/run-1", 7, "operator", "acme", flood, cases=3)
+    report = VerifyReport((), challenge_runs=(run,))
+    text = dumps(verify_report_to_json(report))
+    data = json.loads(text)
+    reasons = data["challenge_runs"][0]["reasons"]
+    assert len(reasons) == LIMIT
+    assert reasons[-1]["left_out"] == 1000 - (LIMIT - 1)
+    assert data["findings_cap"]["left_out"] == 1000 - (LIMIT - 1)
+    assert data["challenge_runs"][0]["evidence"] == "invalid"
+    back = VerifyReport.from_json(read_report(text))
+    assert back.evidence == "invalid"
+    assert count_findings(back.challenge_runs[0].findings) == len(flood)
+    assert dumps(verify_report_to_json(back)) == text
+    # the terminal and the Markdown comment fold a run's reasons the same way
+    assert render_text(back) == render_text(report)
+    assert render_markdown(back) == render_markdown(report)

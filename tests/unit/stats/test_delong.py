@@ -10,11 +10,13 @@ import csv
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm  # type: ignore[import-untyped]
 
+from bot.stats import delong
 from bot.stats.delong import DeLongResult, auroc, auroc_quadratic, lower_bound
 from bot.stats.errors import StatisticsError
 
@@ -234,3 +236,19 @@ def test_lower_bound_in_unit_interval_and_below_auc(
     result = auroc(positives, negatives)
     bound = lower_bound(result, confidence)
     assert 0.0 <= bound <= result.auc + 1e-15
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.integers(-5, 5).map(lambda v: v / 2), min_size=2, max_size=40),
+    st.lists(st.integers(-5, 5).map(lambda v: v / 2), min_size=2, max_size=40),
+)
+def test_one_sort_gives_each_class_s_midranks_to_the_bit(
+    positives: list[float], negatives: list[float]
+) -> None:
+    """`auroc` takes all three midrank sets from one sort of the pooled scores (ties kept)."""
+    x, y = np.asarray(positives), np.asarray(negatives)
+    tz, tx, ty = delong._pooled_midranks(x, y)
+    assert tz.tolist() == delong._midranks(np.concatenate([x, y])).tolist()
+    assert tx.tolist() == delong._midranks(x).tolist()
+    assert ty.tolist() == delong._midranks(y).tolist()

@@ -1,0 +1,80 @@
+"""The pure judge over an attempt's files held in memory: what the fuzzers call.
+
+`HONEST` is a wrapped specimen attempt (every kind of file: YAML, JSONL, an adapter, a raw
+log) with its derived score table; `judge(files)` reads `files` as that attempt's folder from
+an in-memory tree (market 3's contract and the shared rules beside it) and returns the pure
+judge's verdict, with no git, network or sandbox. `check(verdict)` asserts what must hold of
+any verdict, whatever the files were.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.demo.specimen import AttemptSpec, attempt_files, load_market, market_document, score_table
+from bot.dump import dump_yaml
+from bot.findings import Code, Severity
+from bot.gather import find_market, read_attempt
+from bot.judge import AttemptFacts, judge_attempt
+from bot.load.yaml_ import parse_yaml
+from bot.models import SharedRules
+from bot.registry import Registry
+from bot.verdict import AttemptVerdict
+from tests.support import RULES, Files
+from tests.unit.test_judge import MemoryTree
+
+__all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge"]
+
+SPEC = AttemptSpec(kind="wrapped")
+FOLDER = SPEC.folder
+AS_OF = date(2027, 4, 15)
+CODES = frozenset(code.value for code in Code)
+
+
+def _rules() -> SharedRules:
+    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules = SharedRules.from_document(document)[0]
+    assert rules is not None
+    return rules
+
+
+RULES_MODEL = _rules()
+MARKET_FILE = dump_yaml(market_document(3, "default"))
+
+
+def _honest() -> Files:
+    files = attempt_files(SPEC)
+    market = load_market(market_document(3, "default"), RULES_MODEL)
+    files["scores.yaml"] = score_table(files, market, RULES_MODEL.confidence)
+    return files
+
+
+HONEST = _honest()
+
+
+def judge(files: Files) -> AttemptVerdict:
+    """The pure judge's verdict on `files` as the attempt folder."""
+    tree = MemoryTree({f"{FOLDER}/{name}": data for name, data in files.items()})
+    tree.files["shared-rules/common-v1.yaml"] = RULES
+    tree.files["markets/market-03.yaml"] = MARKET_FILE
+    registry = Registry(tree, RULES_MODEL)
+    read = read_attempt(registry, FOLDER)
+    market, problems, _ = find_market(registry, read)
+    facts = AttemptFacts(base_ref="main", market_problems=problems)
+    return judge_attempt(read, facts, market, RULES_MODEL, AS_OF)
+
+
+def check(verdict: AttemptVerdict, files: Files) -> None:
+    """What holds of every verdict: invalid evidence exactly when an error finding says why;
+    not qualifying only with its reasons; every finding a known code, a message and a file
+    of the attempt; a raw log other than the pinned one is never valid."""
+    errors = [f for f in verdict.findings if f.severity is Severity.ERROR]
+    assert (verdict.evidence == "invalid") == bool(errors), verdict.findings
+    if verdict.status == "not-qualifying":
+        assert verdict.qualification
+    for finding in (*verdict.findings, *verdict.qualification):
+        assert finding.code.value in CODES and finding.message, finding
+        assert finding.file is not None and finding.file.startswith(FOLDER), finding
+    if files.get("raw-log/harness.log") != HONEST["raw-log/harness.log"]:
+        assert verdict.evidence == "invalid", "a changed raw log was accepted"

@@ -1,0 +1,95 @@
+"""The adversarial corpus (tests/adversarial/generate.py): every trick is refused, and says why.
+
+Each entry is built as a real git registry in a temporary folder and verified by the `claims`
+CLI (in-process, `bot.cli.main`), which must exit with the entry's code (1: invalid evidence;
+0: valid evidence that does not qualify, with the entry's status), report exactly the entry's
+reason codes (notices aside), each of an attempt's naming a file, one of them with the entry's
+message fragment, and never trace back.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+import bot.sandbox
+from bot.cli import main
+from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
+from tests.conftest import AS_OF
+
+
+def _endless(request: Request) -> Response:
+    """A file with no end (the bot must stop reading after raw_log.bytes)."""
+
+    def body() -> Iterator[bytes]:
+        chunk = b"x" * 65536
+        for _ in range(16384):  # 1 GiB, should the bot ever read that far
+            yield chunk
+
+    return Response(body(), mimetype="application/octet-stream")
+
+
+def _server(request: pytest.FixtureRequest) -> str:
+    httpserver: HTTPServer = request.getfixturevalue("httpserver")
+    request.getfixturevalue("local_fetches")
+    huge = httpserver.url_for("/huge")
+    httpserver.expect_request("/harness.log").respond_with_response(
+        Response(status=302, headers={"Location": huge})
+    )
+    httpserver.expect_request("/huge").respond_with_handler(_endless)
+    return httpserver.url_for("").rstrip("/")
+
+
+def _reasons(report: dict[str, Any]) -> list[dict[str, Any]]:
+    found = list(report.get("pr_problems", []))
+    for attempt in report["attempts"]:
+        found += attempt["reasons"]
+    return [reason for reason in found if reason["severity"] != "notice"]
+
+
+@pytest.mark.parametrize("entry", CORPUS, ids=[entry.name for entry in CORPUS])
+def test_the_trick_is_refused(
+    entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    if entry.needs == "sandbox" and bot.sandbox.isolation() is not None:
+        pytest.skip(f"no network isolation here: {bot.sandbox.isolation()}")
+    context = Context(tmp_path / entry.name)
+    if entry.needs == "server":
+        context.server = _server(request)
+    case = build(entry, context)
+    report_file = tmp_path / "report.json"
+    as_of = [] if "--as-of" in case.args else ["--as-of", AS_OF]
+    code = main([*case.args, "--json", str(report_file), *as_of])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out and "Traceback" not in err, err
+    assert code == entry.exit, out + err
+    report = json.loads(report_file.read_text(encoding="utf-8"))
+    reasons = _reasons(report)
+    assert {reason["code"] for reason in reasons} == entry.codes, out
+    # Every reason of an attempt names its file (a pull request's own problems, such as
+    # several-attempts, may concern no single file).
+    for attempt in report["attempts"]:
+        assert all(reason["file"] for reason in attempt["reasons"]), attempt["reasons"]
+    messages = [reason["message"] for reason in reasons if reason["code"] in entry.codes]
+    assert any(entry.fragment in message for message in messages), messages
+    if entry.status is not None:
+        assert [attempt["status"] for attempt in report["attempts"]] == [entry.status]
+
+
+def test_the_corpus_is_large_and_named_once() -> None:
+    names = [entry.name for entry in CORPUS]
+    assert len(names) >= 40
+    assert len(set(names)) == len(names)
+    assert all(entry.exit == 1 or entry.status for entry in CORPUS)
+
+
+def test_the_docs_list_every_entry() -> None:
+    """docs/adversarial.md is generated from the corpus: `python -m tests.adversarial.generate
+    --docs` rewrites it."""
+    assert DOCS.read_text(encoding="utf-8") == render_docs()
