@@ -139,31 +139,36 @@ def bars_svg(points: Sequence[BarPoint], title: str) -> tuple[str, str]:
 
 
 def timeline_svg(events: Sequence[TimelineEvent], title: str) -> tuple[str, str]:
-    """An SVG timeline of a market's dates (resolve-by, window close, snapshot, annulment)
-    and the text that describes it. Returns (svg, description)."""
+    """An SVG timeline of a market's dates (resolve-by, window close, snapshot, annulment),
+    one row per date so that close dates never overlap, and the text that describes it.
+    Returns (svg, description)."""
     ordered = sorted(events, key=lambda event: event.day)
     description = "; ".join(f"{event.label} {event.day.isoformat()}" for event in ordered)
-    figure = _pyplot_free_figure(6.4, 1.2 + 0.28 * len(ordered))
+    rows = max(len(ordered), 1)
+    figure = _pyplot_free_figure(6.4, 0.8 + 0.32 * rows)
     axes = figure.add_subplot()
     if ordered:
         first, last = ordered[0].day.toordinal(), ordered[-1].day.toordinal()
         span = max(last - first, 1)
-        axes.plot([first, last], [0, 0], color="#555555", linewidth=1)
         for index, event in enumerate(ordered):
-            x = event.day.toordinal()
-            level = 1 + index % 3
-            axes.plot([x, x], [0, level], color="#999999", linewidth=0.8)
-            axes.plot([x], [0], marker="o", color=_ESTIMATE)
+            x, y = event.day.toordinal(), rows - 1 - index
+            axes.plot([first, x], [y, y], color="#cccccc", linewidth=0.8)
+            axes.plot([x], [y], marker="o", color=_ESTIMATE)
             axes.annotate(
-                f"{event.label}\n{event.day.isoformat()}",
-                (x, level),
-                ha="center",
-                va="bottom",
+                event.day.isoformat(),
+                (x, y),
+                xytext=(6, -3),
+                textcoords="offset points",
                 fontsize=7,
             )
-        axes.set_xlim(first - span * 0.12, last + span * 0.12)
-    axes.set_ylim(-0.5, 4.6)
-    axes.set_axis_off()
+        axes.set_xlim(first - span * 0.03, last + span * 0.25)
+        axes.set_xticks([])
+    axes.set_yticks(range(rows))
+    axes.set_yticklabels([event.label for event in reversed(ordered)] or [""])
+    axes.set_ylim(-0.6, rows - 0.4)
+    axes.tick_params(labelsize=8, length=0)
+    for side in ("top", "right", "bottom"):
+        axes.spines[side].set_visible(False)
     figure.tight_layout()
     return _svg(figure, title, description), description
 

@@ -176,9 +176,7 @@ def _rules_page(rules: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _reason(data: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        key: data.get(key) for key in ("code", "message", "file", "line", "severity", "stage")
-    }
+    return {key: data.get(key) for key in ("code", "message", "file", "line", "severity", "stage")}
 
 
 def _attempt_row(
@@ -190,7 +188,7 @@ def _attempt_row(
     reasons = [_reason(r) for r in (verified or {}).get("reasons", [])]
     codes = list(summary.get("reasons", [])) if summary is not None else []
     known = {r["code"] for r in reasons}
-    reasons += [{"code": code, "message": None} for code in codes if code not in known]
+    reasons += [_reason({"code": code}) for code in codes if code not in known]
     return {
         "attempt": attempt,
         "kind": (verified or {}).get("kind"),
@@ -298,11 +296,16 @@ def _market(inputs: SiteInputs, contract: MarketContract) -> dict[str, Any]:
         as_of = resolution["as_of"]
         warnings = list(resolution.get("warnings", []))
         summaries = {a["attempt"]: a for a in resolution.get("attempts", [])}
-        record_dates = {
-            key: resolution[key] for key in ("resolve_by", "window_closes", "annul_on")
-        }
+        record_dates = {key: resolution[key] for key in ("resolve_by", "window_closes", "annul_on")}
     else:
-        decided_by, outcome, state, provisional, why, as_of = None, None, "unknown", None, None, None
+        decided_by, outcome, state, provisional, why, as_of = (
+            None,
+            None,
+            "unknown",
+            None,
+            None,
+            None,
+        )
         warnings, summaries = [], {}
         record_dates = {
             "resolve_by": dates.resolve_by.isoformat(),
@@ -340,6 +343,7 @@ def _market(inputs: SiteInputs, contract: MarketContract) -> dict[str, Any]:
 
 
 def _index(inputs: SiteInputs, markets: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    numbers = {m["market"] for m in markets}
     return {
         "site_version": SITE_VERSION,
         "generated_on": inputs.generated_on.isoformat(),
@@ -366,6 +370,13 @@ def _index(inputs: SiteInputs, markets: Sequence[Mapping[str, Any]]) -> dict[str
                 "json": m["json"],
             }
             for m in markets
+        ],
+        # Attempts that name a market without a contract here (market 14, say): listed so
+        # that their pages are reachable.
+        "other_attempts": [
+            {"attempt": path, "market": data.get("market"), "page": attempt_page_path(path)}
+            for path, data in sorted(inputs.attempts.items())
+            if data.get("market") not in numbers and attempt_page_path(path) is not None
         ],
     }
 

@@ -15,7 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bot.errors import ClaimsError
 
@@ -24,8 +24,8 @@ __all__ = ["publish_site"]
 
 def _target(staging: Path, path: str) -> Path:
     """Where `path` (a site path from the renderer) goes: refused unless it stays inside."""
-    parts = PurePosixPath(path).parts
-    if not parts or PurePosixPath(path).is_absolute() or any(p in ("", ".", "..") for p in parts):
+    parts = path.split("/")
+    if any(part in ("", ".", "..") or "\\" in part or "\0" in part for part in parts):
         raise ClaimsError(f"the site holds a file with an unsafe path: {path!r}")
     return staging.joinpath(*parts)
 

@@ -51,7 +51,7 @@ _KNOWN_ATTEMPT_FIELDS = frozenset(
 
 def _num(value: object) -> str:
     if value is None:
-        return "–"
+        return "\N{EN DASH}"
     if isinstance(value, float):
         return f"{value:.4f}"
     return str(value)
@@ -114,7 +114,9 @@ def _timeline(market: Mapping[str, Any]) -> tuple[str, str]:
     ]
     snapshot = market.get("snapshot") or {}
     if snapshot.get("tagged_at"):
-        events.append(TimelineEvent("snapshot tagged", date.fromisoformat(snapshot["tagged_at"][:10])))
+        events.append(
+            TimelineEvent("snapshot tagged", date.fromisoformat(snapshot["tagged_at"][:10]))
+        )
     archive = snapshot.get("archive") or {}
     if archive.get("created"):
         events.append(TimelineEvent("archive copy", date.fromisoformat(archive["created"][:10])))
@@ -173,12 +175,18 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         "index.html.j2",
         "Markets",
         markets=plan.index["markets"],
+        other_attempts=plan.index["other_attempts"],
         challenges=challenges,
     )
     files["markets.json"] = _json(plan.index)
     page("rules/index.html", "rules-index.html.j2", "Shared rules", rules=rules)
-    page(f"{rules['path']}index.html", "rules.html.j2", rules["title"], rules=rules,
-         source_file=rules["source_file"])
+    page(
+        f"{rules['path']}index.html",
+        "rules.html.j2",
+        rules["title"],
+        rules=rules,
+        source_file=rules["source_file"],
+    )
     for market in plan.markets:
         svg, alt = _timeline(market)
         files[f"{market['page']}timeline.svg"] = svg.encode()
@@ -223,7 +231,5 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
             run=run,
             curves_alt=alt,
         )
-    files["style.css"] = (
-        environment.loader.get_source(environment, "style.css")[0].encode()  # type: ignore[union-attr]
-    )
+    files["style.css"] = environment.loader.get_source(environment, "style.css")[0].encode()  # type: ignore[union-attr]
     return files
