@@ -30,8 +30,9 @@ import pytest
 from tests.acceptance.conftest import DemoSite
 from tests.acceptance.test_site import seed_machine_readable
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
+# Debian's chromium and its driver (`.ci/run` installs them); another build by these variables.
+CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or "/usr/bin/chromium"
+CHROMEDRIVER = os.environ.get("CLAIMS_CHROMEDRIVER") or "/usr/bin/chromedriver"
 # Chromium must not reach the network: no QUIC, no background fetches, no component or sync
 # updates, and a new empty profile (an existing one may ask for more).
 FLAGS = (
