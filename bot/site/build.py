@@ -218,15 +218,10 @@ def build_site(
         listing, copies = _evidence_files(registry.tree, sorted(attempts))
         curves = challenge_curves(registry.tree)
     rules = registry.rules
+    # rules, window and annulment days, contracts, verdicts, records, the day it is built
     inputs = SiteInputs(
-        rules=rules.data,
-        window_days=rules.window_days,
-        annul_after_days=rules.annul_after_days,
-        contracts=contracts,
-        attempts=attempts,
-        resolutions=resolved,
-        records=records,
-        generated_on=today,
+        *(rules.data, rules.window_days, rules.annul_after_days, contracts),
+        *(attempts, resolved, records, today),
         sources=[*sources, *more, *(["resolution records"] if records else [])],
         files=listing,
         curves=curves,

@@ -187,9 +187,14 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         rules=rules,
         source_file=rules["source_file"],
     )
+
+    def drawn(path: str, chart: tuple[str, str]) -> str:
+        """Keep a chart's SVG at `path`; return the text that describes it."""
+        files[path] = chart[0].encode()
+        return chart[1]
+
     for market in plan.markets:
-        svg, alt = _timeline(market)
-        files[f"{market['page']}timeline.svg"] = svg.encode()
+        alt = drawn(f"{market['page']}timeline.svg", _timeline(market))
         page(
             f"{market['page']}index.html",
             "market.html.j2",
@@ -200,36 +205,25 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         files[market["json"]] = _json(market)
     for attempt in plan.attempts:
         folder = attempt["page"]
-        context: dict[str, Any] = {"a": attempt, "bars_alt": "", "curves_alt": ""}
-        if attempt["bars"]:
-            svg, context["bars_alt"] = _bars(attempt)
-            files[f"{folder}bars.svg"] = svg.encode()
         curves = plan.curves.get(attempt["attempt"])
-        if curves:
-            svg, context["curves_alt"] = _curves(curves, f"Best so far: {attempt['attempt']}")
-            files[f"{folder}curves.svg"] = svg.encode()
-        extra = [
-            (key, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
-            for key, value in sorted(attempt.items())
-            if key not in _KNOWN_ATTEMPT_FIELDS
-        ]
+        title = f"Attempt {attempt['attempt']}"
         page(
             f"{folder}index.html",
             "attempt.html.j2",
-            f"Attempt {attempt['attempt']}",
+            title,
+            a=attempt,
+            bars_alt=drawn(f"{folder}bars.svg", _bars(attempt)) if attempt["bars"] else "",
+            curves_alt=drawn(f"{folder}curves.svg", _curves(curves, title)) if curves else "",
             challenge_curves=bool(curves),
-            extra_fields=extra,
-            **context,
+            extra_fields=[
+                (key, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
+                for key, value in sorted(attempt.items())
+                if key not in _KNOWN_ATTEMPT_FIELDS
+            ],
         )
     for run in challenges:
-        svg, alt = _curves(plan.curves[run], f"Best so far: challenge run {run}")
-        files[f"challenges/{run}/curves.svg"] = svg.encode()
-        page(
-            f"challenges/{run}/index.html",
-            "challenge.html.j2",
-            f"Challenge run {run}",
-            run=run,
-            curves_alt=alt,
-        )
+        title = f"Challenge run {run}"
+        alt = drawn(f"challenges/{run}/curves.svg", _curves(plan.curves[run], title))
+        page(f"challenges/{run}/index.html", "challenge.html.j2", title, run=run, curves_alt=alt)
     files["style.css"] = environment.loader.get_source(environment, "style.css")[0].encode()  # type: ignore[union-attr]
     return files

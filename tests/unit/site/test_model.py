@@ -105,15 +105,10 @@ def _resolution(outcome: str | None = None, state: str = "filing-window") -> dic
         "source": "working tree /r",
         "snapshot": {
             "tag": "snapshot-2027-06-30",
-            "tag_exists": False,
             "tag_state": "missing",
-            "tagged_at": None,
-            "tag_counts": False,
-            "archived": False,
             "archive_state": "missing",
-            "archived_at": None,
-            "archive_counts": False,
-            "archive_ref": None,
+            **dict.fromkeys(("tag_exists", "tag_counts", "archived", "archive_counts"), False),
+            **dict.fromkeys(("tagged_at", "archived_at", "archive_ref")),
         },
         "attempts": [
             {
