@@ -217,6 +217,10 @@ def _parser() -> argparse.ArgumentParser:
     add_hash_cases_parser(commands)
     add_pin_log_parser(commands)
     add_scores_parser(commands)
+    # Built-in operator scorers (issue 12): claims score weirdml-v3.
+    from bot.tools.score import add_score_parser
+
+    add_score_parser(commands)
     _add_explain_parser(commands)
     from bot.adapters import add_adapt_parser
 
@@ -280,6 +284,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.tools.cli import run_tool
 
             return run_tool(args)
+        if args.command == "score":
+            from bot.tools.score import run_score
+
+            return run_score(args)
         if args.command == "github":
             from bot.github.cli import run_github
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from fractions import Fraction
 from typing import Any, Literal
 
 from bot.dates import MarketDates, end_of_day
@@ -25,7 +24,15 @@ from bot.findings import Code, Finding, Severity
 from bot.gather import Judged
 from bot.models import Market, SharedRules
 from bot.names import fold_name
-from bot.qualification import distinct_groups, required_checks
+from bot.qualification import (
+    bounty_problems,
+    default_problems,
+    distinct_groups,
+    generator_problems,
+    red_team_problems,
+    required_checks,
+    team_problems,
+)
 from bot.verdict import AttemptVerdict, BarResult, UnitSummary
 
 __all__ = ["Explanation", "Line", "Mark", "explain"]
@@ -278,16 +285,9 @@ def _team(
     rules: SharedRules,
     min_hours: float | None,
 ) -> Line:
-    need = rules.access_rank(market.assumed_access)
-    short = []
-    if not team.independent:
-        short.append("not independent of the method's authors")
-    if rules.access_rank(team.access) < need:
-        short.append(f"access {team.access} is weaker than {market.assumed_access}")
-    if frozen is None or team.started_at is None or not frozen < team.started_at:
-        short.append(
-            f"started {_when(team.started_at)}, not after access was frozen ({_when(frozen)})"
-        )
+    """One listed red team: whether it counts (qualification's own test) and, on a serious
+    market, whether it has the hours of a red-team route group."""
+    short = team_problems(team, frozen, market, rules)
     if min_hours is not None and team.hours < min_hours:
         short.append(f"{team.hours:g} h < {min_hours:g} h")
     text = (
@@ -300,47 +300,32 @@ def _team(
     return Line("ok", "adversarial", text)
 
 
-def _route_red_teams(teams: Sequence[RedTeam], counted: Sequence[RedTeam], route: Any) -> Line:
-    strong = [team for team in counted if team.hours >= route["min_hours_each"]]
+def _route_red_teams(teams: Sequence[RedTeam], groups: Sequence[RedTeam], route: Any) -> Line:
+    strong = [team for team in groups if team.hours >= route["min_hours_each"]]
     organizations = {fold_name(team.organization) for team in strong}
-    met = len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]
     text = (
         f"route red teams: {len(strong)} counted group(s) of at least {route['min_hours_each']} h"
         f" from {len(organizations)} organization(s); need {route['min_groups']} groups from"
         f" {route['min_organizations']} organizations"
     )
-    return _route_line(text, met, bool(teams))
+    return _route_line(text, red_team_problems(groups, route), bool(teams))
 
 
 def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Line:
     if bounty is None:
-        return _route_line("route bounty: none reported", False, False)
+        return _route_line("route bounty: none reported", ["none reported"], False)
     days = (
         (min(bounty.closed_at, closed_by) - bounty.listed_at).total_seconds() / 86400
         if bounty.closed_at and bounty.listed_at
         else 0.0
     )
-    frozen = (
-        bounty.rules_frozen_at is not None
-        and bounty.listed_at is not None
-        and bounty.rules_frozen_at <= bounty.listed_at
-    )
-    met = (
-        bounty.usd >= route["min_usd"]
-        and days >= route["min_days_open"]
-        and bounty.qualifying_submissions >= route["min_qualifying_submissions"]
-        and frozen
-        and bounty.closed_at is not None
-        and bounty.closed_at <= closed_by
-    )
     text = (
         f"route bounty: USD {bounty.usd:g} (need {route['min_usd']}), open {days:.0f} days by"
         f" {_when(closed_by)} (need {route['min_days_open']}),"
         f" {bounty.qualifying_submissions} qualifying submission(s) (need"
-        f" {route['min_qualifying_submissions']}), rules frozen at listing:"
-        f" {'yes' if frozen else 'no'}"
+        f" {route['min_qualifying_submissions']})"
     )
-    return _route_line(text, met, True)
+    return _route_line(text, bounty_problems(bounty, route, closed_by), True)
 
 
 def _route_generator(
@@ -351,36 +336,23 @@ def _route_generator(
     first_trial: datetime | None,
 ) -> Line:
     if generator is None:
-        return _route_line("route generator: none reported", False, False)
-    found = (
-        Fraction(generator.planted_found, generator.planted) if generator.planted else Fraction(0)
-    )
-    need = Fraction(str(route["min_planted_found"]))
-    access = rules.access_rank(generator.access) >= rules.access_rank(market.assumed_access)
-    frozen = (
-        generator.frozen_at is not None
-        and first_trial is not None
-        and generator.frozen_at < first_trial
-    )
-    met = (
-        generator.planted_found <= generator.planted
-        and found >= need
-        and generator.independent_hours >= route["min_independent_hours"]
-        and access
-        and frozen
-    )
+        return _route_line("route generator: none reported", ["none reported"], False)
     text = (
         f"route generator: {generator.planted_found} of {generator.planted} planted found"
-        f" = {float(found):.0%} (need {float(need):.0%}), {generator.independent_hours:g}"
+        f" (need {float(route['min_planted_found']):.0%}), {generator.independent_hours:g}"
         f" independent h (need {route['min_independent_hours']}), access {generator.access},"
-        f" frozen {_when(generator.frozen_at)}, before the first trial: {'yes' if frozen else 'no'}"
+        f" frozen {_when(generator.frozen_at)}"
     )
-    return _route_line(text, met, True)
+    problems = generator_problems(generator, route, rules, market, first_trial)
+    return _route_line(text, problems, True)
 
 
-def _route_line(text: str, met: bool, present: bool) -> Line:
-    if met:
+def _route_line(text: str, problems: Sequence[str], present: bool) -> Line:
+    """A route's line: met when qualification finds no problem with it (empty `problems`)."""
+    if not problems:
         return Line("ok", "adversarial", text)
+    if present:
+        text = f"{text}: {'; '.join(problems)}"
     return Line("fails" if present else "missing", "adversarial", text, "adversarial-budget")
 
 
@@ -432,9 +404,7 @@ def _adversarial(
     team_lines = [_team(team, frozen, market, rules, min_hours) for team in adversarial.red_teams]
     # The teams that count (independent, access, dates); the routes then weigh their hours.
     counted = [
-        team
-        for team in adversarial.red_teams
-        if _team(team, frozen, market, rules, None).mark == "ok"
+        team for team in adversarial.red_teams if not team_problems(team, frozen, market, rules)
     ]
     closed_by = min(end_of_day(as_of or market.resolve_by), end_of_day(market.resolve_by))
     route_lines = [
@@ -448,14 +418,13 @@ def _adversarial(
         rule = rules.adversarial["default"]
         groups = distinct_groups(counted)
         hours = sum(team.hours for team in groups)
-        met = len(groups) >= rule["min_groups"] and hours >= rule["min_hours_total"]
         route_lines.insert(
             0,
             _route_line(
                 f"route default: {len(groups)} counted red-team group(s), {hours:g} h; need"
                 f" {rule['min_groups']} group(s) and {rule['min_hours_total']} h (or any serious"
                 " route)",
-                met,
+                default_problems(groups, rule),
                 bool(adversarial.red_teams),
             ),
         )

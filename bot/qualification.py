@@ -202,20 +202,26 @@ def _adversarial_problems(
     excluded: list[str] = []
     counting: list[RedTeam] = []
     for team in adversarial.red_teams:
-        failing = _team_problems(team, adversarial.access_frozen_at, market, rules)
+        failing = team_problems(team, adversarial.access_frozen_at, market, rules)
         excluded += failing
         if not failing:
             counting.append(team)
     groups = distinct_groups(counting)
     routes = rules.adversarial["routes"]
-    red = _red_team_problems(groups, routes["red_teams"])
+    red = red_team_problems(groups, routes["red_teams"])
     bounty = (
-        _bounty_problems(adversarial.bounty, routes["bounty"], closed_by)
+        bounty_problems(adversarial.bounty, routes["bounty"], closed_by)
         if adversarial.bounty is not None
         else None
     )
     generator = (
-        _generator_problems(adversarial.generator, routes["generator"], rules, market, trials)
+        generator_problems(
+            adversarial.generator,
+            routes["generator"],
+            rules,
+            market,
+            min((trial.started_at for trial in trials), default=None),
+        )
         if adversarial.generator is not None
         else None
     )
@@ -224,18 +230,7 @@ def _adversarial_problems(
         return problems
     reported = [f"bounty: {p}" for p in bounty or []] + [f"generator: {p}" for p in generator or []]
     if market.adversarial_budget == "default":
-        budget = rules.adversarial["default"]
-        hours = sum(team.hours for team in groups)
-        shortfalls = []
-        if len(groups) < budget["min_groups"]:
-            shortfalls.append(
-                f"default budget: {len(groups)} counting red-team group(s) < {budget['min_groups']}"
-            )
-        if hours < budget["min_hours_total"]:
-            shortfalls.append(
-                f"default budget: {hours:g} h < {budget['min_hours_total']:g} h in total"
-                f" (over {len(groups)} counting group(s))"
-            )
+        shortfalls = default_problems(groups, rules.adversarial["default"])
         if not shortfalls:
             return problems
         return [*problems, *shortfalls, *excluded, *reported]
@@ -249,11 +244,27 @@ def _adversarial_problems(
     return [*problems, summary, *red_teams, *reported]
 
 
+def default_problems(groups: Sequence[RedTeam], rule: Mapping[str, Any]) -> list[str]:
+    """The default budget's unmet requirements over the counting groups (empty: met)."""
+    hours = sum(team.hours for team in groups)
+    shortfalls = []
+    if len(groups) < rule["min_groups"]:
+        shortfalls.append(
+            f"default budget: {len(groups)} counting red-team group(s) < {rule['min_groups']}"
+        )
+    if hours < rule["min_hours_total"]:
+        shortfalls.append(
+            f"default budget: {hours:g} h < {rule['min_hours_total']:g} h in total"
+            f" (over {len(groups)} counting group(s))"
+        )
+    return shortfalls
+
+
 def _team_name(team: RedTeam) -> str:
     return f"team {team.name!r} ({team.organization})"
 
 
-def _team_problems(
+def team_problems(
     team: RedTeam, frozen: datetime | None, market: Market, rules: SharedRules
 ) -> list[str]:
     """Why a listed red team does not count at all (empty: it counts)."""
@@ -271,7 +282,7 @@ def _team_problems(
     return problems
 
 
-def _red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> list[str]:
+def red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> list[str]:
     """The red-team route's unmet requirements (empty: met)."""
     each = route["min_hours_each"]
     strong = [team for team in groups if team.hours >= each]
@@ -292,7 +303,7 @@ def _red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> l
     return problems
 
 
-def _bounty_problems(
+def bounty_problems(
     bounty: Bounty, route: Mapping[str, Any], closed_by: datetime | None = None
 ) -> list[str]:
     """The bounty route's unmet requirements (empty: met)."""
@@ -328,14 +339,15 @@ def _amount(value: float) -> str:
     return f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
-def _generator_problems(
+def generator_problems(
     generator: Generator,
     route: Mapping[str, Any],
     rules: SharedRules,
     market: Market,
-    trials: Sequence[Trial],
+    first: datetime | None,
 ) -> list[str]:
-    """The generator route's unmet requirements (empty: met)."""
+    """The generator route's unmet requirements (empty: met). `first`: when the attempt's
+    first trial started (None: no readable start)."""
     if generator.planted_found > generator.planted:
         # Refused as evidence already (bot/evidence/rules.py): never counts.
         return [f"{generator.planted_found} found of {generator.planted} planted"]
@@ -355,7 +367,6 @@ def _generator_problems(
     if rules.access_rank(generator.access) < rules.access_rank(market.assumed_access):
         problems.append(f"access {generator.access} < the market's {market.assumed_access}")
     frozen = generator.frozen_at
-    first = min((trial.started_at for trial in trials), default=None)
     if frozen is None or first is None or not frozen < first:
         when = frozen.isoformat() if frozen else "at an unreadable time"
         trial = first.isoformat() if first else "none"

@@ -236,14 +236,9 @@ def _publish_repository(args: argparse.Namespace) -> str:
 
 
 def _read_report(path: Path) -> bytes:
-    try:
-        with path.open("rb") as report:
-            data = report.read(MAX_REPORT + 1)
-    except OSError as error:
-        raise ClaimsError(f"cannot read the report {path}: {error.strerror}") from None
-    if len(data) > MAX_REPORT:
-        raise ClaimsError(f"the report {path} is larger than {MAX_REPORT} bytes")
-    return data
+    from bot.tools.files import read_capped
+
+    return read_capped(path, MAX_REPORT, f"the report {path}")
 
 
 def _publish(args: argparse.Namespace) -> int:

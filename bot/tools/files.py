@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bot.errors import ClaimsError
 
-__all__ = ["Write", "apply", "write_atomic"]
+__all__ = ["Write", "apply", "read_capped", "write_atomic"]
 
 _DIFF_LINES = 40  # a summary, not the whole file
 
@@ -35,6 +35,20 @@ class Write:
     data: bytes | None
     owned: bool
     what: str = ""
+
+
+def read_capped(path: Path, cap: int, name: str | None = None) -> bytes:
+    """The bytes of `path`, at most `cap` of them (never more read); `ClaimsError` when it
+    cannot be read or is larger. `name`: how messages call the file (default: its path)."""
+    name = name or str(path)
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(cap + 1)
+    except OSError as error:
+        raise ClaimsError(f"cannot read {name}: {error.strerror or error}") from None
+    if len(data) > cap:
+        raise ClaimsError(f"{name} is larger than {cap} bytes")
+    return data
 
 
 def write_atomic(path: Path, data: bytes) -> None:

@@ -8,6 +8,7 @@ real git registry, runs `claims verify --json` in-process and asserts the exact 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -18,6 +19,7 @@ import yaml
 from bot.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.dump import dump_yaml, format_timestamp
 from bot.timestamps import parse_timestamp
+from tests.conftest import AS_OF
 from tests.support import Files, rewrite
 
 LATE = "2027-09-01"  # after market 3's filing window closes (2027-08-29)
@@ -587,3 +589,60 @@ def test_adversarial_budget_names_every_failing_requirement(make_registry, run_c
     ]
     lines = {r["line"] for r in attempt["reasons"] if r["code"] == "adversarial-budget"}
     assert len(lines) == 1 and None not in lines
+
+
+def _bounty(**changes: Any) -> Callable[[Files], None]:
+    """A bounty route in place of the red teams (serious market)."""
+
+    def edit(data: dict[str, Any]) -> None:
+        bounty = {
+            "url": "https://bounty.example.org/monitor",
+            "usd": 20000,
+            "listed_at": "2026-06-01T00:00:00Z",
+            "closed_at": "2026-09-01T00:00:00Z",
+            "rules_frozen_at": "2026-05-31T00:00:00Z",
+            "qualifying_submissions": 3,
+        }
+        data["adversarial"]["bounty"] = {**bounty, **changes}
+        data["adversarial"]["red_teams"] = []
+
+    return _attempt_yaml(edit)
+
+
+ROUTES: list[tuple[str, dict[str, Any]]] = [
+    ("default budget met", {}),
+    ("serious, red-team route met", {"spec": AttemptSpec(market=5, adversarial="serious")}),
+    *[(name, options) for name, options, codes in NOT_QUALIFYING if "adversarial-budget" in codes],
+    ("serious, bounty route met", {"spec": AttemptSpec(market=5), "change": _bounty()}),
+    ("serious, bounty too small", {"spec": AttemptSpec(market=5), "change": _bounty(usd=10)}),
+    (
+        "serious, bounty still open",
+        {"spec": AttemptSpec(market=5), "change": _bounty(closed_at="2030-01-01T00:00:00Z")},
+    ),
+    (
+        "serious, bounty rules frozen after listing",
+        {"spec": AttemptSpec(market=5), "change": _bounty(rules_frozen_at="2026-07-01T00:00:00Z")},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "options"), ROUTES, ids=[case[0] for case in ROUTES])
+def test_explain_weighs_the_routes_as_qualification_does(
+    make_registry, run_claims, name, options
+) -> None:
+    """`claims explain` decides each route with qualification's own problem functions: some
+    adversarial line fails exactly when the verdict carries `adversarial-budget`."""
+    options = dict(options)
+    built = make_registry(options.pop("spec", None), **options)
+    verdict = run_claims("verify", built.attempt).attempt()
+    assert verdict["evidence"] == "valid", verdict
+    result = run_claims("explain", built.attempt, "--as-of", AS_OF, "--json")
+    [explained] = json.loads(result.out)["attempts"]
+    failing = [
+        line["text"]
+        for line in explained["lines"]
+        if line["topic"] == "adversarial" and line["mark"] != "ok"
+    ]
+    budget = "adversarial-budget" in {reason["code"] for reason in verdict["reasons"]}
+    assert bool(failing) == budget, (name, failing, verdict["reasons"])
+    assert budget == ("met" not in name), (name, verdict["reasons"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ClaimsError
-from bot.tools.files import write_atomic
+from bot.tools.files import read_capped, write_atomic
 
 
 def test_write_atomic_does_not_write_through_a_link_at_the_temporary_name(
@@ -23,3 +23,13 @@ def test_write_atomic_does_not_write_through_a_link_at_the_temporary_name(
         write_atomic(folder / "attempt.yaml", b"title: x\n")
     assert outside.read_bytes() == b"keep me\n"
     assert not (folder / "attempt.yaml").exists()
+
+
+def test_read_capped_reads_up_to_the_cap_and_refuses_more(tmp_path: Path) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"12345")
+    assert read_capped(path, 5) == b"12345"
+    with pytest.raises(ClaimsError, match=r"the data is larger than 4 bytes"):
+        read_capped(path, 4, "the data")
+    with pytest.raises(ClaimsError, match=r"cannot read .*missing"):
+        read_capped(tmp_path / "missing", 5)
