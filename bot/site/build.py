@@ -216,7 +216,7 @@ def build_site(
         records = _records(tree)
         rules_source = read_limited(tree, RULES_PATH, 10_000_000)
         listing, copies = _evidence_files(registry.tree, sorted(attempts))
-        curves = challenge_curves(registry.tree)
+        curves = challenge_curves(tree)
     rules = registry.rules
     # rules, window and annulment days, contracts, verdicts, records, the day it is built
     inputs = SiteInputs(

@@ -51,7 +51,7 @@ class TimelineEvent:
 
 @dataclass(frozen=True)
 class CurvePoint:
-    """A point of a best-so-far curve (a challenge run's score after `step` submissions)."""
+    """A point of a best-so-far curve: the best score reached by `step` tokens."""
 
     step: float
     best: float
@@ -185,8 +185,12 @@ def curves_svg(
         if not points:
             continue
         axes.step([p.step for p in points], [p.best for p in points], where="post", label=label)
-        parts.append(f"{label}: best {max(p.best for p in points):g} after {len(points)} points")
-    axes.set_xlabel("step", fontsize=8)
+        best = max(p.best for p in points)
+        reached = min(p.step for p in points if p.best == best)
+        parts.append(f"{label}: best {best:g}, reached by {reached:g} tokens")
+    axes.set_ylim(0, 1.02)  # WeirdML scores are in [0, 1]
+    axes.set_xscale("log")
+    axes.set_xlabel("tokens (log scale)", fontsize=8)
     axes.set_ylabel(ylabel, fontsize=8)
     axes.tick_params(labelsize=8)
     if parts:

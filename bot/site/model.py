@@ -31,6 +31,7 @@ __all__ = [
     "SiteInputs",
     "SitePlan",
     "attempt_page_path",
+    "is_slug",
     "plan_site",
     "rules_blocks",
 ]
@@ -41,6 +42,7 @@ SITE_VERSION = 1
 _ATTEMPT_PATH = re.compile(
     r"\Aattempts/market-[0-9]{2,}/[A-Za-z0-9][A-Za-z0-9._-]{0,99}/[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z"
 )
+_SLUG = re.compile(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 _MACHINE_READABLE = "Machine-readable:"
 _ITEM = re.compile(r"\A(?P<name>.*?)\s+(?P<value>-?[0-9]+(?:\.[0-9]+)?)\Z")
 
@@ -97,6 +99,12 @@ def attempt_page_path(attempt: str) -> str | None:
     if _ATTEMPT_PATH.match(attempt) and ".." not in attempt.split("/"):
         return f"{attempt}/"
     return None
+
+
+def is_slug(name: str) -> bool:
+    """A name that may be one folder of the site: letters, digits, `.`, `_`, `-`, and not
+    `.` or `..`."""
+    return bool(_SLUG.match(name)) and name not in (".", "..")
 
 
 def market_page_path(market: int) -> str:

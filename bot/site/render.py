@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from bot.site.charts import BarPoint, CurvePoint, TimelineEvent, bars_svg, curves_svg, timeline_svg
-from bot.site.model import SitePlan
+from bot.site.model import SitePlan, is_slug
 
 __all__ = ["render_site"]
 
@@ -146,7 +146,7 @@ def _curves(
     return curves_svg(
         [(label, [CurvePoint(step, best) for step, best in points]) for label, points in curves],
         title,
-        "best score so far",
+        "best effective score so far",
     )
 
 
@@ -169,7 +169,7 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         )
         files[path] = html.encode()
 
-    challenges = sorted(run for run in plan.curves if "/" not in run)
+    challenges = sorted(run for run in plan.curves if is_slug(run))
     page(
         "index.html",
         "index.html.j2",
