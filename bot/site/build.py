@@ -192,7 +192,7 @@ def build_site(
     verify and resolve run as of `as_of` (default `today`). Raises `ClaimsError` for a report
     that is malformed, invalid contracts or records, or a folder that cannot be written.
     """
-    from bot.app import open_workspace, resolve_registry, verify_registry
+    from bot.app import VerifyReport, open_workspace, resolve_registry, verify_registry
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
 
@@ -205,7 +205,13 @@ def build_site(
             )
         else:
             options = VerifyOptions(as_of=as_of or today)
-            verified = verify_registry(registry, workspace.history, options)
+            # A registry with no attempt yet still gets its site (verify refuses to verify
+            # nothing, rightly for a command someone typed).
+            verified = (
+                verify_registry(registry, workspace.history, options)
+                if registry.attempt_folders()
+                else VerifyReport((), tree=registry.tree.label)
+            )
             resolution = resolve_registry(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )

@@ -16,6 +16,7 @@ from html5lib.html5parser import ParseError
 from bot.cli import main
 from bot.evidence.schema import validate
 from tests.acceptance.conftest import DemoSite, site_arguments
+from tests.support import RULES
 
 SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "shared-rules-common-v1.txt"
 
@@ -243,3 +244,19 @@ def test_a_malformed_report_exits_2_and_leaves_the_site_as_it_was(
     assert "verify report" in error and "Traceback" not in error
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".site")] == []
+
+
+def test_a_registry_with_no_market_or_attempt_yet_gets_its_site(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As this repository is today: the shared rules, no contract, no attempt, no git."""
+    registry = tmp_path / "registry"
+    (registry / "shared-rules").mkdir(parents=True)
+    (registry / "shared-rules" / "common-v1.yaml").write_bytes(RULES)
+    out = tmp_path / "site"
+    assert main(["site", "--registry", str(registry), "--out", str(out)]) == 0, capsys.readouterr()
+    index = json.loads((out / "markets.json").read_text(encoding="utf-8"))
+    assert index["markets"] == [] and index["other_attempts"] == []
+    assert validate("site-markets", index, "markets.json") == []
+    assert "No market contracts are filed yet." in _text(_parse(out / "index.html"))
+    _parse(out / "rules" / "common-v1" / "index.html")
