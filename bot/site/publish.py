@@ -19,7 +19,12 @@ from pathlib import Path
 
 from bot.errors import ClaimsError
 
-__all__ = ["publish_site"]
+__all__ = ["MARKER", "publish_site"]
+
+# Written into every site this module publishes: only a folder holding it (or an empty one)
+# is ever replaced, so `--out .` inside a registry, or a mistyped folder, is refused rather
+# than removed. A hidden file: Pages' upload leaves it out.
+MARKER = ".claims-site"
 
 
 def _target(staging: Path, path: str) -> Path:
@@ -47,6 +52,13 @@ def publish_site(files: Mapping[str, bytes], out: Path) -> None:
     out = out.absolute()
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise ClaimsError(f"{out} is not a folder: the site is written to a folder of its own")
+    if out.is_dir() and not (out / MARKER).is_file() and any(out.iterdir()):
+        raise ClaimsError(
+            f"{out} holds files but no site that claims built ({MARKER} is missing), so it is"
+            " not replaced",
+            "name a new or empty folder, or one an earlier `claims site` wrote",
+        )
+    files = {**files, MARKER: b"a website built by claims site; replaced whole by the next\n"}
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))

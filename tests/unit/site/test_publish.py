@@ -26,7 +26,8 @@ def test_a_new_site_replaces_the_old_one_whole(tmp_path: Path) -> None:
     out = tmp_path / "site"
     publish_site({"index.html": b"old", "gone/page.html": b"old page"}, out)
     publish_site({"index.html": b"new", "a/b/c.txt": b"deep"}, out)
-    assert _tree(out) == {"index.html": b"new", "a/b/c.txt": b"deep"}
+    assert _tree(out).keys() == {"index.html", "a/b/c.txt", ".claims-site"}
+    assert _tree(out)["a/b/c.txt"] == b"deep"
     assert _siblings(out) == []
     assert oct(out.stat().st_mode & 0o777) == oct(0o755)
 
@@ -52,7 +53,7 @@ def test_a_failure_while_writing_leaves_the_old_site(
         publish_site(files, out)
     monkeypatch.undo()
     assert len(written) == 3
-    assert _tree(out) == {"index.html": b"old"}
+    assert _tree(out)["index.html"] == b"old" and len(_tree(out)) == 2
     assert _siblings(out) == []  # the half-written folder is gone
 
 
@@ -74,7 +75,7 @@ def test_a_failed_swap_puts_the_old_site_back(
     with pytest.raises(ClaimsError, match="Permission denied"):
         publish_site({"index.html": b"new"}, out)
     assert len(renames) == 3 and renames[2][1] == "site"  # the old site renamed back
-    assert _tree(out) == {"index.html": b"old"}
+    assert _tree(out)["index.html"] == b"old" and len(_tree(out)) == 2
     assert _siblings(out) == []
 
 
@@ -97,3 +98,17 @@ def test_out_must_be_a_folder(tmp_path: Path) -> None:
     with pytest.raises(ClaimsError, match="not a folder"):
         publish_site({"index.html": b"x"}, link)
     assert file.read_text() == "not a folder"
+
+
+def test_a_folder_no_site_was_built_in_is_never_replaced(tmp_path: Path) -> None:
+    registry = tmp_path / "registry"
+    (registry / "attempts").mkdir(parents=True)
+    (registry / "shared-rules.yaml").write_text("rules")
+    with pytest.raises(ClaimsError, match="no site that claims built"):
+        publish_site({"index.html": b"x"}, registry)
+    assert (registry / "shared-rules.yaml").read_text() == "rules"
+    assert _siblings(registry) == []
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    publish_site({"index.html": b"x"}, empty)  # an empty folder is fine
+    assert (empty / "index.html").read_bytes() == b"x"
