@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import threading
 import urllib.error
 import urllib.request
@@ -219,3 +220,14 @@ def test_the_crawl_would_see_a_broken_link_or_image(
     )
     with _serve(site) as (base, _), pytest.raises(AssertionError, match=problem):
         _crawl(browser, base)
+
+
+@pytest.mark.parametrize("required", ["1", ""])
+def test_without_chromium_the_browser_test_fails_in_ci_and_skips_elsewhere(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, required: str
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", str(tmp_path / "no-chromium"))
+    monkeypatch.setenv("CLAIMS_REQUIRE_BROWSER", required)
+    outcome = pytest.fail.Exception if required else pytest.skip.Exception
+    with pytest.raises(outcome, match=r"no headless browser: missing .*no-chromium"):
+        _need_browser()
