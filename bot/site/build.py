@@ -228,7 +228,9 @@ def build_site(
     inputs = SiteInputs(
         *(rules.data, rules.window_days, rules.annul_after_days, contracts),
         *(attempts, resolved, records, today),
-        sources=[*sources, *more, *(["resolution records"] if records else [])],
+        sources=list(
+            dict.fromkeys([*sources, *more, *(["resolution records"] if records else [])])
+        ),
         files=listing,
         curves=curves,
     )
