@@ -82,6 +82,11 @@ def test_every_page_keeps_the_accessibility_basics(demo_site: DemoSite) -> None:
         for table in tree.iter("table"):
             assert table.find("caption") is not None, where
         assert not list(tree.iter("script")), where
+        ids = [e.get("id") for e in tree.iter() if e.get("id")]
+        assert len(ids) == len(set(ids)), (where, ids)
+        for element in tree.iter():
+            label = element.get("aria-labelledby")
+            assert label is None or label in ids, (where, label)
 
 
 def test_no_asset_comes_from_another_host(demo_site: DemoSite) -> None:
