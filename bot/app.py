@@ -26,12 +26,14 @@ import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.archive.port import ArchiveRecords
+from bot.challenge.judge import RunVerdict
+from bot.challenge.read import RUNS, judge_run_folder, run_folders
 from bot.config import Limits
 from bot.dates import MarketDates, end_of_day
 from bot.errors import ClaimsError
 from bot.explain import Explanation, explain
 from bot.findings import Code, Finding, Severity
-from bot.gather import VerifyOptions, judge_folder, verify_attempt
+from bot.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
 from bot.github.identity import Filer, check_identity
 from bot.history import Change, GitHistory, History, open_history
 from bot.registry import Registry, load_registry
@@ -50,6 +52,7 @@ __all__ = [
     "resolve_registry",
     "verify_folders",
     "verify_registry",
+    "verify_runs",
 ]
 
 
@@ -62,12 +65,16 @@ class VerifyReport:
     pr_problems: Sequence[Finding] = ()  # what a pull request's diff may not change
     base_ref: str | None = None
     tree: str = ""  # what was read: a working tree or a git commit
+    challenge_runs: Sequence[RunVerdict] = ()  # the challenge runs verified (SPEC 11)
 
     @property
     def evidence(self) -> str:
-        """`invalid` when any attempt's evidence is invalid or the PR changes what it may not."""
-        bad = any(v.evidence == "invalid" for v in self.attempts) or any(
-            f.severity == "error" for f in self.pr_problems
+        """`invalid` when any attempt's evidence or challenge run is invalid, or the PR
+        changes what it may not."""
+        bad = (
+            any(v.evidence == "invalid" for v in self.attempts)
+            or any(run.evidence == "invalid" for run in self.challenge_runs)
+            or any(f.severity == "error" for f in self.pr_problems)
         )
         return "invalid" if bad else "valid"
 
@@ -261,32 +268,82 @@ def verify_registry(
     Raises `ClaimsError` when there is nothing to verify.
     """
     pr_problems: list[Finding] = []
-    selected = list(paths) if paths else None
+    selected = [p for p in paths if not _is_run_path(p)] if paths else None
+    named_runs = [p for p in paths if _is_run_path(p)] if paths else None
+    # Every run without a path; for a pull request only the runs it changes (or names).
+    runs = run_folders(
+        registry.tree, [] if named_runs is None and changes is not None else named_runs
+    )
+    if paths and not selected and changes is None:
+        if not runs:
+            raise ClaimsError(
+                "no challenge run folders found", "name a run folder, e.g. challenge-runs/run-1"
+            )
+        return VerifyReport(
+            (),
+            (),
+            (),
+            history.base_ref,
+            registry.tree.label,
+            tuple(verify_runs(registry, runs, history)),
+        )
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         changed = changed_attempt_folders(changes)
+        changed_runs = [c.path for c in changes if _is_run_path(c.path)]
+        runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
         pr_problems = pull_request_problems(registry, changes, head_paths, filer)
         errors = [f for f in pr_problems if f.severity is Severity.ERROR]
         if selected is None:
             selected = [f for f in changed if _is_folder(registry, f)]
-            if not selected and not errors:
+            if not selected and not errors and not runs:
                 raise ClaimsError(
                     f"the branch changes no attempt folder against {history.base_ref}"
                 )
             if not selected:  # e.g. only markets/ changed, or the folder is a link
                 return VerifyReport(
-                    (), (), tuple(pr_problems), history.base_ref, registry.tree.label
+                    (),
+                    (),
+                    tuple(pr_problems),
+                    history.base_ref,
+                    registry.tree.label,
+                    tuple(verify_runs(registry, runs, history)),
                 )
         options = replace(options, judgments_from_base=True)
     folders = registry.attempt_folders(selected)
-    if not folders:
+    if not folders and not runs:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
     if changes is not None:
         touched = _blocked_folders(folders, changes, pr_problems)
     verdicts, problems = verify_folders(registry, folders, history, options, touched)
     return VerifyReport(
-        tuple(verdicts), tuple(problems), tuple(pr_problems), history.base_ref, registry.tree.label
+        tuple(verdicts),
+        tuple(problems),
+        tuple(pr_problems),
+        history.base_ref,
+        registry.tree.label,
+        tuple(verify_runs(registry, runs, history)),
     )
+
+
+def _is_run_path(path: str) -> bool:
+    return path == RUNS or path.startswith(f"{RUNS}/")
+
+
+def verify_runs(registry: Registry, folders: Sequence[str], history: History) -> list[RunVerdict]:
+    """Judge challenge run folders of the registry's tree (for a pull request, its head's:
+    the run it changes), each once."""
+    verdicts = []
+    for folder in folders:
+        name = folder.removeprefix(f"{RUNS}/")
+        if registry.trusted is None:
+            verdicts.append(challenge_run(registry, name, history).verdict)
+        else:
+            judged = judge_run_folder(
+                registry.tree, folder, registry.rules, registry.market, history, registry.limits
+            )
+            verdicts.append(judged.verdict)
+    return verdicts
 
 
 def _blocked_folders(

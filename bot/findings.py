@@ -65,6 +65,12 @@ class Code(StrEnum):
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
+    # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
+    CHALLENGE_RUN_INVALID = "challenge-run-invalid"
+    CHALLENGE_CASE_MISMATCH = "challenge-case-mismatch"
+    OPERATOR_SCORE_MISMATCH = "operator-score-mismatch"
+    OPERATOR_SCORE_MISSING = "operator-score-missing"
+    SCORER_INPUT_INVALID = "scorer-input-invalid"
     # The score table (SPEC 4): makes the evidence invalid.
     SCORE_TABLE_MISMATCH = "score-table-mismatch"
     # Wrapped attempts: the adapter rerun (SPEC 9): makes the evidence invalid.

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
+from pathlib import PurePosixPath
 from typing import Any
 
+from bot.challenge.judge import RunJudged
+from bot.challenge.read import RUNS, judge_run_folder, text_leaks
 from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import (
     AdapterSpec,
@@ -24,11 +27,12 @@ from bot.evidence.models import (
 )
 from bot.evidence.rules import evidence_digest
 from bot.evidence.schema import validate
-from bot.findings import Code, Finding
-from bot.history import History, Landing, blob_id
+from bot.findings import Code, Finding, Severity
+from bot.history import History, Landing, tree_blob
 from bot.judge import (
     AttemptFacts,
     AttemptFiles,
+    ChallengeFacts,
     folder_market,
     freeze_files,
     judge_attempt,
@@ -293,38 +297,103 @@ def gather_facts(
     """Ask git, the raw log's server and the sandbox what the judge needs of them."""
     attempt = files.attempt
     landings: dict[str, Landing | str] = {}
-    differs: str | None = None
     withholdable: list[str] = []
     if attempt is not None and history.unavailable is None:
         for path in freeze_files(files, attempt):
             landings[path] = _landing(registry, files, history, path)
+    challenge: ChallengeFacts | None = None
     if attempt is not None and attempt.kind == "challenge" and attempt.challenge_run:
-        run_cases = f"challenge-runs/{attempt.challenge_run}/freeze-cases.jsonl"
-        own = files.entries.get("freeze-cases.jsonl")
-        theirs = registry.contracts.entry(run_cases)
-        if (
-            own is not None
-            and theirs is not None
-            and theirs.kind == "file"
-            and _blob(registry.contracts, run_cases) != own.blob_id
-        ):
-            differs = run_cases
-        document, _ = registry.challenge_run(attempt.challenge_run)
-        if document is not None and not validate("challenge-run", document.data, document.path):
-            withholdable = [str(name) for name in document.data["withholdable"]]  # type: ignore[index]
+        challenge = _challenge_facts(registry, files, attempt, history)
+        withholdable = list(challenge_withholdable(registry, attempt.challenge_run, history))
     return AttemptFacts(
         market_problems=tuple(market_problems),
         base_ref=history.base_ref,
         history_unavailable=history.unavailable,
         freeze_landings=landings,
         landing_checks=_landing_checks(landings, options.confirm_landing),
-        challenge_freeze_differs=differs,
         challenge_withholdable=tuple(withholdable),
+        challenge=challenge,
         filed_at=_filed_at(files, history),
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
         paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
         adapter_findings=_rerun_adapter(registry, files, options),
+    )
+
+
+def challenge_run(registry: Registry, run: str, history: History) -> RunJudged:
+    """The challenge run `run` of the maintainers' tree, judged once per registry."""
+    if run not in registry.runs:
+        registry.runs[run] = judge_run_folder(
+            registry.contracts,
+            f"{RUNS}/{run}",
+            registry.rules,
+            registry.market,
+            history,
+            registry.limits,
+        )
+    return registry.runs[run]
+
+
+def challenge_withholdable(registry: Registry, run: str, history: History) -> tuple[str, ...]:
+    """The fields a run withholds (its own and its market's), when its run.yaml exists."""
+    if registry.contracts.entry(f"{RUNS}/{run}") is None:
+        return ()
+    return tuple(challenge_run(registry, run, history).withholdable)
+
+
+def _challenge_facts(
+    registry: Registry, files: AttemptFiles, attempt: Attempt, history: History
+) -> ChallengeFacts:
+    """A challenge attempt's run as judged, and the text leak check over the attempt's files
+    the bot does not parse (its raw log, say)."""
+    run = attempt.challenge_run or ""
+    folder = f"{RUNS}/{run}"
+    parsed = {path for path, _, _ in files.published}
+    unparsed = {
+        files.path(name): files.path(name)
+        for name in files.entries
+        if files.path(name) not in parsed and name != "judgments.yaml"
+    }
+    line = attempt.lines.get("challenge_run")
+
+    def invalid(message: str) -> Finding:
+        return Finding(Code.CHALLENGE_RUN_INVALID, message, attempt.path, line)
+
+    entry = registry.contracts.entry(folder)
+    if entry is None or entry.kind != "folder":
+        where = history.base_ref or "the registry"
+        return ChallengeFacts(
+            run,
+            invalid(
+                f"challenge_run: {run!r} names no run of this registry ({folder}/ does not"
+                f" exist on {where})"
+            ),
+        )
+    judged = challenge_run(registry, run, history)
+    leaks = text_leaks(registry.tree, unparsed, judged.withholdable, registry.limits)
+    problem: Finding | None = None
+    errors = sorted({f.code for f in judged.verdict.findings if f.severity is Severity.ERROR})
+    if errors:
+        problem = invalid(
+            f"the challenge run {run} is invalid ({', '.join(errors)}: claims verify"
+            f" {folder}), so no attempt of it can count"
+        )
+    elif judged.market is not None and judged.market != attempt.market:
+        problem = invalid(
+            f"challenge_run: {run} is a run of market {judged.market}, this attempt is filed"
+            f" for market {attempt.market}"
+        )
+    parts = PurePosixPath(files.folder).parts
+    key = "/".join(parts[2:4]) if len(parts) == 4 else files.folder
+    return ChallengeFacts(
+        run=run,
+        problem=problem,
+        cases=judged.cases,
+        cases_file=judged.cases_file,
+        scored=judged.results.get(key),
+        scores_where=f"{folder}/scores/{key}/results.jsonl",
+        text_leaks=tuple(leaks),
     )
 
 
@@ -352,19 +421,6 @@ def _landing_checks(
     return checks
 
 
-def _blob(tree: Tree, path: str) -> str | None:
-    """The git blob id of a file in the tree (from git, or hashed from the working tree)."""
-    entry = tree.entry(path)
-    if entry is None or entry.kind != "file":
-        return None
-    if entry.blob_id is not None:
-        return entry.blob_id
-    try:
-        return blob_id(read_limited(tree, path, 1 << 31))
-    except TreeError:
-        return None
-
-
 def _landing(registry: Registry, files: AttemptFiles, history: History, path: str) -> Landing | str:
     """Where a freeze file landed: the attempt's own files by the blob id the scan took, a
     challenge run's freeze-cases from the maintainers' tree."""
@@ -372,7 +428,7 @@ def _landing(registry: Registry, files: AttemptFiles, history: History, path: st
         own = files.entries.get(path.removeprefix(f"{files.folder}/"))
         blob = own.blob_id if own is not None else None
     else:
-        blob = _blob(registry.contracts, path)
+        blob = tree_blob(registry.contracts, path)
     if blob is None:
         return "cannot read the freeze"
     return history.landing(path, blob)

@@ -32,6 +32,7 @@ import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.errors import ClaimsError
+from bot.tree import Tree, TreeError, read_limited
 
 __all__ = [
     "WEB_FLOW_EMAIL",
@@ -59,6 +60,20 @@ def blob_id(content: bytes, object_format: str = "sha1") -> str:
     """git's object id of a blob holding `content` (sha1, or sha256 repositories)."""
     algorithm = hashlib.sha256 if object_format == "sha256" else hashlib.sha1
     return algorithm(f"blob {len(content)}\0".encode() + content).hexdigest()
+
+
+def tree_blob(tree: Tree, path: str) -> str | None:
+    """The git blob id of the regular file `path` of `tree` (from git, or hashed from a working
+    tree); None when it is no such file or cannot be read."""
+    entry = tree.entry(path)
+    if entry is None or entry.kind != "file":
+        return None
+    if entry.blob_id is not None:
+        return entry.blob_id
+    try:
+        return blob_id(read_limited(tree, path, 1 << 31))
+    except TreeError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,9 @@ Steps (numbers repeated inline):
  7. freeze order: run attempts against the freeze's landing on main, wrapped against the
     paper's freeze (and what fetching the paper's freeze found), challenge attempts against
     the run's freeze-cases;
- 8. hidden suites: no withholdable field in any published file;
+ 8. hidden suites: no withholdable field in any published file; a challenge attempt's run
+    is valid and of its market, its cases are the run's, and each trial carries the result
+    the run's scorer gave (`bot.challenge`);
  9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
 10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
     whose adapter was not rerun on this evidence does not qualify (SPEC 9).
@@ -32,6 +34,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bot.bars import compare_score_tables, derived_table, unit_structure
+from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -103,6 +106,20 @@ class AttemptFiles:
 
 
 @dataclass(frozen=True)
+class ChallengeFacts:
+    """What a challenge attempt is checked against: its run, as judged (`bot.challenge`)."""
+
+    run: str
+    # challenge-run-invalid: the run does not exist, is invalid, or is another market's.
+    problem: Finding | None = None
+    cases: Mapping[str, Case] | None = None  # the run's hash-only cases
+    cases_file: str = ""
+    scored: Mapping[str, ScoredCase] | None = None  # None: no operator score file for it
+    scores_where: str = ""  # the operator's score file for this attempt
+    text_leaks: Sequence[Finding] = ()  # the raw log and other unparsed files of the attempt
+
+
+@dataclass(frozen=True)
 class AttemptFacts:
     """What the shell learnt outside the folder: git, the raw log's URL, the sandbox."""
 
@@ -115,8 +132,9 @@ class AttemptFacts:
     # it as its merge (or squash) commit at its date, else what the API said. None (the whole
     # mapping): offline, so only the committer identity can be checked.
     landing_checks: Mapping[str, str | None] | None = None
-    challenge_freeze_differs: str | None = None  # the run's freeze-cases path, when it differs
     challenge_withholdable: Sequence[str] = ()
+    # A challenge attempt: its run as judged (None for other kinds).
+    challenge: ChallengeFacts | None = None
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
@@ -209,9 +227,11 @@ def _judge(
         findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
-    # 8. hidden suites
+    # 8. hidden suites (and, for a challenge attempt, its run's cases and scores)
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
+    if facts.challenge is not None:
+        findings += _check_challenge(files, facts.challenge, cases, trials)
 
     counts = Counts(
         files=len(files.entries),
@@ -431,17 +451,33 @@ def market_unknown(number: int, rules: SharedRules, file: str, line: int | None)
     return Finding(Code.MARKET_UNKNOWN, message, file, line)
 
 
-def _check_kind(attempt: Attempt, market: Market | None) -> list[Finding]:
-    """2. Challenge attempts wait for operator scoring; other kinds as the market accepts."""
-    line = attempt.lines.get("kind")
-    if attempt.kind == "challenge":
-        # Their trials' results come from the operator's scorer (SPEC 11), a later stage:
-        # until it exists a challenge attempt's results would be the filer's own.
-        message = (
-            "kind 'challenge': challenge attempts are not accepted yet (operator scoring"
-            " of challenge runs is a later stage)"
+def _check_challenge(
+    files: AttemptFiles,
+    challenge: ChallengeFacts,
+    cases: Mapping[str, Case] | None,
+    trials: Sequence[Trial],
+) -> list[Finding]:
+    """8. A challenge attempt: its run is valid and of its market, its cases are the run's,
+    each trial carries the result the run's scorer gave its case, and no withholdable field is
+    written in its raw log or any other file the bot does not parse."""
+    findings: list[Finding] = list(challenge.text_leaks)
+    if challenge.problem is not None:
+        return [*findings, challenge.problem]
+    if cases is not None and challenge.cases is not None:
+        findings += compare_cases(
+            cases, challenge.cases, files.path("freeze-cases.jsonl"), challenge.cases_file
         )
-        return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
+    if files.trial_records is not None:
+        findings += compare_trials(
+            trials, challenge.scored, files.path("trials.jsonl"), challenge.scores_where
+        )
+    return findings
+
+
+def _check_kind(attempt: Attempt, market: Market | None) -> list[Finding]:
+    """2. The kinds the market accepts (a challenge attempt's results come from its run's
+    scorer: `_check_challenge`)."""
+    line = attempt.lines.get("kind")
     if market is not None and attempt.kind not in market.kinds:
         message = f"kind {attempt.kind!r}: market {market.id} accepts {', '.join(market.kinds)}"
         return [Finding(Code.KIND_NOT_ACCEPTED, message, attempt.path, line)]
@@ -531,16 +567,7 @@ def _check_freeze_order(
         return check_trial_order(trials, moment, f"the paper's freeze of {paper.date}", trials_file)
     if facts.history_unavailable is not None:
         return [Finding(Code.FREEZE_ORDER, facts.history_unavailable, freeze.path)]
-    findings = []
-    if facts.challenge_freeze_differs is not None:
-        findings.append(
-            Finding(
-                Code.FREEZE_ORDER,
-                f"freeze-cases.jsonl differs from the challenge run's"
-                f" {facts.challenge_freeze_differs}",
-                files.path("freeze-cases.jsonl"),
-            )
-        )
+    findings: list[Finding] = []
     latest: Landing | None = None
     unconfirmed: list[tuple[str, Landing]] = []
     for file in freeze_files(files, attempt):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
 from bot.config import Limits
 from bot.errors import ClaimsError
@@ -18,6 +19,8 @@ from bot.load.yaml_ import load_yaml
 from bot.models import Market, SharedRules, market_path
 from bot.tree import Tree, TreeError
 
+if TYPE_CHECKING:
+    from bot.challenge.judge import RunJudged
 __all__ = [
     "RULES_PATH",
     "Registry",
@@ -44,6 +47,8 @@ class Registry:
     limits: Limits = Limits()
     trusted: Tree | None = None
     _markets: dict[int, tuple[Market | None, list[Finding]]] = field(default_factory=dict)
+    # Challenge runs as judged from `contracts`, once each (bot.gather.challenge_run).
+    runs: dict[str, RunJudged] = field(default_factory=dict)
 
     @property
     def contracts(self) -> Tree:

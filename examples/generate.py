@@ -44,7 +44,9 @@ sys.path.insert(0, str(PROJECT))
 from bot.demo.specimen import (  # noqa: E402
     RELEASED,
     AttemptSpec,
+    RunSpec,
     attempt_files,
+    challenge_files,
     judgments_file,
     load_market,
     market_document,
@@ -70,6 +72,18 @@ def day(d: int, month: int = 1, hour: int = 9) -> datetime:
 
 def records(files: Files, name: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in files[name].decode().splitlines()]
+
+
+def step(
+    message: str, at: datetime, merged_at: datetime | None, folder: str, names: Any
+) -> dict[str, Any]:
+    """A step of the demo plan committing `names` of `folder` from examples/registry/ (a pull
+    request merged at `merged_at`, or a commit on main when it is None)."""
+    found: dict[str, Any] = {"message": message, "at": format_timestamp(at)}
+    if merged_at is not None:
+        found["merged_at"] = format_timestamp(merged_at)
+    found["files"] = {f"{folder}/{name}": f"registry:{folder}/{name}" for name in names}
+    return found
 
 
 # ---- one deliberate defect each -------------------------------------------------------------
@@ -285,15 +299,114 @@ def examples() -> list[Example]:
     ]
 
 
+def leak_a_reference_answer(attempt: Files, run: Files) -> None:
+    """withheld-field-leak: the operator's freeze-cases publish one case's reference answer,
+    nested in its public fields under another spelling (`Reference-Answer`); the attempt
+    copies the run's cases, leak included."""
+    cases = records(run, "freeze-cases.jsonl")
+    cases[4]["public"]["grading"] = {"Reference-Answer": "answer for sandbagging-004"}
+    run["freeze-cases.jsonl"] = attempt["freeze-cases.jsonl"] = dump_jsonl(cases)
+
+
+@dataclass
+class Challenge:
+    spec: AttemptSpec
+    run: RunSpec
+    expect: list[str]  # the attempt's reason codes
+    run_expect: list[str]  # the run's (claims verify challenge-runs)
+    why: str
+    run_why: str
+    run_defect: Callable[[Files, Files], None] | None = None
+    judged: bool = True
+
+
+def challenges() -> list[Challenge]:
+    """Market 7's hidden suite: an honest run whose challenge attempt the operator scored and
+    that qualifies (market 11 resolves YES), and a run that leaks a withheld field."""
+    return [
+        Challenge(
+            AttemptSpec(
+                market=11,
+                submitter="hidden-lab",
+                slug="monitor-hidden",
+                kind="challenge",
+                challenge_run="run-1",
+                seed=21,
+                title="Trace monitor on the hidden suite",
+            ),
+            RunSpec(),
+            [],
+            [],
+            "challenge attempt of run-1: its cases are the run's hash-only cases, its results"
+            " the operator's scorer's; qualifying, met both bars: market 11 resolves YES",
+            "hidden-suite run on market 11: hash-only cases frozen on main before any trial, the"
+            " operator's score file after them, no withheld field anywhere",
+        ),
+        Challenge(
+            AttemptSpec(
+                market=11,
+                submitter="leaky-lab",
+                slug="monitor-leaky",
+                kind="challenge",
+                challenge_run="run-2",
+                seed=22,
+                title="Trace monitor on a leaky suite",
+            ),
+            RunSpec(run="run-2", operator="Careless Operators (demo)", frozen_at=day(9, hour=12)),
+            ["challenge-run-invalid", "withheld-field-leak"],
+            ["withheld-field-leak"],
+            "its run leaks a withheld field, so it cannot count (challenge-run-invalid), and its"
+            " copy of the run's cases publishes the leak too (withheld-field-leak)",
+            " ".join(str(leak_a_reference_answer.__doc__).split()),
+            leak_a_reference_answer,
+            judged=False,
+        ),
+        Challenge(
+            AttemptSpec(
+                market=11,
+                submitter="weird-lab",
+                slug="monitor-weirdml",
+                kind="challenge",
+                challenge_run="run-3",
+                seed=23,
+                title="Trace monitor scored by WeirdML v3",
+            ),
+            RunSpec(
+                run="run-3",
+                operator="WeirdML Operators (demo)",
+                suite="hidden monitor suite v1, scored by WeirdML v3",
+                scorer="weirdml-v3",
+                frozen_at=day(9, hour=15),
+            ),
+            [],
+            [],
+            "challenge attempt of run-3, whose built-in scorer the bot reruns: each trial carries"
+            " the area, final best and official score weirdml-v3 gives its case's events;"
+            " qualifying",
+            "hidden-suite run scored by the built-in weirdml-v3: the operator publishes each"
+            " attempt's event log beside its results, and the bot recomputes every case's area,"
+            " final best and official score from it (source: recomputed)",
+        ),
+    ]
+
+
 MARKETS = {
     2: ("default", "2027-04-30"),
     3: ("default", "2027-06-30"),
     5: ("serious", "2027-07-31"),
     6: ("default", "2027-05-31"),
+    11: ("default", "2027-06-30"),
+}
+# Market 11 is a hidden-suite market: it accepts challenge attempts only (SPEC 11).
+MARKET_OVERRIDES: dict[int, dict[str, Any]] = {
+    11: {
+        "title": "Demo market 11: monitor false-safe rate on a hidden suite",
+        "kinds": ["challenge"],
+    }
 }
 # What each demo market resolves to once every window has closed; ANNULLED for the market
 # whose snapshot is left out.
-OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
+OUTCOMES = {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 11: "YES"}
 RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
 # When `claims demo` runs the real scheduled job (`close-windows`, cron "17 3 * * *"): the first
 # daily run once market 6's window has closed everywhere on Earth (its last day ends at 12:00 UTC
@@ -302,6 +415,19 @@ RESOLVE_ON = ["2027-04-01", "2027-06-15", "2027-09-01", "2027-11-01"]
 # resolution records and the issues; the demo builder makes none.
 CLOSE_ON = ["2027-08-01T03:17:00Z", "2027-08-31T03:17:00Z", "2027-10-01T03:17:00Z"]
 VERIFY_AS_OF = "2027-03-15"
+
+
+def _run_step(spec: AttemptSpec, number: int, files: Files) -> dict[str, Any]:
+    """The pull request of an attempt's run (everything but its freeze), merged in March."""
+    at = day(1, month=3) + timedelta(hours=number)
+    names = [name for name in sorted(files) if name not in FREEZE]
+    return step(f"Attempt: {spec.title}", at, at + timedelta(days=1), spec.folder, names)
+
+
+def _judgments_step(folder: str, number: int) -> dict[str, Any]:
+    """A maintainer's judgments, committed on main on 5 March."""
+    at = day(5, month=3) + timedelta(minutes=number)
+    return step(f"Judgments: {folder}", at, None, folder, ["judgments.yaml"])
 
 
 def build(out: Path) -> None:
@@ -314,7 +440,9 @@ def build(out: Path) -> None:
     rules, _ = SharedRules.from_document(document)
     assert rules is not None
     market_docs = {
-        number: market_document(number, budget, resolve_by=resolve_by)
+        number: market_document(
+            number, budget, resolve_by=resolve_by, **MARKET_OVERRIDES.get(number, {})
+        )
         for number, (budget, resolve_by) in MARKETS.items()
     }
     markets = {number: load_market(doc, rules) for number, doc in market_docs.items()}
@@ -325,7 +453,7 @@ def build(out: Path) -> None:
         )
     steps: list[dict[str, Any]] = [
         {
-            "message": "Registry: shared rules and demo markets 2, 3, 5 and 6",
+            "message": "Registry: shared rules and demo markets 2, 3, 5, 6 and 11",
             "at": format_timestamp(day(4)),
             "files": {path: f"registry:{path}" for path in sorted(written)},
         }
@@ -359,41 +487,60 @@ def build(out: Path) -> None:
             written[f"{folder}/{name}"] = data
         # Freezes merge in January, each a day after its frozen_at at the earliest; runs merge
         # in March; maintainers judge on the 5th. Main's dates only move forward.
-        freezes.append(
-            {
-                "message": f"Freeze: {folder}",
-                "at": format_timestamp(spec.frozen_at),
-                "merged_at": format_timestamp(
-                    max(spec.frozen_at + timedelta(days=1), day(12)) + timedelta(minutes=number)
-                ),
-                "files": {f"{folder}/{name}": f"registry:{folder}/{name}" for name in FREEZE},
-            }
-        )
-        runs.append(
-            {
-                "message": f"Attempt: {spec.title}",
-                "at": format_timestamp(day(1, month=3) + timedelta(hours=number)),
-                "merged_at": format_timestamp(day(2, month=3) + timedelta(hours=number)),
-                "files": {
-                    f"{folder}/{name}": f"registry:{folder}/{name}"
-                    for name in sorted(files)
-                    if name not in FREEZE
-                },
-            }
-        )
+        merged = max(spec.frozen_at + timedelta(days=1), day(12)) + timedelta(minutes=number)
+        freezes.append(step(f"Freeze: {folder}", spec.frozen_at, merged, folder, FREEZE))
+        runs.append(_run_step(spec, number, files))
         if example.judge is not None and market is not None:
             verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
             verdicts.update(example.judge)
             written[f"{folder}/judgments.yaml"] = judgments_file(
                 files, verdicts, "registry-maintainer", "2027-03-05", example.notes
             )
-            judgments.append(
-                {
-                    "message": f"Judgments: {folder}",
-                    "at": format_timestamp(day(5, month=3) + timedelta(minutes=number)),
-                    "files": {f"{folder}/judgments.yaml": f"registry:{folder}/judgments.yaml"},
-                }
+            judgments.append(_judgments_step(folder, number))
+    # Challenge runs on market 11's hidden suite: each run's freeze merges in January, before
+    # any trial; the operator's scores in February, after them; its attempt with the others.
+    expect["runs"] = {}
+    scores: list[dict[str, Any]] = []
+    for offset, challenge in enumerate(challenges(), start=len(runs)):
+        spec, run = challenge.spec, challenge.run
+        files, run_files = challenge_files(spec, run, schema_base=ATTEMPT_SCHEMAS)
+        if challenge.run_defect is not None:
+            challenge.run_defect(files, run_files)
+        files["scores.yaml"] = score_table(files, markets[spec.market], rules.confidence)
+        folder = spec.folder
+        expect["main"][folder] = challenge.expect
+        expect["runs"][run.folder] = challenge.run_expect
+        why[folder] = " ".join(challenge.why.split())
+        why[run.folder] = " ".join(challenge.run_why.split())
+        for name, data in files.items():
+            written[f"{folder}/{name}"] = data
+        for name, data in run_files.items():
+            written[f"{run.folder}/{name}"] = data
+        run_freeze = ("run.yaml", "freeze-cases.jsonl")
+        message = f"Challenge run: {run.folder} (the hidden suite's freeze)"
+        merged = run.frozen_at + timedelta(hours=1)
+        freezes.append(step(message, run.frozen_at, merged, run.folder, run_freeze))
+        merged = spec.frozen_at + timedelta(days=1, minutes=offset)
+        freezes.append(step(f"Freeze: {folder}", spec.frozen_at, merged, folder, FREEZE))
+        scored = day(20, month=2) + timedelta(hours=offset)
+        operator = sorted(name for name in run_files if name not in run_freeze)
+        scores.append(
+            step(
+                f"Operator scores: {run.folder}",
+                scored,
+                scored + timedelta(days=1),
+                run.folder,
+                operator,
             )
+        )
+        runs.append(_run_step(spec, offset, files))
+        if challenge.judged:
+            market = markets[spec.market]
+            verdicts = {check: "pass" for check in required_checks(rules, market, spec.kind)}
+            written[f"{folder}/judgments.yaml"] = judgments_file(
+                files, verdicts, "registry-maintainer", "2027-03-05"
+            )
+            judgments.append(_judgments_step(folder, offset))
     # The open pull request: a freeze merged in January, then a run that edits it.
     spec = AttemptSpec(
         submitter="gina-lab",
@@ -428,7 +575,7 @@ def build(out: Path) -> None:
     freezes.sort(key=lambda step: step["merged_at"])
     edited_market = written["markets/market-03.yaml"].replace(b"max: 0.2", b"max: 0.5")
     history_files["pr/markets/market-03.yaml"] = edited_market
-    steps += freezes + runs + judgments
+    steps += freezes + scores + runs + judgments
     steps.append(
         {
             "message": f"Attempt: {spec.title} (open)",

@@ -125,6 +125,7 @@ class RegistryFactory:
         judged: bool = True,
         judged_at: datetime | None = None,
         also: Sequence[AttemptSpec] = (),
+        steps: Sequence[Step] = (),
     ) -> Built:
         """Build a registry holding one attempt (plus honest `also` attempts); return it.
 
@@ -143,6 +144,8 @@ class RegistryFactory:
         judged: False leaves judgments.yaml out altogether.
         judged_at: when the maintainer's judgments land on main (default: two hours after
             the run merges); their `at` is that moment.
+        steps: further commits or pull requests on main (a challenge run, say), in time order
+            with the attempt's.
         """
         spec = spec or AttemptSpec()
         self.count += 1
@@ -209,6 +212,7 @@ class RegistryFactory:
                                 {f"{folder}/judgments.yaml": judgments},
                             )
                         )
+        main_steps += steps
         main_steps.sort(key=lambda step: step.merged_at or step.at)
         steps = [
             Step("registry", start, {"shared-rules/common-v1.yaml": rules, **markets}),

@@ -5,8 +5,10 @@ through their filing windows. Between them the real scheduled job (`close-window
 local archive, issues in a local folder and no push: the demo repository has no remote) runs
 on the dates the plan gives, with its clock set to each: the snapshot tags, archive copies,
 resolution records, issues and the annulment of market 2 are made by that code, not by the
-demo builder. Each example declares the reason codes it demonstrates and each
-market its final outcome; the demo exits 0 only when every one behaved as declared.
+demo builder. The challenge runs of market 11's hidden suite are verified on their own path
+(`claims verify challenge-runs`). Each example (attempt or run) declares the reason codes it
+demonstrates and each market its final outcome; the demo exits 0 only when every one behaved
+as declared.
 """
 
 from __future__ import annotations
@@ -250,6 +252,14 @@ def _run(root: Path, released: dict[str, bytes], steps: list[Step], plan: dict[s
         ["attempts"],
         name="verify-main",
     )
+    runs: dict[str, Any] = {"challenge_runs": []}
+    if plan["expect"].get("runs"):
+        runs = demo.verify(
+            "1b. every challenge run on main (hidden suites, operator scores)",
+            as_of,
+            ["challenge-runs"],
+            name="verify-runs",
+        )
     # The open pull request, read from its head commit's git objects: no checkout.
     head = repo.commit(pr_branch).hexsha
     repo.close()
@@ -285,7 +295,7 @@ def _run(root: Path, released: dict[str, bytes], steps: list[Step], plan: dict[s
         last = when == plan["resolve_on"][-1]
         resolved = demo.resolve(f"{number}. markets as of {when}", when, rerun_adapter, not last)
     made = _made_by_the_job(root, work)
-    return _check(plan, merged, review, rerun, resolved, made, rerun_adapter is not None)
+    return _check(plan, merged, review, rerun, resolved, made, rerun_adapter is not None, runs)
 
 
 def _moment(text: str) -> datetime:
@@ -345,6 +355,11 @@ def _rerun_adapter(
     return AdapterRerun(cache=cache, results=work / "reruns")
 
 
+def _number(item: tuple[str, str]) -> int:
+    """A market's number, for listing markets in numeric order."""
+    return int(item[0])
+
+
 def _check(
     plan: dict[str, Any],
     merged: dict[str, Any],
@@ -353,6 +368,7 @@ def _check(
     resolved: dict[str, Any],
     made: _Made,
     reran: bool,
+    runs: dict[str, Any] | None = None,
 ) -> int:
     """Compare what the commands reported with what each example declares."""
     expected: dict[str, dict[str, list[str]]] = plan["expect"]
@@ -374,6 +390,18 @@ def _check(
             print(f"       {why.get(name, '')}")
             if got != want:
                 surprises.append(f"{name}: expected {want or 'no reasons'}, got {got}")
+    checked_runs = (runs or {}).get("challenge_runs", [])
+    for run in checked_runs:
+        name = run["path"]
+        want = sorted(plan["expect"].get("runs", {}).get(name, []))
+        got = sorted({r["code"] for r in run["reasons"] if r["severity"] != "notice"})
+        mark = "ok " if got == want else "UNEXPECTED"
+        print(f"  {mark} [run] {name}: {', '.join(got) or run['evidence']}")
+        print(f"       {why.get(name, '')}")
+        if got != want:
+            surprises.append(f"{name}: expected {want or 'no reasons'}, got {got}")
+    missing_runs = set(plan["expect"].get("runs", {})) - {run["path"] for run in checked_runs}
+    surprises += [f"{name}: not verified" for name in sorted(missing_runs)]
     for market in resolved["markets"]:
         want = plan["outcomes"].get(str(market["market"]))
         mark = "ok " if market["outcome"] == want else "UNEXPECTED"
@@ -403,7 +431,7 @@ def _check(
     if surprises:
         print("demo FAILED:\n  " + "\n  ".join(surprises))
         return 1
-    count = len(merged["attempts"]) + len(review["attempts"])
+    count = len(merged["attempts"]) + len(review["attempts"]) + len(checked_runs)
     if rerun.get("skipped"):
         print(
             "(the adapter rerun was skipped, so the markets were resolved with the wrapped"
@@ -411,6 +439,6 @@ def _check(
         )
     print(
         f"demo OK: all {count} examples gave the codes they demonstrate, and markets"
-        f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items()))}."
+        f" {', '.join(f'{m} {o}' for m, o in sorted(plan['outcomes'].items(), key=_number))}."
     )
     return 0

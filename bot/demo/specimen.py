@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.bars import derived_table
+from bot.challenge.scorers import builtin_scorer
 from bot.dump import dump_jsonl, dump_yaml, format_timestamp
 from bot.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
 from bot.load.document import Document
@@ -35,7 +37,9 @@ from bot.models import Market, SharedRules
 __all__ = [
     "RELEASED",
     "AttemptSpec",
+    "RunSpec",
     "attempt_files",
+    "challenge_files",
     "judgments_file",
     "load_market",
     "market_document",
@@ -314,6 +318,88 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
         )
         files["adapter/convert.py"] = _CONVERT
     return files
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A challenge run (SPEC 11): every field has a default that makes a valid run."""
+
+    run: str = "run-1"
+    market: int = 11
+    operator: str = "Hidden Suite Operators (demo)"
+    suite: str = "hidden monitor suite v1"
+    scorer: str = "reference-match-v1"  # the operator's own scorer: its score file is taken
+    withholdable: tuple[str, ...] = ("reference_answer",)
+    frozen_at: datetime = datetime(2027, 1, 8, 12, 0, tzinfo=UTC)
+
+    @property
+    def folder(self) -> str:
+        return f"challenge-runs/{self.run}"
+
+
+def challenge_files(
+    spec: AttemptSpec, run: RunSpec, schema_base: str = _SCHEMA_BASE
+) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """An honest challenge attempt of `run` and the run's own files (by path relative to the
+    run folder): the attempt's cases become the hidden suite's. Each case's hidden content
+    gains its `reference_answer` (a withholdable field) and is hashed, then left out: the run
+    and the attempt publish the same hash-only freeze-cases.jsonl. The operator's score file
+    gives each case the result the attempt's trial carries."""
+    files = attempt_files(spec, schema_base)
+    cases = []
+    for line in files["freeze-cases.jsonl"].decode().splitlines():
+        case = json.loads(line)
+        content = dict(case.pop("content"), reference_answer=f"answer for {case['case_id']}")
+        case["sha256"] = case_hash(content)
+        cases.append(case)
+    frozen = dump_jsonl(cases)
+    files["freeze-cases.jsonl"] = frozen
+    trials = [json.loads(line) for line in files["trials.jsonl"].decode().splitlines()]
+    run_files: dict[str, bytes] = {}
+    scores = f"scores/{spec.submitter}/{spec.slug}"
+    builtin = builtin_scorer(run.scorer)
+    if builtin is not None and builtin.name == "weirdml-v3":
+        events = _weirdml_events(trials)
+        run_files[f"{scores}/{builtin.input_file}"] = events
+        recomputed, problems = builtin.score(events.decode(), builtin.input_file)
+        assert not problems, problems
+        for trial in trials:
+            trial["result"].update(recomputed[trial["case_id"]])
+        files["trials.jsonl"] = dump_jsonl(trials)
+    results = [{"case_id": trial["case_id"], "result": trial["result"]} for trial in trials]
+    document = {
+        "id": run.run,
+        "title": f"Hidden suite run {run.run}",
+        "operator": run.operator,
+        "market": run.market,
+        "suite": {"name": run.suite, "url": f"https://suite.example.org/{run.run}"},
+        "scorer": run.scorer,
+        "withholdable": list(run.withholdable),
+        "frozen_at": format_timestamp(run.frozen_at),
+    }
+    run_files["run.yaml"] = dump_yaml(
+        document, f"{schema_base.removeprefix('../../')}/challenge-run.schema.json"
+    )
+    run_files["freeze-cases.jsonl"] = frozen
+    run_files[f"{scores}/results.jsonl"] = dump_jsonl(results)
+    return files, dict(sorted(run_files.items()))
+
+
+def _weirdml_events(trials: list[dict[str, Any]]) -> bytes:
+    """A WeirdML v3 event log (bot/scorers/weirdml_v3.py) for a monitor's trials, one task per
+    case: a first submission at half the monitor's score at 500k tokens, a browsing at 2M,
+    then its full score at 5M. So area = 0.75 x score, final best = score and the official
+    score 0.8 x score: the scores keep their order (the AUROC bar is unchanged)."""
+    events: list[dict[str, Any]] = []
+    for trial in trials:
+        level = float(trial["result"]["score"])
+        task = trial["case_id"]
+        events += [
+            {"task": task, "tokens": 500_000, "event": "submission", "score": round(level / 2, 6)},
+            {"task": task, "tokens": 2_000_000, "event": "browse"},
+            {"task": task, "tokens": 5_000_000, "event": "submission", "score": level},
+        ]
+    return dump_jsonl(events)
 
 
 def market_document(

@@ -52,6 +52,8 @@ SCHEMA_NAMES = (
     "judgments",
     "submitters",
     "challenge-run",
+    "challenge-case",
+    "challenge-result",
     "adapter",
     "verify-report",
     "resolve-report",

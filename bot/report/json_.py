@@ -17,6 +17,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
 from bot import __version__
+from bot.challenge.judge import RunVerdict, ScoredAttempt
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
 from bot.evidence.schema import validate
@@ -156,7 +157,54 @@ def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
         "registry_problems": [_finding(finding) for finding in report.registry_problems],
         "pr_problems": [_finding(finding) for finding in report.pr_problems],
         "attempts": [attempt_to_json(verdict) for verdict in report.attempts],
+        "challenge_runs": [_run(run) for run in report.challenge_runs],
     }
+
+
+def _run(run: RunVerdict) -> dict[str, Any]:
+    """One challenge run (docs/challenge-runs.md, "In the verify report")."""
+    return {
+        "run": run.run,
+        "path": run.folder,
+        "market": run.market,
+        "operator": run.operator,
+        "scorer": run.scorer,
+        "recomputed_by": run.recomputed_by,
+        "evidence": run.evidence,
+        "cases": run.cases,
+        "reasons": [_finding(finding) for finding in run.findings],
+        "attempts": [
+            {
+                "attempt": scored.attempt,
+                "source": scored.source,
+                "tasks": {case: dict(result) for case, result in scored.tasks.items()},
+            }
+            for scored in run.scored
+        ],
+    }
+
+
+def _run_from(data: Mapping[str, Any]) -> RunVerdict:
+    run = RunVerdict(
+        run=data["run"],
+        folder=data["path"],
+        market=data["market"],
+        scorer=data["scorer"],
+        operator=data["operator"],
+        findings=tuple(_finding_from(f) for f in data["reasons"]),
+        cases=data["cases"],
+        scored=tuple(
+            ScoredAttempt(item["attempt"], item["source"], item["tasks"])
+            for item in data["attempts"]
+        ),
+        recomputed_by=data["recomputed_by"],
+    )
+    if run.evidence != data["evidence"]:
+        raise ReportError(
+            f"challenge run {run.run!r}: evidence says {data['evidence']!r}, its reasons make it"
+            f" {run.evidence!r}"
+        )
+    return run
 
 
 def _moment(moment: datetime | None) -> str | None:
@@ -347,6 +395,7 @@ def verify_report_from_json(data: object) -> VerifyReport:
         pr_problems,
         report["base_ref"],
         report["tree"],
+        tuple(_run_from(run) for run in report.get("challenge_runs", ())),
     )
     if built.evidence != report["evidence"]:
         raise ReportError(

@@ -104,6 +104,16 @@ def render_markdown(report: VerifyReport) -> str:
         parts += [_bar_row(bar) for bar in verdict.bars]
         if reasons:
             parts += _table(reasons)
+    for run in report.challenge_runs:
+        parts += [
+            "",
+            f"#### Challenge run {escape(run.folder, 200)}: {run.evidence}",
+            "",
+            f"- market {run.market or '?'}, scorer `{escape(run.scorer or '?', 100)}`,"
+            f" {run.cases} hash-only cases, {len(run.scored)} attempt(s) scored",
+        ]
+        if run.findings:
+            parts += _table(run.findings)
     if report.pr_problems:
         parts += ["", "#### What this pull request may not change", *_table(report.pr_problems)]
     if registry_findings:

@@ -150,6 +150,25 @@ def render_text(report: VerifyReport) -> str:
         if verdict.status:
             lines += _qualification_lines(verdict)
         blocks.append("\n".join(lines))
+    for run in report.challenge_runs:
+        status = "VALID" if run.evidence == "valid" else "INVALID"
+        scorer = run.scorer or "?"
+        if run.recomputed_by:
+            scorer += " (built in: recomputed where its inputs are published)"
+        lines = [
+            f"{status:8} {run.folder}",
+            f"  challenge run · market {run.market if run.market is not None else '?'} ·"
+            f" operator {run.operator or '?'} · scorer {scorer} · {run.cases} hash-only cases",
+        ]
+        for scored in run.scored:
+            source = (
+                "recomputed from the published inputs"
+                if scored.source == "recomputed"
+                else "from the committed score file"
+            )
+            lines.append(f"  scores {scored.attempt}: {len(scored.tasks)} case(s), {source}")
+        lines += _finding_lines(run.findings)
+        blocks.append("\n".join(lines))
     if report.pr_problems:
         lines = ["PULL REQUEST problems (what it changes that it may not):"]
         lines += _finding_lines(report.pr_problems)
@@ -164,6 +183,10 @@ def render_text(report: VerifyReport) -> str:
         + (f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else "")
         + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
     )
+    runs = report.challenge_runs
+    if runs:
+        bad = sum(1 for run in runs if run.evidence == "invalid")
+        total += f"; {len(runs)} challenge run(s): {len(runs) - bad} valid, {bad} invalid"
     return "\n\n".join([*blocks, total]) + "\n"
 
 

@@ -76,13 +76,36 @@ def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
     assert {v.status for v in report.attempts} >= {"qualifying", None}
 
 
+def test_a_verify_report_with_challenge_runs_survives_json(demo: tuple[Path, str]) -> None:
+    """`claims verify` with no path: every attempt and every challenge run (run-2 leaks)."""
+    with open_workspace(demo[0]) as workspace:
+        report = verify_registry(workspace.registry, workspace.history, VerifyOptions(as_of=AS_OF))
+    data = json.loads(json.dumps(report.to_json()))
+    assert not validate("verify-report", data, "report.json")
+    assert VerifyReport.from_json(data) == report
+    runs = {run["run"]: run for run in data["challenge_runs"]}
+    assert {name: run["evidence"] for name, run in runs.items()} == {
+        "run-1": "valid",
+        "run-2": "invalid",
+        "run-3": "valid",
+    }
+    assert runs["run-3"]["recomputed_by"] == "weirdml-v3"
+    assert runs["run-3"]["attempts"][0]["source"] == "recomputed"
+    scored = runs["run-1"]["attempts"][0]
+    assert scored["attempt"] == "hidden-lab/monitor-hidden" and len(scored["tasks"]) == 24
+    data["challenge_runs"][1]["evidence"] = "valid"
+    with pytest.raises(ReportError) as raised:
+        VerifyReport.from_json(data)
+    assert "challenge run 'run-2'" in raised.value.message
+
+
 def test_resolve_report_survives_json(demo: tuple[Path, str]) -> None:
     report = _resolve(demo[0], CLOSED)
     data = json.loads(json.dumps(report.to_json()))
     assert not validate("resolve-report", data, "report.json")
     assert ResolveReport.from_json(data) == report
     outcomes = {m.market: m.outcome for m in report.markets}
-    assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER"}
+    assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 11: "YES"}
 
 
 def test_demo_snapshots_are_annotated_tags_the_job_made_at_its_runs(
@@ -110,6 +133,7 @@ def test_demo_snapshots_count_and_market_2_has_none(demo: tuple[Path, str]) -> N
         3: ("ok", "ok", "YES"),
         5: ("ok", "ok", "NO"),
         6: ("ok", "ok", "OTHER"),
+        11: ("ok", "ok", "YES"),  # the hidden-suite market, snapshotted with market 3
     }
     assert report.registry_problems == ()
     assert all(m.source.startswith("git commit") for m in report.markets if m.market != 2)

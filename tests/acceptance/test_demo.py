@@ -28,8 +28,8 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 15 examples gave the codes they demonstrate" in done.stdout
-    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
+    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
+    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
 
@@ -52,7 +52,7 @@ def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Pa
         "snapshot-2027-06-30": (BOT_NAME, first + 30 * 86400),
         "snapshot-2027-07-31": (BOT_NAME, first + 61 * 86400),
     }  # market 2's snapshot-2027-04-30 was never made: the job first ran after its annulment
-    assert authors == [BOT_NAME] * 4
+    assert authors == [BOT_NAME] * 5
     outcomes = {
         path.name: yaml.safe_load(path.read_text())["outcome"]
         for path in (root / "resolutions").glob("*.yaml")
@@ -62,9 +62,10 @@ def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Pa
         "market-03.yaml": "YES",
         "market-05.yaml": "NO",
         "market-06.yaml": "OTHER",
+        "market-11.yaml": "YES",  # the hidden suite: run-1's challenge attempt qualified
     }
     issues = sorted(path.name for path in (root / ".claims" / "issues").glob("*.md"))
-    assert issues == [f"market-0{n}-resolution.md" for n in (2, 3, 5, 6)]
+    assert issues == [f"market-{n:02d}-resolution.md" for n in (2, 3, 5, 6, 11)]
     annulled = (root / ".claims" / "issues" / "market-02-resolution.md").read_text()
     assert "labels: annulled" in annulled
     archived = sorted(path.name for path in (root / ".claims" / "archive").glob("*.json"))
@@ -110,7 +111,7 @@ def test_the_demo_without_a_sandbox_leaves_the_wrapped_attempts_out(
     )
     assert "met every bar\n" in out  # alice-lab alone, not "(2 did)"
     assert "qualifying (met)         attempts/market-03/sly-lab" not in out
-    assert "demo OK" in out and "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in out
+    assert "demo OK" in out and "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in out
     # The scheduled job fails closed: market 3 (wrapped attempts, none rerun) is not recorded.
     assert "market 3 blocked this run: wrapped attempt(s)" in out
     assert "ok  market 3 not recorded: its wrapped attempts were not rerun" in out
@@ -151,8 +152,8 @@ def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_res
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 15 examples gave the codes they demonstrate" in done.stdout
-    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER" in done.stdout
+    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
+    assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     root = tmp_path / "demo"
     now = datetime.now(UTC)

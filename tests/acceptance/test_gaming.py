@@ -97,11 +97,12 @@ def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> Non
     assert "not by GitHub merging a pull request" in result.reasons()[0]["message"]
 
 
-def test_challenge_attempts_are_not_accepted_yet(make_registry, run_claims) -> None:
+def test_a_challenge_attempt_with_no_run_does_not_count(make_registry, run_claims) -> None:
+    """Its results would be the filer's own: a challenge attempt needs its run's scores."""
     built = make_registry(AttemptSpec(kind="challenge", challenge_run="run-one"))
     result = run_claims("verify", built.attempt)
-    assert "kind-not-accepted" in result.codes()
-    assert "operator scoring" in " ".join(r["message"] for r in result.reasons())
+    assert result.codes() == {"challenge-run-invalid", "freeze-order"}
+    assert "names no run of this registry" in " ".join(r["message"] for r in result.reasons())
 
 
 def test_shallow_clone_is_an_environment_error(make_registry, run_claims, tmp_path) -> None:

@@ -639,8 +639,8 @@ def test_challenge_run_freeze_that_is_a_symlink(make_registry, run_claims, tmp_p
     (run / "freeze-cases.jsonl").symlink_to(built.attempt / "freeze-cases.jsonl")
     result = verify(run_claims, built.attempt, markdown=tmp_path / "c.md")
     assert result.code == 1
-    # Challenge attempts are refused for now (kind-not-accepted); the link still is no crash.
-    assert _codes(result) == {"freeze-order", "kind-not-accepted"}
+    # The run (no run.yaml, a linked freeze-cases.jsonl) is invalid; the link is no crash.
+    assert _codes(result) == {"freeze-order", "challenge-run-invalid"}
 
 
 def test_paper_freeze_on_the_last_representable_day(make_registry, run_claims, tmp_path) -> None:

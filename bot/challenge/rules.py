@@ -1,0 +1,259 @@
+"""Checks of a challenge run and of the attempts that name it (SPEC 11): values in, findings
+out, no I/O. docs/challenge-runs.md says what each one guards against."""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.evidence.models import Case, Trial
+from bot.evidence.rules import check_cases, fold_key
+from bot.evidence.schema import validate
+from bot.findings import Code, Finding
+from bot.load.document import Record
+
+__all__ = [
+    "ScoredCase",
+    "check_run_cases",
+    "check_text_leaks",
+    "compare_cases",
+    "compare_recomputed",
+    "compare_trials",
+    "same_value",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredCase:
+    """What the run's scorer gave one case of one attempt, and where that is written."""
+
+    result: Mapping[str, Any]
+    file: str
+    line: int | None
+
+
+def check_run_cases(
+    records: Sequence[Record], file: str, complete: bool = True
+) -> tuple[dict[str, Case], list[Finding]]:
+    """A run's freeze-cases.jsonl: hash-only cases (no `content`: the seed's Hidden Suites),
+    each id once, each content hash once. Returns the cases by id and the findings."""
+    findings: list[Finding] = []
+    kept = []
+    for record in records:
+        problems = validate("challenge-case", record.data, file, line=record.line)
+        if "content" in record.data:
+            problems = [
+                Finding(
+                    Code.SCHEMA,
+                    "content: a hidden suite's case is published as its hash only (case_id,"
+                    " sha256, family, kind, public); its content stays with the operator",
+                    file,
+                    record.line,
+                )
+            ]
+        findings += problems
+        if not problems:
+            kept.append(record)
+    cases, problems = check_cases(kept, file, complete=complete and len(kept) == len(records))
+    if not records and complete:
+        problems = [f for f in problems if f.code is not Code.FILE_EMPTY]
+        findings.append(Finding(Code.FILE_EMPTY, "no frozen cases: the file is empty", file))
+    return cases, findings + problems
+
+
+_COMPARED = ("sha256", "family", "kind", "public", "content")
+
+
+def compare_cases(
+    own: Mapping[str, Case], run: Mapping[str, Case], own_file: str, run_file: str
+) -> list[Finding]:
+    """A challenge attempt's freeze-cases.jsonl must hold exactly the run's cases, each as the
+    run froze it (`challenge-case-mismatch`): no case of its own, none left out, none changed."""
+    findings = []
+    for case in own.values():
+        theirs = run.get(case.case_id)
+        if theirs is None:
+            message = f"case {case.case_id!r} is not a case of the run ({run_file})"
+            findings.append(Finding(Code.CHALLENGE_CASE_MISMATCH, message, own_file, case.line))
+            continue
+        for name in _COMPARED:
+            mine, frozen = getattr(case, name), getattr(theirs, name)
+            if mine != frozen:
+                message = (
+                    f"case {case.case_id!r}: {name} differs from the run's ({run_file} line"
+                    f" {theirs.line})"
+                    + (": the hidden suite publishes no content" if name == "content" else "")
+                )
+                findings.append(Finding(Code.CHALLENGE_CASE_MISMATCH, message, own_file, case.line))
+                break
+    for case in run.values():
+        if case.case_id not in own:
+            message = (
+                f"case {case.case_id!r} of the run ({run_file} line {case.line}) is missing:"
+                " a challenge attempt runs every case of its run"
+            )
+            findings.append(Finding(Code.CHALLENGE_CASE_MISMATCH, message, own_file))
+    return findings
+
+
+def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:
+    """JSON equality, numbers (not booleans) within `tolerance`."""
+    numbers = (int, float)
+    if isinstance(mine, numbers) and isinstance(theirs, numbers):
+        if isinstance(mine, bool) or isinstance(theirs, bool):
+            return mine is theirs
+        return math.isclose(float(mine), float(theirs), rel_tol=0.0, abs_tol=tolerance)
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        return mine.keys() == theirs.keys() and all(
+            same_value(mine[key], theirs[key], tolerance) for key in mine
+        )
+    if isinstance(mine, list) and isinstance(theirs, list):
+        return len(mine) == len(theirs) and all(
+            same_value(a, b, tolerance) for a, b in zip(mine, theirs, strict=True)
+        )
+    return type(mine) is type(theirs) and mine == theirs
+
+
+def _differing(mine: Mapping[str, Any], theirs: Mapping[str, Any], tolerance: float) -> list[str]:
+    names = sorted({*mine, *theirs})
+    return [
+        name
+        for name in names
+        if name not in mine
+        or name not in theirs
+        or not same_value(mine[name], theirs[name], tolerance)
+    ]
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def compare_trials(
+    trials: Sequence[Trial],
+    scored: Mapping[str, ScoredCase] | None,
+    trials_file: str,
+    where: str,
+) -> list[Finding]:
+    """Each trial carries exactly the result the run's scorer gave its case.
+
+    `scored` is None when the operator has published no score file for this attempt (`where`
+    names the file it would be): `operator-score-missing`, once.
+    """
+    if scored is None:
+        message = (
+            f"the operator has published no scores for this attempt ({where}): a challenge"
+            " attempt's results come from the run's scorer"
+        )
+        return [Finding(Code.OPERATOR_SCORE_MISSING, message, where)]
+    findings = []
+    for trial in trials:
+        theirs = scored.get(trial.case_id)
+        if theirs is None:
+            message = (
+                f"case {trial.case_id!r}: the operator's scores ({where}) have no result for it"
+            )
+            findings.append(Finding(Code.OPERATOR_SCORE_MISSING, message, trials_file, trial.line))
+            continue
+        fields = _differing(dict(trial.result), theirs.result, 1e-9)
+        if fields:
+            name = fields[0]
+            mine = _shown(trial.result.get(name, "absent"))
+            message = (
+                f"case {trial.case_id!r}: result.{name} is {mine},"
+                f" the operator's scorer gave {_shown(theirs.result.get(name, 'nothing'))}"
+                f" ({theirs.file} line {theirs.line})"
+                + (f"; {len(fields) - 1} more field(s) differ" if len(fields) > 1 else "")
+            )
+            findings.append(Finding(Code.OPERATOR_SCORE_MISMATCH, message, trials_file, trial.line))
+    return findings
+
+
+def compare_recomputed(
+    recomputed: Mapping[str, Mapping[str, float]],
+    stated: Mapping[str, ScoredCase],
+    fields: Sequence[str],
+    tolerance: float,
+    scorer: str,
+    input_file: str,
+    results_file: str,
+) -> list[Finding]:
+    """The operator's stated results against the scorer's recomputation from its inputs:
+    every recomputed field within `tolerance` (`operator-score-mismatch`, naming the line)."""
+    findings = []
+    for case_id, mine in sorted(recomputed.items()):
+        theirs = stated.get(case_id)
+        if theirs is None:
+            message = (
+                f"case {case_id!r}: {input_file} scores it, results.jsonl has no result for it"
+            )
+            findings.append(Finding(Code.OPERATOR_SCORE_MISMATCH, message, results_file))
+            continue
+        for name in fields:
+            value = theirs.result.get(name)
+            if name not in mine:
+                continue
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not same_value(float(value), mine[name], tolerance)
+            ):
+                message = (
+                    f"case {case_id!r}: result.{name} is {_shown(value)}, {scorer} recomputes"
+                    f" {mine[name]:.6f} from {input_file}"
+                )
+                findings.append(
+                    Finding(Code.OPERATOR_SCORE_MISMATCH, message, theirs.file, theirs.line)
+                )
+    for case_id, theirs in sorted(stated.items()):
+        if case_id not in recomputed:
+            message = (
+                f"case {case_id!r}: results.jsonl states a result, {input_file} holds no event"
+                f" for it, so {scorer} cannot recompute it"
+            )
+            findings.append(
+                Finding(Code.OPERATOR_SCORE_MISMATCH, message, theirs.file, theirs.line)
+            )
+    return findings
+
+
+def _key_pattern(name: str) -> re.Pattern[str]:
+    """A withholdable field written as a key in free text: its words, joined by any run of
+    `-`, `_` or white space, followed (past an optional quote) by `:` or `=`."""
+    words = [re.escape(word) for word in fold_key(name).split("_") if word]
+    joined = r"[\s_-]+".join(words)
+    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
+
+
+def _folded_line(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
+
+
+def check_text_leaks(
+    file: str, lines: Iterable[bytes], withholdable: Sequence[str]
+) -> list[Finding]:
+    """A withholdable field written as a key (`name:` or `name=`, quoted or not, under any
+    capitalisation and with `-`, `_` or spaces between its words) in a file the bot does not
+    parse: a raw log, an excerpt, a scorer's input, a README (`withheld-field-leak`, with the
+    line). One finding per line."""
+    if not withholdable:
+        return []
+    patterns = [(name, _key_pattern(name)) for name in dict.fromkeys(withholdable)]
+    findings = []
+    for number, raw in enumerate(lines, start=1):
+        text = _folded_line(raw.decode("utf-8", errors="replace"))
+        for name, pattern in patterns:
+            if pattern.search(text):
+                message = (
+                    f"the withholdable field {name!r} is written here as a key; a hidden"
+                    " suite's withheld fields must never be published"
+                )
+                findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, number))
+                break
+    return findings

@@ -1,0 +1,65 @@
+"""The built-in operator scorers the bot can recompute, by the name run.yaml gives.
+
+A run whose `scorer` is built in may publish the scorer's inputs for an attempt beside its
+score file (`scores/<submitter>/<attempt>/<input_file>`); the bot then recomputes each case's
+result fields from them and compares them with the operator's `results.jsonl`. Any other
+scorer name is the operator's own: its score file is taken as given (docs/challenge-runs.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from bot.findings import Code, Finding
+from bot.scorers.weirdml_v3 import WeirdmlLogError, read_log, score_log
+
+__all__ = ["SCORERS", "BuiltinScorer", "Recomputed", "builtin_scorer"]
+
+# Per case id: the result fields the scorer computes (name -> value).
+Recomputed = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinScorer:
+    """A scorer the bot runs: `score(text, file)` reads one input file's text and returns the
+    recomputed fields per case, or findings (naming file, line and field) when the input is
+    not what the scorer reads. Pure: no I/O."""
+
+    name: str
+    input_file: str  # the input's file name beside results.jsonl
+    fields: tuple[str, ...]  # the result fields it recomputes
+    score: Callable[[str, str], tuple[Recomputed, list[Finding]]]
+    tolerance: float = 1e-6  # recomputed and stated values may differ by at most this
+
+
+def _weirdml_v3(text: str, file: str) -> tuple[Recomputed, list[Finding]]:
+    """WeirdML v3 (bot/scorers/weirdml_v3.py) on one attempt's event log: each task is a case
+    of the run; its `area`, `final_best` and official `score`."""
+    try:
+        scored = score_log(read_log(text))
+    except WeirdmlLogError as error:
+        where = f"{error.field}: " if error.field else ""
+        return {}, [Finding(Code.SCORER_INPUT_INVALID, where + error.message, file, error.line)]
+    return {
+        task: {
+            "area": task_score.area,
+            "final_best": task_score.final_best,
+            "score": task_score.score,
+        }
+        for task, task_score in scored.tasks.items()
+    }, []
+
+
+SCORERS: dict[str, BuiltinScorer] = {
+    "weirdml-v3": BuiltinScorer(
+        "weirdml-v3", "events.jsonl", ("area", "final_best", "score"), _weirdml_v3
+    ),
+}
+
+
+def builtin_scorer(
+    name: str, scorers: Mapping[str, BuiltinScorer] | None = None
+) -> BuiltinScorer | None:
+    """The built-in scorer called `name`, or None when it is the operator's own."""
+    return (SCORERS if scorers is None else scorers).get(name)
