@@ -61,20 +61,29 @@ def read_report_file(path: Path) -> object:
     return read_report(raw)
 
 
-def _verified_attempts(reports: Sequence[object]) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Each attempt of the verify reports (a later report's attempt replaces an earlier
-    one's: `verify-main.json` then `verify-rerun.json`), after each report is checked."""
+@dataclass(frozen=True)
+class _Verified:
+    attempts: dict[str, dict[str, Any]]  # attempt path -> its object
+    runs: dict[str, dict[str, Any]]  # challenge run id -> its object
+    sources: list[str]
+
+
+def _verified(reports: Sequence[object]) -> _Verified:
+    """Each attempt and challenge run of the verify reports (a later report's replaces an
+    earlier one's: `verify-main.json` then `verify-rerun.json`), after each report is
+    checked. A report without `challenge_runs` (before issue 12) has none."""
     from bot.app import VerifyReport
 
-    attempts: dict[str, dict[str, Any]] = {}
-    sources = []
+    found = _Verified({}, {}, [])
     for data in reports:
         report = VerifyReport.from_json(data)  # ReportError (a ClaimsError) when malformed
         assert isinstance(data, dict)
         for attempt in data["attempts"]:
-            attempts[attempt["attempt"]] = attempt
-        sources.append(f"verify report of the {report.tree or 'registry'}")
-    return attempts, sources
+            found.attempts[attempt["attempt"]] = attempt
+        for run in data.get("challenge_runs") or []:
+            found.runs[str(run["run"])] = run
+        found.sources.append(f"verify report of the {report.tree or 'registry'}")
+    return found
 
 
 def _resolved_markets(data: object | None) -> tuple[dict[int, dict[str, Any]], list[str]]:
@@ -199,7 +208,7 @@ def build_site(
     with open_workspace(root, base_ref) as workspace:
         registry = workspace.registry
         if verify_reports or resolve_report:
-            attempts, sources = _verified_attempts([read_report_file(p) for p in verify_reports])
+            verified = _verified([read_report_file(p) for p in verify_reports])
             resolved, more = _resolved_markets(
                 read_report_file(resolve_report) if resolve_report else None
             )
@@ -207,7 +216,7 @@ def build_site(
             options = VerifyOptions(as_of=as_of or today)
             # A registry with no attempt yet still gets its site (verify refuses to verify
             # nothing, rightly for a command someone typed).
-            verified = (
+            report = (
                 verify_registry(registry, workspace.history, options)
                 if registry.attempt_folders()
                 else VerifyReport((), tree=registry.tree.label)
@@ -215,24 +224,25 @@ def build_site(
             resolution = resolve_registry(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
-            attempts, sources = _verified_attempts([verified.to_json()])
+            verified = _verified([report.to_json()])
             resolved, more = _resolved_markets(resolution.to_json())
         contracts = _contracts(registry)
         tree = registry.contracts
         records = _records(tree)
         rules_source = read_limited(tree, RULES_PATH, 10_000_000)
-        listing, copies = _evidence_files(registry.tree, sorted(attempts))
+        listing, copies = _evidence_files(registry.tree, sorted(verified.attempts))
         curves = challenge_curves(tree)
     rules = registry.rules
     # rules, window and annulment days, contracts, verdicts, records, the day it is built
     inputs = SiteInputs(
         *(rules.data, rules.window_days, rules.annul_after_days, contracts),
-        *(attempts, resolved, records, today),
+        *(verified.attempts, resolved, records, today),
         sources=list(
-            dict.fromkeys([*sources, *more, *(["resolution records"] if records else [])])
+            dict.fromkeys([*verified.sources, *more, *(["resolution records"] if records else [])])
         ),
         files=listing,
         curves=curves,
+        challenge_runs=verified.runs,
     )
     plan = plan_site(inputs)
     assets: Mapping[str, bytes] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.challenge.scorers import SCORERS
 from bot.load.yaml_ import load_yaml
 from bot.scorers.weirdml_v3 import read_log, score_log
 from bot.site.model import attempt_page_path, is_slug
@@ -22,7 +23,7 @@ __all__ = ["Curves", "challenge_curves", "weirdml_curves"]
 
 Curves = Sequence[tuple[str, Sequence[tuple[float, float]]]]
 SCORER = "weirdml-v3"
-EVENTS = "events.jsonl"
+EVENTS = SCORERS[SCORER].input_file  # events.jsonl, beside the operator's results.jsonl
 _MAX_LOG_BYTES = 20_000_000
 
 

@@ -193,7 +193,7 @@ def curves_svg(
     axes.set_xlabel("tokens (log scale)", fontsize=8)
     axes.set_ylabel(ylabel, fontsize=8)
     axes.tick_params(labelsize=8)
-    if parts:
+    if 0 < len(parts) <= 8:  # more lines than that: the description names them, not a legend
         axes.legend(fontsize=7)
     figure.tight_layout()
     description = "; ".join(parts) or "no curve points"

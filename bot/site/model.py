@@ -82,6 +82,8 @@ class SiteInputs:
     curves: Mapping[str, Sequence[tuple[str, Sequence[tuple[float, float]]]]] = field(
         default_factory=dict
     )
+    # run id -> its object in the verify reports' `challenge_runs` (issue 12)
+    challenge_runs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class SitePlan:
     attempts: Sequence[Mapping[str, Any]]  # one attempt page each
     index: Mapping[str, Any]  # markets.json
     curves: Mapping[str, Sequence[tuple[str, Sequence[tuple[float, float]]]]]
+    challenges: Sequence[Mapping[str, Any]] = ()  # one challenge run page each
 
 
 def attempt_page_path(attempt: str) -> str | None:
@@ -389,6 +392,64 @@ def _index(inputs: SiteInputs, markets: Sequence[Mapping[str, Any]]) -> dict[str
     }
 
 
+# -- challenge runs --------------------------------------------------------------------------
+
+
+def challenge_page_path(run: str) -> str:
+    return f"challenges/{run}/"
+
+
+def _challenge(
+    run: str, data: Mapping[str, Any] | None, has_curves: bool, inputs: SiteInputs
+) -> dict[str, Any]:
+    """A challenge run's page: what the verify report says of it (when a report holds it)
+    and whether its best-so-far curves are drawn."""
+    market = (data or {}).get("market")
+    attempts = []
+    for entry in (data or {}).get("attempts", []):
+        tasks = entry.get("tasks") or {}
+        fields = sorted({key for result in tasks.values() for key in result})
+        folder = (
+            f"attempts/market-{market:02d}/{entry['attempt']}"
+            if isinstance(market, int) and not isinstance(market, bool)
+            else None
+        )
+        attempts.append(
+            {
+                "attempt": entry["attempt"],
+                "source": entry.get("source"),
+                "fields": fields,
+                "tasks": [
+                    {"case": case, "values": [tasks[case].get(f) for f in fields]}
+                    for case in sorted(tasks)
+                ],
+                "page": attempt_page_path(folder)
+                if folder is not None and folder in inputs.attempts
+                else None,
+            }
+        )
+    return {
+        "run": run,
+        "in_report": data is not None,
+        **{
+            key: (data or {}).get(key)
+            for key in (
+                "path",
+                "market",
+                "operator",
+                "scorer",
+                "recomputed_by",
+                "evidence",
+                "cases",
+            )
+        },
+        "reasons": [_reason(r) for r in (data or {}).get("reasons", [])],
+        "attempts": attempts,
+        "curves": has_curves,
+        "page": challenge_page_path(run),
+    }
+
+
 # -- attempts --------------------------------------------------------------------------------
 
 
@@ -429,10 +490,20 @@ def plan_site(inputs: SiteInputs) -> SitePlan:
         for path, data in sorted(inputs.attempts.items())
         if attempt_page_path(path) is not None
     ]
+    runs = sorted(run for run in {*inputs.challenge_runs, *inputs.curves} if is_slug(run))
+    challenges = [
+        _challenge(run, inputs.challenge_runs.get(run), run in inputs.curves, inputs)
+        for run in runs
+    ]
+    index = _index(inputs, markets)
+    index["challenge_runs"] = [
+        {key: c[key] for key in ("run", "market", "scorer", "evidence", "page")} for c in challenges
+    ]
     return SitePlan(
         rules=_rules_page(inputs.rules),
         markets=markets,
         attempts=attempts,
-        index=_index(inputs, markets),
+        index=index,
         curves=inputs.curves,
+        challenges=challenges,
     )

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from bot.site.charts import BarPoint, CurvePoint, TimelineEvent, bars_svg, curves_svg, timeline_svg
-from bot.site.model import SitePlan, is_slug
+from bot.site.model import SitePlan
 
 __all__ = ["render_site"]
 
@@ -169,14 +169,13 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         )
         files[path] = html.encode()
 
-    challenges = sorted(run for run in plan.curves if is_slug(run))
     page(
         "index.html",
         "index.html.j2",
         "Markets",
         markets=plan.index["markets"],
         other_attempts=plan.index["other_attempts"],
-        challenges=challenges,
+        challenges=plan.challenges,
     )
     files["markets.json"] = _json(plan.index)
     page("rules/index.html", "rules-index.html.j2", "Shared rules", rules=rules)
@@ -221,9 +220,20 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
                 if key not in _KNOWN_ATTEMPT_FIELDS
             ],
         )
-    for run in challenges:
+    market_pages = {market["market"]: market["page"] for market in plan.markets}
+    for challenge in plan.challenges:
+        run = challenge["run"]
         title = f"Challenge run {run}"
-        alt = drawn(f"challenges/{run}/curves.svg", _curves(plan.curves[run], title))
-        page(f"challenges/{run}/index.html", "challenge.html.j2", title, run=run, curves_alt=alt)
+        curves = plan.curves.get(run)
+        page(
+            f"{challenge['page']}index.html",
+            "challenge.html.j2",
+            title,
+            c=challenge,
+            market_page=market_pages.get(challenge["market"]),
+            curves_alt=drawn(f"{challenge['page']}curves.svg", _curves(curves, title))
+            if curves
+            else "",
+        )
     files["style.css"] = environment.loader.get_source(environment, "style.css")[0].encode()  # type: ignore[union-attr]
     return files

@@ -21,7 +21,8 @@ class DemoSite:
 
 def site_arguments(registry: Path, out: Path) -> list[str]:
     """`claims site` over the demo's kept reports: verify of main, then the wrapped
-    attempts' reruns (which replace those attempts), and the last resolve report."""
+    attempts' reruns (which replace those attempts), the challenge runs' verify report, and
+    the last resolve report."""
     reports = registry / ".claims"
     return [
         "site",
@@ -33,6 +34,8 @@ def site_arguments(registry: Path, out: Path) -> list[str]:
         str(reports / "verify-main.json"),
         "--verify-report",
         str(reports / "verify-rerun.json"),
+        "--verify-report",
+        str(reports / "verify-runs.json"),
         "--resolve-report",
         str(reports / "resolve-2027-11-01.json"),
     ]

@@ -110,7 +110,7 @@ def test_no_asset_comes_from_another_host(demo_site: DemoSite) -> None:
 def test_the_json_endpoints_validate_against_their_schemas(demo_site: DemoSite) -> None:
     index = json.loads((demo_site.site / "markets.json").read_text(encoding="utf-8"))
     assert validate("site-markets", index, "markets.json") == []
-    assert [m["market"] for m in index["markets"]] == [2, 3, 5, 6]
+    assert [m["market"] for m in index["markets"]] == [2, 3, 5, 6, 11]
     for row in index["markets"]:
         data = json.loads((demo_site.site / row["json"]).read_text(encoding="utf-8"))
         assert validate("site-market", data, row["json"]) == [], row["json"]
@@ -128,6 +128,7 @@ def test_outcomes_snapshots_and_archive_copies_come_from_the_resolution_records(
         3: ("closed", "YES", "resolution-record"),
         5: ("closed", "NO", "resolution-record"),
         6: ("closed", "OTHER", "resolution-record"),
+        11: ("closed", "YES", "resolution-record"),
     }
     market = json.loads((demo_site.site / "market-03.json").read_text(encoding="utf-8"))
     record = (demo_site.registry / "resolutions" / "market-03.yaml").read_text(encoding="utf-8")
@@ -216,6 +217,7 @@ def test_site_without_report_files_runs_verify_and_resolve(
         3: "YES",
         5: "NO",
         6: "OTHER",
+        11: "YES",
     }
     assert "resolve report as of 2027-11-01" in index["sources"]
 
@@ -265,3 +267,35 @@ def test_a_registry_with_no_market_or_attempt_yet_gets_its_site(
     assert validate("site-markets", index, "markets.json") == []
     assert "No market contracts are filed yet." in _text(_parse(out / "index.html"))
     _parse(out / "rules" / "common-v1" / "index.html")
+
+
+def test_challenge_runs_get_pages_and_the_weirdml_run_its_curves(demo_site: DemoSite) -> None:
+    index = json.loads((demo_site.site / "markets.json").read_text(encoding="utf-8"))
+    assert [(c["run"], c["scorer"], c["evidence"]) for c in index["challenge_runs"]] == [
+        ("run-1", "reference-match-v1", "valid"),
+        ("run-2", "reference-match-v1", "invalid"),
+        ("run-3", "weirdml-v3", "valid"),
+    ]
+    run = demo_site.site / "challenges" / "run-3"
+    tree = _parse(run / "index.html")
+    described = _described(tree)
+    assert described["Scorer"] == "weirdml-v3 (results recomputed by the bot's built-in weirdml-v3)"
+    page = _text(tree)
+    assert "sabotage-000" in page and "0.6127" in page  # its area, 0.612675, from the report
+    # The curves: the run's page and its attempt's page, each task's best-so-far line.
+    attempt = demo_site.site / "attempts" / "market-11" / "weird-lab" / "monitor-weirdml"
+    for folder in (run, attempt):
+        svg = (folder / "curves.svg").read_text(encoding="utf-8")
+        assert "sabotage-000: best 0.8169" in svg  # final_best in the report: 0.8169
+        assert b'<img src="curves.svg"' in (folder / "index.html").read_bytes()
+    # A run whose operator's scorer is not built in has a page and no curves.
+    assert not (demo_site.site / "challenges" / "run-1" / "curves.svg").exists()
+    leaky = _parse(demo_site.site / "challenges" / "run-2" / "index.html")
+    assert _described(leaky)["Evidence"] == "invalid"
+    report = json.loads(
+        (demo_site.registry / ".claims" / "verify-runs.json").read_text(encoding="utf-8")
+    )
+    [stated] = [r for r in report["challenge_runs"] if r["run"] == "run-2"]
+    assert stated["reasons"]
+    for reason in stated["reasons"]:
+        assert reason["code"] in _text(leaky)
