@@ -82,7 +82,9 @@ def _verified(reports: Sequence[object]) -> _Verified:
             found.attempts[attempt["attempt"]] = attempt
         for run in data.get("challenge_runs") or []:
             found.runs[str(run["run"])] = run
-        found.sources.append(f"verify report of the {report.tree or 'registry'}")
+        # "working tree /home/runner/...": the builder's own path says nothing to a reader.
+        tree = "working tree" if report.tree.startswith("working tree") else report.tree
+        found.sources.append(f"verify report of the {tree or 'registry'}")
     return found
 
 
