@@ -66,6 +66,7 @@ class _Verified:
     attempts: dict[str, dict[str, Any]]  # attempt path -> its object
     runs: dict[str, dict[str, Any]]  # challenge run id -> its object
     sources: list[str]
+    problems: list[dict[str, Any]]  # the reports' registry problems
 
 
 def _verified(reports: Sequence[object]) -> _Verified:
@@ -74,12 +75,13 @@ def _verified(reports: Sequence[object]) -> _Verified:
     checked. A report without `challenge_runs` (before issue 12) has none."""
     from bot.app import VerifyReport
 
-    found = _Verified({}, {}, [])
+    found = _Verified({}, {}, [], [])
     for data in reports:
         report = VerifyReport.from_json(data)  # ReportError (a ClaimsError) when malformed
         assert isinstance(data, dict)
         for attempt in data["attempts"]:
             found.attempts[attempt["attempt"]] = attempt
+        found.problems.extend(data["registry_problems"])
         for run in data.get("challenge_runs") or []:
             found.runs[str(run["run"])] = run
         # "working tree /home/runner/...": the builder's own path says nothing to a reader.
@@ -88,16 +90,20 @@ def _verified(reports: Sequence[object]) -> _Verified:
     return found
 
 
-def _resolved_markets(data: object | None) -> tuple[dict[int, dict[str, Any]], list[str]]:
+def _resolved_markets(
+    data: object | None,
+) -> tuple[dict[int, dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """The resolve report's markets by number, its name, and its registry problems."""
     from bot.app import ResolveReport
 
     if data is None:
-        return {}, []
+        return {}, [], []
     report = ResolveReport.from_json(data)
     assert isinstance(data, dict)
     return (
         {market["market"]: market for market in data["markets"]},
         [f"resolve report as of {report.as_of.isoformat()}"],
+        list(data["registry_problems"]),
     )
 
 
@@ -211,7 +217,7 @@ def build_site(
         registry = workspace.registry
         if verify_reports or resolve_report:
             verified = _verified([read_report_file(p) for p in verify_reports])
-            resolved, more = _resolved_markets(
+            resolved, more, problems = _resolved_markets(
                 read_report_file(resolve_report) if resolve_report else None
             )
         else:
@@ -227,7 +233,7 @@ def build_site(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
             verified = _verified([report.to_json()])
-            resolved, more = _resolved_markets(resolution.to_json())
+            resolved, more, problems = _resolved_markets(resolution.to_json())
         contracts = _contracts(registry)
         tree = registry.contracts
         records = _records(tree)
@@ -245,6 +251,7 @@ def build_site(
         files=listing,
         curves=curves,
         challenge_runs=verified.runs,
+        problems=[*verified.problems, *problems],
     )
     plan = plan_site(inputs)
     assets: Mapping[str, bytes] = {

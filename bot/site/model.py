@@ -84,6 +84,8 @@ class SiteInputs:
     )
     # run id -> its object in the verify reports' `challenge_runs` (issue 12)
     challenge_runs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # the reports' registry problems (a maintainer's to fix), shown on the index
+    problems: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True)
@@ -382,6 +384,12 @@ def _index(inputs: SiteInputs, markets: Sequence[Mapping[str, Any]]) -> dict[str
             }
             for m in markets
         ],
+        "registry_problems": list(
+            {
+                (r["code"], r["message"], r["file"], r["line"]): r
+                for r in (_reason(problem) for problem in inputs.problems)
+            }.values()
+        ),
         # Attempts that name a market without a contract here (market 14, say): listed so
         # that their pages are reachable.
         "other_attempts": [

@@ -175,6 +175,7 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         "Markets",
         markets=plan.index["markets"],
         other_attempts=plan.index["other_attempts"],
+        problems=plan.index["registry_problems"],
         challenges=plan.challenges,
     )
     files["markets.json"] = _json(plan.index)

@@ -322,3 +322,17 @@ def test_an_attempt_page_path_stays_below_attempts(path: str) -> None:
         assert parts[0] == "attempts" and len(parts) == 4
         assert not {"", ".", ".."} & set(parts)
         assert all(part.isascii() for part in parts)
+
+
+def test_registry_problems_of_the_reports_are_listed_once() -> None:
+    problem = {
+        "code": "snapshot-late",
+        "message": "snapshot-2027-06-30 was tagged after the annulment date",
+        "file": None,
+        "line": None,
+        "severity": "warning",
+    }
+    index = plan_site(_inputs(problems=[problem, dict(problem)])).index
+    assert [(p["code"], p["severity"]) for p in index["registry_problems"]] == [
+        ("snapshot-late", "warning")
+    ]

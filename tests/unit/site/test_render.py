@@ -88,3 +88,18 @@ def test_charts_are_reproducible_and_say_what_they_show() -> None:
     )
     assert text == "R 2027-06-30; window closes 2027-08-29"
     assert '<title id="chart-title">Timeline &lt;&amp;&gt;</title>' in svg
+
+
+def test_the_index_lists_registry_problems_when_there_are_some() -> None:
+    assert b"Registry problems" not in render_site(plan_site(_inputs()))["index.html"]
+    problem = {
+        "code": "registry-invalid",
+        "message": "markets/market-09.yaml: bars: expected a list",
+        "file": "markets/market-09.yaml",
+        "line": 12,
+        "severity": "error",
+    }
+    html = render_site(plan_site(_inputs(problems=[problem])))["index.html"].decode()
+    assert "<h2>Registry problems</h2>" in html
+    assert "<code>registry-invalid</code>: markets/market-09.yaml: bars: expected a list" in html
+    _strict(html.encode())
