@@ -10,7 +10,13 @@ keys); a bar counts the units its trials fall in. Confidence comes from the shar
   (a bar whose trials share a unit is refused).
 
 Exercised bars (seed, "Exercised Bars"): a `supplied` bar with no scored case was never tested
-(not qualifying, never NO); a `method_output` bar with an empty denominator is missed.
+(not qualifying, never NO); a `method_output` bar with an empty denominator is missed. Likewise
+an AUROC bar below its market's `min_per_class` units in the smaller class (issue 15).
+
+Honest bounds (issue 15): each AUROC bar with a bound also carries the simulated coverage of
+DeLong's nominal bound at its units per class and AUROC (`bot/stats/coverage.py`), with the
+warning `bound-coverage-low` below 90%, and the logit bound beside it
+(`bot/stats/delong_logit.py`), as information: the decision follows DeLong's bound.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.evidence.models import Case, Trial
-from bot.findings import Code, Finding
+from bot.findings import Code, Finding, Severity
 from bot.models import Bar, Market
 from bot.names import fold_name
-from bot.stats import clopper_pearson, delong
+from bot.stats import clopper_pearson, delong, delong_logit
+from bot.stats.coverage import COVERAGE_WARNING_BELOW, shipped_coverage
 from bot.stats.errors import StatisticsError
 from bot.stats.units import UnitStructure, collapse_units, unit_failures_among
 from bot.verdict import BarResult
@@ -33,6 +40,7 @@ __all__ = [
     "BarResult",
     "ScoreTable",
     "compare_score_tables",
+    "coverage_warnings",
     "derive_score_table",
     "derived_table",
     "evaluate_bars",
@@ -240,10 +248,32 @@ def _auroc(
     try:
         result = delong.auroc(positives, negatives)
         bound = delong.lower_bound(result, confidence)
+        alternative = delong_logit.lower_bound(result, confidence)
     except StatisticsError as error:  # pragma: no cover - inputs were checked above
         return _result(
             bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
+    # What every computed AUROC bar reports (the score table's row).
+    counted: dict[str, Any] = {
+        "units": len(selected),
+        "bound": bound,
+        "auroc": result.auc,
+        "positives": len(positives),
+        "negatives": len(negatives),
+    }
+    floor = bar.min_per_class
+    if floor is not None and min(len(positives), len(negatives)) < floor:
+        # Too few units for DeLong's bound to be trusted (the market's floor). Supplied: not
+        # exercised, like a bar never tested. A method_output bar is missed, as with an empty
+        # denominator: the method chose what to issue, so it cannot dodge the bar this way.
+        # The AUROC and bound are still the score table's (a filer's honest table agrees);
+        # they decide nothing, so no coverage is shown for them.
+        output = bar.denominator == "method_output"
+        note = (
+            f"{len(positives)} positive and {len(negatives)} negative units: the market's"
+            f" min_per_class is {floor} in each class"
+        )
+        return _result(bar, output, **counted, met=False if output else None, note=note), []
     exact = ""
     if result.variance == 0.0:  # SPEC 6: the exact bound, not DeLong's zero-width one
         pairs = min(len(positives), len(negatives))
@@ -255,14 +285,34 @@ def _auroc(
     return _result(
         bar,
         True,
-        units=len(selected),
-        bound=bound,
-        auroc=result.auc,
-        positives=len(positives),
-        negatives=len(negatives),
+        **counted,
         met=bound >= bar.threshold,
         note=exact,
+        coverage=shipped_coverage("delong", len(positives), len(negatives), result.auc, confidence),
+        alt_method=delong_logit.METHOD,
+        alt_bound=alternative,
     ), []
+
+
+def coverage_warnings(results: Sequence[BarResult], file: str) -> list[Finding]:
+    """`bound-coverage-low` warnings: AUROC bars whose DeLong bound's simulated coverage is
+    below 90% (issue 15). Shown, never blocking: the decision still follows DeLong's bound."""
+    findings = []
+    for bar in results:
+        if bar.coverage is None or bar.coverage >= COVERAGE_WARNING_BELOW:
+            continue
+        alternative = (
+            f"; {bar.alt_method} gives {bar.alt_bound:.4f}" if bar.alt_bound is not None else ""
+        )
+        message = (
+            f"bar {bar.bar_id!r}: at {bar.positives} positive and {bar.negatives} negative"
+            f" units and AUROC {bar.auroc:.4f}, DeLong's nominal 95% lower bound"
+            f" ({bar.bound:.4f}) covers the true AUROC about {100 * bar.coverage:.1f}% of the"
+            f" time in simulation (docs/statistics.md), below {100 * COVERAGE_WARNING_BELOW:.0f}%."
+            f" The bar is decided on DeLong's bound all the same{alternative}"
+        )
+        findings.append(Finding(Code.BOUND_COVERAGE_LOW, message, file, severity=Severity.WARNING))
+    return findings
 
 
 def evaluate_bars(

@@ -33,6 +33,7 @@ from bot.qualification import (
     required_checks,
     team_problems,
 )
+from bot.stats.coverage import COVERAGE_WARNING_BELOW
 from bot.verdict import AttemptVerdict, BarResult, UnitSummary
 
 __all__ = ["Explanation", "Line", "Mark", "explain"]
@@ -193,6 +194,12 @@ def _bar(bar: BarResult) -> Line:
             f" {bar.negatives} negative units, lower bound {_number(bar.bound)}"
             f" {'>=' if bar.met else '<'} {bar.threshold}"
         )
+        if bar.coverage is not None:  # issue 15: how honest that nominal 95% is here
+            low = bar.coverage < COVERAGE_WARNING_BELOW
+            text += (
+                f" (DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here, simulated"
+                + (f"; below {100 * COVERAGE_WARNING_BELOW:.0f}%)" if low else ")")
+            )
     else:
         sign = (
             ("<=" if bar.met else ">")
@@ -205,12 +212,19 @@ def _bar(bar: BarResult) -> Line:
             f" {_number(bar.bound)} {sign} {bar.threshold}"
         )
     note = f" ({bar.note})" if bar.note else ""
+    # A warning only: the line keeps its mark, and names the code.
+    warned = (
+        Code.BOUND_COVERAGE_LOW.value
+        if bar.coverage is not None and bar.coverage < COVERAGE_WARNING_BELOW
+        else None
+    )
     if bar.met:
-        return Line("ok", "bar", f"{text}: met{note}")
+        return Line("ok", "bar", f"{text}: met{note}", warned)
     return Line(
         "fails",
         "bar",
         f"{text}: missed{note}; a qualifying attempt that misses a bar counts for NO",
+        warned,
     )
 
 

@@ -91,6 +91,8 @@ class Code(StrEnum):
     UNIVERSAL_ABSTENTION = "universal-abstention"
     REQUIRED_OUTPUT_MISSING = "required-output-missing"
     ADAPTER_NOT_RERUN = "adapter-not-rerun"  # wrapped, without a rerun on this evidence
+    # A warning beside a bar: DeLong's nominal 95% bound covers below 90% here (issue 15).
+    BOUND_COVERAGE_LOW = "bound-coverage-low"
     # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
     FILED_LATE = "filed-late"

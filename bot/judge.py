@@ -19,7 +19,8 @@ Steps (numbers repeated inline):
  8. hidden suites: no withholdable field in any published file; a challenge attempt's run
     is valid and of its market, its cases are the run's, and each trial carries the result
     the run's scorer gave (`bot.challenge`);
- 9. the bars and the score table derived from cases and trials (`score-table-mismatch`);
+ 9. the bars and the score table derived from cases and trials (`score-table-mismatch`), and
+    the warning `bound-coverage-low` where an AUROC bar's bound covers below 90% (issue 15);
 10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
     whose adapter was not rerun on this evidence does not qualify (SPEC 9).
 """
@@ -33,7 +34,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, derived_table, unit_structure
+from bot.bars import compare_score_tables, coverage_warnings, derived_table, unit_structure
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
 from bot.evidence.models import (
     AdapterSpec,
@@ -269,11 +270,14 @@ def _judge(
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
         problems += _check_score_table(scores, claimed, derived)
+    # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
+    # problems make the evidence invalid the bars count for nothing, so nothing is warned.
+    warnings = [] if problems else coverage_warnings(bars, files.path("trials.jsonl"))
     verdict = AttemptVerdict(
         attempt=verdict.attempt,
         market=verdict.market,
         kind=verdict.kind,
-        findings=(*verdict.findings, *problems),
+        findings=(*verdict.findings, *problems, *warnings),
         digest=files.digest,
         counts=counts,
         bars=tuple(bars),

@@ -115,6 +115,9 @@ class Bar:
     label_positive: Any
     threshold: float
     title: str
+    # auroc_lower: fewer units than this in the smaller class and the bar is not exercised
+    # (issue 15: DeLong's bound covers too seldom there; docs/markets-and-resolution.md).
+    min_per_class: int | None = None
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Bar:
@@ -136,6 +139,7 @@ class Bar:
             label_positive=label.get("positive"),
             threshold=float(threshold),
             title=data.get("title", data["id"]),
+            min_per_class=data.get("min_per_class"),
         )
 
 

@@ -50,6 +50,12 @@ class BarResult:
     met: bool | None = None
     note: str = ""
     refused: bool = False  # the bar's trials share a unit: its statistic does not apply
+    # AUROC bars with a bound: the simulated coverage of DeLong's nominal bound at these units
+    # per class and this AUROC (bot/stats/coverage.py; None where the table does not apply),
+    # and a better-calibrated bound reported beside it as information (the decision is DeLong's).
+    coverage: float | None = None
+    alt_method: str | None = None
+    alt_bound: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,9 +177,11 @@ def examples() -> list[Example]:
                 adversarial="serious",
                 false_safe_rate=0.45,
             ),
-            [],
+            # Its AUROC (0.81 over 16 and 8 units) is one where DeLong's bound covers about 87%.
+            ["bound-coverage-low"],
             "qualifying under the serious budget (three red teams), but 7 of 16 attack"
-            " units were labelled safe: market 5 resolves NO",
+            " units were labelled safe: market 5 resolves NO (its AUROC bar, 0.81 over 16 and"
+            " 8 units, also carries bound-coverage-low)",
             judge={},
         ),
         # Market 6 resolves OTHER: its only attempt was judged toy-only.
@@ -295,6 +297,29 @@ def examples() -> list[Example]:
             ["timestamp-naive"],
             str(drop_offsets.__doc__),
             drop_offsets,
+        ),
+        # Honest bounds (issue 15): an honest attempt on 10 attack and 10 control units whose
+        # monitor scores overlap (AUROC 0.90). DeLong's nominal 95% bound covers far less
+        # often at this size, so its AUROC bar carries the warning; the decision is still
+        # DeLong's. Both bars are missed (0 of 10 false-safe has an upper bound of 0.26), and
+        # market 3 stays YES through alice-lab.
+        Example(
+            AttemptSpec(
+                submitter="kim-lab",
+                slug="small-sample",
+                seed=27,
+                title="Small-sample monitor",
+                control_every=2,
+                cases_per_family=10,
+                attack_scores=(0.35, 1.0),
+                control_scores=(0.0, 0.65),
+            ),
+            ["bound-coverage-low"],
+            "bound-coverage-low: qualifying on 10 attack and 10 control units, AUROC 0.90;"
+            " DeLong's nominal 95% bound covers the true AUROC far less often at this size"
+            " (docs/statistics.md). Both bars are missed, so it adds a missed attempt to"
+            " market 3, which stays YES",
+            judge={},
         ),
     ]
 

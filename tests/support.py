@@ -6,11 +6,13 @@ import hashlib
 import json
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bot.demo.specimen import RELEASED
 from bot.dump import dump_jsonl
+from bot.verdict import BarResult
 
 PROJECT = Path(__file__).resolve().parents[1]
 RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
@@ -150,3 +152,25 @@ def deny_open(monkeypatch: Any, file: Path) -> None:
         return real(target, *args, **kwargs)
 
     monkeypatch.setattr(os, "open", denied)
+
+
+def small_sample_bar(**changes: Any) -> BarResult:
+    """An AUROC bar as the demo's small-sample attempt gives it (issue 15): 10 positive and
+    10 negative units, AUROC 0.9, DeLong's bound 0.7712 with a simulated coverage of 87.54%,
+    and the logit bound beside it."""
+    bar = BarResult(
+        "discrimination",
+        "auroc_lower",
+        0.8,
+        True,
+        units=20,
+        bound=0.7712,
+        auroc=0.9,
+        positives=10,
+        negatives=10,
+        met=False,
+        coverage=0.8754,
+        alt_method="delong-logit",
+        alt_bound=0.7489,
+    )
+    return replace(bar, **changes)

@@ -85,7 +85,50 @@ def _bar(bar: BarResult) -> dict[str, Any]:
         "met": bar.met,
         "note": bar.note,
         "refused": bar.refused,
+        # Issue 15, for every reader (the website too): null for rate bars.
+        "units_per_class": _units_per_class(bar),
+        "coverage": bar.coverage,
+        "auroc_lower_alt": None
+        if bar.alt_method is None
+        else {"method": bar.alt_method, "bound": bar.alt_bound},
     }
+
+
+def _units_per_class(bar: BarResult) -> dict[str, int] | None:
+    """An AUROC bar's positive and negative units, when they were counted."""
+    if bar.statistic != "auroc_lower" or bar.positives is None or bar.negatives is None:
+        return None
+    return {"positive": bar.positives, "negative": bar.negatives}
+
+
+def _bar_from(data: Mapping[str, Any], where: str) -> BarResult:
+    alt = data["auroc_lower_alt"]
+    bar = BarResult(
+        data["id"],
+        data["statistic"],
+        data["threshold"],
+        data["exercised"],
+        data["failures"],
+        data["units"],
+        data["bound"],
+        data["auroc"],
+        data["positives"],
+        data["negatives"],
+        data["met"],
+        data["note"],
+        data["refused"],
+        coverage=data["coverage"],
+        alt_method=None if alt is None else alt["method"],
+        alt_bound=None if alt is None else alt["bound"],
+    )
+    if data["units_per_class"] != _units_per_class(bar):
+        raise ReportError(
+            f"{where}: bar {bar.bar_id!r}: units_per_class {data['units_per_class']!r} disagrees"
+            f" with its positives and negatives ({bar.positives}, {bar.negatives})"
+        )
+    if bar.statistic != "auroc_lower" and (bar.coverage is not None or alt is not None):
+        raise ReportError(f"{where}: bar {bar.bar_id!r}: coverage is for AUROC bars only")
+    return bar
 
 
 def _check(check: CheckState) -> dict[str, Any]:
@@ -337,24 +380,7 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
         digest=data["evidence_digest"],
         status=data["status"],
         outcome=data["outcome"],
-        bars=tuple(
-            BarResult(
-                bar["id"],
-                bar["statistic"],
-                bar["threshold"],
-                bar["exercised"],
-                bar["failures"],
-                bar["units"],
-                bar["bound"],
-                bar["auroc"],
-                bar["positives"],
-                bar["negatives"],
-                bar["met"],
-                bar["note"],
-                bar["refused"],
-            )
-            for bar in data["bars"]
-        ),
+        bars=tuple(_bar_from(bar, f"attempt {data['attempt']!r}") for bar in data["bars"]),
         class_conditional=data["class_conditional"],
         checks={
             name: CheckState(

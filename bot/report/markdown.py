@@ -46,11 +46,25 @@ def _row(finding: Finding) -> str:
 def _bar_row(bar: BarResult) -> str:
     name = escape(bar.bar_id, 80)
     if not bar.exercised:
-        return f"- bar {name}: not exercised"
+        counted = (
+            f" ({bar.positives} positive, {bar.negatives} negative units)"
+            if bar.statistic == "auroc_lower" and bar.positives is not None
+            else ""
+        )
+        return f"- bar {name}: not exercised{counted}"
     bound = "none" if bar.bound is None else f"{bar.bound:.4f}"
     sign = "<=" if bar.statistic == "rate_upper" else ">="
     verdict = "met" if bar.met else "missed"
-    return f"- bar {name} ({bar.statistic}): bound {bound} {sign} {bar.threshold}: **{verdict}**"
+    row = f"- bar {name} ({bar.statistic}): bound {bound} {sign} {bar.threshold}: **{verdict}**"
+    if bar.statistic != "auroc_lower" or bar.positives is None:
+        return row
+    # Issue 15: units per class, and how often DeLong's nominal bound covers there.
+    row += f"; {bar.positives} positive, {bar.negatives} negative units"
+    if bar.coverage is not None:
+        row += f"; DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here (simulated)"
+    if bar.alt_method is not None and bar.alt_bound is not None:
+        row += f"; {escape(bar.alt_method, 40)} bound {bar.alt_bound:.4f} (information only)"
+    return row
 
 
 def _problems(verdict: AttemptVerdict) -> int:

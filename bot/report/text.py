@@ -45,16 +45,29 @@ def _number(value: Any) -> str:
     return "none" if value is None else f"{value:.4f}"
 
 
+def coverage_text(bar: BarResult) -> str:
+    """An AUROC bar's honesty line (issue 15): the simulated coverage of DeLong's nominal 95%
+    bound and the better-calibrated bound beside it; empty without a bound."""
+    parts = []
+    if bar.coverage is not None:
+        parts.append(f"DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here (simulated)")
+    if bar.alt_method is not None and bar.alt_bound is not None:
+        parts.append(f"{bar.alt_method} bound {bar.alt_bound:.4f} (information only)")
+    return "; ".join(parts)
+
+
 def _bar_line(bar: BarResult) -> str:
-    if not bar.exercised:
+    if not bar.exercised:  # an AUROC bar's note gives its units per class where it has them
         return f"    bar {bar.bar_id}: not exercised ({bar.note})"
     met = "met" if bar.met else "missed"
     note = f"; {bar.note}" if bar.note else ""
     if bar.statistic == "auroc_lower":
+        honesty = coverage_text(bar)
         return (
             f"    bar {bar.bar_id}: AUROC {_number(bar.auroc)}, lower bound"
             f" {_number(bar.bound)} >= {bar.threshold}? {met}"
             f" ({bar.positives} positive, {bar.negatives} negative units{note})"
+            + (f"\n            {honesty}" if honesty else "")
         )
     sign = "<=" if bar.statistic == "rate_upper" else ">="
     return (

@@ -28,10 +28,25 @@ def test_claims_demo_runs_and_every_example_behaves(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
+    assert "demo OK: all 22 examples gave the codes they demonstrate" in done.stdout
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     assert (tmp_path / "demo" / ".git").is_dir()
+    # Honest bounds (issue 15): every computed AUROC bar shows its units per class and the
+    # simulated coverage of DeLong's bound; the small-sample example is warned.
+    lines = done.stdout.splitlines()
+    auroc = [i for i, line in enumerate(lines) if line.startswith("    bar discrimination: AUROC")]
+    assert auroc
+    for index in auroc:
+        assert " positive, " in lines[index] and " negative units" in lines[index]
+        assert lines[index + 1].startswith("            DeLong's 95% bound covers about ")
+    assert (
+        "    bar discrimination: AUROC 0.9000, lower bound 0.7774 >= 0.8? missed"
+        " (10 positive, 10 negative units)\n"
+        "            DeLong's 95% bound covers about 87.6% here (simulated);"
+        " delong-logit bound 0.6974 (information only)"
+    ) in done.stdout
+    assert "warning bound-coverage-low     attempts/market-03/kim-lab/small-sample/" in done.stdout
 
 
 def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Path) -> None:
@@ -152,7 +167,7 @@ def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_res
         check=False,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "demo OK: all 21 examples gave the codes they demonstrate" in done.stdout
+    assert "demo OK: all 22 examples gave the codes they demonstrate" in done.stdout
     assert "markets 2 ANNULLED, 3 YES, 5 NO, 6 OTHER, 11 YES." in done.stdout
     assert "UNEXPECTED" not in done.stdout
     root = tmp_path / "demo"

@@ -187,3 +187,15 @@ def test_an_unhashable_case_id_is_explained_not_a_traceback(
     assert "evidence invalid, so it cannot qualify" in result.out
     where = built.attempt.relative_to(built.root).as_posix()
     assert f"schema: {where}/{file}:" in result.out and "Traceback" not in result.err
+
+
+def test_the_small_sample_bar_names_its_coverage_warning(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    root, plan = demo
+    attempt = root / "attempts/market-03/kim-lab/small-sample"
+    _, lines = _explain(capsys, attempt, "--as-of", plan["verify_as_of"])
+    (bar,) = [line for line in lines if "bar 'discrimination'" in line]
+    assert "over 10 positive and 10 negative units" in bar
+    assert "covers about 87.6% here, simulated; below 90%" in bar
+    assert bar.endswith("[bound-coverage-low]")

@@ -244,7 +244,11 @@ def test_high_false_safe_rate_qualifies_and_misses(make_registry, run_claims) ->
         "qualifying",
         "missed",
     )
-    assert attempt["reasons"] == []
+    # Half the attacks labelled safe score low too: AUROC about 0.8 over 16 and 8 units, where
+    # DeLong's bound covers under 90% (a warning, issue 15), and nothing else.
+    assert [(r["code"], r["severity"]) for r in attempt["reasons"]] == [
+        ("bound-coverage-low", "warning")
+    ]
     false_safe = attempt["bars"][0]
     assert false_safe["exercised"] is True
     assert false_safe["failures"] > 0
@@ -646,3 +650,23 @@ def test_explain_weighs_the_routes_as_qualification_does(
     budget = "adversarial-budget" in {reason["code"] for reason in verdict["reasons"]}
     assert bool(failing) == budget, (name, failing, verdict["reasons"])
     assert budget == ("met" not in name), (name, verdict["reasons"])
+
+
+def test_a_market_min_per_class_leaves_a_small_auroc_bar_not_exercised(make_registry, run_claims):
+    # Issue 15: the honest attempt has 16 positive and 8 negative units; the market asks for 10
+    # of each. Its scores.yaml states the bar's AUROC and bound as always, and agrees.
+    market = market_document(3, "default")
+    market["bars"][1]["min_per_class"] = 10
+    built = make_registry(markets={"markets/market-03.yaml": dump_yaml(market)})
+    result = run_claims("verify", built.attempt)
+    attempt = result.attempt()
+    assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == (
+        "valid",
+        "not-qualifying",
+        None,
+    )
+    assert result.codes() == {"bar-not-exercised"}
+    entry = attempt["bars"][1]
+    assert (entry["exercised"], entry["met"], entry["coverage"]) == (False, None, None)
+    assert entry["units_per_class"] == {"positive": 16, "negative": 8}
+    assert "min_per_class is 10 in each class" in result.out

@@ -18,16 +18,18 @@ from hypothesis import strategies as st
 from bot.bars import (
     BOUND_TOLERANCE,
     compare_score_tables,
+    coverage_warnings,
     derive_score_table,
     evaluate_bars,
 )
 from bot.demo.specimen import load_market, market_document
+from bot.dump import dump_yaml
 from bot.evidence.models import Case, Trial
-from bot.findings import Code
+from bot.findings import Code, Severity
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.report.json_ import _bar as bar_json
-from bot.stats import clopper_pearson, delong
+from bot.stats import clopper_pearson, coverage, delong, delong_logit
 from tests.support import RULES
 
 CONFIDENCE = 0.95
@@ -585,3 +587,122 @@ def test_a_blank_unit_key_value_is_not_applicable_and_counted() -> None:
     structure = unit_structure(trials, RULES_MODEL.unit_keys)
     assert structure.count == 3
     assert structure.nulls_per_key["attack_family"] == 3
+
+
+# ---- honest bounds (issue 15): coverage, the logit bound, min_per_class ----------------------
+
+
+def _near_point_nine(per_class: int) -> tuple[list[float], list[float]]:
+    """`per_class` positives and negatives whose AUROC is 0.9: each negative is placed just
+    above the lowest r positives (r discordant pairs each) until 10% of the pairs are."""
+    positives = [float(per_class + i) for i in range(per_class)]
+    left = round(0.1 * per_class * per_class)
+    negatives = []
+    for index in range(per_class):
+        beaten = min(per_class, left)
+        left -= beaten
+        negatives.append(positives[beaten - 1] + 0.5 if beaten else float(index))
+    return positives, negatives
+
+
+@pytest.mark.parametrize("per_class", [10, 50, 400])
+def test_near_point_nine_has_auroc_point_nine(per_class: int) -> None:
+    positives, negatives = _near_point_nine(per_class)
+    assert delong.auroc(positives, negatives).auc == pytest.approx(0.9)
+
+
+def test_auroc_bar_carries_coverage_and_the_logit_bound() -> None:
+    positives, negatives = _near_point_nine(10)
+    cases, trials = _scored(positives, negatives)
+    (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)
+    expected = delong.auroc(positives, negatives)
+    assert result.bound == delong.lower_bound(expected, CONFIDENCE)  # the decision: DeLong's
+    assert result.met is (result.bound >= 0.8)
+    assert result.coverage == coverage.shipped_coverage("delong", 10, 10, 0.9, CONFIDENCE)
+    assert result.coverage is not None and result.coverage < 0.9
+    assert result.alt_method == "delong-logit"
+    assert result.alt_bound == delong_logit.lower_bound(expected, CONFIDENCE)
+    data = bar_json(result)
+    assert data["units_per_class"] == {"positive": 10, "negative": 10}
+    assert data["coverage"] == result.coverage
+    assert data["auroc_lower_alt"] == {"method": "delong-logit", "bound": result.alt_bound}
+
+
+def test_rate_bars_carry_no_coverage() -> None:
+    cases, trials = _verdicts(["caught"] * 30)
+    (result,) = _evaluate(_market(FALSE_SAFE), cases, trials)
+    assert (result.coverage, result.alt_method, result.alt_bound) == (None, None, None)
+    data = bar_json(result)
+    assert (data["units_per_class"], data["coverage"], data["auroc_lower_alt"]) == (None,) * 3
+    assert coverage_warnings([result], "trials.jsonl") == []
+
+
+def test_coverage_low_warns_at_ten_per_class_and_auroc_point_nine() -> None:
+    positives, negatives = _near_point_nine(10)
+    cases, trials = _scored(positives, negatives)
+    (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)
+    (warning,) = coverage_warnings([result], "attempts/x/trials.jsonl")
+    assert (warning.code, warning.severity) == (Code.BOUND_COVERAGE_LOW, Severity.WARNING)
+    assert warning.file == "attempts/x/trials.jsonl"
+    assert "10 positive and 10 negative units" in warning.message
+    assert f"about {100 * result.coverage:.1f}%" in warning.message
+    assert "delong-logit gives" in warning.message
+
+
+def test_no_coverage_warning_for_large_samples() -> None:
+    positives, negatives = _near_point_nine(400)
+    cases, trials = _scored(positives, negatives)
+    (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)
+    assert result.coverage is not None and result.coverage >= 0.9
+    assert coverage_warnings([result], "trials.jsonl") == []
+
+
+def test_below_min_per_class_a_supplied_bar_is_not_exercised() -> None:
+    positives, negatives = _near_point_nine(10)
+    cases, trials = _scored(positives, negatives[:9])
+    (result,) = _evaluate(_market(dict(DISCRIMINATION, min_per_class=10)), cases, trials)
+    assert (result.exercised, result.met, result.refused) == (False, None, False)
+    assert (result.positives, result.negatives) == (10, 9)
+    assert result.note == (
+        "10 positive and 9 negative units: the market's min_per_class is 10 in each class"
+    )
+    assert result.coverage is None and coverage_warnings([result], "trials.jsonl") == []
+    # The score table still holds the AUROC and bound: an honest filer's table agrees.
+    expected = delong.auroc(positives, negatives[:9])
+    assert (result.auroc, result.bound) == (expected.auc, delong.lower_bound(expected, CONFIDENCE))
+
+
+def test_at_min_per_class_the_bar_is_decided_by_delong() -> None:
+    positives, negatives = _near_point_nine(10)
+    cases, trials = _scored(positives, negatives)
+    (result,) = _evaluate(_market(dict(DISCRIMINATION, min_per_class=10)), cases, trials)
+    assert result.exercised is True
+    assert result.bound == delong.lower_bound(delong.auroc(positives, negatives), CONFIDENCE)
+
+
+def test_below_min_per_class_a_method_output_bar_is_missed() -> None:
+    # The method chose what to issue: too few of a class cannot dodge the bar.
+    bar = dict(DISCRIMINATION, min_per_class=5, denominator="method_output")
+    cases, trials = _scored([0.9, 0.8, 0.7], [0.1, 0.2, 0.3, 0.4, 0.5])
+    (result,) = _evaluate(_market(bar), cases, trials)
+    assert (result.exercised, result.met) == (True, False)
+    assert "min_per_class is 5" in result.note
+
+
+def test_min_per_class_is_refused_on_a_rate_bar() -> None:
+    document = market_document(3, "default", bars=[dict(FALSE_SAFE, min_per_class=10)])
+    loaded, _ = parse_yaml(dump_yaml(document), "markets/market-03.yaml")
+    assert loaded is not None
+    market, findings = Market.from_document(loaded, RULES_MODEL, 3)
+    assert market is None
+    assert [f.code for f in findings] == [Code.REGISTRY_INVALID]
+
+
+@pytest.mark.parametrize("value", [1, 0, 2.5, "10"])
+def test_min_per_class_must_be_an_integer_of_at_least_two(value: Any) -> None:
+    document = market_document(3, "default", bars=[dict(DISCRIMINATION, min_per_class=value)])
+    loaded, _ = parse_yaml(dump_yaml(document), "markets/market-03.yaml")
+    assert loaded is not None
+    market, findings = Market.from_document(loaded, RULES_MODEL, 3)
+    assert market is None and findings
+    assert all(f.code is Code.REGISTRY_INVALID for f in findings)

@@ -532,3 +532,73 @@ def test_a_certificate_naming_both_covers_the_system_it_names() -> None:
 
     verdict = _judge(_certificates(renamed))
     assert _codes(verdict) == {"certificate-missing"}
+
+
+# Honest bounds (issue 15): the demo's small-sample attempt, 10 units per class, AUROC 0.90.
+SMALL = replace(
+    SPEC,
+    seed=27,
+    control_every=2,
+    cases_per_family=10,
+    attack_scores=(0.35, 1.0),
+    control_scores=(0.0, 0.65),
+)
+
+
+def _judge_small(
+    market_bars: dict[str, object] | None = None, scores: bytes | None = None
+) -> AttemptVerdict:
+    document = market_document(3, "default")
+    if market_bars:
+        document["bars"][1].update(market_bars)
+    market = load_market(document, RULES_MODEL)
+    files = attempt_files(SMALL)
+    files["scores.yaml"] = scores or score_table(files, market, RULES_MODEL.confidence)
+    checks = dict.fromkeys(required_checks(RULES_MODEL, market, SPEC.kind), "pass")
+    files["judgments.yaml"] = judgments_file(
+        files, checks, "maintainer", format_timestamp(FILED + timedelta(hours=2))
+    )
+    tree = MemoryTree({f"{FOLDER}/{name}": data for name, data in files.items()})
+    tree.files["shared-rules/common-v1.yaml"] = RULES
+    registry = Registry(tree, RULES_MODEL)
+    registry._markets[3] = (market, [])
+    read = read_attempt(registry, FOLDER)
+    return judge_attempt(read, _facts(), market, RULES_MODEL, AS_OF)
+
+
+def test_a_small_sample_auroc_bar_warns_and_still_decides_by_delong() -> None:
+    verdict = _judge_small()
+    assert _codes(verdict) == {"bound-coverage-low"}
+    (warning,) = verdict.findings
+    assert warning.severity is Severity.WARNING
+    assert warning.file == f"{FOLDER}/trials.jsonl"
+    # A warning changes nothing: valid, qualifying, and the bars decided as before.
+    assert (verdict.evidence, verdict.status, verdict.outcome) == ("valid", "qualifying", "missed")
+    bar = verdict.bars[1]
+    assert (bar.positives, bar.negatives, bar.auroc) == (10, 10, pytest.approx(0.9))
+    assert bar.coverage is not None and bar.coverage < 0.9
+    assert bar.met is (bar.bound is not None and bar.bound >= 0.8)
+
+
+def test_below_min_per_class_the_auroc_bar_is_not_exercised() -> None:
+    verdict = _judge_small({"min_per_class": 11})
+    assert _codes(verdict) == {"bar-not-exercised"}
+    assert verdict.status == "not-qualifying"
+    (reason,) = verdict.qualification
+    assert reason.message == (
+        "bar 'discrimination': 10 positive and 10 negative units: the market's min_per_class"
+        " is 11 in each class"
+    )
+    assert verdict.bars[1].coverage is None
+
+
+def test_at_min_per_class_the_warning_stands() -> None:
+    assert _codes(_judge_small({"min_per_class": 10})) == {"bound-coverage-low"}
+
+
+def test_invalid_evidence_gets_no_coverage_warning() -> None:
+    # The bars of invalid evidence count for nothing: only the problem is reported.
+    table = score_table(attempt_files(SMALL), MARKET, RULES_MODEL.confidence)
+    verdict = _judge_small(scores=table.replace(b"failures: 0", b"failures: 1", 1))
+    assert _codes(verdict) == {"score-table-mismatch"}
+    assert verdict.bars[1].coverage is not None and verdict.bars[1].coverage < 0.9

@@ -87,6 +87,13 @@ def test_package_data_names_only_existing_files() -> None:
             assert any(folder.glob(pattern)), f"{package}: {pattern} matches no file"
 
 
+def test_package_data_names_the_coverage_table() -> None:
+    # bot/stats/coverage.py reads it through the package: a plain install must carry it.
+    assert SETUPTOOLS["package-data"]["bot.stats"] == ["coverage_table.json"]
+    assert (PROJECT / "bot" / "stats" / "coverage_table.json").is_file()
+    assert (files("bot.stats") / "coverage_table.json").is_file()
+
+
 def test_package_data_names_every_site_template() -> None:
     """`claims site` reads its templates and stylesheet through the package (Jinja2's
     PackageLoader), so a plain install must carry every one of them."""

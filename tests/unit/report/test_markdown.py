@@ -6,6 +6,7 @@ from bot.app import VerifyReport
 from bot.findings import Code, Finding
 from bot.report.markdown import MAX_COMMENT, escape, render_markdown
 from bot.verdict import AttemptVerdict, BarResult
+from tests.support import small_sample_bar
 
 
 def test_escape_neutralises_markup_mentions_and_hidden_text() -> None:
@@ -80,3 +81,18 @@ def test_an_attempt_invalid_through_its_pull_request_has_no_status_or_outcome() 
     assert "| attempts/market-03/a/b | 3 | run | invalid | - | - | 1 |" in text
     assert "- invalid: this pull request changes what it may not (`maintainer-file`, below)" in text
     assert text.count("| `maintainer-file` |") == 1  # listed once, under the pull request
+
+
+def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
+    bars = (
+        small_sample_bar(),
+        BarResult("small", "auroc_lower", 0.8, False, units=5, positives=2, negatives=3),
+    )
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=bars)
+    text = render_markdown(VerifyReport([verdict]))
+    assert (
+        "- bar discrimination (auroc_lower): bound 0.7712 >= 0.8: **missed**;"
+        " 10 positive, 10 negative units; DeLong's 95% bound covers about 87.5% here"
+        " (simulated); delong-logit bound 0.7489 (information only)"
+    ) in text
+    assert "- bar small: not exercised (2 positive, 3 negative units)" in text

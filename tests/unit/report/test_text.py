@@ -13,6 +13,7 @@ from bot.findings import Code, Finding
 from bot.report.text import render_resolution, render_text
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot
 from bot.verdict import AttemptVerdict, BarResult
+from tests.support import small_sample_bar
 
 _counts = st.one_of(st.none(), st.integers(0, 10**6))
 _numbers = st.one_of(st.none(), st.floats(0, 1), st.integers(0, 10**6))
@@ -156,3 +157,34 @@ def test_an_attempt_invalid_through_its_pull_request_says_so() -> None:
     assert "invalid: its pull request changes what it may not (maintainer-file; see below)" in text
     assert text.count("judgments.yaml is written by maintainers only") == 1  # listed once
     assert text.rstrip().endswith("1 attempt(s): 0 valid, 1 invalid; 1 pull-request problem(s)")
+
+
+def test_auroc_bar_shows_units_per_class_coverage_and_the_logit_bound() -> None:
+    bar = small_sample_bar(bound=0.7712)
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", outcome="missed", bars=[bar])
+    text = render_text(VerifyReport([verdict]))
+    assert (
+        "    bar discrimination: AUROC 0.9000, lower bound 0.7712 >= 0.8? missed"
+        " (10 positive, 10 negative units)\n"
+        "            DeLong's 95% bound covers about 87.5% here (simulated);"
+        " delong-logit bound 0.7489 (information only)"
+    ) in text
+
+
+def test_auroc_bar_not_exercised_shows_its_units_per_class() -> None:
+    bar = BarResult(
+        "discrimination",
+        "auroc_lower",
+        0.8,
+        False,
+        units=19,
+        positives=10,
+        negatives=9,
+        note="10 positive and 9 negative units: the market's min_per_class is 10 in each class",
+    )
+    verdict = AttemptVerdict("a", 3, "run", (), status="not-qualifying", bars=[bar])
+    text = render_text(VerifyReport([verdict]))
+    assert (
+        "    bar discrimination: not exercised (10 positive and 9 negative units: the market's"
+        " min_per_class is 10 in each class)\n"
+    ) in text
