@@ -43,7 +43,7 @@ def test_optional_bar_fields_get_columns_only_when_present() -> None:
     for text in (
         '<th scope="col">Units per class</th>',
         "negative 6, positive 10",
-        '<th scope="col">Coverage</th>',
+        '<th scope="col">Simulated coverage</th>',
         "0.8740",
         "0.8100 (hanley-mcneil)",
         "More from the report",
