@@ -40,9 +40,10 @@ def test_optional_bar_fields_get_columns_only_when_present() -> None:
     }
     attempt = _attempt(bars=[bar], challenge={"tasks": 3})
     html = render_site(plan_site(_inputs(attempts={ATTEMPT: attempt})))[PAGE].decode()
+    assert "Positives / negatives" not in html  # the same counts, shown once
     for text in (
         '<th scope="col">Units per class</th>',
-        "negative 6, positive 10",
+        "positive 10, negative 6",
         '<th scope="col">Simulated coverage</th>',
         "0.8740",
         "0.8100 (hanley-mcneil)",
