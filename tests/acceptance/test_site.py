@@ -185,7 +185,7 @@ def test_an_attempt_page_shows_bars_checks_tables_digest_and_files(demo_site: De
         "677023ba15aabc03eb492eb0c61f16c0b600192bd587e2909df625acb62dce85",
         "freeze-cases.jsonl",
         # issue 15's fields of the AUROC bar, when the report has them
-        "negative 8, positive 16",
+        "positive 16, negative 8",
         "0.9241 (delong-logit)",
     ):
         assert text in page, text
