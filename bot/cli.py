@@ -228,6 +228,9 @@ def _parser() -> argparse.ArgumentParser:
     from bot.github.cli import add_github_parser
 
     add_github_parser(commands)
+    from bot.site.cli import add_site_parser
+
+    add_site_parser(commands, _date)
     return parser
 
 
@@ -289,6 +292,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from bot.github.cli import run_github
 
             return run_github(args, _verify)
+        if args.command == "site":
+            from bot.site.cli import run_site
+
+            return run_site(args, _registry_root(args.registry, Path.cwd()), _today())
     except ClaimsError as error:
         print(printable(error.diagnostics()), file=sys.stderr)
         return EXIT_ERROR

@@ -226,6 +226,18 @@ _ABSENT = {
 }
 
 
+def absent_warning(tag: str, what: str, annul_on: date) -> str:
+    """A closed market's warning that its tag or archive copy does not count (yet)."""
+    return f"{tag}: {what}; the market is annulled after {annul_on} if neither counts by then"
+
+
+def copy_missing_warning(tag: str, annul_on: date) -> str:
+    """The warning a market resolved before its archive copy was made carries (the scheduled
+    job drafts the record, archives it, then records the copy: `ResolutionRecord.with_archive`
+    drops this warning, which the copy it records answers)."""
+    return absent_warning(tag, "its archive copy missing", annul_on)
+
+
 def three_way(attempts: Sequence[AttemptSummary]) -> tuple[MarketOutcome, str]:
     """The Three Way Rule over attempts' current verdicts. Returns the outcome and why."""
     qualifying = [v for v in attempts if v.evidence == "valid" and v.status == "qualifying"]
@@ -306,10 +318,7 @@ def resolve_market(
             source,
         )
     if absent:
-        warnings.append(
-            f"{snapshot.tag}: {what}; the market is annulled after {dates.annul_on} if"
-            " neither counts by then"
-        )
+        warnings.append(absent_warning(snapshot.tag, what, dates.annul_on))
     return MarketResolution(
         *head,
         "closed",

@@ -67,6 +67,8 @@ SCHEMA_NAMES = (
     "verify-report",
     "resolve-report",
     "resolution-record",
+    "site-markets",
+    "site-market",
 )
 # A file with thousands of bad lines reports the first ones; the count says how many more.
 _MAX_ERRORS_PER_DOCUMENT = 20

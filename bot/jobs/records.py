@@ -21,7 +21,7 @@ from bot.archive.port import ArchivedRecord
 from bot.dump import dump_yaml
 from bot.evidence.schema import validate
 from bot.load.yaml_ import parse_yaml
-from bot.resolution import MarketOutcome, MarketResolution
+from bot.resolution import MarketOutcome, MarketResolution, copy_missing_warning
 from bot.timestamps import format_moment, parse_timestamp
 
 __all__ = ["SCHEMA_URL", "ArchiveKind", "ResolutionRecord", "record_path"]
@@ -134,7 +134,14 @@ class ResolutionRecord:
         """The record with its archive copy; `sha256`: the digest of the tarball this run
         uploaded (the subject of the workflow's attestation), when the copy holds it."""
         entry = {"kind": kind, **archive.as_record(), **({"sha256": sha256} if sha256 else {})}
-        return ResolutionRecord({**self.data, "archive": entry})
+        # Drafted before the copy existed, the record warned that it was missing; the copy
+        # recorded here answers that warning (any other warning stands).
+        answered = copy_missing_warning(
+            str(self.data["snapshot"]["tag"]),
+            date.fromisoformat(str(self.data["dates"]["annul_on"])),
+        )
+        warnings = [w for w in self.data.get("warnings", []) if w != answered]
+        return ResolutionRecord({**self.data, "archive": entry, "warnings": warnings})
 
     def to_yaml(self) -> bytes:
         problems = validate("resolution-record", dict(self.data), "resolution record")

@@ -874,7 +874,7 @@ CORPUS: tuple[Entry, ...] = (
         "yaml-deep-nesting",
         "attempt.yaml holds a list nested 5,000 levels deep",
         ["yaml-unsafe"],
-        "nesting too deep",
+        "nesting",  # "too deep (libyaml's cap)" or "deeper than 64 levels" (ours)
         _files(_yaml_deep),
     ),
     _entry(

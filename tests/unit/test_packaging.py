@@ -92,3 +92,18 @@ def test_package_data_names_the_coverage_table() -> None:
     assert SETUPTOOLS["package-data"]["bot.stats"] == ["coverage_table.json"]
     assert (PROJECT / "bot" / "stats" / "coverage_table.json").is_file()
     assert (files("bot.stats") / "coverage_table.json").is_file()
+
+
+def test_package_data_names_every_site_template() -> None:
+    """`claims site` reads its templates and stylesheet through the package (Jinja2's
+    PackageLoader), so a plain install must carry every one of them."""
+    templates = PROJECT / "bot" / "site" / "templates"
+    everything = {f"templates/{file.name}" for file in templates.iterdir() if file.is_file()}
+    assert {"templates/base.html.j2", "templates/style.css"} <= everything
+    shipped = {
+        f"templates/{file.name}"
+        for pattern in SETUPTOOLS["package-data"]["bot.site"]
+        for file in (PROJECT / "bot" / "site").glob(pattern)
+        if file.is_file()
+    }
+    assert shipped == everything

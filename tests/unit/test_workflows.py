@@ -27,10 +27,10 @@ import yaml
 PROJECT = Path(__file__).resolve().parents[2]
 WORKFLOWS = PROJECT / ".github" / "workflows"
 # Workflows that hold a write scope or run on events outside contributors' control.
-PRIVILEGED = ("verify.yml", "judge.yml", "close-windows.yml")
-# The jobs that may mint an OIDC token (to sign an attestation): each holds write scopes and
-# runs no untrusted code.
-OIDC_JOBS = ("publish", "close")
+PRIVILEGED = ("verify.yml", "judge.yml", "close-windows.yml", "pages.yml")
+# The jobs that may mint an OIDC token (to sign an attestation, or to prove a Pages
+# deployment's origin): each holds write scopes and runs no untrusted code.
+OIDC_JOBS = ("publish", "close", "deploy")
 
 Workflow = dict[str, Any]
 Checker = Callable[[str, Workflow], list[str]]
@@ -257,12 +257,13 @@ def _problems(checker: Checker, file: Path) -> list[str]:
     return checker(text, _load(text))
 
 
-def test_the_five_workflows_exist() -> None:
+def test_the_six_workflows_exist() -> None:
     assert [file.name for file in _workflow_files()] == [
         "check.yml",
         "ci.yml",
         "close-windows.yml",
         "judge.yml",
+        "pages.yml",
         "verify.yml",
     ]
 
@@ -402,6 +403,33 @@ def test_close_windows_is_scheduled_and_splits_the_trust() -> None:
         if "CLAIMS_PUSH_TOKEN" in (step.get("env") or {})
     ]
     assert pushes == ["close"]
+
+
+def test_pages_builds_on_main_and_after_the_resolution_and_only_deploy_may_publish() -> None:
+    pages = _workflow("pages.yml")
+    text = (WORKFLOWS / "pages.yml").read_text(encoding="utf-8")
+    assert set(pages["on"]) == {"push", "workflow_run", "workflow_dispatch"}
+    assert pages["on"]["push"] == {"branches": ["main"]}
+    assert pages["on"]["workflow_run"] == {"workflows": ["close-windows"], "types": ["completed"]}
+    # the name it follows is the scheduled workflow's own name
+    assert _workflow("close-windows.yml")["name"] == "close-windows"
+    assert pages["concurrency"]["cancel-in-progress"] is False
+    jobs = dict(_jobs(pages))
+    assert list(jobs) == ["build", "deploy"]
+    assert "head_branch == 'main'" in jobs["build"]["if"]
+    # The build reads; only the deploy job publishes, and it runs no code of the repository.
+    assert jobs["build"]["permissions"] == {"contents": "read"}
+    assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    assert jobs["deploy"]["needs"] == ["build"]
+    assert jobs["deploy"]["environment"]["name"] == "github-pages"
+    [deploy] = jobs["deploy"]["steps"]
+    assert str(deploy["uses"]).startswith("actions/deploy-pages@") and "run" not in deploy
+    build_uses = [str(step.get("uses", "")) for step in jobs["build"]["steps"]]
+    assert any(use.startswith("actions/upload-pages-artifact@") for use in build_uses)
+    script = " ".join(str(step.get("run", "")) for step in jobs["build"]["steps"])
+    assert 'claims" site --out "$RUNNER_TEMP/site"' in script
+    for word in ("secrets.", "GITHUB_TOKEN", "github.token"):
+        assert word not in text, word
 
 
 def test_every_job_has_a_timeout() -> None:

@@ -1,0 +1,263 @@
+"""`claims site`: gather what the website shows, render it, publish it atomically.
+
+The shell around `plan_site` (pure) and `render_site`: it reads the registry's own files (the
+shared rules and their source, the market contracts, the resolution records under
+`resolutions/`, the attempt folders' files) from a `FolderTree` (no link followed), and the
+verdicts either from report files (`claims verify --json`, `claims resolve --json`, checked by
+`VerifyReport.from_json` / `ResolveReport.from_json` as untrusted input) or, without them, by
+running verify and resolve through the app layer as `claims verify` / `claims resolve
+--no-rerun-adapters` would. Nothing is decided here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from bot.errors import ClaimsError
+from bot.jobs.records import ResolutionRecord
+from bot.load.yaml_ import load_yaml
+from bot.registry import RULES_PATH, Registry
+from bot.site.challenge import challenge_curves
+from bot.site.model import EvidenceFile, MarketContract, SiteInputs, attempt_page_path, plan_site
+from bot.site.publish import publish_site
+from bot.site.render import render_site
+from bot.tree import Tree, TreeError, read_limited
+
+__all__ = ["MAX_COPY_BYTES", "SiteBuild", "build_site", "read_report_file"]
+
+# An evidence file larger than this is listed (size, sha256) but not copied into the site.
+# The shared rules keep raw logs whole up to 2,000,000 bytes (evidence.max_local_log_bytes).
+MAX_COPY_BYTES = 4_000_000
+_MAX_REPORT_BYTES = 200_000_000
+
+
+@dataclass(frozen=True)
+class SiteBuild:
+    """What a build wrote: the folder, its file count, markets and attempt pages."""
+
+    out: Path
+    files: int
+    markets: int
+    attempts: int
+
+
+def read_report_file(path: Path) -> object:
+    """A report file's JSON data (duplicate keys, NaN and deep nesting refused). Raises
+    `ClaimsError` when it cannot be read."""
+    from bot.report.json_ import read_report
+
+    try:
+        with open(path, "rb") as stream:
+            raw = stream.read(_MAX_REPORT_BYTES + 1)
+    except OSError as error:
+        raise ClaimsError(f"cannot read {path}: {error.strerror}") from None
+    if len(raw) > _MAX_REPORT_BYTES:
+        raise ClaimsError(f"{path} is larger than {_MAX_REPORT_BYTES} bytes")
+    return read_report(raw)
+
+
+@dataclass(frozen=True)
+class _Verified:
+    attempts: dict[str, dict[str, Any]]  # attempt path -> its object
+    runs: dict[str, dict[str, Any]]  # challenge run id -> its object
+    sources: list[str]
+    problems: list[dict[str, Any]]  # the reports' registry problems
+
+
+def _verified(reports: Sequence[object]) -> _Verified:
+    """Each attempt and challenge run of the verify reports (a later report's replaces an
+    earlier one's: `verify-main.json` then `verify-rerun.json`), after each report is
+    checked. A report without `challenge_runs` (before issue 12) has none."""
+    from bot.app import VerifyReport
+
+    found = _Verified({}, {}, [], [])
+    for data in reports:
+        report = VerifyReport.from_json(data)  # ReportError (a ClaimsError) when malformed
+        assert isinstance(data, dict)
+        for attempt in data["attempts"]:
+            found.attempts[attempt["attempt"]] = attempt
+        found.problems.extend(data["registry_problems"])
+        for run in data.get("challenge_runs") or []:
+            found.runs[str(run["run"])] = run
+        # "working tree /home/runner/...": the builder's own path says nothing to a reader.
+        tree = "working tree" if report.tree.startswith("working tree") else report.tree
+        found.sources.append(f"verify report of the {tree or 'registry'}")
+    return found
+
+
+def _resolved_markets(
+    data: object | None,
+) -> tuple[dict[int, dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """The resolve report's markets by number, its name, and its registry problems."""
+    from bot.app import ResolveReport
+
+    if data is None:
+        return {}, [], []
+    report = ResolveReport.from_json(data)
+    assert isinstance(data, dict)
+    return (
+        {market["market"]: market for market in data["markets"]},
+        [f"resolve report as of {report.as_of.isoformat()}"],
+        list(data["registry_problems"]),
+    )
+
+
+def _records(tree: Tree) -> dict[int, dict[str, Any]]:
+    """The resolution records under resolutions/ (a subfolder, reopened/, is skipped)."""
+    try:
+        children = tree.children("resolutions")
+    except TreeError:
+        return {}
+    records: dict[int, dict[str, Any]] = {}
+    for child in children:
+        if child.kind != "file" or not child.name.endswith(".yaml"):
+            continue
+        try:
+            raw = read_limited(tree, child.path, 10_000_000)
+        except TreeError as error:
+            raise ClaimsError(f"cannot read {child.path}: {error.strerror}") from None
+        record = ResolutionRecord.from_yaml(raw, child.path)
+        if isinstance(record, str):
+            raise ClaimsError(record, "a maintainer must fix or reopen the record")
+        records[record.market] = dict(record.data)
+    return records
+
+
+def _contracts(registry: Registry) -> list[MarketContract]:
+    markets, problems = registry.markets()
+    if problems:
+        details = "; ".join(f"{f.location()}: {f.message}" for f in problems[:5])
+        raise ClaimsError(f"the market contracts are invalid: {details}")
+    contracts = []
+    for market in markets:
+        document, _ = load_yaml(registry.contracts, market.path, registry.limits)
+        data = document.data if document is not None and isinstance(document.data, dict) else {}
+        contracts.append(MarketContract(market, data))
+    return contracts
+
+
+def _folder_files(tree: Tree, folder: str) -> list[str]:
+    found, pending = [], [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            children = tree.children(current)
+        except TreeError:
+            continue
+        for child in children:
+            if child.kind == "folder":
+                pending.append(child.path)
+            elif child.kind == "file":
+                found.append(child.path)
+    return sorted(found)
+
+
+def _evidence_files(
+    tree: Tree, attempts: Sequence[str]
+) -> tuple[dict[str, list[EvidenceFile]], dict[str, bytes]]:
+    """Each attempt folder's regular files (links and special files are never read), and
+    copies of those up to MAX_COPY_BYTES: `files/<path>.txt` for UTF-8 text (served as plain
+    text, so a filer's .html or .svg never runs as a page of the site), `.bin` otherwise."""
+    listing: dict[str, list[EvidenceFile]] = {}
+    copies: dict[str, bytes] = {}
+    for attempt in attempts:
+        if attempt_page_path(attempt) is None:
+            continue
+        entries = []
+        for path in _folder_files(tree, attempt):
+            try:
+                with tree.open(path) as stream:
+                    digest, size, head = hashlib.sha256(), 0, []
+                    while chunk := stream.read(1 << 20):
+                        digest.update(chunk)
+                        size += len(chunk)
+                        if size <= MAX_COPY_BYTES:
+                            head.append(chunk)
+            except TreeError:
+                continue
+            copy = None
+            if size <= MAX_COPY_BYTES:
+                content = b"".join(head)
+                try:
+                    content.decode("utf-8")
+                    copy = f"files/{path}.txt"
+                except UnicodeDecodeError:
+                    copy = f"files/{path}.bin"
+                copies[copy] = content
+            entries.append(EvidenceFile(path, size, digest.hexdigest(), copy))
+        listing[attempt] = entries
+    return listing, copies
+
+
+def build_site(
+    root: Path,
+    out: Path,
+    today: date,
+    verify_reports: Sequence[Path] = (),
+    resolve_report: Path | None = None,
+    as_of: date | None = None,
+    base_ref: str | None = None,
+) -> SiteBuild:
+    """Build the registry's website into `out` (replaced whole, see `publish_site`).
+
+    With `verify_reports` / `resolve_report` the verdicts are read from those files; without,
+    verify and resolve run as of `as_of` (default `today`). Raises `ClaimsError` for a report
+    that is malformed, invalid contracts or records, or a folder that cannot be written.
+    """
+    from bot.app import VerifyReport, open_workspace, resolve_registry, verify_registry
+    from bot.archive.local import LocalArchive
+    from bot.gather import VerifyOptions
+
+    with open_workspace(root, base_ref) as workspace:
+        registry = workspace.registry
+        if verify_reports or resolve_report:
+            verified = _verified([read_report_file(p) for p in verify_reports])
+            resolved, more, problems = _resolved_markets(
+                read_report_file(resolve_report) if resolve_report else None
+            )
+        else:
+            options = VerifyOptions(as_of=as_of or today)
+            # A registry with no attempt yet still gets its site (verify refuses to verify
+            # nothing, rightly for a command someone typed).
+            report = (
+                verify_registry(registry, workspace.history, options)
+                if registry.attempt_folders()
+                else VerifyReport((), tree=registry.tree.label)
+            )
+            resolution = resolve_registry(
+                registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
+            )
+            verified = _verified([report.to_json()])
+            resolved, more, problems = _resolved_markets(resolution.to_json())
+        contracts = _contracts(registry)
+        tree = registry.contracts
+        records = _records(tree)
+        rules_source = read_limited(tree, RULES_PATH, 10_000_000)
+        listing, copies = _evidence_files(registry.tree, sorted(verified.attempts))
+        curves = challenge_curves(tree)
+    rules = registry.rules
+    # rules, window and annulment days, contracts, verdicts, records, the day it is built
+    inputs = SiteInputs(
+        *(rules.data, rules.window_days, rules.annul_after_days, contracts),
+        *(verified.attempts, resolved, records, today),
+        sources=list(
+            dict.fromkeys([*verified.sources, *more, *(["resolution records"] if records else [])])
+        ),
+        files=listing,
+        curves=curves,
+        challenge_runs=verified.runs,
+        problems=[*verified.problems, *problems],
+    )
+    plan = plan_site(inputs)
+    assets: Mapping[str, bytes] = {
+        f"{plan.rules['path']}{plan.rules['source_file']}": rules_source,
+        **copies,
+    }
+    files = render_site(plan, assets)
+    publish_site(files, out)
+    return SiteBuild(out, len(files), len(plan.markets), len(plan.attempts))
