@@ -387,6 +387,7 @@ def _resolve(args: argparse.Namespace) -> int:
     if args.json:
         _write(args.json, dumps(report.to_json()))
     print(printable(render_resolution(report, brief=args.quiet)), end="")
+    _cache_summary(options)
     # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.
     errors = [f for f in report.registry_problems if f.severity == "error"]
     return EXIT_ERROR if errors else EXIT_VALID
@@ -424,6 +425,7 @@ def _close_windows(args: argparse.Namespace) -> int:
     )
     report = close_windows(job, dry_run=args.dry_run, reopen=args.reopen)
     print(printable(report.render()), end="")
+    _cache_summary(job.options)
     return EXIT_ERROR if report.failed else EXIT_VALID
 
 
@@ -460,7 +462,35 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
 
         fetcher, paper = check_raw_log_url, check_paper_freeze_url
     return VerifyOptions(
-        as_of=as_of, fetch_raw_log=fetcher, rerun_adapter=_rerun(args), fetch_paper_freeze=paper
+        as_of=as_of,
+        fetch_raw_log=fetcher,
+        rerun_adapter=_rerun(args),
+        fetch_paper_freeze=paper,
+        records_cache=_verify_cache(args),
+    )
+
+
+def _verify_cache(args: argparse.Namespace) -> Any:
+    """--verify-cache DIR: the verification cache (bot/cache.py), or None."""
+    folder = getattr(args, "verify_cache", None)
+    if folder is None:
+        return None
+    from bot.cache import VerificationCache
+
+    return VerificationCache(Path(folder))
+
+
+def _cache_summary(options: Any) -> None:
+    """One line on stderr: what the verification cache did this run."""
+    cache = getattr(options, "records_cache", None)
+    if cache is None:
+        return
+    stats = cache.stats
+    print(
+        f"verify cache {cache.folder}: {stats.hits} attempt(s) from the cache,"
+        f" {stats.misses} checked from their files ({stats.stored} kept),"
+        f" {stats.invalid} damaged entr{'y' if stats.invalid == 1 else 'ies'} found",
+        file=sys.stderr,
     )
 
 
@@ -488,7 +518,8 @@ def _rerun(args: argparse.Namespace) -> Any:
 def _check_options(
     parser: argparse.ArgumentParser, rerun_by_default: bool, rerun_help: str | None = None
 ) -> None:
-    """--fetch-raw-logs, --rerun-adapters and their settings, shared by verify and resolve."""
+    """--fetch-raw-logs, --rerun-adapters and their settings, shared by verify and resolve;
+    with `rerun_by_default` (resolve, close-windows) also --verify-cache."""
     parser.add_argument(
         "--fetch-raw-logs",
         action="store_true",
@@ -526,6 +557,16 @@ def _check_options(
         " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it."
         " verify without --rerun-adapters: count the results recorded here, run nothing",
     )
+    if rerun_by_default:
+        parser.add_argument(
+            "--verify-cache",
+            type=Path,
+            metavar="DIR",
+            help="keep each attempt's checked cases, trials and certificates here, by"
+            " evidence digest, market contract, shared rules and the bot's code, and reuse"
+            " them (default: none); trusted state: only the bot may write it"
+            " (docs/performance.md)",
+        )
     parser.add_argument(
         "--allow-unisolated",
         action="store_true",

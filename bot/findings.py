@@ -103,6 +103,8 @@ class Code(StrEnum):
     REGISTRY_INVALID = "registry-invalid"
     SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (SPEC 5)
     SNAPSHOT_OFF_BRANCH = "snapshot-off-branch"  # a warning: a tag of a commit main never held
+    # The operator's verification cache (--verify-cache): a notice, the attempt is rechecked.
+    CACHE_ENTRY_INVALID = "cache-entry-invalid"
 
 
 class Severity(StrEnum):
@@ -120,6 +122,8 @@ class Finding:
 
     `file` is a POSIX path relative to the registry root (or as given on the command line);
     `line` is 1-based, or None when the problem concerns the whole file or folder.
+    `left_out` is set only in reports: this finding counts that many findings of its code and
+    file that the report does not list (`bot.report.cap`); it stands for them, not for one.
     """
 
     code: Code
@@ -127,6 +131,7 @@ class Finding:
     file: str | None = None
     line: int | None = None
     severity: Severity = Severity.ERROR
+    left_out: int = 0
 
     def location(self) -> str:
         """`file:line`, `file`, or an empty string."""

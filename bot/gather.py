@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from bot.challenge.judge import RunJudged
 from bot.challenge.read import RUNS, judge_run_folder, text_leaks
@@ -37,12 +37,15 @@ from bot.judge import (
     freeze_files,
     judge_attempt,
     market_unknown,
+    records_of,
+    withholdable_of,
 )
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import scan_folder
 from bot.load.jsonl import load_jsonl
 from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
+from bot.records import RecordsCheck, RecordsNeeded
 from bot.registry import Registry
 from bot.tree import Tree, TreeError, read_limited
 from bot.verdict import AttemptVerdict
@@ -53,6 +56,7 @@ __all__ = [
     "LandingConfirmer",
     "PaperFreezeFetcher",
     "RawLogFetcher",
+    "RecordsCache",
     "VerifyOptions",
     "gather_facts",
     "judge_folder",
@@ -74,6 +78,19 @@ LandingConfirmer = Callable[[Landing], str | None]
 _FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
 
 
+class RecordsCache(Protocol):
+    """Keeps checked freeze-cases.jsonl and trials.jsonl (`RecordsCheck`) by what they depend
+    on; `bot.cache.VerificationCache` provides it."""
+
+    def lookup(
+        self, registry: Registry, files: AttemptFiles
+    ) -> tuple[RecordsCheck | None, list[Finding]]:
+        """The check kept for this attempt (None: none), and notices (a damaged entry)."""
+
+    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
+        """Keep the check made for this attempt."""
+
+
 @dataclass(frozen=True, slots=True)
 class VerifyOptions:
     """How to verify: the date qualification is judged on (None: evidence only), the optional
@@ -90,6 +107,9 @@ class VerifyOptions:
     # With the GitHub API: confirms each freeze's landing commit (without it, offline, the
     # committer identity is checked and the date is reported unconfirmed).
     confirm_landing: LandingConfirmer | None = None
+    # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
+    # market contract, shared rules and the bot's code (bot/cache.py). None: no cache.
+    records_cache: RecordsCache | None = None
 
 
 class _Reader:
@@ -101,6 +121,7 @@ class _Reader:
         self.entries = entries
         self.problems: list[Finding] = []
         self.published: list[tuple[str, object, Callable[[FieldPath], int | None]]] = []
+        self.jsonl_problems: dict[str, list[Finding]] = {}
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
@@ -143,9 +164,23 @@ class _Reader:
             return None
         records, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits)
         self.problems += problems
+        self.jsonl_problems[name] = problems
         path = self.path(name)
         self.published += [(path, record.data, record.line_of) for record in records]
         return records
+
+    def checked_jsonl(
+        self, name: str, read: bool, problems: Sequence[Finding], required: bool = True
+    ) -> bool:
+        """A JSONL file checked already (the verification cache): its reading problems in
+        their place, its records not read. False when the check does not fit the folder."""
+        if not self._present(name, required):
+            return not read
+        if not read:
+            return False
+        self.problems += problems
+        self.jsonl_problems[name] = list(problems)
+        return True
 
 
 def read_attempt(
@@ -153,12 +188,16 @@ def read_attempt(
     folder: str,
     object_format: str = "sha1",
     judgments_from: History | None = None,
+    cached: Callable[[AttemptFiles], RecordsCheck | None] | None = None,
 ) -> AttemptFiles:
     """Read one attempt folder of the registry's tree into typed models. Never raises for
     bad input: every problem is a finding in `AttemptFiles.problems`.
 
     With `judgments_from` (a pull request's base branch), judgments.yaml is read from that
     branch's tip instead of the tree: only maintainers write it, on the base branch.
+    With `cached` (the verification cache's lookup, asked once attempt.yaml is read): a
+    `RecordsCheck` it returns stands for freeze-cases.jsonl and trials.jsonl, which are then
+    not read (`AttemptFiles.records_check`).
     """
     entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
     digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
@@ -188,8 +227,20 @@ def read_attempt(
     attempt_document = reader.yaml("attempt.yaml", "attempt", required=True)
     attempt = Attempt.from_document(attempt_document) if attempt_document else None
     freeze_document = reader.yaml("freeze.yaml", "freeze", required=True)
-    cases = reader.jsonl("freeze-cases.jsonl", required=True)
-    trials = reader.jsonl("trials.jsonl", required=True)
+    check = cached(replace(base, attempt=attempt)) if cached is not None else None
+    if check is not None:
+        kept = len(reader.problems)
+        if not (
+            reader.checked_jsonl("freeze-cases.jsonl", check.cases_read, check.case_read_problems)
+            and reader.checked_jsonl("trials.jsonl", check.trials_read, check.trial_read_problems)
+        ):
+            del reader.problems[kept:]  # does not fit: read the files
+            reader.jsonl_problems.clear()
+            check = None
+    cases = trials = None
+    if check is None:
+        cases = reader.jsonl("freeze-cases.jsonl", required=True)
+        trials = reader.jsonl("trials.jsonl", required=True)
     trials_complete, cases_complete = (
         not any(
             f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems
@@ -202,15 +253,23 @@ def read_attempt(
         if judgments_from is None
         else reader.yaml_from_base("judgments.yaml", "judgments", judgments_from)
     )
-    certificate_records = reader.jsonl("certificates.jsonl", required=False)
     certificates: list[Certificate] | None = None
-    if certificate_records is not None:
+    if check is not None:
+        if not reader.checked_jsonl(
+            "certificates.jsonl",
+            check.certificates_read,
+            check.certificate_read_problems,
+            required=False,
+        ):
+            return read_attempt(registry, folder, object_format, judgments_from)  # no fit
+    elif (certificate_records := reader.jsonl("certificates.jsonl", required=False)) is not None:
         certificates = []
         for record in certificate_records:
             found = validate(
                 "certificate", record.data, reader.path("certificates.jsonl"), line=record.line
             )
             reader.problems += found
+            reader.jsonl_problems["certificates.jsonl"] += found
             if not found:
                 certificates.append(Certificate.from_data(record.line, record.data))
     adapter = reader.yaml(
@@ -235,6 +294,8 @@ def read_attempt(
             "certificates": certificates,
             "adapter": AdapterSpec.from_document(adapter) if adapter else None,
             "published": tuple(reader.published),
+            "jsonl_problems": {k: tuple(v) for k, v in reader.jsonl_problems.items()},
+            "records_check": check,
         }
     )
 
@@ -544,10 +605,25 @@ def judge_folder(
     options: VerifyOptions,
     pr_problems: Sequence[Finding] = (),
 ) -> Judged:
-    """`verify_attempt`, keeping the files, facts and market the verdict was made from."""
+    """`verify_attempt`, keeping the files, facts and market the verdict was made from.
+
+    With `options.records_cache`, freeze-cases.jsonl and trials.jsonl checked on an earlier run
+    are taken from the cache (everything else is read, gathered and judged afresh), and a check
+    made now is kept there.
+    """
     object_format = getattr(history, "object_format", "sha1")
     base = history if options.judgments_from_base else None
-    files = read_attempt(registry, folder, object_format, judgments_from=base)
+    cache = options.records_cache
+    notices: list[Finding] = []
+
+    def cached(files: AttemptFiles) -> RecordsCheck | None:
+        if cache is None or files.attempt is None or files.attempt.kind == "challenge":
+            return None  # a challenge run's withholdable fields are not in the key
+        check, found = cache.lookup(registry, files)
+        notices.extend(found)
+        return check
+
+    files = read_attempt(registry, folder, object_format, judgments_from=base, cached=cached)
     market, market_problems, registry_problems = find_market(registry, files)
     if files.freeze_only or not files.scan_complete:
         facts = AttemptFacts(market_problems=tuple(market_problems))
@@ -555,5 +631,30 @@ def judge_folder(
         facts = gather_facts(registry, files, market, market_problems, history, options)
     if pr_problems:
         facts = replace(facts, pr_problems=tuple(pr_problems))
-    verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
-    return Judged(files, facts, market, verdict, list(registry_problems))
+    if files.freeze_only or not files.scan_complete:
+        verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
+        return Judged(files, facts, market, verdict, [*registry_problems, *notices])
+    try:
+        verdict = _judge_checked(registry, files, facts, market, options, cache)
+    except RecordsNeeded:
+        # The cached check keeps no trials, and freeze order needs them: read the files.
+        files = read_attempt(registry, folder, object_format, judgments_from=base)
+        verdict = _judge_checked(registry, files, facts, market, options, cache)
+    return Judged(files, facts, market, verdict, [*registry_problems, *notices])
+
+
+def _judge_checked(
+    registry: Registry,
+    files: AttemptFiles,
+    facts: AttemptFacts,
+    market: Market | None,
+    options: VerifyOptions,
+    cache: RecordsCache | None,
+) -> AttemptVerdict:
+    """Judge with the records checked (from the cache, or now: then kept in the cache)."""
+    if files.records_check is None:
+        check = records_of(files, market, registry.rules, withholdable_of(market, facts))
+        files = replace(files, records_check=check)
+        if cache is not None and files.attempt is not None and files.attempt.kind != "challenge":
+            cache.store(registry, files, check)
+    return judge_attempt(files, facts, market, registry.rules, options.as_of)

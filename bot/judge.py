@@ -34,7 +34,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, coverage_warnings, derived_table, unit_structure
+from bot.bars import compare_score_tables, coverage_warnings
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
 from bot.evidence.models import (
     AdapterSpec,
@@ -43,7 +43,6 @@ from bot.evidence.models import (
     Certificate,
     Freeze,
     Judgment,
-    Trial,
 )
 from bot.evidence.rules import (
     RawLogFile,
@@ -53,7 +52,6 @@ from bot.evidence.rules import (
     check_placeholders,
     check_raw_log,
     check_trial_order,
-    check_trials,
     check_trials_not_after,
     check_withheld,
     paper_freeze_time,
@@ -63,17 +61,17 @@ from bot.history import Landing
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import FileEntry
 from bot.models import Market, SharedRules, market_path
-from bot.names import fold_name
 from bot.qualification import Evidence, qualify
-from bot.stats.errors import StatisticsError
-from bot.verdict import AttemptVerdict, CheckState, Counts, UnitSummary
+from bot.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.verdict import AttemptVerdict, CheckState, Counts
 
-__all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt"]
+__all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt", "records_of", "withholdable_of"]
 
 SLUG = re.compile(r"\A[a-z0-9][a-z0-9-]{1,62}[a-z0-9]\Z")  # common.schema.json#/$defs/slug
 MARKET_FOLDER = re.compile(r"\Amarket-(\d{2,})\Z")
 
 LineOf = Callable[[FieldPath], int | None]
+Published = tuple[str, object, LineOf]
 
 
 @dataclass(frozen=True)
@@ -102,6 +100,12 @@ class AttemptFiles:
     adapter: AdapterSpec | None = None
     # Every parsed document and record, for the hidden-suite check: (file, data, line_of).
     published: Sequence[tuple[str, object, LineOf]] = ()
+    # Per JSONL file name: what reading it found (also among `problems`, in reading order).
+    jsonl_problems: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
+    # freeze-cases.jsonl and trials.jsonl checked already (read back from the verification
+    # cache, bot/cache.py): then their records were not read (`case_records` and
+    # `trial_records` are None) and the judge takes this instead of checking them.
+    records_check: RecordsCheck | None = None
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
@@ -193,7 +197,16 @@ def _judge(
             attempt.path,
             _line(files, attempt.path, ("adversarial", "generator", "planted_found")),
         )
-    findings += check_names(files.published)
+    withholdable = withholdable_of(market, facts)
+    records = records_of(files, market, rules, withholdable)
+    head, middle, tail = _published_around_records(files)
+    findings += [
+        *check_names(head),
+        *records.names,
+        *check_names(middle),
+        *records.certificate_names,
+        *check_names(tail),
+    ]
     findings += check_placeholders(files.published, files.problems)
     findings += _check_placeholder_commit(files.freeze)
     # 2. the market
@@ -201,24 +214,9 @@ def _judge(
     if attempt is not None:
         findings += _check_kind(attempt, market)
     # 3. frozen cases
-    cases: dict[str, Case] | None = None
-    if files.case_records is not None:
-        cases, problems = check_cases(
-            files.case_records, files.path("freeze-cases.jsonl"), complete=files.cases_complete
-        )
-        findings += problems
+    findings += records.cases_findings
     # 4. trials
-    unit_keys = market.unit_keys if market else rules.unit_keys
-    trials: list[Trial] = []
-    if files.trial_records is not None:
-        trials, problems = check_trials(
-            files.trial_records,
-            cases,
-            unit_keys,
-            files.path("trials.jsonl"),
-            complete=files.trials_complete,
-        )
-        findings += problems
+    findings += records.trials_findings
     # 5. the adapter rerun
     findings += facts.adapter_findings or ()
     # 6. the raw log
@@ -226,24 +224,27 @@ def _judge(
         findings += _check_raw_log(files, attempt, rules, facts)
     # 7. freeze order (and, for a wrapped attempt, what fetching the paper's freeze found)
     if files.freeze is not None and attempt is not None:
-        findings += _check_freeze_order(files, attempt, files.freeze, trials, facts)
+        findings += _check_freeze_order(files, attempt, files.freeze, records, facts)
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
-        findings += _check_trials_in_future(trials, facts, files.path("trials.jsonl"))
+        findings += _check_trials_in_future(records, facts, files.path("trials.jsonl"))
     # 8. hidden suites (and, for a challenge attempt, its run's cases and scores)
-    withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
-    findings += check_withheld(files.published, withholdable)
+    findings += [
+        *check_withheld(head, withholdable),
+        *records.withheld,
+        *check_withheld(middle, withholdable),
+        *records.certificate_withheld,
+        *check_withheld(tail, withholdable),
+    ]
     if facts.challenge is not None:
-        findings += _check_challenge(files, facts.challenge, cases, trials)
+        findings += _check_challenge(files, facts.challenge, records)
 
     counts = Counts(
         files=len(files.entries),
-        cases=len(cases or {}),
-        trials=len(trials),
-        systems=len({fold_name(trial.system) for trial in trials}),
-        families=len(
-            {fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases}
-        ),
+        cases=records.case_count,
+        trials=records.trials.count,
+        systems=records.trials.systems,
+        families=len(records.trials.families),
     )
     verdict = AttemptVerdict(
         attempt=files.folder,
@@ -256,18 +257,19 @@ def _judge(
     if (
         market is None
         or attempt is None
-        or cases is None
+        or not records.cases_read
         or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
     ):
         # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
         # a filer sees what a shared key did before the bars are ever evaluated.
-        summary = _unit_summary(trials, market.unit_keys) if market and trials else None
-        return replace(verdict, units=summary) if summary else verdict
+        return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
 
     # 9. bars and the score table
-    bars, units, problems, derived = derived_table(
-        market, cases, trials, rules.confidence, files.path("trials.jsonl")
-    )
+    if records.bars is None or records.units is None or records.derived is None:
+        raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
+    bars, units = records.bars, records.units
+    problems = list(records.bar_problems)
+    derived = dict(records.derived)
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
@@ -292,9 +294,8 @@ def _judge(
     evidence = Evidence(
         folder=files.folder,
         attempt=attempt,
-        cases=cases,
-        trials=trials,
-        certificates=files.certificates,
+        trials=records.trials,
+        certificates=records.certificates,
         scores=claimed,
         judgments=files.judgments,
         digest=files.digest,
@@ -327,20 +328,48 @@ def _judge(
     )
 
 
-def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
-    """The unit structure of the trials that could be read (None when a value cannot be
-    compared: the trial checks have said so)."""
-    try:
-        units = unit_structure(trials, unit_keys)
-    except StatisticsError:
-        return None
-    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
-    return UnitSummary(
-        units.count,
-        units.largest,
-        dict(units.nulls_per_key),
-        dict(units.joins_per_key),
-        busiest[0] if busiest[1] else None,
+def withholdable_of(market: Market | None, facts: AttemptFacts) -> list[str]:
+    """8. The fields no published file may hold: the market's and the challenge run's."""
+    return sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
+
+
+def records_of(
+    files: AttemptFiles, market: Market | None, rules: SharedRules, withholdable: Sequence[str]
+) -> RecordsCheck:
+    """freeze-cases.jsonl and trials.jsonl checked: as read back from the verification cache
+    (`files.records_check`), else checked now. Raises `RecordsNeeded` when the check read back
+    was made for other withholdable fields (then the shell judges from the files)."""
+    if files.records_check is not None:
+        if files.records_check.withholdable != tuple(withholdable):
+            raise RecordsNeeded("the cached check was made for other withholdable fields")
+        return files.records_check
+    return check_records(
+        files.folder,
+        files.case_records,
+        files.trial_records,
+        files.jsonl_problems,
+        files.published,
+        market,
+        rules,
+        withholdable,
+        files.certificates,
+    )
+
+
+def _published_around_records(
+    files: AttemptFiles,
+) -> tuple[list[Published], list[Published], list[Published]]:
+    """The published documents read before freeze-cases.jsonl and trials.jsonl (attempt.yaml,
+    freeze.yaml), between them and certificates.jsonl (scores.yaml, judgments.yaml), and after
+    it (adapter.yaml); the JSONL records are left out: they are checked with their files
+    (`RecordsCheck`), so each check's findings keep the reading order."""
+    records = {files.path(name) for name in (*RECORD_FILES, CERTIFICATES)}
+    head = {files.path("attempt.yaml"), files.path("freeze.yaml")}
+    middle = {files.path("scores.yaml"), files.path("judgments.yaml")}
+    return (
+        [entry for entry in files.published if entry[0] in head],
+        [entry for entry in files.published if entry[0] in middle],
+        [entry for entry in files.published if entry[0] not in head | middle | records],
     )
 
 
@@ -458,10 +487,7 @@ def market_unknown(number: int, rules: SharedRules, file: str, line: int | None)
 
 
 def _check_challenge(
-    files: AttemptFiles,
-    challenge: ChallengeFacts,
-    cases: Mapping[str, Case] | None,
-    trials: Sequence[Trial],
+    files: AttemptFiles, challenge: ChallengeFacts, records: RecordsCheck
 ) -> list[Finding]:
     """8. A challenge attempt: its run is valid and of its market, its cases are the run's,
     each trial carries the result the run's scorer gave its case, and no withholdable field is
@@ -469,11 +495,12 @@ def _check_challenge(
     findings: list[Finding] = list(challenge.text_leaks)
     if challenge.problem is not None:
         return [*findings, challenge.problem]
+    cases, trials = records.checked()
     if cases is not None and challenge.cases is not None:
         findings += compare_cases(
             cases, challenge.cases, files.path("freeze-cases.jsonl"), challenge.cases_file
         )
-    if files.trial_records is not None:
+    if records.trials_read:
         findings += compare_trials(
             trials, challenge.scored, files.path("trials.jsonl"), challenge.scores_where
         )
@@ -550,7 +577,7 @@ def _check_freeze_order(
     files: AttemptFiles,
     attempt: Attempt,
     freeze: Freeze,
-    trials: Sequence[Trial],
+    records: RecordsCheck,
     facts: AttemptFacts,
 ) -> list[Finding]:
     """7. Every trial after the freeze: git for run attempts, the paper's date for wrapped."""
@@ -570,6 +597,7 @@ def _check_freeze_order(
         moment = paper_freeze_time(paper.date)
         if moment is None:
             return []
+        trials = records.trials_before(moment)
         return check_trial_order(trials, moment, f"the paper's freeze of {paper.date}", trials_file)
     if facts.history_unavailable is not None:
         return [Finding(Code.FREEZE_ORDER, facts.history_unavailable, freeze.path)]
@@ -591,6 +619,7 @@ def _check_freeze_order(
         what = f"the freeze merged to {facts.base_ref} in {latest.sha[:12]}"
         if latest.clamped:
             what += " (its date taken no earlier than any older commit on main)"
+        trials = records.trials_before(latest.committed_at)
         findings += check_trial_order(trials, latest.committed_at, what, trials_file)
     for file, landing in unconfirmed[:1]:  # one notice per attempt
         findings.append(
@@ -606,16 +635,16 @@ def _check_freeze_order(
     return findings
 
 
-def _check_trials_in_future(
-    trials: Sequence[Trial], facts: AttemptFacts, file: str
-) -> list[Finding]:
+def _check_trials_in_future(records: RecordsCheck, facts: AttemptFacts, file: str) -> list[Finding]:
     """7. No trial after its record was filed: after the evidence landed on the base branch.
     Evidence not landed yet (a pull request, a working tree) has no filing time to compare
-    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future")."""
+    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future"). The filing
+    time comes from history on every run: the verification cache keeps only the last trial's
+    start, and the trials are read again when it is not before the filing."""
     if facts.filed_at is None:
         return []
     what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
-    return check_trials_not_after(trials, facts.filed_at, what, file)
+    return check_trials_not_after(records.trials_from(facts.filed_at), facts.filed_at, what, file)
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:

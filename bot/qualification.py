@@ -10,7 +10,7 @@ for a qualifying attempt (seed, "Judgment Stack").
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
@@ -20,17 +20,14 @@ from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import (
     Attempt,
     Bounty,
-    Case,
-    Certificate,
     Generator,
     Judgment,
     RedTeam,
-    Trial,
 )
 from bot.findings import Code, Finding
 from bot.models import Market, SharedRules
 from bot.names import fold_name
-from bot.stats.units import UnitStructure
+from bot.records import CertificateSummary, TrialSummary
 from bot.timestamps import parse_date, parse_timestamp
 from bot.verdict import (
     AttemptOutcome,
@@ -50,9 +47,8 @@ class Evidence:
 
     folder: str
     attempt: Attempt
-    cases: Mapping[str, Case]
-    trials: Sequence[Trial]
-    certificates: Sequence[Certificate] | None  # None: certificates.jsonl absent
+    trials: TrialSummary  # the checked trials: count, systems, families, first start
+    certificates: CertificateSummary  # certificates.jsonl against the tested systems
     scores: Mapping[str, Any] | None  # scores.yaml, None when absent
     judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
     digest: str
@@ -106,24 +102,23 @@ class _Reasons:
         self.items.append(Finding(code, message, f"{self.evidence.folder}/{file}", line))
 
 
-def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitStructure) -> None:
+def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSummary) -> None:
     trials = evidence.trials
     if units.count < market.min_units:
         reasons.add(
             Code.SAMPLE_SIZE,
             f"{units.count} independent units over all scored trials"
-            f" (from {len(trials)} trials), the market needs {market.min_units}",
+            f" (from {trials.count} trials), the market needs {market.min_units}",
             "trials.jsonl",
         )
     # Names are compared folded (bot/names.py): `Sim-Model-A` and `sim-model-a ` are one.
-    systems = {fold_name(trial.system) for trial in trials}
-    if len(systems) < market.min_systems:
+    if trials.systems < market.min_systems:
         reasons.add(
             Code.SYSTEMS_FLOOR,
-            f"{len(systems)} distinct systems, the market needs {market.min_systems}",
+            f"{trials.systems} distinct systems, the market needs {market.min_systems}",
             "trials.jsonl",
         )
-    families = {fold_name(evidence.cases[trial.case_id].family) for trial in trials}
+    families = trials.families
     missing = sorted(
         family for family in market.required_families if fold_name(family) not in families
     )
@@ -159,7 +154,7 @@ def distinct_groups(teams: Sequence[RedTeam]) -> list[RedTeam]:
 
 def _adversarial_problems(
     attempt: Attempt,
-    trials: Sequence[Trial],
+    first_trial: datetime | None,
     market: Market,
     rules: SharedRules,
     closed_by: datetime | None = None,
@@ -215,13 +210,7 @@ def _adversarial_problems(
         else None
     )
     generator = (
-        generator_problems(
-            adversarial.generator,
-            routes["generator"],
-            rules,
-            market,
-            min((trial.started_at for trial in trials), default=None),
-        )
+        generator_problems(adversarial.generator, routes["generator"], rules, market, first_trial)
         if adversarial.generator is not None
         else None
     )
@@ -382,7 +371,7 @@ def _adversarial(
     # is a promise, not evidence that it was open that long.
     closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     for problem in _adversarial_problems(
-        evidence.attempt, evidence.trials, market, rules, closed_by
+        evidence.attempt, evidence.trials.first_started_at, market, rules, closed_by
     ):
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
@@ -435,42 +424,29 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
 
     A certificate names its instance by `system`, or by `version` when it names no system
     (seed, Per Instance Certificate: "names the system or version"); it covers the tested
-    system whose name, folded, is that name.
+    system whose name, folded, is that name (`CertificateSummary`).
     """
-    by_system: dict[str, Certificate] = {}
-    for certificate in evidence.certificates or []:
-        by_system.setdefault(fold_name(certificate.instance), certificate)
-    tested = _first_spelling(trial.system for trial in evidence.trials)
-    missing = [name for folded, name in sorted(tested.items()) if folded not in by_system]
-    if missing:
+    summary = evidence.certificates
+    if summary.missing:
         reasons.add(
             Code.CERTIFICATE_MISSING,
-            f"no per-instance certificate for system(s) {', '.join(missing)}",
+            f"no per-instance certificate for system(s) {', '.join(summary.missing)}",
             "certificates.jsonl",
         )
-    present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
-    if present and all(certificate.abstain for certificate in present):
+    if summary.all_abstain:
         reasons.add(
             Code.UNIVERSAL_ABSTENTION,
-            f"the method abstains on all {len(present)}"
+            f"the method abstains on all {summary.present}"
             " tested systems; universal abstention is not a YES",
             "certificates.jsonl",
         )
-
-
-def _first_spelling(names: Iterable[str]) -> dict[str, str]:
-    """Folded name -> the first spelling of it, for messages that show names as written."""
-    spellings: dict[str, str] = {}
-    for name in names:
-        spellings.setdefault(fold_name(name), name)
-    return spellings
 
 
 def _outputs(
     reasons: _Reasons, evidence: Evidence, market: Market, derived: Mapping[str, Any]
 ) -> None:
     for output in market.required_outputs:
-        if output == "certificates" and not evidence.certificates:
+        if output == "certificates" and not evidence.certificates.count:
             reasons.add(
                 Code.REQUIRED_OUTPUT_MISSING,
                 "the market requires per-instance"
@@ -602,7 +578,7 @@ def qualify(
     market: Market,
     rules: SharedRules,
     bars: Sequence[BarResult],
-    units: UnitStructure,
+    units: UnitSummary,
     derived_table: Mapping[str, Any],
     as_of: date,
 ) -> Qualification:
@@ -623,14 +599,7 @@ def qualify(
     _dates(reasons, evidence, dates, as_of)
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)
-    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
-    unit_summary = UnitSummary(
-        units.count,
-        units.largest,
-        dict(units.nulls_per_key),
-        dict(units.joins_per_key),
-        busiest[0] if busiest[1] else None,
-    )
+    unit_summary = units
     if reasons.items:
         return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
     if pending:

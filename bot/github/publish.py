@@ -30,6 +30,7 @@ from bot.app import VerifyReport
 from bot.errors import ClaimsError
 from bot.findings import Finding, Severity
 from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort
+from bot.report.cap import cap_findings, count_findings
 from bot.report.markdown import render_markdown
 from bot.report.text import printable
 from bot.verdict import AttemptVerdict
@@ -125,9 +126,10 @@ def verdict_key_of(report: VerifyReport) -> str:
 
 
 def _annotations(findings: Sequence[Finding], level: str | None = None) -> list[Annotation]:
-    """An annotation per finding that names a file (line 1 when it names no line)."""
+    """An annotation per finding that names a file (line 1 when it names no line), of the
+    findings as the JSON report lists them: capped per code and file (`bot.report.cap`)."""
     out = []
-    for finding in findings:
+    for finding in cap_findings(findings):
         if finding.file is None:
             continue  # shown in the summary only
         line = finding.line or 1
@@ -149,7 +151,7 @@ def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
     errors = [f for f in [*verdict.findings, *verdict.pr_problems] if f.severity is Severity.ERROR]
     conclusion: Conclusion
     if verdict.evidence == "invalid":
-        conclusion, title = "failure", f"evidence invalid: {len(errors)} problem(s)"
+        conclusion, title = "failure", f"evidence invalid: {count_findings(errors)} problem(s)"
     elif verdict.status == "qualifying":
         conclusion, title = "success", f"qualifying, bars {verdict.outcome}"
     elif verdict.status == "not-qualifying":
@@ -181,7 +183,7 @@ def _pull_request_run(report: VerifyReport, footer: str) -> CheckRunPlan:
     invalid = [v for v in report.attempts if v.evidence == "invalid"]
     conclusion: Conclusion
     if pr_errors:
-        conclusion, title = "failure", f"changes {len(pr_errors)} thing(s) it may not"
+        conclusion, title = "failure", f"changes {count_findings(pr_errors)} thing(s) it may not"
     elif invalid:
         conclusion, title = "failure", f"evidence invalid in {len(invalid)} attempt(s)"
     elif registry_errors:

@@ -23,6 +23,7 @@ from bot.errors import ClaimsError
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.jsonl import parse_json
+from bot.report.cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
 from bot.timestamps import format_moment, parse_timestamp
 from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
@@ -30,6 +31,7 @@ from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSumma
 if TYPE_CHECKING:
     from bot.app import ResolveReport, VerifyReport
     from bot.explain import Explanation
+    from bot.records import RecordsCheck
 
 __all__ = [
     "REPORT_VERSION",
@@ -37,6 +39,8 @@ __all__ = [
     "dumps",
     "explanation_to_json",
     "read_report",
+    "records_check_from_json",
+    "records_check_to_json",
     "rerun_record_from_json",
     "rerun_record_to_json",
     "resolve_report_from_json",
@@ -67,6 +71,8 @@ def _finding(finding: Finding, stage: str | None = None) -> dict[str, Any]:
     }
     if stage is not None:
         data["stage"] = stage
+    if finding.left_out:
+        data["left_out"] = finding.left_out
     return data
 
 
@@ -165,9 +171,13 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
         "evidence": verdict.evidence,
         "status": verdict.status,
         "outcome": verdict.outcome,
+        # At most FINDINGS_PER_CODE_AND_FILE per reason code and file, at each stage.
         "reasons": [
-            *(_finding(finding, "evidence") for finding in verdict.findings),
-            *(_finding(finding, "qualification") for finding in verdict.qualification),
+            *(_finding(finding, "evidence") for finding in cap_findings(verdict.findings)),
+            *(
+                _finding(finding, "qualification")
+                for finding in cap_findings(verdict.qualification)
+            ),
         ],
         # The codes of the report's pr_problems that make this attempt invalid (listed there).
         "pr_problem_codes": sorted({finding.code.value for finding in verdict.pr_problems}),
@@ -190,22 +200,38 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
 
 
 def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
-    """`claims verify --json` (schemas/verify-report.schema.json)."""
+    """`claims verify --json` (schemas/verify-report.schema.json). Findings are capped per
+    reason code and file (`bot.report.cap`), and `findings_cap` says how many are not listed."""
+    attempts = [attempt_to_json(verdict) for verdict in report.attempts]
+    runs = [_run(run) for run in report.challenge_runs]
+    registry = [_finding(finding) for finding in cap_findings(report.registry_problems)]
+    pr = [_finding(finding) for finding in cap_findings(report.pr_problems)]
+    listed = [
+        *registry,
+        *pr,
+        *(reason for attempt in attempts for reason in attempt["reasons"]),
+        *(reason for run in runs for reason in run["reasons"]),
+    ]
     return {
         "report_version": REPORT_VERSION,
         "bot_version": __version__,
         "base_ref": report.base_ref,
         "tree": report.tree,
         "evidence": report.evidence,
-        "registry_problems": [_finding(finding) for finding in report.registry_problems],
-        "pr_problems": [_finding(finding) for finding in report.pr_problems],
-        "attempts": [attempt_to_json(verdict) for verdict in report.attempts],
-        "challenge_runs": [_run(run) for run in report.challenge_runs],
+        "findings_cap": {
+            "per_code_and_file": FINDINGS_PER_CODE_AND_FILE,
+            "left_out": sum(reason.get("left_out", 0) for reason in listed),
+        },
+        "registry_problems": registry,
+        "pr_problems": pr,
+        "attempts": attempts,
+        "challenge_runs": runs,
     }
 
 
 def _run(run: RunVerdict) -> dict[str, Any]:
-    """One challenge run (docs/challenge-runs.md, "In the verify report")."""
+    """One challenge run (docs/challenge-runs.md, "In the verify report"); its reasons capped
+    per reason code and file like an attempt's (`bot.report.cap`)."""
     return {
         "run": run.run,
         "path": run.folder,
@@ -215,7 +241,7 @@ def _run(run: RunVerdict) -> dict[str, Any]:
         "recomputed_by": run.recomputed_by,
         "evidence": run.evidence,
         "cases": run.cases,
-        "reasons": [_finding(finding) for finding in run.findings],
+        "reasons": [_finding(finding) for finding in cap_findings(run.findings)],
         "attempts": [
             {
                 "attempt": scored.attempt,
@@ -358,7 +384,14 @@ def _finding_from(data: Mapping[str, Any]) -> Finding:
         code = Code(data["code"])
     except ValueError:
         raise ReportError(f"unknown reason code {data['code']!r} in the report") from None
-    return Finding(code, data["message"], data["file"], data["line"], Severity(data["severity"]))
+    return Finding(
+        code,
+        data["message"],
+        data["file"],
+        data["line"],
+        Severity(data["severity"]),
+        left_out=data.get("left_out", 0),
+    )
 
 
 def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> AttemptVerdict:
@@ -427,6 +460,21 @@ def verify_report_from_json(data: object) -> VerifyReport:
         raise ReportError(
             f"evidence: the report says {report['evidence']!r}, its attempts say {built.evidence!r}"
         )
+    cap = report.get("findings_cap")
+    if cap is not None:
+        counted = left_out(
+            [
+                *built.registry_problems,
+                *built.pr_problems,
+                *(f for v in built.attempts for f in (*v.findings, *v.qualification)),
+                *(f for run in built.challenge_runs for f in run.findings),
+            ]
+        )
+        if cap["left_out"] != counted:
+            raise ReportError(
+                f"findings_cap.left_out: the report says {cap['left_out']}, its summaries count"
+                f" {counted}"
+            )
     return built
 
 
@@ -614,3 +662,111 @@ def explanation_to_json(explanations: Sequence[Explanation]) -> dict[str, Any]:
             for explanation in explanations
         ],
     }
+
+
+# The verification cache (bot/cache.py) ------------------------------------------------------
+
+
+def _unit_summary_from(data: Mapping[str, Any] | None) -> UnitSummary | None:
+    if data is None:
+        return None
+    return UnitSummary(
+        int(data["count"]),
+        int(data["largest"]),
+        {str(k): int(v) for k, v in data["nulls_per_key"].items()},
+        {str(k): int(v) for k, v in data["joins_per_key"].items()},
+        None if data["joined_most_by"] is None else str(data["joined_most_by"]),
+    )
+
+
+def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
+    """A `RecordsCheck` as JSON data (the trials themselves are never kept)."""
+    trials = check.trials
+    return {
+        "cases_read": check.cases_read,
+        "trials_read": check.trials_read,
+        "case_read_problems": [_finding(f) for f in check.case_read_problems],
+        "trial_read_problems": [_finding(f) for f in check.trial_read_problems],
+        "names": [_finding(f) for f in check.names],
+        "cases_findings": [_finding(f) for f in check.cases_findings],
+        "trials_findings": [_finding(f) for f in check.trials_findings],
+        "withheld": [_finding(f) for f in check.withheld],
+        "withholdable": list(check.withholdable),
+        "case_count": check.case_count,
+        "trials": {
+            "count": trials.count,
+            "systems": trials.systems,
+            "families": sorted(trials.families),
+            "first_started_at": _moment(trials.first_started_at),
+            "last_started_at": _moment(trials.last_started_at),
+        },
+        "certificates_read": check.certificates_read,
+        "certificate_read_problems": [_finding(f) for f in check.certificate_read_problems],
+        "certificate_names": [_finding(f) for f in check.certificate_names],
+        "certificate_withheld": [_finding(f) for f in check.certificate_withheld],
+        "certificates": {
+            "count": check.certificates.count,
+            "missing": list(check.certificates.missing),
+            "present": check.certificates.present,
+            "all_abstain": check.certificates.all_abstain,
+        },
+        "unit_summary": _units(check.unit_summary) or None,
+        "bars": None if check.bars is None else [_bar(bar) for bar in check.bars],
+        "units": _units(check.units) or None,
+        "bar_problems": [_finding(f) for f in check.bar_problems],
+        "derived": None if check.derived is None else dict(check.derived),
+    }
+
+
+def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
+    """A `RecordsCheck` from `records_check_to_json`'s data. Raises `ReportError` (or
+    KeyError, TypeError, ValueError on a shape it never writes: the cache catches them)."""
+    from bot.records import CertificateSummary, RecordsCheck, TrialSummary
+
+    def findings(name: str) -> tuple[Finding, ...]:
+        return tuple(_finding_from(item) for item in data[name])
+
+    trials, certificates = data["trials"], data["certificates"]
+
+    def moment(name: str) -> datetime | None:
+        text = trials[name]
+        parsed = None if text is None else parse_timestamp(text)
+        if text is not None and parsed is None:
+            raise ReportError(f"trials.{name}: {text!r} is not a time")
+        return parsed
+
+    bars = data["bars"]
+    return RecordsCheck(
+        cases_read=bool(data["cases_read"]),
+        trials_read=bool(data["trials_read"]),
+        case_read_problems=findings("case_read_problems"),
+        trial_read_problems=findings("trial_read_problems"),
+        names=findings("names"),
+        cases_findings=findings("cases_findings"),
+        trials_findings=findings("trials_findings"),
+        withheld=findings("withheld"),
+        withholdable=tuple(str(name) for name in data["withholdable"]),
+        case_count=int(data["case_count"]),
+        trials=TrialSummary(
+            int(trials["count"]),
+            int(trials["systems"]),
+            frozenset(str(family) for family in trials["families"]),
+            moment("first_started_at"),
+            moment("last_started_at"),
+        ),
+        certificates_read=bool(data["certificates_read"]),
+        certificate_read_problems=findings("certificate_read_problems"),
+        certificate_names=findings("certificate_names"),
+        certificate_withheld=findings("certificate_withheld"),
+        certificates=CertificateSummary(
+            int(certificates["count"]),
+            tuple(str(name) for name in certificates["missing"]),
+            int(certificates["present"]),
+            bool(certificates["all_abstain"]),
+        ),
+        unit_summary=_unit_summary_from(data["unit_summary"]),
+        bars=None if bars is None else tuple(_bar_from(bar, "the cached check") for bar in bars),
+        units=_unit_summary_from(data["units"]),
+        bar_problems=findings("bar_problems"),
+        derived=data["derived"],
+    )

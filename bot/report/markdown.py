@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.findings import Finding, Severity
+from bot.report.cap import cap_findings, count_findings
 from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
@@ -69,9 +70,9 @@ def _bar_row(bar: BarResult) -> str:
 
 def _problems(verdict: AttemptVerdict) -> int:
     """How many problems an attempt has: its findings and its PR's, notices (what could not
-    be confirmed offline) aside."""
+    be confirmed offline) aside; a report's summary counts those it stands for."""
     found = [*verdict.findings, *verdict.qualification, *verdict.pr_problems]
-    return sum(1 for finding in found if finding.severity is not Severity.NOTICE)
+    return count_findings([finding for finding in found if finding.severity is not Severity.NOTICE])
 
 
 def _codes(findings: Sequence[Finding]) -> list[str]:
@@ -79,10 +80,13 @@ def _codes(findings: Sequence[Finding]) -> list[str]:
 
 
 def _table(findings: Sequence[Finding]) -> list[str]:
+    """The findings as the JSON report lists them (capped per code and file), the first
+    _MAX_FINDINGS_SHOWN rows of them."""
+    findings = cap_findings(findings)
     rows = ["", "| code | where | problem |", "|---|---|---|"]
     rows += [_row(finding) for finding in findings[:_MAX_FINDINGS_SHOWN]]
     if len(findings) > _MAX_FINDINGS_SHOWN:
-        more = len(findings) - _MAX_FINDINGS_SHOWN
+        more = count_findings(findings[_MAX_FINDINGS_SHOWN:])
         rows.append(f"| … | | {more} more; run `claims verify` locally for all |")
     return rows
 

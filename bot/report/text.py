@@ -16,21 +16,24 @@ __all__ = ["printable", "render_explanation", "render_resolution", "render_text"
 
 
 # Past this many findings with the same code in the same file, the terminal shows a count
-# (the JSON report keeps every one).
+# (the JSON report lists FINDINGS_PER_CODE_AND_FILE, bot/report/cap.py).
 _SAME_SHOWN = 5
 
 
 def _finding_lines(findings: Sequence[Finding]) -> list[str]:
     lines: list[str] = []
-    seen: dict[tuple[str, str | None], int] = {}
+    shown: dict[tuple[str, str | None], int] = {}
+    hidden: dict[tuple[str, str | None], int] = {}
     for finding in findings:
         key = (finding.code.value, finding.file)
-        seen[key] = seen.get(key, 0) + 1
-        if seen[key] <= _SAME_SHOWN:
+        if shown.get(key, 0) < _SAME_SHOWN:
+            shown[key] = shown.get(key, 0) + 1
             lines.append(_finding_line(finding))
-    for (code, file), count in seen.items():
-        if count > _SAME_SHOWN:
-            lines.append(f"            ... and {count - _SAME_SHOWN} more {code} in {file}")
+        else:  # a report's summary (read back) counts the findings it stands for
+            hidden[key] = hidden.get(key, 0) + (finding.left_out or 1)
+    for code, file in shown:
+        if (code, file) in hidden:
+            lines.append(f"            ... and {hidden[code, file]} more {code} in {file}")
     return lines
 
 

@@ -58,6 +58,7 @@ def run(
     dry_run: bool = False,
     reopen: int | None = None,
     issues: Any = None,
+    cache: Any = None,
 ) -> CloseReport:
     job = Job(
         root=root,
@@ -65,7 +66,7 @@ def run(
         archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
         repository_url=REPOSITORY,
         issues=issues or FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of),
+        options=VerifyOptions(as_of=as_of, records_cache=cache),
         clock=at(as_of),
         crash=crash,
     )
@@ -146,6 +147,31 @@ def test_close_tags_archives_resolves_records_and_opens_issues(make_registry) ->
     assert [m.phase for m in again.plan.markets] == ["watch", "watch"]
     assert record_commits(built.repo, 3) == 1 and len(read_tags(built.repo)) == 1
     assert issues(built.root) == ["market-03-resolution.md", "market-05-resolution.md"]
+
+
+def test_a_close_with_the_verification_cache_records_what_one_without_records(
+    make_registry, tmp_path
+) -> None:
+    """--verify-cache on the scheduled job: the attempts come back from the cache (filled by an
+    earlier resolve), judgments and dates are judged afresh, and the records say the same."""
+    from bot.app import open_workspace, resolve_registry
+    from bot.cache import VerificationCache
+
+    plain, cached = make_registry(), make_registry()
+    cache = VerificationCache(tmp_path / "cache")
+    with open_workspace(cached.root) as workspace:
+        options = VerifyOptions(as_of=CLOSED, records_cache=cache)
+        archive = LocalArchive(tmp_path / "no-archive")
+        resolve_registry(workspace.registry, workspace.history, archive, options)
+    assert cache.stats.stored == 1
+    assert not run(plain.root).failed
+    warm = VerificationCache(tmp_path / "cache")
+    report = run(cached.root, cache=warm)
+    assert not report.failed, report.render()
+    assert warm.stats.hits >= 1 and warm.stats.misses == 0
+    for market in (3, 5):
+        mine, theirs = record(cached.root, market), record(plain.root, market)
+        assert (mine["outcome"], mine["attempts"]) == (theirs["outcome"], theirs["attempts"])
 
 
 def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(

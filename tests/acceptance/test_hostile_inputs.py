@@ -31,11 +31,13 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
+from bot.app import VerifyReport
 from bot.cli import main
 from bot.demo.specimen import AttemptSpec, market_document
 from bot.dump import dump_yaml
 from bot.evidence.rules import case_hash
 from bot.load.yaml_ import parse_yaml
+from bot.report.json_ import read_report
 from bot.stats.errors import StatisticsError
 from bot.stats.units import collapse_units
 from tests.conftest import AS_OF, Built, Result
@@ -385,18 +387,28 @@ def _trial_edit(edit: Callable[[dict[str, Any]], None], index: int = 0) -> Calla
 
 
 def test_fifty_thousand_empty_trials(make_registry, capsys, tmp_path: Path) -> None:
-    """Every line `{}`: schema problems per line, no crash. (No --json here: the report holds
-    all 400,000 findings, ~115 MB and ~10 s to write; the Markdown comment is capped.)"""
+    """Every line `{}`: schema problems per line, no crash. The JSON report lists 20 findings
+    of each code and file and counts the rest (it held all 400,000, ~115 MB, before the cap);
+    the Markdown comment is capped."""
     built = make_registry()
     (built.attempt / "trials.jsonl").write_bytes(b"{}\n" * 50_000)
-    markdown = tmp_path / "comment.md"
-    code = main(["verify", str(built.attempt), "--as-of", AS_OF, "--markdown", str(markdown)])
+    markdown, report = tmp_path / "comment.md", tmp_path / "report.json"
+    args = ["--as-of", AS_OF, "--markdown", str(markdown), "--json", str(report)]
+    code = main(["verify", str(built.attempt), *args])
     out, err = capsys.readouterr()
     assert code == 1
     assert "Traceback" not in err
     assert "more schema in" in out  # the terminal folds repeats
     assert len(markdown.read_text()) < 65_536
-    assert "more; run `claims verify` locally" in markdown.read_text()
+    assert "more schema finding" in markdown.read_text()  # counted as in the JSON report
+    assert report.stat().st_size < 1_000_000
+    data = json.loads(report.read_text())
+    (attempt,) = data["attempts"]
+    left_out = sum(r.get("left_out", 0) for r in attempt["reasons"])
+    assert data["findings_cap"] == {"per_code_and_file": 20, "left_out": left_out}
+    assert left_out > 350_000 and attempt["evidence"] == "invalid"
+    back = VerifyReport.from_json(read_report(report.read_bytes()))
+    assert back.attempts[0].evidence == "invalid"
 
 
 @pytest.mark.parametrize(

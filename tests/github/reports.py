@@ -11,10 +11,18 @@ ATTEMPT = "attempts/market-03/alice/x"
 HEAD = "a" * 40
 
 
-def invalid(problems: int = 1, attempt: str = ATTEMPT, message: str = "got X") -> VerifyReport:
-    """One attempt with `problems` evidence errors on trials.jsonl, one per line."""
+def invalid(
+    problems: int = 1, attempt: str = ATTEMPT, message: str = "got X", files: int = 1
+) -> VerifyReport:
+    """One attempt with `problems` evidence errors on trials.jsonl, one per line (with
+    `files`: spread over as many files, so no code and file passes the report's cap)."""
     findings = tuple(
-        Finding(Code.DUPLICATE_TRIAL, f"{message} {i}", f"{attempt}/trials.jsonl", i + 1)
+        Finding(
+            Code.DUPLICATE_TRIAL,
+            f"{message} {i}",
+            f"{attempt}/trials.jsonl" if files == 1 else f"{attempt}/trials-{i % files}.jsonl",
+            i + 1,
+        )
         for i in range(problems)
     )
     verdict = AttemptVerdict(attempt, 3, "run", findings=findings, digest="0" * 64)

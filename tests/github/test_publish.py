@@ -91,7 +91,7 @@ def test_report_text_is_inert_in_the_comment() -> None:
 
 def test_a_hundred_and_twenty_annotations(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     _pr(fakehub)
-    publish(gateway, build_publication(reports.invalid(120), HEAD), 7, HEAD)
+    publish(gateway, build_publication(reports.invalid(120, files=10), HEAD), 7, HEAD)
     (run,) = fakehub.repo.runs_named(RUN)
     assert (len(run.annotations), run.conclusion) == (120, "failure")
     path = rf".*/check-runs/{run.id}"
@@ -172,7 +172,7 @@ def test_a_lost_patch_of_annotations_is_not_applied_twice(
     _pr(fakehub)
     fakehub.fail_next("PATCH", r".*/check-runs/\d+", 502, apply=True)
     fakehub.fail_next("PATCH", r".*/check-runs/\d+", 0, apply=True)
-    publish(gateway, build_publication(reports.invalid(120), HEAD), 7, HEAD)
+    publish(gateway, build_publication(reports.invalid(120, files=10), HEAD), 7, HEAD)
     (run,) = fakehub.repo.runs_named(RUN)
     assert (len(run.annotations), run.conclusion) == (120, "failure")
     messages = [a["message"] for a in run.annotations]
@@ -202,9 +202,10 @@ def _report(messages: list[str], files: list[str]) -> VerifyReport:
 def test_a_huge_report_still_posts_its_check_runs(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     """Attack (held): an attempt with thousands of findings; the fake refuses a summary over
     GitHub's 65,535 characters as GitHub does, and the Markdown report stays under it (50
-    findings a table, 60,000 characters in all), while every finding is an annotation."""
+    findings a table, 60,000 characters in all), while every finding the JSON report lists
+    (20 per code and file: here all of them) is an annotation."""
     _pr(fakehub)
-    publication = build_publication(reports.invalid(3000, message="x" * 400), HEAD)
+    publication = build_publication(reports.invalid(3000, message="x" * 400, files=150), HEAD)
     assert all(len(run.summary) <= 65_535 for run in publication.check_runs)
     publish(gateway, publication, 7, HEAD)
     (run,) = fakehub.repo.runs_named(RUN)

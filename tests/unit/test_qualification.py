@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bot.dates import MarketDates, end_of_day
 from bot.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
 from bot.dump import format_timestamp
-from bot.evidence.models import Attempt
+from bot.evidence.models import Attempt, Trial
 from bot.evidence.rules import check_cases, check_trials
 from bot.evidence.schema import validate
 from bot.findings import Code
@@ -22,6 +22,7 @@ from bot.load.document import Document, Record
 from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.qualification import Evidence, qualify, required_checks
+from bot.records import CertificateSummary, TrialSummary, summarize_units
 from bot.stats.units import collapse_units
 from bot.timestamps import parse_timestamp
 from tests.support import RULES, records
@@ -179,7 +180,9 @@ FIRST_TRIAL = AttemptSpec().first_trial_at
 FROZEN = AttemptSpec().frozen_at
 
 
-def _evidence(spec: AttemptSpec, edit: Callable[[dict[str, Any]], None] | None) -> Evidence:
+def _evidence(
+    spec: AttemptSpec, edit: Callable[[dict[str, Any]], None] | None
+) -> tuple[Evidence, list[Trial]]:
     files = attempt_files(spec)
     data = yaml.safe_load(files["attempt.yaml"])
     if edit is not None:
@@ -194,17 +197,17 @@ def _evidence(spec: AttemptSpec, edit: Callable[[dict[str, Any]], None] | None) 
         SHARED.unit_keys,
         "t",
     )
-    return Evidence(
+    evidence = Evidence(
         folder=spec.folder,
         attempt=Attempt.from_document(Document("attempt.yaml", data)),
-        cases=cases,
-        trials=trials,
-        certificates=None,
+        trials=TrialSummary.of(trials, cases),
+        certificates=CertificateSummary.of((), trials),
         scores=None,
         judgments=None,
         digest="0" * 64,
         filed_at=None,
     )
+    return evidence, trials
 
 
 def _budget(
@@ -215,8 +218,8 @@ def _budget(
 ) -> list[str]:
     number = {"default": 3, "serious": 5, "own": 20}[budget]
     contract = load_market(market_document(number, budget, **market), SHARED)
-    evidence = _evidence(spec or AttemptSpec(market=number), edit)
-    units = collapse_units([trial.keys for trial in evidence.trials], contract.unit_keys)
+    evidence, trials = _evidence(spec or AttemptSpec(market=number), edit)
+    units = summarize_units(collapse_units([trial.keys for trial in trials], contract.unit_keys))
     result = qualify(evidence, contract, SHARED, [], units, {}, date(2027, 4, 15))
     return [r.message for r in result.reasons if r.code is Code.ADVERSARIAL_BUDGET]
 

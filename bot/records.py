@@ -1,0 +1,300 @@
+"""What an attempt's JSONL files give the judge: freeze-cases, trials and certificates, checked.
+
+`check_records` runs the expensive, evidence-only part of the judge (its steps 1, 3, 4, 8 and 9
+as far as they read these files: names, case hashes, one trial per case, withheld fields, the
+unit structure and the bars) and returns a `RecordsCheck`: the findings in the order the judge
+reports them, the counts, and the few facts the later steps need of the trials
+(`TrialSummary`) and the certificates (`CertificateSummary`: which tested systems have none,
+whether all abstain). It depends only on the three files' bytes (through the records read
+from them and the problems reading found), the folder's path, the market contract, the shared
+rules and
+the bot's code, so the verification cache (`bot/cache.py`) may keep it by those. Everything
+else (judgments, dates, freeze landings, filing time, reruns, fetches, the date judged on) is
+judged afresh on every run from the facts.
+
+Only the checks that compare the trials with a moment from history read the trials again:
+freeze order, when the freeze (or a paper's freeze) is not before the first trial, and
+`trial-in-future`, when the last trial does not start before the evidence was filed. Which
+trials are too early or too late is asked of the trials themselves, so a check read back from
+the cache, which keeps none, says it cannot answer (`RecordsNeeded`) and the shell judges the
+attempt from its files. A challenge attempt's trials and cases are compared with its run's
+(`checked`); challenge attempts are never cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from bot.bars import derived_table, unit_structure
+from bot.evidence.models import Case, Certificate, Trial
+from bot.evidence.rules import check_cases, check_names, check_trials, check_withheld
+from bot.findings import Code, Finding, Severity
+from bot.load.document import FieldPath, Record
+from bot.models import Market, SharedRules
+from bot.names import fold_name
+from bot.stats.errors import StatisticsError
+from bot.stats.units import UnitStructure
+from bot.verdict import BarResult, UnitSummary
+
+__all__ = [
+    "CERTIFICATES",
+    "RECORD_FILES",
+    "CertificateSummary",
+    "RecordsCheck",
+    "RecordsNeeded",
+    "TrialSummary",
+    "check_records",
+    "summarize_units",
+]
+
+RECORD_FILES = ("freeze-cases.jsonl", "trials.jsonl")
+CERTIFICATES = "certificates.jsonl"
+
+Published = Sequence[tuple[str, object, Callable[[FieldPath], int | None]]]
+
+
+class RecordsNeeded(Exception):
+    """A cached `RecordsCheck` keeps no trials, and the judge needs them (freeze order when a
+    trial may start before the freeze): the shell judges the attempt from its files."""
+
+
+@dataclass(frozen=True, slots=True)
+class TrialSummary:
+    """What qualification and freeze order need of the checked trials."""
+
+    count: int = 0
+    systems: int = 0  # distinct systems, names compared folded
+    families: frozenset[str] = frozenset()  # folded families of the trials' known cases
+    first_started_at: datetime | None = None
+    last_started_at: datetime | None = None
+
+    @classmethod
+    def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
+        families = frozenset(
+            fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases
+        )
+        first = min((trial.started_at for trial in trials), default=None)
+        last = max((trial.started_at for trial in trials), default=None)
+        return cls(len(trials), len(_tested(trials)), families, first, last)
+
+
+@dataclass(frozen=True, slots=True)
+class CertificateSummary:
+    """certificates.jsonl against the tested systems, as qualification judges it (SPEC 7): a
+    certificate names its instance by `system`, or by `version` when it names no system (seed,
+    Per Instance Certificate), and covers the tested system whose name, folded, is that name."""
+
+    count: int  # certificates that passed their schema
+    missing: tuple[str, ...]  # tested systems (first spelling, by folded name) without one
+    present: int  # tested systems with one
+    all_abstain: bool  # every present certificate abstains
+
+    @classmethod
+    def of(cls, certificates: Sequence[Certificate], trials: Sequence[Trial]) -> CertificateSummary:
+        by_system: dict[str, Certificate] = {}
+        for certificate in certificates:
+            by_system.setdefault(fold_name(certificate.instance), certificate)
+        tested = _tested(trials)
+        missing = tuple(name for folded, name in sorted(tested.items()) if folded not in by_system)
+        present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
+        return cls(
+            len(certificates),
+            missing,
+            len(present),
+            bool(present) and all(certificate.abstain for certificate in present),
+        )
+
+
+def _tested(trials: Sequence[Trial]) -> dict[str, str]:
+    """Folded system name -> its first spelling, for messages that show names as written."""
+    spellings: dict[str, str] = {}
+    for trial in trials:
+        spellings.setdefault(fold_name(trial.system), trial.system)
+    return spellings
+
+
+@dataclass(frozen=True)
+class RecordsCheck:
+    """freeze-cases.jsonl, trials.jsonl and certificates.jsonl, read and checked (see the
+    module's docstring).
+
+    `*_read` is False when the file was absent (its `file-missing` is the reader's).
+    `bars`, `units` and `derived` are set only when these findings hold no error and the
+    market is known (the judge evaluates the bars only for otherwise valid evidence).
+    """
+
+    cases_read: bool
+    trials_read: bool
+    # What reading each file found (JSONL problems), in reading order.
+    case_read_problems: tuple[Finding, ...]
+    trial_read_problems: tuple[Finding, ...]
+    names: tuple[Finding, ...]  # name-invisible-character in the cases' and trials' records
+    cases_findings: tuple[Finding, ...]  # check_cases
+    trials_findings: tuple[Finding, ...]  # check_trials
+    withheld: tuple[Finding, ...]  # withheld-field-leak in the cases' and trials' records
+    withholdable: tuple[str, ...]  # the fields `withheld` was checked for
+    case_count: int
+    trials: TrialSummary
+    # certificates.jsonl (read after scores.yaml and judgments.yaml): whether it was read,
+    # what reading it and each line's schema found, its names and withheld fields, and the
+    # certificates against the tested systems (none when it is absent).
+    certificates_read: bool
+    certificate_read_problems: tuple[Finding, ...]
+    certificate_names: tuple[Finding, ...]
+    certificate_withheld: tuple[Finding, ...]
+    certificates: CertificateSummary
+    unit_summary: UnitSummary | None  # the unit structure of the readable trials
+    bars: tuple[BarResult, ...] | None = None
+    units: UnitSummary | None = None
+    bar_problems: tuple[Finding, ...] = ()
+    derived: Mapping[str, Any] | None = None
+    # The checked cases and trials themselves: only when computed in this run (never cached).
+    checked_cases: Mapping[str, Case] | None = field(default=None, compare=False)
+    checked_trials: Sequence[Trial] | None = field(default=None, compare=False)
+
+    @property
+    def has_error(self) -> bool:
+        return any(
+            f.severity is Severity.ERROR
+            for f in (
+                *self.case_read_problems,
+                *self.trial_read_problems,
+                *self.names,
+                *self.cases_findings,
+                *self.trials_findings,
+                *self.withheld,
+                *self.certificate_read_problems,
+                *self.certificate_names,
+                *self.certificate_withheld,
+            )
+        )
+
+    def trials_before(self, moment: datetime) -> Sequence[Trial]:
+        """The trials to check against a freeze at `moment`: none when every trial starts
+        after it. Raises `RecordsNeeded` when some may not and the trials were not kept."""
+        first = self.trials.first_started_at
+        if first is None or first > moment:
+            return ()
+        if self.checked_trials is None:
+            raise RecordsNeeded(f"a trial starts at {first.isoformat()}, not after the freeze")
+        return self.checked_trials
+
+    def trials_from(self, moment: datetime) -> Sequence[Trial]:
+        """The trials to check for starting at or after `moment` (`trial-in-future`): none when
+        every trial starts before it. Raises `RecordsNeeded` when some may not and the trials
+        were not kept."""
+        last = self.trials.last_started_at
+        if last is None or last < moment:
+            return ()
+        if self.checked_trials is None:
+            raise RecordsNeeded(f"a trial starts at {last.isoformat()}, not before the filing")
+        return self.checked_trials
+
+    def checked(self) -> tuple[Mapping[str, Case] | None, Sequence[Trial]]:
+        """The checked cases (None: freeze-cases.jsonl not read) and trials, for a challenge
+        attempt's comparison with its run. Raises `RecordsNeeded` for a check read back from
+        the cache (which keeps neither)."""
+        if self.checked_trials is None:
+            raise RecordsNeeded("the cached check keeps no cases or trials")
+        return self.checked_cases, self.checked_trials
+
+
+def summarize_units(units: UnitStructure) -> UnitSummary:
+    """The unit structure as the report shows it: count, largest, nulls, joins, busiest key."""
+    busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
+    return UnitSummary(
+        units.count,
+        units.largest,
+        dict(units.nulls_per_key),
+        dict(units.joins_per_key),
+        busiest[0] if busiest[1] else None,
+    )
+
+
+def check_records(
+    folder: str,
+    case_records: Sequence[Record] | None,
+    trial_records: Sequence[Record] | None,
+    read_problems: Mapping[str, Sequence[Finding]],
+    published: Published,
+    market: Market | None,
+    rules: SharedRules,
+    withholdable: Sequence[str],
+    certificates: Sequence[Certificate] | None = None,
+) -> RecordsCheck:
+    """Check the records of freeze-cases.jsonl, trials.jsonl and certificates.jsonl.
+    Returns a `RecordsCheck`.
+
+    `read_problems`: per file name, what reading it as JSONL found (a file with a
+    `jsonl-invalid` line was not read whole; for certificates.jsonl, each line's schema too);
+    `published`: every parsed document and record (those of the three files are checked for
+    names and withheld fields); `certificates`: those that passed their schema (None: absent).
+    """
+    cases_file, trials_file = (f"{folder}/{name}" for name in RECORD_FILES)
+    certificates_file = f"{folder}/{CERTIFICATES}"
+    certificate_records = [entry for entry in published if entry[0] == certificates_file]
+    case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
+    trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
+
+    def complete(problems: Sequence[Finding]) -> bool:
+        return not any(f.code is Code.JSONL_INVALID for f in problems)
+
+    records = [entry for entry in published if entry[0] in (cases_file, trials_file)]
+    cases: dict[str, Case] | None = None
+    cases_findings: list[Finding] = []
+    if case_records is not None:
+        cases, cases_findings = check_cases(
+            case_records, cases_file, complete=complete(case_problems)
+        )
+    unit_keys = market.unit_keys if market else rules.unit_keys
+    trials: list[Trial] = []
+    trials_findings: list[Finding] = []
+    if trial_records is not None:
+        trials, trials_findings = check_trials(
+            trial_records, cases, unit_keys, trials_file, complete=complete(trial_problems)
+        )
+    check = RecordsCheck(
+        cases_read=case_records is not None,
+        trials_read=trial_records is not None,
+        case_read_problems=case_problems,
+        trial_read_problems=trial_problems,
+        names=tuple(check_names(records)),
+        cases_findings=tuple(cases_findings),
+        trials_findings=tuple(trials_findings),
+        withheld=tuple(check_withheld(records, withholdable)),
+        withholdable=tuple(withholdable),
+        case_count=len(cases or {}),
+        trials=TrialSummary.of(trials, cases),
+        certificates_read=certificates is not None,
+        certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
+        certificate_names=tuple(check_names(certificate_records)),
+        certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
+        certificates=CertificateSummary.of(certificates or (), trials),
+        unit_summary=_unit_summary(trials, market.unit_keys) if market and trials else None,
+        checked_cases=cases,
+        checked_trials=trials,
+    )
+    if market is None or cases is None or check.has_error:
+        return check
+    bars, units, problems, derived = derived_table(
+        market, cases, trials, rules.confidence, trials_file
+    )
+    return replace(
+        check,
+        bars=tuple(bars),
+        units=summarize_units(units),
+        bar_problems=tuple(problems),
+        derived=derived,
+    )
+
+
+def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
+    """The unit structure of the trials that could be read (None when a value cannot be
+    compared: the trial checks have said so)."""
+    try:
+        return summarize_units(unit_structure(trials, unit_keys))
+    except StatisticsError:
+        return None
