@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from bot.evidence.models import Case, Trial
-from bot.evidence.rules import check_cases, fold_key
+from bot.evidence.rules import check_cases, fold_text, withheld_key_pattern
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Record
@@ -222,36 +222,42 @@ def compare_recomputed(
     return findings
 
 
-def _key_pattern(name: str) -> re.Pattern[str]:
-    """A withholdable field written as a key in free text: its words, joined by any run of
-    `-`, `_` or white space, followed (past an optional quote) by `:` or `=`."""
-    words = [re.escape(word) for word in fold_key(name).split("_") if word]
-    joined = r"[\s_-]+".join(words)
-    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
+_CELL_FILES = (".csv", ".tsv")
 
 
-def _folded_line(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
+@lru_cache(maxsize=256)
+def _cell_pattern(name: str) -> re.Pattern[str]:
+    """A withholdable field as a cell of a CSV or TSV file (a column's header): its words
+    between cell separators (`,`, `;`, tab, `|`) or the line's ends."""
+    words = [re.escape(word) for word in re.split(r"[\s_-]+", fold_text(name)) if word]
+    joined = r"[\s_-]*".join(words)
+    cell = rf"\s*[\"']?{joined}[\"']?\s*"
+    return re.compile(rf"(?:^|[,;\t|]){cell}(?:[,;\t|]|$)")
 
 
 def check_text_leaks(
     file: str, lines: Iterable[bytes], withholdable: Sequence[str]
 ) -> list[Finding]:
     """A withholdable field written as a key (`name:` or `name=`, quoted or not, under any
-    capitalisation and with `-`, `_` or spaces between its words) in a file the bot does not
-    parse: a raw log, an excerpt, a scorer's input, a README (`withheld-field-leak`, with the
-    line). One finding per line."""
+    capitalisation and with nothing or `-`, `_` or spaces between its words) in a file the bot
+    does not parse: a raw log, an excerpt, a scorer's input, a README; in a `.csv` or `.tsv`
+    file also as a cell, a column's header (`withheld-field-leak`, with the line). One finding
+    per line."""
     if not withholdable:
         return []
-    patterns = [(name, _key_pattern(name)) for name in dict.fromkeys(withholdable)]
+    names = list(dict.fromkeys(withholdable))
+    table = file.casefold().endswith(_CELL_FILES)
     findings = []
     for number, raw in enumerate(lines, start=1):
-        text = _folded_line(raw.decode("utf-8", errors="replace"))
-        for name, pattern in patterns:
-            if pattern.search(text):
+        text = fold_text(raw.decode("utf-8", errors="replace"))
+        for name in names:
+            if withheld_key_pattern(name).search(text) or (
+                table and _cell_pattern(name).search(text)
+            ):
                 message = (
-                    f"the withholdable field {name!r} is written here as a key; a hidden"
+                    f"the withholdable field {name!r} is written here as a key"
+                    + (" or a column" if table else "")
+                    + "; a hidden"
                     " suite's withheld fields must never be published"
                 )
                 findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, number))

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -197,3 +198,48 @@ def test_any_bytes_and_names_never_crash(lines: list[bytes], names: list[str]) -
 @given(st.dictionaries(st.text(max_size=8), st.integers() | st.floats(allow_nan=False) | st.text()))
 def test_same_value_is_reflexive(value: dict[str, Any]) -> None:
     assert same_value(value, json.loads(json.dumps(value)))
+
+
+# ---- attacks (issue 12 review) --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"referenceAnswer": "x"}', b"ReferenceAnswer = 42", b"'reference\xe2\x80\x8danswer':"],
+)
+def test_a_key_without_separators_is_found_in_text(line: bytes) -> None:
+    (finding,) = check_text_leaks("raw-log/harness.log", [b"ok", line], ["reference_answer"])
+    assert (finding.code, finding.line) == (Code.WITHHELD_FIELD_LEAK, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("answers.csv", b"case_id,reference_answer,difficulty"),
+        ("answers.CSV", b'"case_id";"Reference Answer"'),
+        ("answers.tsv", b"case_id\treferenceAnswer"),
+        ("answers.csv", b"reference_answer"),
+    ],
+)
+def test_a_column_of_a_table_file_is_a_leak(name: str, line: bytes) -> None:
+    (finding,) = check_text_leaks(name, [line, b"c1,42"], ["reference_answer"])
+    assert (finding.file, finding.line) == (name, 1)
+    assert "as a key or a column" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("README.md", b"| reference_answer | withheld |"),  # a table documenting the run
+        ("README.md", b"reference_answer, as the market says, is withheld"),
+        ("answers.csv", b"case_id,my_reference_answer,reference_answers"),
+    ],
+)
+def test_a_cell_is_a_leak_only_in_a_table_file(name: str, line: bytes) -> None:
+    assert check_text_leaks(name, [line], ["reference_answer"]) == []
+
+
+@given(st.lists(st.binary(max_size=200), max_size=20), st.lists(st.text(max_size=20), max_size=3))
+def test_any_bytes_in_a_table_file_never_crash(lines: list[bytes], names: list[str]) -> None:
+    findings = check_text_leaks("t.csv", lines, names)
+    assert all(f.file == "t.csv" and f.line is not None for f in findings)

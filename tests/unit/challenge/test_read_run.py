@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import json
+import lzma
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.challenge.read import judge_run_folder, run_folders
+from bot.challenge.read import judge_run_folder, run_folders, stream_lines, text_leaks
+from bot.config import Limits
 from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, load_market, market_document
 from bot.findings import Code
 from bot.history import MemoryHistory
@@ -106,3 +112,36 @@ def test_any_bytes_in_a_run_never_crash(files: dict[str, bytes]) -> None:
         judged = _judge(root)
         for finding in judged.verdict.findings:
             assert finding.file is None or finding.file.startswith("challenge-runs/r-1")
+
+
+# ---- compressed files are read as their content (issue 12 review) ------------------------------
+
+
+def _compressors() -> list[Any]:
+    return [gzip.compress, bz2.compress, lzma.compress]
+
+
+@pytest.mark.parametrize("compress", _compressors())
+def test_a_compressed_file_is_read_decompressed(tmp_path: Path, compress: Any) -> None:
+    (tmp_path / "log.gz").write_bytes(compress(b"ok\nreference_answer: 42\n"))
+    lines = list(stream_lines(FolderTree(tmp_path), "log.gz", 1000))
+    assert lines == [b"ok", b"reference_answer: 42"]
+
+
+def test_a_compressed_file_is_read_up_to_the_limit(tmp_path: Path) -> None:
+    (tmp_path / "bomb.gz").write_bytes(gzip.compress(b"a\n" * 5_000_000))
+    assert len(list(stream_lines(FolderTree(tmp_path), "bomb.gz", 1000))) == 500
+
+
+def test_a_corrupt_compressed_file_is_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "bad.gz").write_bytes(gzip.compress(b"reference_answer: 1\n" * 100)[:40])
+    (finding,) = text_leaks(FolderTree(tmp_path), {"bad.gz": "bad.gz"}, ["x"], Limits())
+    assert (finding.code, finding.file) == (Code.FILE_UNREADABLE, "bad.gz")
+
+
+@given(st.binary(max_size=300))
+def test_any_bytes_after_a_gzip_magic_never_crash(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        (Path(folder) / "f").write_bytes(b"\x1f\x8b" + data)
+        findings = text_leaks(FolderTree(Path(folder)), {"f": "f"}, ["x"], Limits())
+        assert all(f.code is Code.FILE_UNREADABLE for f in findings)

@@ -1,0 +1,167 @@
+"""Attacks on challenge runs (issue 12) by a dishonest filer or a careless operator: each is
+caught with its code, file and line, and an honest run is not blocked."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from typing import Any
+
+import pytest
+
+from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
+from tests.support import Files, rewrite
+
+FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("extra", 1), ("score", True), ("score", "0.65"), ("verdict", "Caught")]
+)
+def test_a_trial_result_that_differs_subtly_is_caught(
+    make_registry, run_claims, name: str, value: object
+) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[0]["result"][name] = value
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert "operator-score-mismatch" in result.codes()
+
+
+def test_a_trial_result_in_another_number_format_is_the_operators(
+    make_registry, run_claims
+) -> None:
+    """1 and 1.0 are the same JSON number; key order does not matter."""
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        for trial in trials:
+            trial["result"] = dict(reversed(list(trial["result"].items())))
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert result.code == 0, result.out
+
+
+def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_claims) -> None:
+    def dup(trials: list[dict[str, Any]]) -> None:
+        trials.append(dict(trials[0], trajectory="traj-dup", evaluator="reviewer-999"))
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup))
+    result = run_claims("verify", built.attempt)
+    assert "duplicate-trial" in result.codes()
+
+
+def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
+    built = build(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", lambda t: t.pop(3))
+    )
+    result = run_claims("verify", built.attempt)
+    assert "missing-trial" in result.codes()
+
+
+def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[0]["case_id"] = "Sandbagging-000"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert result.attempt()["status"] != "qualifying", result.codes()
+    assert "unknown-case" in result.codes() or "missing-trial" in result.codes(), result.codes()
+
+
+def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["referenceAnswer"] = "answer for sandbagging-002"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+
+
+def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["grader"] = json.dumps({"reference_answer": "answer"})
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+
+
+def test_a_csv_column_leaks(make_registry, run_claims) -> None:
+    def leak(files: Files) -> None:
+        files["answers.csv"] = b"case_id,reference_answer\nsandbagging-000,42\n"
+
+    built = build(make_registry, edit_run=leak)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/answers.csv", 1)]
+
+
+def test_a_gzipped_leak(make_registry, run_claims) -> None:
+    def leak(files: Files) -> None:
+        files["grader.log.gz"] = gzip.compress(b"ok\nreference_answer: 42\n")
+
+    built = build(make_registry, edit_run=leak)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/grader.log.gz", 2)]
+
+
+def test_a_cyrillic_lookalike_key_leaks(make_registry, run_claims) -> None:
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["r\u0435ference_answer"] = "answer"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert result.attempt()["status"] != "qualifying", result.codes()
+
+
+def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_claims) -> None:
+    def readme(files: Files) -> None:
+        files["README.md"] = (
+            b"# Run 1\n\nThe suite withholds reference_answer, and only that field.\n"
+            b"Withheld: the reference answers.\n"
+        )
+
+    built = build(make_registry, edit_run=readme)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert run["reasons"] == []
+
+
+def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
+    make_registry, run_claims
+) -> None:
+    built = build(make_registry)
+    repo = built.repo
+    repo.git.checkout("-q", "-b", "filer/scores")
+    path = built.root / RUN.folder / SCORES
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0]["result"]["score"] = 0.99
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    trials_path = built.attempt / "trials.jsonl"
+    trials = [json.loads(x) for x in trials_path.read_text().splitlines()]
+    trials[0]["result"]["score"] = 0.99
+    trials_path.write_text("".join(json.dumps(r) + "\n" for r in trials))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "better scores")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    codes = {r["code"] for r in result.report["pr_problems"]}
+    assert "protected-path" in codes
+    assert "operator-score-mismatch" in {r["code"] for r in result.report["attempts"][0]["reasons"]}
+
+
+def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None:
+    built = build(make_registry)
+    repo = built.repo
+    path = built.root / RUN.folder / "freeze-cases.jsonl"
+    cases = [json.loads(x) for x in path.read_text().splitlines()]
+    cases[0]["public"]["note"] = "changed"
+    path.write_text("".join(json.dumps(r) + "\n" for r in cases))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "refreeze")
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert "freeze-order" in {r["code"] for r in run["reasons"]}, run["reasons"]
