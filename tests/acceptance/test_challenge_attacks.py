@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -165,3 +166,39 @@ def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert "freeze-order" in {r["code"] for r in run["reasons"]}, run["reasons"]
+
+
+# ---- weirdml-v3: the operator's stated scores are the recomputed ones -----------------------
+
+WEIRDML = replace(RUN, scorer="weirdml-v3")
+
+
+def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
+    make_registry, run_claims
+) -> None:
+    """A stated score 9e-7 above the log's breaks ties and thresholds in the filer's favour:
+    the operator's file must state what the scorer gives (`claims score --json` keeps full
+    precision), not a rounding of it."""
+
+    def nudge(rows: list[dict[str, Any]]) -> None:
+        rows[2]["result"]["score"] += 9e-7
+
+    built = build(
+        make_registry,
+        run_spec=WEIRDML,
+        edit_run=lambda files: rewrite(files, SCORES, nudge),
+        after_scores=lambda files: rewrite(files, "trials.jsonl", nudge),
+    )
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
+        ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
+    ]
+    assert run_claims("verify", built.attempt).codes() >= {"challenge-run-invalid"}
+
+
+def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, run_claims) -> None:
+    """The stated value is the recomputed one up to float printing: repr round-trips."""
+    built = build(make_registry, run_spec=WEIRDML)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    assert result.report["challenge_runs"][0]["reasons"] == []
