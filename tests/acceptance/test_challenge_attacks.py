@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from bot.demo.specimen import market_document
+from bot.dump import dump_yaml
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
 from tests.support import Files, rewrite
 
@@ -202,3 +204,61 @@ def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, ru
     built = build(make_registry, run_spec=WEIRDML)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     assert result.report["challenge_runs"][0]["reasons"] == []
+
+
+# ---- the run an attempt names ---------------------------------------------------------------
+
+
+def _set_run(files: Files, run: str) -> None:
+    files["attempt.yaml"] = files["attempt.yaml"].replace(
+        b"challenge_run: run-1", f"challenge_run: {run}".encode()
+    )
+
+
+def _markets_11() -> dict[str, bytes]:
+    return {
+        "markets/market-11.yaml": dump_yaml(market_document(11, "default", kinds=["challenge"]))
+    }
+
+
+def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_claims) -> None:
+    markets = {
+        **_markets_11(),
+        "markets/market-12.yaml": dump_yaml(market_document(12, "default", kinds=["challenge"])),
+    }
+
+    def other(files: Files) -> None:
+        files["run.yaml"] = files["run.yaml"].replace(b"market: 11", b"market: 12")
+
+    built = build(make_registry, edit_run=other, markets=markets)
+    result = run_claims("verify", built.attempt)
+    reason = [r for r in result.reasons() if r["code"] == "challenge-run-invalid"]
+    assert reason, result.reasons()
+    assert result.attempt()["evidence"] == "invalid"
+
+
+def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
+    make_registry, run_claims
+) -> None:
+    built = build(make_registry, run="open")
+    repo = built.repo
+    run_folder = built.root / RUN.folder
+    new = built.root / "challenge-runs" / "run-9"
+    new.mkdir()
+    for item in run_folder.rglob("*"):
+        if item.is_file():
+            target = new / item.relative_to(run_folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(item.read_bytes().replace(b"id: run-1", b"id: run-9"))
+    attempt_yaml = built.attempt / "attempt.yaml"
+    attempt_yaml.write_bytes(
+        attempt_yaml.read_bytes().replace(b"challenge_run: run-1", b"challenge_run: run-9")
+    )
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "my own run")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    assert "protected-path" in {r["code"] for r in result.report["pr_problems"]}
+    reasons = result.report["attempts"][0]["reasons"]
+    invalid = [r for r in reasons if r["code"] == "challenge-run-invalid"]
+    assert invalid and "names no run of this registry" in invalid[0]["message"], reasons

@@ -733,3 +733,14 @@ def test_min_per_class_must_be_an_integer_of_at_least_two(value: Any) -> None:
     market, findings = Market.from_document(loaded, RULES_MODEL, 3)
     assert market is None and findings
     assert all(f.code is Code.REGISTRY_INVALID for f in findings)
+
+
+def test_min_per_class_written_as_a_whole_float_is_an_integer() -> None:
+    # JSON Schema's integer admits 10.0; the model and every message hold 10.
+    document = market_document(3, "default", bars=[dict(DISCRIMINATION, min_per_class=10.0)])
+    loaded, _ = parse_yaml(dump_yaml(document), "markets/market-03.yaml")
+    assert loaded is not None
+    market, findings = Market.from_document(loaded, RULES_MODEL, 3)
+    assert market is not None and findings == []
+    (bar,) = market.bars
+    assert bar.min_per_class == 10 and type(bar.min_per_class) is int
