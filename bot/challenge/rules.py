@@ -8,10 +8,11 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Any
 
 from bot.evidence.models import Case, Trial
-from bot.evidence.rules import check_cases, fold_text, withheld_key_pattern
+from bot.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pattern
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Record
@@ -235,6 +236,21 @@ def _cell_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|[,;\t|]){cell}(?:[,;\t|]|$)")
 
 
+def _check_path(file: str, names: Sequence[str]) -> list[Finding]:
+    """A folder or file named as a withholdable field (`reference_answer/case-1.txt`,
+    `Reference-Answer.json`): the name is the key its content is published under."""
+    folded = {fold_key(name): name for name in names if fold_key(name)}
+    for part in PurePosixPath(file).parts:
+        name = folded.get(fold_key(part.split(".", 1)[0]))
+        if name is not None:
+            message = (
+                f"{part!r} names the withholdable field {name!r}: what the file holds is"
+                " published under it; a hidden suite's withheld fields must never be published"
+            )
+            return [Finding(Code.WITHHELD_FIELD_LEAK, message, file)]
+    return []
+
+
 def check_text_leaks(
     file: str, lines: Iterable[bytes], withholdable: Sequence[str]
 ) -> list[Finding]:
@@ -242,12 +258,12 @@ def check_text_leaks(
     capitalisation and with nothing or `-`, `_` or spaces between its words) in a file the bot
     does not parse: a raw log, an excerpt, a scorer's input, a README; in a `.csv` or `.tsv`
     file also as a cell, a column's header (`withheld-field-leak`, with the line). One finding
-    per line."""
+    per line, and one without a line when a folder or the file is named as the field."""
     if not withholdable:
         return []
     names = list(dict.fromkeys(withholdable))
     table = file.casefold().endswith(_CELL_FILES)
-    findings = []
+    findings = _check_path(file, names)
     for number, raw in enumerate(lines, start=1):
         text = fold_text(raw.decode("utf-8", errors="replace"))
         for name in names:

@@ -262,3 +262,13 @@ def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
     reasons = result.report["attempts"][0]["reasons"]
     invalid = [r for r in reasons if r["code"] == "challenge-run-invalid"]
     assert invalid and "names no run of this registry" in invalid[0]["message"], reasons
+
+
+def test_a_file_named_as_the_withheld_field_leaks(make_registry, run_claims) -> None:
+    def leak(files: Files) -> None:
+        files["reference_answer/sandbagging-000.txt"] = b"42\n"
+
+    built = build(make_registry, edit_run=leak)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/reference_answer/sandbagging-000.txt", None)]

@@ -192,7 +192,9 @@ def test_a_key_written_any_way_is_found_on_its_line(
 @given(st.lists(st.binary(max_size=200), max_size=20), st.lists(st.text(max_size=20), max_size=3))
 def test_any_bytes_and_names_never_crash(lines: list[bytes], names: list[str]) -> None:
     findings = check_text_leaks("f", lines, names)
-    assert all(f.file == "f" and f.line is not None for f in findings)
+    assert all(f.file == "f" for f in findings)
+    # Only the file's own name gives a finding without a line.
+    assert all(f.line is not None or "names the withholdable" in f.message for f in findings)
 
 
 @given(st.dictionaries(st.text(max_size=8), st.integers() | st.floats(allow_nan=False) | st.text()))
@@ -242,4 +244,20 @@ def test_a_cell_is_a_leak_only_in_a_table_file(name: str, line: bytes) -> None:
 @given(st.lists(st.binary(max_size=200), max_size=20), st.lists(st.text(max_size=20), max_size=3))
 def test_any_bytes_in_a_table_file_never_crash(lines: list[bytes], names: list[str]) -> None:
     findings = check_text_leaks("t.csv", lines, names)
-    assert all(f.file == "t.csv" and f.line is not None for f in findings)
+    assert all(f.file == "t.csv" for f in findings)
+    assert all(f.line is not None or "names the withholdable" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(
+    "file",
+    ["raw-log/reference_answer.txt", "raw-log/Reference-Answer/c1.log", "referenceAnswer.json.gz"],
+)
+def test_a_file_named_as_the_field_is_a_leak(file: str) -> None:
+    (finding,) = check_text_leaks(file, [b"42"], ["reference_answer"])
+    assert (finding.code, finding.file, finding.line) == (Code.WITHHELD_FIELD_LEAK, file, None)
+    assert "names the withholdable field 'reference_answer'" in finding.message
+
+
+@pytest.mark.parametrize("file", ["raw-log/reference_answers.txt", "docs/no-reference.md"])
+def test_a_file_whose_name_only_contains_the_field_is_no_leak(file: str) -> None:
+    assert check_text_leaks(file, [b"42"], ["reference_answer"]) == []
