@@ -212,6 +212,17 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
                         folder.input_path,
                         folder.results_path or folder.folder,
                     )
+                    # The trials carry what the scorer gives, not the stated values it
+                    # tolerates: a stated score rounded within the tolerance must not break a
+                    # tie or cross a threshold in the filer's favour.
+                    stated = {
+                        case_id: ScoredCase(
+                            {**scored_case.result, **recomputed.get(case_id, {})},
+                            scored_case.file,
+                            scored_case.line,
+                        )
+                        for case_id, scored_case in stated.items()
+                    }
                 unknown = sorted(set(recomputed) - set(cases or recomputed))
                 for case_id in unknown:
                     message = f"task {case_id!r} is not a case of the run ({cases_file})"

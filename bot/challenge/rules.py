@@ -107,6 +107,8 @@ def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:
     if isinstance(mine, numbers) and isinstance(theirs, numbers):
         if isinstance(mine, bool) or isinstance(theirs, bool):
             return mine is theirs
+        if isinstance(mine, int) and isinstance(theirs, int):
+            return mine == theirs  # exactly, however large
         return math.isclose(float(mine), float(theirs), rel_tol=0.0, abs_tol=tolerance)
     if isinstance(mine, dict) and isinstance(theirs, dict):
         return mine.keys() == theirs.keys() and all(
@@ -161,7 +163,9 @@ def compare_trials(
             )
             findings.append(Finding(Code.OPERATOR_SCORE_MISSING, message, trials_file, trial.line))
             continue
-        fields = _differing(dict(trial.result), theirs.result, 1e-9)
+        # Exactly the operator's numbers (1 and 1.0 are one JSON number): any slack would let
+        # a filer break a tie or cross a threshold in its favour.
+        fields = _differing(dict(trial.result), theirs.result, 0.0)
         if fields:
             name = fields[0]
             mine = _shown(trial.result.get(name, "absent"))

@@ -13,7 +13,7 @@ import pytest
 from bot.demo.specimen import market_document
 from bot.dump import dump_yaml
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
-from tests.support import Files, rewrite
+from tests.support import Files, records, rewrite
 
 FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
 
@@ -272,3 +272,43 @@ def test_a_file_named_as_the_withheld_field_leaks(make_registry, run_claims) -> 
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert _leaks(run["reasons"]) == [(f"{RUN.folder}/reference_answer/sandbagging-000.txt", None)]
+
+
+def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, run_claims) -> None:
+    """5e-10 is nothing as a number and everything to a tie: the operator's 0.65 for a
+    positive against a negative's 0.65 is a tie (half a pair); 0.6500000005 wins the pair.
+    A trial's result is the operator's exactly (JSON numbers: 1 and 1.0 are one number)."""
+
+    def nudge(trials: list[dict[str, Any]]) -> None:
+        trials[5]["result"]["score"] += 5e-10
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge))
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"operator-score-mismatch"}
+    assert [r["line"] for r in result.reasons()] == [6]
+
+
+def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
+    make_registry, run_claims
+) -> None:
+    """Rounded to nine decimals, a stated score passes the run's check (float noise), but the
+    attempt's trials must carry the scorer's own value, not the rounding."""
+
+    def nine(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            for name in ("area", "final_best", "score"):
+                row["result"][name] = round(row["result"][name], 9) + 4e-10
+
+    built = build(
+        make_registry,
+        run_spec=WEIRDML,
+        edit_run=lambda files: rewrite(files, SCORES, nine),
+        after_scores=lambda files: rewrite(files, "trials.jsonl", nine),
+    )
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert run["reasons"] == []
+    trial = records(built.files, "trials.jsonl")[0]
+    assert run["attempts"][0]["tasks"]["sandbagging-000"] != trial["result"]
+    attempt = run_claims("verify", built.attempt)
+    assert "operator-score-mismatch" in attempt.codes()

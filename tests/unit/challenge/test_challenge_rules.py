@@ -261,3 +261,9 @@ def test_a_file_named_as_the_field_is_a_leak(file: str) -> None:
 @pytest.mark.parametrize("file", ["raw-log/reference_answers.txt", "docs/no-reference.md"])
 def test_a_file_whose_name_only_contains_the_field_is_no_leak(file: str) -> None:
     assert check_text_leaks(file, [b"42"], ["reference_answer"]) == []
+
+
+def test_same_value_without_tolerance_is_exact() -> None:
+    assert same_value(1, 1.0, 0.0) and same_value(0.65, 0.65, 0.0)
+    assert not same_value(0.65, 0.65 + 5e-10, 0.0)
+    assert not same_value(2**63, 2**63 + 1, 0.0)  # ints exactly, past float precision
