@@ -91,33 +91,41 @@ def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
     assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
-def test_a_csv_column_leaks(make_registry, run_claims) -> None:
+@pytest.mark.parametrize(
+    ("name", "data", "line"),
+    [
+        ("answers.csv", b"case_id,reference_answer\nsandbagging-000,42\n", 1),
+        ("grader.log.gz", gzip.compress(b"ok\nreference_answer: 42\n"), 2),
+        ("reference_answer/sandbagging-000.txt", b"42\n", None),
+    ],
+)
+def test_a_leak_in_a_runs_other_files(
+    make_registry, run_claims, name: str, data: bytes, line: int | None
+) -> None:
+    """A CSV column, a gzipped log, a file named as the field: each a leak of the run."""
+
     def leak(files: Files) -> None:
-        files["answers.csv"] = b"case_id,reference_answer\nsandbagging-000,42\n"
+        files[name] = data
 
     built = build(make_registry, edit_run=leak)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
-    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/answers.csv", 1)]
+    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/{name}", line)]
 
 
-def test_a_gzipped_leak(make_registry, run_claims) -> None:
-    def leak(files: Files) -> None:
-        files["grader.log.gz"] = gzip.compress(b"ok\nreference_answer: 42\n")
+def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
+    make_registry, run_claims
+) -> None:
+    """Look-alike letters are not folded (docs/spec-notes.md), but a field of the filer's own
+    in `result` is not the operator's result either."""
 
-    built = build(make_registry, edit_run=leak)
-    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
-    (run,) = result.report["challenge_runs"]
-    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/grader.log.gz", 2)]
-
-
-def test_a_cyrillic_lookalike_key_leaks(make_registry, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["r\u0435ference_answer"] = "answer"
 
     built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
     result = run_claims("verify", built.attempt)
-    assert result.attempt()["status"] != "qualifying", result.codes()
+    assert "operator-score-mismatch" in result.codes()
+    assert "withheld-field-leak" not in result.codes()
 
 
 def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_claims) -> None:
@@ -175,6 +183,20 @@ def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None
 WEIRDML = replace(RUN, scorer="weirdml-v3")
 
 
+def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[str, Any]]:
+    """A weirdml-v3 run whose operator's results.jsonl, and the attempt's trials copying it,
+    are edited by `edit`; the run's verify report and the built registry."""
+    built = build(
+        make_registry,
+        run_spec=WEIRDML,
+        edit_run=lambda files: rewrite(files, SCORES, edit),
+        after_scores=lambda files: rewrite(files, "trials.jsonl", edit),
+    )
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    return built, run
+
+
 def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
     make_registry, run_claims
 ) -> None:
@@ -185,14 +207,7 @@ def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
     def nudge(rows: list[dict[str, Any]]) -> None:
         rows[2]["result"]["score"] += 9e-7
 
-    built = build(
-        make_registry,
-        run_spec=WEIRDML,
-        edit_run=lambda files: rewrite(files, SCORES, nudge),
-        after_scores=lambda files: rewrite(files, "trials.jsonl", nudge),
-    )
-    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
-    (run,) = result.report["challenge_runs"]
+    built, run = _weirdml_stating(make_registry, run_claims, nudge)
     assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
         ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
     ]
@@ -264,16 +279,6 @@ def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
     assert invalid and "names no run of this registry" in invalid[0]["message"], reasons
 
 
-def test_a_file_named_as_the_withheld_field_leaks(make_registry, run_claims) -> None:
-    def leak(files: Files) -> None:
-        files["reference_answer/sandbagging-000.txt"] = b"42\n"
-
-    built = build(make_registry, edit_run=leak)
-    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
-    (run,) = result.report["challenge_runs"]
-    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/reference_answer/sandbagging-000.txt", None)]
-
-
 def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, run_claims) -> None:
     """5e-10 is nothing as a number and everything to a tie: the operator's 0.65 for a
     positive against a negative's 0.65 is a tie (half a pair); 0.6500000005 wins the pair.
@@ -299,14 +304,7 @@ def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
             for name in ("area", "final_best", "score"):
                 row["result"][name] = round(row["result"][name], 9) + 4e-10
 
-    built = build(
-        make_registry,
-        run_spec=WEIRDML,
-        edit_run=lambda files: rewrite(files, SCORES, nine),
-        after_scores=lambda files: rewrite(files, "trials.jsonl", nine),
-    )
-    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
-    (run,) = result.report["challenge_runs"]
+    built, run = _weirdml_stating(make_registry, run_claims, nine)
     assert run["reasons"] == []
     trial = records(built.files, "trials.jsonl")[0]
     assert run["attempts"][0]["tasks"]["sandbagging-000"] != trial["result"]
