@@ -240,6 +240,17 @@ def _cell_pattern(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?:^|[,;\t|]){cell}(?:[,;\t|]|$)")
 
 
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _unescaped(text: str) -> str:
+    """JSON's `\\uXXXX` escapes read as their characters: a JSON log's
+    `"reference\\u005fanswer"` is the key `reference_answer`."""
+    if "\\u" not in text:
+        return text
+    return _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), text)
+
+
 def _check_path(file: str, names: Sequence[str]) -> list[Finding]:
     """A folder or file named as a withholdable field (`reference_answer/case-1.txt`,
     `Reference-Answer.json`): the name is the key its content is published under."""
@@ -269,7 +280,7 @@ def check_text_leaks(
     table = file.casefold().endswith(_CELL_FILES)
     findings = _check_path(file, names)
     for number, raw in enumerate(lines, start=1):
-        text = fold_text(raw.decode("utf-8", errors="replace"))
+        text = fold_text(_unescaped(raw.decode("utf-8", errors="replace")))
         for name in names:
             if withheld_key_pattern(name).search(text) or (
                 table and _cell_pattern(name).search(text)

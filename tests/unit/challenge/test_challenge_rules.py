@@ -267,3 +267,17 @@ def test_same_value_without_tolerance_is_exact() -> None:
     assert same_value(1, 1.0, 0.0) and same_value(0.65, 0.65, 0.0)
     assert not same_value(0.65, 0.65 + 5e-10, 0.0)
     assert not same_value(2**63, 2**63 + 1, 0.0)  # ints exactly, past float precision
+
+
+@pytest.mark.parametrize(
+    "line",
+    [rb'{"reference\u005fanswer": 1}', rb'{"\u0052eference_Answer": 1}', rb"\u0072eferenceAnswer:"],
+)
+def test_a_key_written_with_json_escapes_is_found(line: bytes) -> None:
+    (finding,) = check_text_leaks("raw-log/harness.jsonl", [line], ["reference_answer"])
+    assert finding.line == 1
+
+
+def test_a_lone_or_broken_escape_is_no_leak_and_no_crash() -> None:
+    lines = [rb"\ud800 reference", rb"\u00zz", rb"path\u"]
+    assert check_text_leaks("f", lines, ["reference_answer"]) == []
