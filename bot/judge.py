@@ -35,7 +35,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bot.bars import compare_score_tables, coverage_warnings, derived_table, unit_structure
-from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
+from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -232,7 +232,7 @@ def _judge(
     withholdable = sorted({*(market.withholdable if market else ()), *facts.challenge_withholdable})
     findings += check_withheld(files.published, withholdable)
     if facts.challenge is not None:
-        findings += _check_challenge(files, facts.challenge, cases, trials)
+        findings += _check_challenge(files, facts.challenge, cases, trials, findings)
 
     counts = Counts(
         files=len(files.entries),
@@ -460,11 +460,12 @@ def _check_challenge(
     challenge: ChallengeFacts,
     cases: Mapping[str, Case] | None,
     trials: Sequence[Trial],
+    already: Sequence[Finding] = (),
 ) -> list[Finding]:
     """8. A challenge attempt: its run is valid and of its market, its cases are the run's,
     each trial carries the result the run's scorer gave its case, and no withholdable field is
     written in its raw log or any other file the bot does not parse."""
-    findings: list[Finding] = list(challenge.text_leaks)
+    findings: list[Finding] = without_repeats(challenge.text_leaks, already)
     if challenge.problem is not None:
         return [*findings, challenge.problem]
     if cases is not None and challenge.cases is not None:

@@ -13,7 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.challenge.rules import ScoredCase, check_run_cases, compare_recomputed
+from bot.challenge.rules import (
+    ScoredCase,
+    check_run_cases,
+    compare_recomputed,
+    without_repeats,
+)
 from bot.challenge.scorers import builtin_scorer
 from bot.evidence.models import Case
 from bot.evidence.rules import check_names, check_withheld
@@ -234,7 +239,7 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
     findings += _check_order(files, facts)
     # Hidden suite: no withholdable field in any file of the run.
     findings += check_withheld(files.published, facts.withholdable)
-    findings += facts.text_leaks
+    findings += without_repeats(facts.text_leaks, findings)
     operator = files.value("operator")
     verdict = RunVerdict(
         run=files.run,

@@ -145,6 +145,7 @@ def _read(
     unparsed: dict[str, str] = {}
     document = None
     if "run.yaml" in entries:
+        unparsed[f"{folder}/run.yaml"] = f"{folder}/run.yaml"  # its comments, as text
         loaded, found = load_yaml(tree, f"{folder}/run.yaml", limits)
         problems += found
         if loaded is not None:

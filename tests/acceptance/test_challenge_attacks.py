@@ -310,3 +310,29 @@ def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
     assert run["attempts"][0]["tasks"]["sandbagging-000"] != trial["result"]
     attempt = run_claims("verify", built.attempt)
     assert "operator-score-mismatch" in attempt.codes()
+
+
+def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
+    def attempt_comment(files: Files) -> None:
+        files["scores.yaml"] += b"# reference_answer: {sandbagging-003: x}\n"
+
+    def run_comment(files: Files) -> None:
+        files["run.yaml"] += b"# sandbagging-000 Reference-Answer: 42\n"
+
+    built = build(make_registry, after_scores=attempt_comment)
+    result = run_claims("verify", built.attempt)
+    lines = built.files["scores.yaml"].decode().count("\n")
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
+    built = build(make_registry, edit_run=run_comment)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert [file for file, _ in _leaks(run["reasons"])] == [f"{RUN.folder}/run.yaml"]
+
+
+def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
+    def key(files: Files) -> None:
+        files["scores.yaml"] += b"reference_answer: {sandbagging-003: x}\n"
+
+    built = build(make_registry, after_scores=key)
+    result = run_claims("verify", built.attempt)
+    assert len(_leaks(result.reasons())) == 1
