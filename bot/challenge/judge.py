@@ -268,6 +268,15 @@ def _check_order(files: RunFiles, facts: RunFacts) -> list[Finding]:
     freeze = facts.freeze_landing
     findings = []
     for path, landing in sorted(facts.score_landings.items()):
+        if not isinstance(landing, Landing) and not isinstance(freeze, Landing):
+            # Neither is on the base branch: a pull request that freezes and scores at once
+            # lands both in one commit, so the scores could not come after the freeze.
+            message = (
+                f"{path} is in the same change as the run's freeze-cases.jsonl, which is not on"
+                f" {facts.base_ref} yet ({freeze}): merge the freeze first, then the scores"
+            )
+            findings.append(Finding(Code.FREEZE_ORDER, message, path))
+            continue
         if not isinstance(landing, Landing):
             continue  # not on the base branch yet (a pull request): it will land after
         if not isinstance(freeze, Landing):

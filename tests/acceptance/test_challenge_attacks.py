@@ -336,3 +336,26 @@ def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
     built = build(make_registry, after_scores=key)
     result = run_claims("verify", built.attempt)
     assert len(_leaks(result.reasons())) == 1
+
+
+def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
+    make_registry, run_claims
+) -> None:
+    built = build(make_registry)
+    repo = built.repo
+    repo.git.checkout("-q", "-b", "operator/run-9")
+    source, target = built.root / RUN.folder, built.root / "challenge-runs" / "run-9"
+    for item in source.rglob("*"):
+        if item.is_file():
+            copy = target / item.relative_to(source)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(item.read_bytes().replace(b"id: run-1", b"id: run-9"))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "run-9: freeze and scores together")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    (run,) = result.report["challenge_runs"]
+    assert run["run"] == "run-9"
+    assert [(r["code"], r["file"]) for r in run["reasons"]] == [
+        ("freeze-order", f"challenge-runs/run-9/{SCORES}")
+    ]
+    assert "merge the freeze first" in run["reasons"][0]["message"]

@@ -24,6 +24,7 @@ from tests.unit.test_judge import RULES_MODEL
 
 SPEC = AttemptSpec(market=11, submitter="a-lab", slug="one", kind="challenge", challenge_run="r-1")
 RUN = RunSpec(run="r-1")
+SCORES = f"scores/{SPEC.submitter}/{SPEC.slug}/results.jsonl"
 
 
 MARKET = load_market(market_document(11, "default", kinds=["challenge"]), RULES_MODEL)
@@ -54,14 +55,17 @@ def test_an_honest_run_outside_main_is_valid_until_scored(tmp_path: Path) -> Non
     assert judged.verdict.findings == () and judged.verdict.cases == 24
     assert run_folders(FolderTree(tmp_path)) == ["challenge-runs/r-1"]
     _write(tmp_path, scores)
-    # The score file is not on main (this history holds nothing): it lands after the freeze.
-    assert _judge(tmp_path).verdict.findings == ()
+    # Neither the freeze nor the score file is on main (this history holds nothing): filed
+    # together they would land in one commit, so the scores could not follow the freeze.
+    (finding,) = _judge(tmp_path).verdict.findings
+    assert (finding.code, finding.file) == (Code.FREEZE_ORDER, f"{RUN.folder}/{SCORES}")
+    assert "merge the freeze first" in finding.message
 
 
 def test_an_id_that_is_not_the_folder_is_a_schema_error(tmp_path: Path) -> None:
     _, run_files = challenge_files(SPEC, RUN)
     run_files["run.yaml"] = run_files["run.yaml"].replace(b"id: r-1", b"id: r-2")
-    _write(tmp_path, run_files)
+    _write(tmp_path, {k: v for k, v in run_files.items() if not k.startswith("scores/")})
     (finding,) = _judge(tmp_path).verdict.findings
     assert (finding.code, finding.line) == (Code.SCHEMA, 2)
     assert "expected 'r-1' from the folder name" in finding.message
