@@ -96,3 +96,25 @@ def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
         " (simulated); delong-logit bound 0.7489 (information only)"
     ) in text
     assert "- bar small: not exercised (2 positive, 3 negative units)" in text
+
+
+def test_an_auroc_bar_without_coverage_says_why() -> None:
+    note = "fewer than 5 units in a class: DeLong's coverage was not simulated this small"
+    bar = BarResult(
+        "tiny",
+        "auroc_lower",
+        0.1,
+        True,
+        units=22,
+        bound=0.0677,
+        auroc=0.5,
+        positives=2,
+        negatives=20,
+        met=False,
+        note=note,
+        alt_method="delong-logit",
+        alt_bound=0.1507,
+    )
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=(bar,))
+    text = render_markdown(VerifyReport([verdict]))
+    assert f"2 positive, 20 negative units; {note}; delong-logit bound 0.1507" in text
