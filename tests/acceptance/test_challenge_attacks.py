@@ -141,12 +141,17 @@ def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_clai
     assert run["reasons"] == []
 
 
+def _branch(make_registry: Any, name: str) -> tuple[Any, Any]:
+    """The challenge registry, with a pull request branch `name` checked out."""
+    built = build(make_registry)
+    built.repo.git.checkout("-q", "-b", name)
+    return built, built.repo
+
+
 def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
     make_registry, run_claims
 ) -> None:
-    built = build(make_registry)
-    repo = built.repo
-    repo.git.checkout("-q", "-b", "filer/scores")
+    built, repo = _branch(make_registry, "filer/scores")
     path = built.root / RUN.folder / SCORES
     rows = [json.loads(x) for x in path.read_text().splitlines()]
     rows[0]["result"]["score"] = 0.99
@@ -341,9 +346,7 @@ def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
 def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
     make_registry, run_claims
 ) -> None:
-    built = build(make_registry)
-    repo = built.repo
-    repo.git.checkout("-q", "-b", "operator/run-9")
+    built, repo = _branch(make_registry, "operator/run-9")
     source, target = built.root / RUN.folder, built.root / "challenge-runs" / "run-9"
     for item in source.rglob("*"):
         if item.is_file():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.app import VerifyReport
 from bot.findings import Code, Finding
 from bot.report.markdown import MAX_COMMENT, escape, render_markdown
@@ -100,21 +102,7 @@ def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
 
 def test_an_auroc_bar_without_coverage_says_why() -> None:
     note = "fewer than 5 units in a class: DeLong's coverage was not simulated this small"
-    bar = BarResult(
-        "tiny",
-        "auroc_lower",
-        0.1,
-        True,
-        units=22,
-        bound=0.0677,
-        auroc=0.5,
-        positives=2,
-        negatives=20,
-        met=False,
-        note=note,
-        alt_method="delong-logit",
-        alt_bound=0.1507,
-    )
+    bar = replace(small_sample_bar(), positives=2, negatives=20, coverage=None, note=note)
     verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=(bar,))
     text = render_markdown(VerifyReport([verdict]))
-    assert f"2 positive, 20 negative units; {note}; delong-logit bound 0.1507" in text
+    assert f"2 positive, 20 negative units; {note}; delong-logit bound 0.7489" in text
