@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
+from bot.bars import coverage_low
 from bot.dates import MarketDates, end_of_day
 from bot.evidence.models import Attempt, Bounty, Generator, RedTeam
 from bot.findings import Code, Finding, Severity
@@ -213,11 +214,7 @@ def _bar(bar: BarResult) -> Line:
         )
     note = f" ({bar.note})" if bar.note else ""
     # A warning only: the line keeps its mark, and names the code.
-    warned = (
-        Code.BOUND_COVERAGE_LOW.value
-        if bar.coverage is not None and bar.coverage < COVERAGE_WARNING_BELOW
-        else None
-    )
+    warned = Code.BOUND_COVERAGE_LOW.value if coverage_low(bar) else None
     if bar.met:
         return Line("ok", "bar", f"{text}: met{note}", warned)
     return Line(

@@ -401,10 +401,12 @@ def _challenge_facts(
     run = attempt.challenge_run or ""
     folder = f"{RUNS}/{run}"
     parsed = {path for path, _, _ in files.published}
+    # YAML documents are read as text too: a comment (`# reference_answer: 42`) is published.
     unparsed = {
         files.path(name): files.path(name)
         for name in files.entries
-        if files.path(name) not in parsed and name != "judgments.yaml"
+        if (files.path(name) not in parsed or name.endswith((".yaml", ".yml")))
+        and name != "judgments.yaml"
     }
     line = attempt.lines.get("challenge_run")
 

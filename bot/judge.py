@@ -35,7 +35,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bot.bars import compare_score_tables, coverage_warnings
-from bot.challenge.rules import ScoredCase, compare_cases, compare_trials
+from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -237,7 +237,7 @@ def _judge(
         *check_withheld(tail, withholdable),
     ]
     if facts.challenge is not None:
-        findings += _check_challenge(files, facts.challenge, records)
+        findings += _check_challenge(files, facts.challenge, records, findings)
 
     counts = Counts(
         files=len(files.entries),
@@ -487,12 +487,15 @@ def market_unknown(number: int, rules: SharedRules, file: str, line: int | None)
 
 
 def _check_challenge(
-    files: AttemptFiles, challenge: ChallengeFacts, records: RecordsCheck
+    files: AttemptFiles,
+    challenge: ChallengeFacts,
+    records: RecordsCheck,
+    already: Sequence[Finding] = (),
 ) -> list[Finding]:
     """8. A challenge attempt: its run is valid and of its market, its cases are the run's,
     each trial carries the result the run's scorer gave its case, and no withholdable field is
     written in its raw log or any other file the bot does not parse."""
-    findings: list[Finding] = list(challenge.text_leaks)
+    findings: list[Finding] = without_repeats(challenge.text_leaks, already)
     if challenge.problem is not None:
         return [*findings, challenge.problem]
     cases, trials = records.checked()

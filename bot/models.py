@@ -124,6 +124,7 @@ class Bar:
         predicate = data.get("failure") or data.get("success") or {}
         label = data.get("label") or {}
         threshold = data["max"] if data["statistic"] == "rate_upper" else data["min"]
+        floor = data.get("min_per_class")
         return cls(
             id=data["id"],
             statistic=data["statistic"],
@@ -139,7 +140,8 @@ class Bar:
             label_positive=label.get("positive"),
             threshold=float(threshold),
             title=data.get("title", data["id"]),
-            min_per_class=data.get("min_per_class"),
+            # The schema's integer admits 10.0 (JSON Schema: a number with no fraction).
+            min_per_class=None if floor is None else int(floor),
         )
 
 

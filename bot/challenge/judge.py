@@ -13,7 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.challenge.rules import ScoredCase, check_run_cases, compare_recomputed
+from bot.challenge.rules import (
+    ScoredCase,
+    check_run_cases,
+    compare_recomputed,
+    without_repeats,
+)
 from bot.challenge.scorers import builtin_scorer
 from bot.evidence.models import Case
 from bot.evidence.rules import check_names, check_withheld
@@ -212,6 +217,17 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
                         folder.input_path,
                         folder.results_path or folder.folder,
                     )
+                    # The trials carry what the scorer gives, not the stated values it
+                    # tolerates: a stated score rounded within the tolerance must not break a
+                    # tie or cross a threshold in the filer's favour.
+                    stated = {
+                        case_id: ScoredCase(
+                            {**scored_case.result, **recomputed.get(case_id, {})},
+                            scored_case.file,
+                            scored_case.line,
+                        )
+                        for case_id, scored_case in stated.items()
+                    }
                 unknown = sorted(set(recomputed) - set(cases or recomputed))
                 for case_id in unknown:
                     message = f"task {case_id!r} is not a case of the run ({cases_file})"
@@ -223,7 +239,7 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
     findings += _check_order(files, facts)
     # Hidden suite: no withholdable field in any file of the run.
     findings += check_withheld(files.published, facts.withholdable)
-    findings += facts.text_leaks
+    findings += without_repeats(facts.text_leaks, findings)
     operator = files.value("operator")
     verdict = RunVerdict(
         run=files.run,
@@ -252,6 +268,15 @@ def _check_order(files: RunFiles, facts: RunFacts) -> list[Finding]:
     freeze = facts.freeze_landing
     findings = []
     for path, landing in sorted(facts.score_landings.items()):
+        if not isinstance(landing, Landing) and not isinstance(freeze, Landing):
+            # Neither is on the base branch: a pull request that freezes and scores at once
+            # lands both in one commit, so the scores could not come after the freeze.
+            message = (
+                f"{path} is in the same change as the run's freeze-cases.jsonl, which is not on"
+                f" {facts.base_ref} yet ({freeze}): merge the freeze first, then the scores"
+            )
+            findings.append(Finding(Code.FREEZE_ORDER, message, path))
+            continue
         if not isinstance(landing, Landing):
             continue  # not on the base branch yet (a pull request): it will land after
         if not isinstance(freeze, Landing):

@@ -4,10 +4,16 @@ history where the freeze and the score files landed, and judge (`bot.challenge.j
 
 from __future__ import annotations
 
+import bz2
+import gzip
+import io
+import lzma
 import re
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
+from typing import Any, BinaryIO, cast
 
 from bot.challenge.judge import RunFacts, RunFiles, RunJudged, ScoreFolder, judge_run
 from bot.challenge.rules import check_text_leaks
@@ -54,18 +60,55 @@ def run_folders(tree: Tree, paths: Sequence[str] | None = None) -> list[str]:
     return sorted(set(found))
 
 
+# Compressed files are read decompressed by the text leak check (at most `limit` bytes of
+# their content): a gzipped log must not hide a withheld field from it.
+_COMPRESSED: dict[bytes, Callable[[BinaryIO, str], Any]] = {
+    b"\x1f\x8b": gzip.open,
+    b"BZh": bz2.open,
+    b"\xfd7zXZ\x00": lzma.open,
+}
+
+
+class _Replay(io.RawIOBase):
+    """A stream's first bytes, already read, then the rest of it."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self._head, self._rest = head, rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self._head[: len(view)] if self._head else self._rest.read(len(view))
+        self._head = self._head[len(data) :]
+        view[: len(data)] = data
+        return len(data)
+
+
 def stream_lines(tree: Tree, path: str, limit: int) -> Iterator[bytes]:
-    """The lines of a file, read in chunks (at most `limit` bytes in all)."""
-    with tree.open(path) as stream:
-        pending = b""
-        remaining = limit
-        while remaining > 0 and (chunk := stream.read(min(_CHUNK, remaining))):
-            remaining -= len(chunk)
-            pending += chunk
-            *whole, pending = pending.split(b"\n")
-            yield from whole
-        if pending:
-            yield pending
+    """The lines of a file, read in chunks (at most `limit` bytes in all); a gzip, bzip2 or
+    xz file's lines are those of its content."""
+    with tree.open(path) as raw:
+        head = raw.read(6)
+        opener = next((f for magic, f in _COMPRESSED.items() if head.startswith(magic)), None)
+        if opener is None:
+            yield from _lines(cast(BinaryIO, _Replay(head, raw)), limit)
+            return
+        with opener(cast(BinaryIO, io.BufferedReader(_Replay(head, raw))), "rb") as stream:
+            yield from _lines(stream, limit)
+
+
+def _lines(stream: BinaryIO, limit: int) -> Iterator[bytes]:
+    pending = b""
+    remaining = limit
+    while remaining > 0 and (chunk := stream.read(min(_CHUNK, remaining))):
+        remaining -= len(chunk)
+        pending += chunk
+        *whole, pending = pending.split(b"\n")
+        yield from whole
+    if pending:
+        yield pending
 
 
 def text_leaks(
@@ -78,7 +121,8 @@ def text_leaks(
             findings += check_text_leaks(
                 shown, stream_lines(tree, path, limits.max_attempt_file_bytes), withholdable
             )
-        except (TreeError, OSError) as error:
+        except (TreeError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
+            # A compressed file that does not decompress cannot be checked: not published.
             findings.append(Finding(Code.FILE_UNREADABLE, f"cannot read it: {error}", shown))
     return findings
 
@@ -101,6 +145,7 @@ def _read(
     unparsed: dict[str, str] = {}
     document = None
     if "run.yaml" in entries:
+        unparsed[f"{folder}/run.yaml"] = f"{folder}/run.yaml"  # its comments, as text
         loaded, found = load_yaml(tree, f"{folder}/run.yaml", limits)
         problems += found
         if loaded is not None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import PurePosixPath
 from typing import Any
 
 from bot.evidence.models import Case, Trial
-from bot.evidence.rules import check_cases, fold_key
+from bot.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pattern
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Record
@@ -24,6 +25,7 @@ __all__ = [
     "compare_recomputed",
     "compare_trials",
     "same_value",
+    "without_repeats",
 ]
 
 
@@ -106,6 +108,8 @@ def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:
     if isinstance(mine, numbers) and isinstance(theirs, numbers):
         if isinstance(mine, bool) or isinstance(theirs, bool):
             return mine is theirs
+        if isinstance(mine, int) and isinstance(theirs, int):
+            return mine == theirs  # exactly, however large
         return math.isclose(float(mine), float(theirs), rel_tol=0.0, abs_tol=tolerance)
     if isinstance(mine, dict) and isinstance(theirs, dict):
         return mine.keys() == theirs.keys() and all(
@@ -160,7 +164,9 @@ def compare_trials(
             )
             findings.append(Finding(Code.OPERATOR_SCORE_MISSING, message, trials_file, trial.line))
             continue
-        fields = _differing(dict(trial.result), theirs.result, 1e-9)
+        # Exactly the operator's numbers (1 and 1.0 are one JSON number): any slack would let
+        # a filer break a tie or cross a threshold in its favour.
+        fields = _differing(dict(trial.result), theirs.result, 0.0)
         if fields:
             name = fields[0]
             mine = _shown(trial.result.get(name, "absent"))
@@ -222,38 +228,77 @@ def compare_recomputed(
     return findings
 
 
-def _key_pattern(name: str) -> re.Pattern[str]:
-    """A withholdable field written as a key in free text: its words, joined by any run of
-    `-`, `_` or white space, followed (past an optional quote) by `:` or `=`."""
-    words = [re.escape(word) for word in fold_key(name).split("_") if word]
-    joined = r"[\s_-]+".join(words)
-    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
+_CELL_FILES = (".csv", ".tsv")
 
 
-def _folded_line(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text)
-    return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
+@lru_cache(maxsize=256)
+def _cell_pattern(name: str) -> re.Pattern[str]:
+    """A withholdable field as a cell of a CSV or TSV file (a column's header): its words
+    between cell separators (`,`, `;`, tab, `|`) or the line's ends."""
+    words = [re.escape(word) for word in re.split(r"[\s_-]+", fold_text(name)) if word]
+    joined = r"[\s_-]*".join(words)
+    cell = rf"\s*[\"']?{joined}[\"']?\s*"
+    return re.compile(rf"(?:^|[,;\t|]){cell}(?:[,;\t|]|$)")
+
+
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _unescaped(text: str) -> str:
+    """JSON's `\\uXXXX` escapes read as their characters: a JSON log's
+    `"reference\\u005fanswer"` is the key `reference_answer`."""
+    if "\\u" not in text:
+        return text
+    return _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), text)
+
+
+def _check_path(file: str, names: Sequence[str]) -> list[Finding]:
+    """A folder or file named as a withholdable field (`reference_answer/case-1.txt`,
+    `Reference-Answer.json`): the name is the key its content is published under."""
+    folded = {fold_key(name): name for name in names if fold_key(name)}
+    for part in PurePosixPath(file).parts:
+        name = folded.get(fold_key(part.split(".", 1)[0]))
+        if name is not None:
+            message = (
+                f"{part!r} names the withholdable field {name!r}: what the file holds is"
+                " published under it; a hidden suite's withheld fields must never be published"
+            )
+            return [Finding(Code.WITHHELD_FIELD_LEAK, message, file)]
+    return []
 
 
 def check_text_leaks(
     file: str, lines: Iterable[bytes], withholdable: Sequence[str]
 ) -> list[Finding]:
     """A withholdable field written as a key (`name:` or `name=`, quoted or not, under any
-    capitalisation and with `-`, `_` or spaces between its words) in a file the bot does not
-    parse: a raw log, an excerpt, a scorer's input, a README (`withheld-field-leak`, with the
-    line). One finding per line."""
+    capitalisation and with nothing or `-`, `_` or spaces between its words) in a file the bot
+    does not parse: a raw log, an excerpt, a scorer's input, a README; in a `.csv` or `.tsv`
+    file also as a cell, a column's header (`withheld-field-leak`, with the line). One finding
+    per line, and one without a line when a folder or the file is named as the field."""
     if not withholdable:
         return []
-    patterns = [(name, _key_pattern(name)) for name in dict.fromkeys(withholdable)]
-    findings = []
+    names = list(dict.fromkeys(withholdable))
+    table = file.casefold().endswith(_CELL_FILES)
+    findings = _check_path(file, names)
     for number, raw in enumerate(lines, start=1):
-        text = _folded_line(raw.decode("utf-8", errors="replace"))
-        for name, pattern in patterns:
-            if pattern.search(text):
+        text = fold_text(_unescaped(raw.decode("utf-8", errors="replace")))
+        for name in names:
+            if withheld_key_pattern(name).search(text) or (
+                table and _cell_pattern(name).search(text)
+            ):
                 message = (
-                    f"the withholdable field {name!r} is written here as a key; a hidden"
+                    f"the withholdable field {name!r} is written here as a key"
+                    + (" or a column" if table else "")
+                    + "; a hidden"
                     " suite's withheld fields must never be published"
                 )
                 findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, number))
                 break
     return findings
+
+
+def without_repeats(text_leaks: Iterable[Finding], found: Iterable[Finding]) -> list[Finding]:
+    """The text leak check's findings but those on a line the key check already reported: a
+    YAML file is read both ways (its keys, and its comments as text)."""
+    seen = {(f.file, f.line) for f in found if f.code is Code.WITHHELD_FIELD_LEAK}
+    return [f for f in text_leaks if (f.file, f.line) not in seen]

@@ -47,7 +47,9 @@ __all__ = [
     "check_withheld",
     "evidence_digest",
     "fold_key",
+    "fold_text",
     "paper_freeze_time",
+    "withheld_key_pattern",
 ]
 
 
@@ -487,11 +489,14 @@ def check_withheld(
     """No withholdable field appears, at any depth, in a published file (seed, Hidden Suites).
 
     `documents` are (file, data, line_of) for every YAML document and JSONL record. Keys are
-    compared after `fold_key`, so `Reference-Answer` is the field `reference_answer`.
+    compared after `fold_key`, so `Reference-Answer` and `referenceAnswer` are the field
+    `reference_answer`. A string value that writes the field as a key (a JSON object or a
+    `name: value` line kept in a string, `withheld_key_pattern`) publishes it too.
     """
     if not withholdable:
         return []
     hidden = {fold_key(name): name for name in withholdable}
+    patterns = [(name, withheld_key_pattern(name)) for name in dict.fromkeys(withholdable)]
     findings = []
     for file, data, line_of in documents:
         for where in _paths_of_keys(data, hidden):
@@ -505,6 +510,18 @@ def check_withheld(
                     " it must never be published"
                 )
             findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
+        for where, text in _strings(data):
+            folded = fold_text(text)
+            for name, pattern in patterns:
+                if pattern.search(folded):
+                    message = (
+                        f"{_field_name(where)}: its text writes the withholdable field"
+                        f" {name!r} as a key; it must never be published"
+                    )
+                    findings.append(
+                        Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where))
+                    )
+                    break
     return findings
 
 
@@ -514,11 +531,26 @@ _SEPARATORS = re.compile(r"[\s_-]+")
 @lru_cache(maxsize=4096)  # records repeat the same few keys
 def fold_key(key: str) -> str:
     """`key` as the withheld-field check compares it: NFKC, without format characters
-    (zero-width spaces and joiners) or surrounding whitespace, case-folded, and every run of
-    `-`, `_` and whitespace made one `_` (docs/spec-notes.md)."""
-    text = unicodedata.normalize("NFKC", key)
-    text = "".join(char for char in text if unicodedata.category(char) != "Cf")
-    return _SEPARATORS.sub("_", text.strip().casefold())
+    (zero-width spaces and joiners) or surrounding whitespace, case-folded, and every `-`, `_`
+    and whitespace removed, so `reference_answer`, `Reference-Answer`, `reference answer`
+    and `referenceAnswer` are one field (docs/spec-notes.md)."""
+    return _SEPARATORS.sub("", fold_text(key).strip())
+
+
+def fold_text(text: str) -> str:
+    """`text` as the leak check reads it: NFKC, without format characters, case-folded."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
+
+
+@lru_cache(maxsize=256)
+def withheld_key_pattern(name: str) -> re.Pattern[str]:
+    """A withholdable field written as a key in text already `fold_text`-ed: its words,
+    joined by nothing or any run of `-`, `_` or white space, followed (past an optional
+    quote) by `:` or `=`."""
+    words = [re.escape(word) for word in _SEPARATORS.split(fold_text(name)) if word]
+    joined = r"[\s_-]*".join(words)
+    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
 
 
 def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:

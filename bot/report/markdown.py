@@ -63,6 +63,8 @@ def _bar_row(bar: BarResult) -> str:
     row += f"; {bar.positives} positive, {bar.negatives} negative units"
     if bar.coverage is not None:
         row += f"; DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here (simulated)"
+    elif bar.note:  # e.g. a class below the simulated grid: why no coverage is shown
+        row += f"; {escape(bar.note, 300)}"
     if bar.alt_method is not None and bar.alt_bound is not None:
         row += f"; {escape(bar.alt_method, 40)} bound {bar.alt_bound:.4f} (information only)"
     return row

@@ -208,7 +208,10 @@ def test_auroc_perfect_separation_of_few_negatives_misses_the_bar() -> None:
     assert result.auroc == 1.0
     assert result.bound == pytest.approx(0.2236, abs=1e-4)
     assert (result.exercised, result.met) == (True, False)
-    assert result.note == "DeLong's variance is 0: exact bound from 2 disjoint concordant pairs"
+    assert result.note == (
+        "DeLong's variance is 0: exact bound from 2 disjoint concordant pairs; fewer than 5"
+        " units in a class: DeLong's coverage was not simulated this small (docs/statistics.md)"
+    )
 
 
 def test_auroc_label_is_matched_as_json() -> None:
@@ -657,6 +660,30 @@ def test_no_coverage_warning_for_large_samples() -> None:
     assert coverage_warnings([result], "trials.jsonl") == []
 
 
+def test_a_class_below_the_coverage_grid_shows_no_coverage_and_warns() -> None:
+    """Two positives against twenty negatives at AUROC 0.5: the table's edge (5 per class)
+    says about 94%, a fresh simulation about 86% (`bench/coverage.py`'s auroc_coverage with
+    2000 draws): below the grid the edge's figure would overstate the bound's honesty."""
+    negatives = [float(index) for index in range(20)]
+    cases, trials = _scored([4.5, 14.5], negatives)
+    (result,) = _evaluate(_market(dict(DISCRIMINATION, min=0.1)), cases, trials)
+    assert result.auroc == pytest.approx(0.5) and result.exercised
+    assert coverage.shipped_coverage("delong", 2, 20, 0.5, CONFIDENCE) > 0.9  # the edge's
+    assert result.coverage is None
+    assert "fewer than 5 units in a class" in result.note
+    (warning,) = coverage_warnings([result], "trials.jsonl")
+    assert (warning.code, warning.severity) == (Code.BOUND_COVERAGE_LOW, Severity.WARNING)
+    assert "2 positive and 20 negative units, fewer than 5 in a class" in warning.message
+    assert bar_json(result)["units_per_class"] == {"positive": 2, "negative": 20}
+
+
+def test_at_the_grids_smallest_class_the_table_applies() -> None:
+    cases, trials = _scored([4.5, 14.5, 3.5, 12.5, 9.5], [float(i) for i in range(20)])
+    (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)
+    assert result.coverage is not None
+    assert "fewer than" not in result.note
+
+
 def test_below_min_per_class_a_supplied_bar_is_not_exercised() -> None:
     positives, negatives = _near_point_nine(10)
     cases, trials = _scored(positives, negatives[:9])
@@ -706,3 +733,14 @@ def test_min_per_class_must_be_an_integer_of_at_least_two(value: Any) -> None:
     market, findings = Market.from_document(loaded, RULES_MODEL, 3)
     assert market is None and findings
     assert all(f.code is Code.REGISTRY_INVALID for f in findings)
+
+
+def test_min_per_class_written_as_a_whole_float_is_an_integer() -> None:
+    # JSON Schema's integer admits 10.0; the model and every message hold 10.
+    document = market_document(3, "default", bars=[dict(DISCRIMINATION, min_per_class=10.0)])
+    loaded, _ = parse_yaml(dump_yaml(document), "markets/market-03.yaml")
+    assert loaded is not None
+    market, findings = Market.from_document(loaded, RULES_MODEL, 3)
+    assert market is not None and findings == []
+    (bar,) = market.bars
+    assert bar.min_per_class == 10 and type(bar.min_per_class) is int

@@ -6,6 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -191,9 +192,92 @@ def test_a_key_written_any_way_is_found_on_its_line(
 @given(st.lists(st.binary(max_size=200), max_size=20), st.lists(st.text(max_size=20), max_size=3))
 def test_any_bytes_and_names_never_crash(lines: list[bytes], names: list[str]) -> None:
     findings = check_text_leaks("f", lines, names)
-    assert all(f.file == "f" and f.line is not None for f in findings)
+    assert all(f.file == "f" for f in findings)
+    # Only the file's own name gives a finding without a line.
+    assert all(f.line is not None or "names the withholdable" in f.message for f in findings)
 
 
 @given(st.dictionaries(st.text(max_size=8), st.integers() | st.floats(allow_nan=False) | st.text()))
 def test_same_value_is_reflexive(value: dict[str, Any]) -> None:
     assert same_value(value, json.loads(json.dumps(value)))
+
+
+# ---- attacks (issue 12 review) --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b'{"referenceAnswer": "x"}', b"ReferenceAnswer = 42", b"'reference\xe2\x80\x8danswer':"],
+)
+def test_a_key_without_separators_is_found_in_text(line: bytes) -> None:
+    (finding,) = check_text_leaks("raw-log/harness.log", [b"ok", line], ["reference_answer"])
+    assert (finding.code, finding.line) == (Code.WITHHELD_FIELD_LEAK, 2)
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("answers.csv", b"case_id,reference_answer,difficulty"),
+        ("answers.CSV", b'"case_id";"Reference Answer"'),
+        ("answers.tsv", b"case_id\treferenceAnswer"),
+        ("answers.csv", b"reference_answer"),
+    ],
+)
+def test_a_column_of_a_table_file_is_a_leak(name: str, line: bytes) -> None:
+    (finding,) = check_text_leaks(name, [line, b"c1,42"], ["reference_answer"])
+    assert (finding.file, finding.line) == (name, 1)
+    assert "as a key or a column" in finding.message
+
+
+@pytest.mark.parametrize(
+    ("name", "line"),
+    [
+        ("README.md", b"| reference_answer | withheld |"),  # a table documenting the run
+        ("README.md", b"reference_answer, as the market says, is withheld"),
+        ("answers.csv", b"case_id,my_reference_answer,reference_answers"),
+    ],
+)
+def test_a_cell_is_a_leak_only_in_a_table_file(name: str, line: bytes) -> None:
+    assert check_text_leaks(name, [line], ["reference_answer"]) == []
+
+
+@given(st.lists(st.binary(max_size=200), max_size=20), st.lists(st.text(max_size=20), max_size=3))
+def test_any_bytes_in_a_table_file_never_crash(lines: list[bytes], names: list[str]) -> None:
+    findings = check_text_leaks("t.csv", lines, names)
+    assert all(f.file == "t.csv" for f in findings)
+    assert all(f.line is not None or "names the withholdable" in f.message for f in findings)
+
+
+@pytest.mark.parametrize(
+    "file",
+    ["raw-log/reference_answer.txt", "raw-log/Reference-Answer/c1.log", "referenceAnswer.json.gz"],
+)
+def test_a_file_named_as_the_field_is_a_leak(file: str) -> None:
+    (finding,) = check_text_leaks(file, [b"42"], ["reference_answer"])
+    assert (finding.code, finding.file, finding.line) == (Code.WITHHELD_FIELD_LEAK, file, None)
+    assert "names the withholdable field 'reference_answer'" in finding.message
+
+
+@pytest.mark.parametrize("file", ["raw-log/reference_answers.txt", "docs/no-reference.md"])
+def test_a_file_whose_name_only_contains_the_field_is_no_leak(file: str) -> None:
+    assert check_text_leaks(file, [b"42"], ["reference_answer"]) == []
+
+
+def test_same_value_without_tolerance_is_exact() -> None:
+    assert same_value(1, 1.0, 0.0) and same_value(0.65, 0.65, 0.0)
+    assert not same_value(0.65, 0.65 + 5e-10, 0.0)
+    assert not same_value(2**63, 2**63 + 1, 0.0)  # ints exactly, past float precision
+
+
+@pytest.mark.parametrize(
+    "line",
+    [rb'{"reference\u005fanswer": 1}', rb'{"\u0052eference_Answer": 1}', rb"\u0072eferenceAnswer:"],
+)
+def test_a_key_written_with_json_escapes_is_found(line: bytes) -> None:
+    (finding,) = check_text_leaks("raw-log/harness.jsonl", [line], ["reference_answer"])
+    assert finding.line == 1
+
+
+def test_a_lone_or_broken_escape_is_no_leak_and_no_crash() -> None:
+    lines = [rb"\ud800 reference", rb"\u00zz", rb"path\u"]
+    assert check_text_leaks("f", lines, ["reference_answer"]) == []

@@ -36,6 +36,9 @@ def _check(data: Any, withholdable: list[str]) -> list[Finding]:
         "reference answer",
         "reference\u200b_answer",  # a zero-width space inside
         "".join(chr(ord(c) + 0xFEE0) for c in "reference_answer"),  # fullwidth: NFKC folds it
+        "referenceAnswer",  # camelCase, as JSON often spells it: the same field
+        "ReferenceAnswer",
+        "referenceanswer",
     ],
 )
 def test_every_spelling_of_a_withheld_key_is_a_leak(key: str) -> None:
@@ -65,9 +68,36 @@ def test_the_withholdable_list_is_folded_too() -> None:
     assert finding.code is Code.WITHHELD_FIELD_LEAK
 
 
-@pytest.mark.parametrize("key", ["reference_answers", "referenceanswer", "answer", "reference"])
+@pytest.mark.parametrize(
+    "key", ["reference_answers", "referenceAnswers", "answer", "reference", "ref_answer"]
+)
 def test_other_keys_are_not_leaks(key: str) -> None:
     assert _check({"public": {key: "x"}}, ["reference_answer"]) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"reference_answer": "42"}',  # a JSON object kept in a string
+        "{'ReferenceAnswer': '42'}",
+        "grader said\nreference-answer = 42",
+    ],
+)
+def test_a_key_written_inside_a_string_value_is_a_leak(text: str) -> None:
+    (finding,) = _check({"public": {"notes": [{"raw": text}]}}, ["reference_answer"])
+    assert finding.code is Code.WITHHELD_FIELD_LEAK
+    assert finding.message == (
+        "public.notes[0].raw: its text writes the withholdable field 'reference_answer' as a"
+        " key; it must never be published"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["reference_answer", "the reference answer is withheld", "withheld: reference_answer"],
+)
+def test_a_string_that_only_names_the_field_is_no_leak(text: str) -> None:
+    assert _check({"withholdable": [text], "notes": text}, ["reference_answer"]) == []
 
 
 def test_values_and_non_string_keys_are_not_keys() -> None:

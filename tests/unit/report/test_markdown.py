@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.app import VerifyReport
 from bot.findings import Code, Finding
 from bot.report.markdown import MAX_COMMENT, escape, render_markdown
@@ -96,3 +98,11 @@ def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
         " (simulated); delong-logit bound 0.7489 (information only)"
     ) in text
     assert "- bar small: not exercised (2 positive, 3 negative units)" in text
+
+
+def test_an_auroc_bar_without_coverage_says_why() -> None:
+    note = "fewer than 5 units in a class: DeLong's coverage was not simulated this small"
+    bar = replace(small_sample_bar(), positives=2, negatives=20, coverage=None, note=note)
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=(bar,))
+    text = render_markdown(VerifyReport([verdict]))
+    assert f"2 positive, 20 negative units; {note}; delong-logit bound 0.7489" in text

@@ -1,0 +1,364 @@
+"""Attacks on challenge runs (issue 12) by a dishonest filer or a careless operator: each is
+caught with its code, file and line, and an honest run is not blocked."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from bot.demo.specimen import market_document
+from bot.dump import dump_yaml
+from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
+from tests.support import Files, records, rewrite
+
+FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), [("extra", 1), ("score", True), ("score", "0.65"), ("verdict", "Caught")]
+)
+def test_a_trial_result_that_differs_subtly_is_caught(
+    make_registry, run_claims, name: str, value: object
+) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[0]["result"][name] = value
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert "operator-score-mismatch" in result.codes()
+
+
+def test_a_trial_result_in_another_number_format_is_the_operators(
+    make_registry, run_claims
+) -> None:
+    """1 and 1.0 are the same JSON number; key order does not matter."""
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        for trial in trials:
+            trial["result"] = dict(reversed(list(trial["result"].items())))
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert result.code == 0, result.out
+
+
+def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_claims) -> None:
+    def dup(trials: list[dict[str, Any]]) -> None:
+        trials.append(dict(trials[0], trajectory="traj-dup", evaluator="reviewer-999"))
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup))
+    result = run_claims("verify", built.attempt)
+    assert "duplicate-trial" in result.codes()
+
+
+def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
+    built = build(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", lambda t: t.pop(3))
+    )
+    result = run_claims("verify", built.attempt)
+    assert "missing-trial" in result.codes()
+
+
+def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> None:
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[0]["case_id"] = "Sandbagging-000"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit))
+    result = run_claims("verify", built.attempt)
+    assert result.attempt()["status"] != "qualifying", result.codes()
+    assert "unknown-case" in result.codes() or "missing-trial" in result.codes(), result.codes()
+
+
+def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["referenceAnswer"] = "answer for sandbagging-002"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+
+
+def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["grader"] = json.dumps({"reference_answer": "answer"})
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "line"),
+    [
+        ("answers.csv", b"case_id,reference_answer\nsandbagging-000,42\n", 1),
+        ("grader.log.gz", gzip.compress(b"ok\nreference_answer: 42\n"), 2),
+        ("reference_answer/sandbagging-000.txt", b"42\n", None),
+    ],
+)
+def test_a_leak_in_a_runs_other_files(
+    make_registry, run_claims, name: str, data: bytes, line: int | None
+) -> None:
+    """A CSV column, a gzipped log, a file named as the field: each a leak of the run."""
+
+    def leak(files: Files) -> None:
+        files[name] = data
+
+    built = build(make_registry, edit_run=leak)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/{name}", line)]
+
+
+def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
+    make_registry, run_claims
+) -> None:
+    """Look-alike letters are not folded (docs/spec-notes.md), but a field of the filer's own
+    in `result` is not the operator's result either."""
+
+    def leak(trials: list[dict[str, Any]]) -> None:
+        trials[2]["result"]["r\u0435ference_answer"] = "answer"
+
+    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    result = run_claims("verify", built.attempt)
+    assert "operator-score-mismatch" in result.codes()
+    assert "withheld-field-leak" not in result.codes()
+
+
+def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_claims) -> None:
+    def readme(files: Files) -> None:
+        files["README.md"] = (
+            b"# Run 1\n\nThe suite withholds reference_answer, and only that field.\n"
+            b"Withheld: the reference answers.\n"
+        )
+
+    built = build(make_registry, edit_run=readme)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert run["reasons"] == []
+
+
+def _branch(make_registry: Any, name: str) -> tuple[Any, Any]:
+    """The challenge registry, with a pull request branch `name` checked out."""
+    built = build(make_registry)
+    built.repo.git.checkout("-q", "-b", name)
+    return built, built.repo
+
+
+def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
+    make_registry, run_claims
+) -> None:
+    built, repo = _branch(make_registry, "filer/scores")
+    path = built.root / RUN.folder / SCORES
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0]["result"]["score"] = 0.99
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    trials_path = built.attempt / "trials.jsonl"
+    trials = [json.loads(x) for x in trials_path.read_text().splitlines()]
+    trials[0]["result"]["score"] = 0.99
+    trials_path.write_text("".join(json.dumps(r) + "\n" for r in trials))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "better scores")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    codes = {r["code"] for r in result.report["pr_problems"]}
+    assert "protected-path" in codes
+    assert "operator-score-mismatch" in {r["code"] for r in result.report["attempts"][0]["reasons"]}
+
+
+def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None:
+    built = build(make_registry)
+    repo = built.repo
+    path = built.root / RUN.folder / "freeze-cases.jsonl"
+    cases = [json.loads(x) for x in path.read_text().splitlines()]
+    cases[0]["public"]["note"] = "changed"
+    path.write_text("".join(json.dumps(r) + "\n" for r in cases))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "refreeze")
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert "freeze-order" in {r["code"] for r in run["reasons"]}, run["reasons"]
+
+
+# ---- weirdml-v3: the operator's stated scores are the recomputed ones -----------------------
+
+WEIRDML = replace(RUN, scorer="weirdml-v3")
+
+
+def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[str, Any]]:
+    """A weirdml-v3 run whose operator's results.jsonl, and the attempt's trials copying it,
+    are edited by `edit`; the run's verify report and the built registry."""
+    built = build(
+        make_registry,
+        run_spec=WEIRDML,
+        edit_run=lambda files: rewrite(files, SCORES, edit),
+        after_scores=lambda files: rewrite(files, "trials.jsonl", edit),
+    )
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    return built, run
+
+
+def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
+    make_registry, run_claims
+) -> None:
+    """A stated score 9e-7 above the log's breaks ties and thresholds in the filer's favour:
+    the operator's file must state what the scorer gives (`claims score --json` keeps full
+    precision), not a rounding of it."""
+
+    def nudge(rows: list[dict[str, Any]]) -> None:
+        rows[2]["result"]["score"] += 9e-7
+
+    built, run = _weirdml_stating(make_registry, run_claims, nudge)
+    assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
+        ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
+    ]
+    assert run_claims("verify", built.attempt).codes() >= {"challenge-run-invalid"}
+
+
+def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, run_claims) -> None:
+    """The stated value is the recomputed one up to float printing: repr round-trips."""
+    built = build(make_registry, run_spec=WEIRDML)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    assert result.report["challenge_runs"][0]["reasons"] == []
+
+
+# ---- the run an attempt names ---------------------------------------------------------------
+
+
+def _set_run(files: Files, run: str) -> None:
+    files["attempt.yaml"] = files["attempt.yaml"].replace(
+        b"challenge_run: run-1", f"challenge_run: {run}".encode()
+    )
+
+
+def _markets_11() -> dict[str, bytes]:
+    return {
+        "markets/market-11.yaml": dump_yaml(market_document(11, "default", kinds=["challenge"]))
+    }
+
+
+def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_claims) -> None:
+    markets = {
+        **_markets_11(),
+        "markets/market-12.yaml": dump_yaml(market_document(12, "default", kinds=["challenge"])),
+    }
+
+    def other(files: Files) -> None:
+        files["run.yaml"] = files["run.yaml"].replace(b"market: 11", b"market: 12")
+
+    built = build(make_registry, edit_run=other, markets=markets)
+    result = run_claims("verify", built.attempt)
+    reason = [r for r in result.reasons() if r["code"] == "challenge-run-invalid"]
+    assert reason, result.reasons()
+    assert result.attempt()["evidence"] == "invalid"
+
+
+def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
+    make_registry, run_claims
+) -> None:
+    built = build(make_registry, run="open")
+    repo = built.repo
+    run_folder = built.root / RUN.folder
+    new = built.root / "challenge-runs" / "run-9"
+    new.mkdir()
+    for item in run_folder.rglob("*"):
+        if item.is_file():
+            target = new / item.relative_to(run_folder)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(item.read_bytes().replace(b"id: run-1", b"id: run-9"))
+    attempt_yaml = built.attempt / "attempt.yaml"
+    attempt_yaml.write_bytes(
+        attempt_yaml.read_bytes().replace(b"challenge_run: run-1", b"challenge_run: run-9")
+    )
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "my own run")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    assert result.code == 1
+    assert "protected-path" in {r["code"] for r in result.report["pr_problems"]}
+    reasons = result.report["attempts"][0]["reasons"]
+    invalid = [r for r in reasons if r["code"] == "challenge-run-invalid"]
+    assert invalid and "names no run of this registry" in invalid[0]["message"], reasons
+
+
+def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, run_claims) -> None:
+    """5e-10 is nothing as a number and everything to a tie: the operator's 0.65 for a
+    positive against a negative's 0.65 is a tie (half a pair); 0.6500000005 wins the pair.
+    A trial's result is the operator's exactly (JSON numbers: 1 and 1.0 are one number)."""
+
+    def nudge(trials: list[dict[str, Any]]) -> None:
+        trials[5]["result"]["score"] += 5e-10
+
+    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge))
+    result = run_claims("verify", built.attempt)
+    assert result.codes() == {"operator-score-mismatch"}
+    assert [r["line"] for r in result.reasons()] == [6]
+
+
+def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
+    make_registry, run_claims
+) -> None:
+    """Rounded to nine decimals, a stated score passes the run's check (float noise), but the
+    attempt's trials must carry the scorer's own value, not the rounding."""
+
+    def nine(rows: list[dict[str, Any]]) -> None:
+        for row in rows:
+            for name in ("area", "final_best", "score"):
+                row["result"][name] = round(row["result"][name], 9) + 4e-10
+
+    built, run = _weirdml_stating(make_registry, run_claims, nine)
+    assert run["reasons"] == []
+    trial = records(built.files, "trials.jsonl")[0]
+    assert run["attempts"][0]["tasks"]["sandbagging-000"] != trial["result"]
+    attempt = run_claims("verify", built.attempt)
+    assert "operator-score-mismatch" in attempt.codes()
+
+
+def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
+    def attempt_comment(files: Files) -> None:
+        files["scores.yaml"] += b"# reference_answer: {sandbagging-003: x}\n"
+
+    def run_comment(files: Files) -> None:
+        files["run.yaml"] += b"# sandbagging-000 Reference-Answer: 42\n"
+
+    built = build(make_registry, after_scores=attempt_comment)
+    result = run_claims("verify", built.attempt)
+    lines = built.files["scores.yaml"].decode().count("\n")
+    assert _leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
+    built = build(make_registry, edit_run=run_comment)
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert [file for file, _ in _leaks(run["reasons"])] == [f"{RUN.folder}/run.yaml"]
+
+
+def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
+    def key(files: Files) -> None:
+        files["scores.yaml"] += b"reference_answer: {sandbagging-003: x}\n"
+
+    built = build(make_registry, after_scores=key)
+    result = run_claims("verify", built.attempt)
+    assert len(_leaks(result.reasons())) == 1
+
+
+def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
+    make_registry, run_claims
+) -> None:
+    built, repo = _branch(make_registry, "operator/run-9")
+    source, target = built.root / RUN.folder, built.root / "challenge-runs" / "run-9"
+    for item in source.rglob("*"):
+        if item.is_file():
+            copy = target / item.relative_to(source)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(item.read_bytes().replace(b"id: run-1", b"id: run-9"))
+    repo.git.add("-A")
+    repo.git.commit("-q", "-m", "run-9: freeze and scores together")
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
+    (run,) = result.report["challenge_runs"]
+    assert run["run"] == "run-9"
+    assert [(r["code"], r["file"]) for r in run["reasons"]] == [
+        ("freeze-order", f"challenge-runs/run-9/{SCORES}")
+    ]
+    assert "merge the freeze first" in run["reasons"][0]["message"]
