@@ -511,6 +511,8 @@ def check_withheld(
                 )
             findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
         for where, text in _strings(data):
+            if text.isascii() and ":" not in text and "=" not in text:
+                continue  # no key can be written here (`fold_text` of ASCII is `lower`)
             folded = fold_text(text)
             for name, pattern in patterns:
                 if pattern.search(folded):
@@ -539,6 +541,8 @@ def fold_key(key: str) -> str:
 
 def fold_text(text: str) -> str:
     """`text` as the leak check reads it: NFKC, without format characters, case-folded."""
+    if text.isascii():  # NFKC and format characters leave ASCII alone; casefold is lower
+        return text.lower()
     text = unicodedata.normalize("NFKC", text)
     return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
 

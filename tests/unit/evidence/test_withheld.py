@@ -7,11 +7,14 @@ The seed forbids publishing a withholdable field at any depth. Keys are compared
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bot.evidence.rules import check_withheld
+from bot.evidence.rules import check_withheld, fold_text, withheld_key_pattern
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath
 
@@ -102,3 +105,35 @@ def test_a_string_that_only_names_the_field_is_no_leak(text: str) -> None:
 
 def test_values_and_non_string_keys_are_not_keys() -> None:
     assert _check({"public": {"note": "reference_answer", 3: "x"}}, ["reference_answer"]) == []
+
+
+def _slow_fold(text: str) -> str:
+    """fold_text's definition, without its ASCII fast path."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(char for char in text if unicodedata.category(char) != "Cf").casefold()
+
+
+@given(st.text())
+def test_fold_text_fast_path_is_the_definition(text: str) -> None:
+    assert fold_text(text) == _slow_fold(text)
+
+
+_LEAKY = st.sampled_from(
+    [
+        "reference_answer",
+        "Reference-Answer",
+        "referenceAnswer",
+        "\uff52\uff45\uff46\uff45\uff52\uff45\uff4e\uff43\uff45_answer",  # fullwidth
+        "x",
+    ]
+)
+_GLUE = st.sampled_from([":", "=", "\uff1a", "\uff1d", " ", '"', "", "\u200b", "-"])
+
+
+@given(st.lists(st.one_of(_LEAKY, _GLUE, st.text(max_size=5)), max_size=8).map("".join))
+def test_string_values_are_checked_as_without_the_prefilter(text: str) -> None:
+    """The ASCII prefilter (no `:` or `=`, nothing to find) skips exactly the strings whose
+    folded text the key pattern cannot match."""
+    found = bool(_check({"note": text}, ["reference_answer"]))
+    pattern = withheld_key_pattern("reference_answer")
+    assert found == bool(pattern.search(_slow_fold(text)))
