@@ -497,8 +497,11 @@ def check_withheld(
         return []
     hidden = {fold_key(name): name for name in withholdable}
     patterns = [(name, withheld_key_pattern(name)) for name in dict.fromkeys(withholdable)]
+    firsts = tuple({_first_word(name) for name in withholdable})
     findings = []
     for file, data, line_of in documents:
+        if not _may_leak(data, hidden, firsts):
+            continue
         for where in _paths_of_keys(data, hidden):
             key = where[-1]
             name = hidden[fold_key(str(key))]
@@ -511,8 +514,8 @@ def check_withheld(
                 )
             findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
         for where, text in _strings(data):
-            if text.isascii() and ":" not in text and "=" not in text:
-                continue  # no key can be written here (`fold_text` of ASCII is `lower`)
+            if text.isascii() and not _ascii_may_write(text, firsts):
+                continue
             folded = fold_text(text)
             for name, pattern in patterns:
                 if pattern.search(folded):
@@ -528,6 +531,41 @@ def check_withheld(
 
 
 _SEPARATORS = re.compile(r"[\s_-]+")
+
+
+def _first_word(name: str) -> str:
+    """The first word of a withholdable field as `withheld_key_pattern` matches it."""
+    return next((word for word in _SEPARATORS.split(fold_text(name)) if word), "")
+
+
+def _ascii_may_write(text: str, firsts: Sequence[str]) -> bool:
+    """Whether ASCII `text` may write a withholdable field as a key: the key pattern needs
+    its first word (in `fold_text(text)`, which is `text.lower()` for ASCII) and a `:` or
+    `=`. False means it certainly does not."""
+    if ":" not in text and "=" not in text:
+        return False
+    lowered = text.lower()
+    return any(first in lowered for first in firsts)
+
+
+def _may_leak(data: object, hidden: Mapping[str, str], firsts: Sequence[str]) -> bool:
+    """Whether `data` may hold a withholdable field, as a key or written in a string value:
+    one walk without paths, so the common record (nothing to find) is passed over cheaply.
+    False means `check_withheld` would find nothing in it."""
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if not item.isascii() or _ascii_may_write(item, firsts):
+                return True
+        elif isinstance(item, dict):
+            for key, value in item.items():
+                if isinstance(key, str) and fold_key(key) in hidden:
+                    return True
+                pending.append(value)
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 @lru_cache(maxsize=4096)  # records repeat the same few keys
