@@ -20,6 +20,11 @@ are counted on the raw bytes (`_shape`): a record over `Limits.max_jsonl_record_
 `max_jsonl_record_values` is refused without being built. The file's running totals are capped
 too (`max_jsonl_file_containers`, `max_jsonl_file_values`): the line that crosses a cap is
 refused and the rest of the file is not read, since every record read is kept.
+
+Equal strings that a field repeats from record to record (a trial's system, evaluator or
+verdict, a case's family) are kept once per file (`_share`): a field that takes more than
+`_SHARED_VALUES` distinct values (ids, hashes, times) is left alone after that. The records
+hold equal values either way; only fewer copies of them are kept.
 """
 
 from __future__ import annotations
@@ -57,6 +62,47 @@ _CHUNK = 1 << 16
 
 class _Bad(ValueError):
     pass
+
+
+_SHARED_VALUES = 4096  # distinct values a field may take and still be kept once (`_share`)
+_UNSHARED: dict[str, str] = {}  # the memo of a field with more distinct values: not shared
+
+
+def _share(record: dict[str, Any], memos: dict[object, dict[str, str]]) -> None:
+    """Replace each string of `record`'s fields, and of the fields of its objects, by an equal
+    string an earlier record of the file held in the same field, where there is one.
+
+    `memos`: per field (a key, or a key and the key of its object), its distinct values so far;
+    a field past `_SHARED_VALUES` of them gets `_UNSHARED` and is no longer looked at.
+    """
+    for key, value in record.items():
+        kind = type(value)
+        if kind is str:
+            memo = memos.get(key)
+            if memo is None:
+                memo = memos[key] = {}
+            elif memo is _UNSHARED:
+                continue
+            kept = memo.setdefault(value, value)
+            if kept is not value:
+                record[key] = kept  # an existing key: the dict keeps its size and order
+            elif len(memo) > _SHARED_VALUES:
+                memos[key] = _UNSHARED
+        elif kind is dict:
+            for inner, text in value.items():
+                if type(text) is not str:
+                    continue
+                where = (key, inner)
+                memo = memos.get(where)
+                if memo is None:
+                    memo = memos[where] = {}
+                elif memo is _UNSHARED:
+                    continue
+                kept = memo.setdefault(text, text)
+                if kept is not text:
+                    value[inner] = kept
+                elif len(memo) > _SHARED_VALUES:
+                    memos[where] = _UNSHARED
 
 
 def _no_constant(name: str) -> object:
@@ -257,6 +303,7 @@ def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Reco
         findings.append(Finding(Code.JSONL_INVALID, message, path, line))
 
     file_containers = file_values = 0
+    memos: dict[object, dict[str, str]] = {}
     for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
         if too_long:
             refuse(f"line longer than {cap} bytes", number)
@@ -314,6 +361,7 @@ def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Reco
         except _Bad as error:
             refuse(str(error), number)
             continue
+        _share(value, memos)
         records.append(Record(number, value))
     return records, findings
 
