@@ -166,7 +166,7 @@ class _Reader:
         self.problems += problems
         self.jsonl_problems[name] = problems
         path = self.path(name)
-        self.published += [(path, record.data, record.line_of) for record in records]
+        self.published += [(path, record.data, record) for record in records]
         return records
 
     def checked_jsonl(
