@@ -44,9 +44,7 @@ def test_a_field_with_many_distinct_values_is_left_alone_past_the_cap() -> None:
 
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3)  # no lone surrogates
-values = st.one_of(
-    text, st.integers(), st.booleans(), st.none(), st.lists(text)
-)
+values = st.one_of(text, st.integers(), st.booleans(), st.none(), st.lists(text))
 records = st.dictionaries(
     st.sampled_from("abc"),
     st.one_of(values, st.dictionaries(st.sampled_from("xy"), values)),
