@@ -75,34 +75,29 @@ def _share(record: dict[str, Any], memos: dict[object, dict[str, str]]) -> None:
     `memos`: per field (a key, or a key and the key of its object), its distinct values so far;
     a field past `_SHARED_VALUES` of them gets `_UNSHARED` and is no longer looked at.
     """
+    _share_fields(record, memos, None)
     for key, value in record.items():
-        kind = type(value)
-        if kind is str:
-            memo = memos.get(key)
-            if memo is None:
-                memo = memos[key] = {}
-            elif memo is _UNSHARED:
-                continue
-            kept = memo.setdefault(value, value)
-            if kept is not value:
-                record[key] = kept  # an existing key: the dict keeps its size and order
-            elif len(memo) > _SHARED_VALUES:
-                memos[key] = _UNSHARED
-        elif kind is dict:
-            for inner, text in value.items():
-                if type(text) is not str:
-                    continue
-                where = (key, inner)
-                memo = memos.get(where)
-                if memo is None:
-                    memo = memos[where] = {}
-                elif memo is _UNSHARED:
-                    continue
-                kept = memo.setdefault(text, text)
-                if kept is not text:
-                    value[inner] = kept
-                elif len(memo) > _SHARED_VALUES:
-                    memos[where] = _UNSHARED
+        if type(value) is dict:
+            _share_fields(value, memos, key)
+
+
+def _share_fields(
+    fields: dict[str, Any], memos: dict[object, dict[str, str]], parent: str | None
+) -> None:
+    for key, value in fields.items():
+        if type(value) is not str:
+            continue
+        where = key if parent is None else (parent, key)
+        memo = memos.get(where)
+        if memo is None:
+            memo = memos[where] = {}
+        elif memo is _UNSHARED:
+            continue
+        kept = memo.setdefault(value, value)
+        if kept is not value:
+            fields[key] = kept  # an existing key: the dict keeps its size and order
+        elif len(memo) > _SHARED_VALUES:
+            memos[where] = _UNSHARED
 
 
 def _no_constant(name: str) -> object:
