@@ -35,7 +35,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 import orjson
@@ -53,6 +53,7 @@ __all__ = [
     "parse_json",
     "parse_jsonl",
     "paused_gc",
+    "share_values",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -98,6 +99,20 @@ def _share_fields(
             fields[key] = kept  # an existing key: the dict keeps its size and order
         elif len(memo) > _SHARED_VALUES:
             memos[where] = _UNSHARED
+
+
+def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:
+    """Replace each string `key` holds in a `target` record by the equal string it holds in a
+    `source` record, where there is one (a trial's `case_id` and its case's: kept once)."""
+    values: dict[str, str] = {}
+    for record in source:
+        value = record.data.get(key)
+        if type(value) is str:
+            values.setdefault(value, value)
+    for record in target:
+        value = record.data.get(key)
+        if type(value) is str and (kept := values.get(value)) is not None and kept is not value:
+            record.data[key] = kept  # an existing key: the dict keeps its size and order
 
 
 def _no_constant(name: str) -> object:

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.load import jsonl
+from bot.load.document import Record
 from bot.load.jsonl import parse_jsonl
 
 
@@ -57,3 +58,14 @@ def test_records_read_equal_to_the_plain_decoding(lines: list[dict[str, object]]
     data = read(lines)
     assert data == lines
     assert [json.dumps(d) for d in data] == [json.dumps(line) for line in lines]
+
+
+def test_a_trial_keeps_its_case_s_id_string() -> None:
+    cases = read([{"case_id": f"c-{i}", "kind": "attack"} for i in range(3)])
+    trials_lines = [{"case_id": f"c-{i}", "n": i} for i in (2, 0, 7)]
+    trials = [Record(n, data) for n, data in enumerate(read(trials_lines), start=1)]
+    jsonl.share_values([Record(1, c) for c in cases], trials, "case_id")
+    assert [t.data for t in trials] == trials_lines
+    assert trials[0].data["case_id"] is cases[2]["case_id"]
+    assert trials[1].data["case_id"] is cases[0]["case_id"]
+    assert list(trials[0].data) == ["case_id", "n"]
