@@ -86,7 +86,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
             {
                 key: fold_name(value) if isinstance(value := keys[key], str) else value
                 for key in unit_keys
-                if key in keys
+                if key in keys and key != "result"  # keys holds the record's result too
             }
         )
     return collapse_units(folded, unit_keys)

@@ -42,7 +42,7 @@ from bot.judge import (
 )
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import scan_folder
-from bot.load.jsonl import load_jsonl
+from bot.load.jsonl import load_jsonl, share_values
 from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
 from bot.records import RecordsCheck, RecordsNeeded
@@ -166,7 +166,7 @@ class _Reader:
         self.problems += problems
         self.jsonl_problems[name] = problems
         path = self.path(name)
-        self.published += [(path, record.data, record.line_of) for record in records]
+        self.published += [(path, record.data, record) for record in records]
         return records
 
     def checked_jsonl(
@@ -241,6 +241,8 @@ def read_attempt(
     if check is None:
         cases = reader.jsonl("freeze-cases.jsonl", required=True)
         trials = reader.jsonl("trials.jsonl", required=True)
+        if cases and trials:
+            share_values(cases, trials, "case_id")  # memory: one string per case id
     trials_complete, cases_complete = (
         not any(
             f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems

@@ -53,7 +53,8 @@ def fold_name(name: str) -> str:
     names as written.
     """
     if name.isascii():  # NFKC leaves ASCII as it is, and casefold is lower (per trial key)
-        return " ".join(name.lower().split())
+        folded = " ".join(name.lower().split())
+        return name if folded == name else folded  # the same string kept once (memory)
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return " ".join(folded.split())
 

@@ -72,7 +72,9 @@ class Trial:
     case_id: str
     system: str
     started_at: datetime
-    keys: Mapping[str, Any]  # every field but result: the unit keys live here
+    # The record's fields, its result too: the unit keys live here (never `result`, which
+    # `bars.unit_structure` skips). The record's own dict, not a copy.
+    keys: Mapping[str, Any]
     result: Mapping[str, Any]
 
     @classmethod
@@ -82,7 +84,7 @@ class Trial:
             case_id=data["case_id"],
             system=data["system"],
             started_at=started_at,
-            keys={key: value for key, value in data.items() if key != "result"},
+            keys=data,
             result=data["result"],
         )
 

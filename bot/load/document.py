@@ -38,3 +38,7 @@ class Record:
     def line_of(self, _where: FieldPath = ()) -> int | None:
         """The record's line, whichever of its fields is asked about."""
         return self.line
+
+    # A record is its own `line_of` where a line function is kept for every record (the
+    # published list): no bound method is made and kept per record.
+    __call__ = line_of

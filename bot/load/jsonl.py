@@ -20,6 +20,11 @@ are counted on the raw bytes (`_shape`): a record over `Limits.max_jsonl_record_
 `max_jsonl_record_values` is refused without being built. The file's running totals are capped
 too (`max_jsonl_file_containers`, `max_jsonl_file_values`): the line that crosses a cap is
 refused and the rest of the file is not read, since every record read is kept.
+
+Equal strings that a field repeats from record to record (a trial's system, evaluator or
+verdict, a case's family) are kept once per file (`_share`): a field that takes more than
+`_SHARED_VALUES` distinct values (ids, hashes, times) is left alone after that. The records
+hold equal values either way; only fewer copies of them are kept.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, BinaryIO
 
 import orjson
@@ -48,6 +53,7 @@ __all__ = [
     "parse_json",
     "parse_jsonl",
     "paused_gc",
+    "share_values",
 ]
 
 _BOM = b"\xef\xbb\xbf"
@@ -57,6 +63,56 @@ _CHUNK = 1 << 16
 
 class _Bad(ValueError):
     pass
+
+
+_SHARED_VALUES = 4096  # distinct values a field may take and still be kept once (`_share`)
+_UNSHARED: dict[str, str] = {}  # the memo of a field with more distinct values: not shared
+
+
+def _share(record: dict[str, Any], memos: dict[object, dict[str, str]]) -> None:
+    """Replace each string of `record`'s fields, and of the fields of its objects, by an equal
+    string an earlier record of the file held in the same field, where there is one.
+
+    `memos`: per field (a key, or a key and the key of its object), its distinct values so far;
+    a field past `_SHARED_VALUES` of them gets `_UNSHARED` and is no longer looked at.
+    """
+    _share_fields(record, memos, None)
+    for key, value in record.items():
+        if type(value) is dict:
+            _share_fields(value, memos, key)
+
+
+def _share_fields(
+    fields: dict[str, Any], memos: dict[object, dict[str, str]], parent: str | None
+) -> None:
+    for key, value in fields.items():
+        if type(value) is not str:
+            continue
+        where = key if parent is None else (parent, key)
+        memo = memos.get(where)
+        if memo is None:
+            memo = memos[where] = {}
+        elif memo is _UNSHARED:
+            continue
+        kept = memo.setdefault(value, value)
+        if kept is not value:
+            fields[key] = kept  # an existing key: the dict keeps its size and order
+        elif len(memo) > _SHARED_VALUES:
+            memos[where] = _UNSHARED
+
+
+def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:
+    """Replace each string `key` holds in a `target` record by the equal string it holds in a
+    `source` record, where there is one (a trial's `case_id` and its case's: kept once)."""
+    values: dict[str, str] = {}
+    for record in source:
+        value = record.data.get(key)
+        if type(value) is str:
+            values.setdefault(value, value)
+    for record in target:
+        value = record.data.get(key)
+        if type(value) is str and (kept := values.get(value)) is not None and kept is not value:
+            record.data[key] = kept  # an existing key: the dict keeps its size and order
 
 
 def _no_constant(name: str) -> object:
@@ -257,6 +313,7 @@ def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Reco
         findings.append(Finding(Code.JSONL_INVALID, message, path, line))
 
     file_containers = file_values = 0
+    memos: dict[object, dict[str, str]] = {}
     for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
         if too_long:
             refuse(f"line longer than {cap} bytes", number)
@@ -314,6 +371,7 @@ def _parse_jsonl(stream: BinaryIO, path: str, limits: Limits) -> tuple[list[Reco
         except _Bad as error:
             refuse(str(error), number)
             continue
+        _share(value, memos)
         records.append(Record(number, value))
     return records, findings
 

@@ -21,6 +21,7 @@ from bot.bars import (
     coverage_warnings,
     derive_score_table,
     evaluate_bars,
+    unit_structure,
 )
 from bot.demo.specimen import load_market, market_document
 from bot.dump import dump_yaml
@@ -30,6 +31,7 @@ from bot.load.yaml_ import parse_yaml
 from bot.models import Market, SharedRules
 from bot.report.json_ import _bar as bar_json
 from bot.stats import clopper_pearson, coverage, delong, delong_logit
+from bot.stats.errors import StatisticsError
 from tests.support import RULES
 
 CONFIDENCE = 0.95
@@ -744,3 +746,12 @@ def test_min_per_class_written_as_a_whole_float_is_an_integer() -> None:
     assert market is not None and findings == []
     (bar,) = market.bars
     assert bar.min_per_class == 10 and type(bar.min_per_class) is int
+
+
+def test_trial_keys_are_the_record_and_result_is_never_a_unit_key() -> None:
+    data = {"case_id": "c-1", "system": "Model-A", "result": {"verdict": "safe"}}
+    trial = Trial.from_data(1, data, START)
+    assert trial.keys is data  # the record's own dict: no copy per trial
+    assert unit_structure([trial], ["system"]).count == 1
+    with pytest.raises(StatisticsError, match="no unit key 'result'"):
+        unit_structure([trial], ["system", "result"])  # as when keys left result out

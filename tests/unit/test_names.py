@@ -85,3 +85,9 @@ def test_an_unassigned_code_point_is_found() -> None:
 )
 def test_visible_names_have_no_hidden_characters(name: str) -> None:
     assert hidden_characters(name) == []
+
+
+def test_a_name_already_folded_is_returned_itself() -> None:
+    name = "".join(["sim-model-a", "-seed-01"])  # a fresh string, not a constant
+    assert fold_name(name) is name  # kept once: unit_structure folds every trial's keys
+    assert fold_name("Model  A") == "model a"
