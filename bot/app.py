@@ -502,7 +502,8 @@ def explain_registry(
     folders = registry.attempt_folders(list(paths))
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    options = replace(options, records_cache=None)  # explain reads the records themselves
+    # explain reads the records themselves: none from the cache, and every one kept
+    options = replace(options, records_cache=None, keep_records=True)
     blocked: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         options = replace(options, judgments_from_base=True)

@@ -79,14 +79,21 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     Unit-key values that are names are compared folded (bot/names.py), so `Grader-1` and
     ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
     """
-    folded = []
+    folded: list[Mapping[str, Any]] = []
+    plain = "result" not in unit_keys  # keys holds the record's result too: never a unit key
     for trial in trials:  # only the unit keys: collapse_units reads no other field
         keys = trial.keys
+        if plain and all(
+            not isinstance(value := keys.get(key), str) or fold_name(value) is value
+            for key in unit_keys
+        ):
+            folded.append(keys)  # folded already (`TrialCheck`): no copy per trial
+            continue
         folded.append(
             {
                 key: fold_name(value) if isinstance(value := keys[key], str) else value
                 for key in unit_keys
-                if key in keys and key != "result"  # keys holds the record's result too
+                if key in keys and key != "result"
             }
         )
     return collapse_units(folded, unit_keys)
@@ -369,12 +376,15 @@ def evaluate_bars(
     trials: Sequence[Trial],
     confidence: float,
     file: str,
+    units: UnitStructure | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding]]:
     """Evaluate every bar of `market`. Return results, the unit structure, data findings.
 
     Findings are trials whose result lacks what a bar needs (evidence `schema` problems).
+    `units`: the trials' unit structure, when the caller has it already.
     """
-    units = unit_structure(trials, market.unit_keys)
+    if units is None:
+        units = unit_structure(trials, market.unit_keys)
     results: list[BarResult] = []
     findings: list[Finding] = []
     for bar in market.bars:
@@ -443,10 +453,12 @@ def derived_table(
     trials: Sequence[Trial],
     confidence: float,
     file: str,
+    units: UnitStructure | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
     """The bars and the score table the judge compares scores.yaml with (its step 9), and
-    what `claims scores` prints: one function for both, so they cannot drift apart."""
-    bars, units, problems = evaluate_bars(market, cases, trials, confidence, file)
+    what `claims scores` prints: one function for both, so they cannot drift apart.
+    `units`: the trials' unit structure, when the caller has it already."""
+    bars, units, problems = evaluate_bars(market, cases, trials, confidence, file, units)
     return bars, units, problems, derive_score_table(market, bars, cases, trials)
 
 

@@ -45,7 +45,7 @@ from bot.load.folder import scan_folder
 from bot.load.jsonl import load_jsonl, share_values
 from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
-from bot.records import RecordsCheck, RecordsNeeded
+from bot.records import RecordsCheck, RecordsChecker, RecordsNeeded
 from bot.registry import Registry
 from bot.tree import Tree, TreeError, read_limited
 from bot.verdict import AttemptVerdict
@@ -110,6 +110,9 @@ class VerifyOptions:
     # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
     # market contract, shared rules and the bot's code (bot/cache.py). None: no cache.
     records_cache: RecordsCache | None = None
+    # Keep every record of freeze-cases.jsonl and trials.jsonl (`claims explain` reads them).
+    # Without, they are checked as they are read and not kept (`RecordsChecker`).
+    keep_records: bool = False
 
 
 class _Reader:
@@ -169,6 +172,16 @@ class _Reader:
         self.published += [(path, record.data, record) for record in records]
         return records
 
+    def streamed_jsonl(self, name: str, sink: Callable[[Record], None]) -> bool:
+        """Read a required JSONL file record by record into `sink`, keeping none. False when
+        the file is absent."""
+        if not self._present(name, True):
+            return False
+        _, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits, sink)
+        self.problems += problems
+        self.jsonl_problems[name] = problems
+        return True
+
     def checked_jsonl(
         self, name: str, read: bool, problems: Sequence[Finding], required: bool = True
     ) -> bool:
@@ -189,6 +202,7 @@ def read_attempt(
     object_format: str = "sha1",
     judgments_from: History | None = None,
     cached: Callable[[AttemptFiles], RecordsCheck | None] | None = None,
+    stream: Callable[[AttemptFiles], RecordsChecker | None] | None = None,
 ) -> AttemptFiles:
     """Read one attempt folder of the registry's tree into typed models. Never raises for
     bad input: every problem is a finding in `AttemptFiles.problems`.
@@ -198,6 +212,9 @@ def read_attempt(
     With `cached` (the verification cache's lookup, asked once attempt.yaml is read): a
     `RecordsCheck` it returns stands for freeze-cases.jsonl and trials.jsonl, which are then
     not read (`AttemptFiles.records_check`).
+    With `stream` (asked next, when the cache had nothing): a `RecordsChecker` it returns
+    checks the two files' records as they are read, and none is kept
+    (`AttemptFiles.records_checked_now`).
     """
     entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
     digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
@@ -238,7 +255,15 @@ def read_attempt(
             reader.jsonl_problems.clear()
             check = None
     cases = trials = None
-    if check is None:
+    checker = None
+    if stream is not None and check is None:
+        checker = stream(replace(base, attempt=attempt))
+    trials_read = False
+    if checker is not None:
+        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case):
+            checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
+        trials_read = reader.streamed_jsonl("trials.jsonl", checker.trial)
+    elif check is None:
         cases = reader.jsonl("freeze-cases.jsonl", required=True)
         trials = reader.jsonl("trials.jsonl", required=True)
         if cases and trials:
@@ -274,6 +299,14 @@ def read_attempt(
             reader.jsonl_problems["certificates.jsonl"] += found
             if not found:
                 certificates.append(Certificate.from_data(record.line, record.data))
+    if checker is not None:
+        certificates_file = reader.path("certificates.jsonl")
+        check = checker.finish(
+            reader.jsonl_problems,
+            trials_read,
+            certificates,
+            [entry for entry in reader.published if entry[0] == certificates_file],
+        )
     adapter = reader.yaml(
         "adapter/adapter.yaml",
         "adapter",
@@ -298,6 +331,7 @@ def read_attempt(
             "published": tuple(reader.published),
             "jsonl_problems": {k: tuple(v) for k, v in reader.jsonl_problems.items()},
             "records_check": check,
+            "records_checked_now": checker is not None,
         }
     )
 
@@ -627,7 +661,17 @@ def judge_folder(
         notices.extend(found)
         return check
 
-    files = read_attempt(registry, folder, object_format, judgments_from=base, cached=cached)
+    def stream(files: AttemptFiles) -> RecordsChecker | None:
+        challenge = files.attempt is not None and files.attempt.kind == "challenge"
+        if options.keep_records or challenge:
+            return None  # explain reads the records; a challenge attempt's are compared
+        market, _, _ = find_market(registry, files)
+        withholdable = withholdable_of(market, AttemptFacts())
+        return RecordsChecker(folder, market, registry.rules, withholdable, lean=True)
+
+    files = read_attempt(
+        registry, folder, object_format, judgments_from=base, cached=cached, stream=stream
+    )
     market, market_problems, registry_problems = find_market(registry, files)
     if files.freeze_only or not files.scan_complete:
         facts = AttemptFacts(market_problems=tuple(market_problems))
@@ -642,7 +686,7 @@ def judge_folder(
         verdict = _judge_checked(registry, files, facts, market, options, cache)
     except RecordsNeeded:
         # The cached check keeps no trials, and freeze order needs them: read the files.
-        files = read_attempt(registry, folder, object_format, judgments_from=base)
+        files = read_attempt(registry, folder, object_format, judgments_from=base, stream=stream)
         verdict = _judge_checked(registry, files, facts, market, options, cache)
     return Judged(files, facts, market, verdict, [*registry_problems, *notices])
 
@@ -656,7 +700,7 @@ def _judge_checked(
     cache: RecordsCache | None,
 ) -> AttemptVerdict:
     """Judge with the records checked (from the cache, or now: then kept in the cache)."""
-    if files.records_check is None:
+    if files.records_check is None or files.records_checked_now:
         check = records_of(files, market, registry.rules, withholdable_of(market, facts))
         files = replace(files, records_check=check)
         if cache is not None and files.attempt is not None and files.attempt.kind != "challenge":

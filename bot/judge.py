@@ -102,10 +102,12 @@ class AttemptFiles:
     published: Sequence[tuple[str, object, LineOf]] = ()
     # Per JSONL file name: what reading it found (also among `problems`, in reading order).
     jsonl_problems: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
-    # freeze-cases.jsonl and trials.jsonl checked already (read back from the verification
-    # cache, bot/cache.py): then their records were not read (`case_records` and
-    # `trial_records` are None) and the judge takes this instead of checking them.
+    # freeze-cases.jsonl and trials.jsonl checked already: read back from the verification
+    # cache (bot/cache.py), or checked while they were read (`records_checked_now`,
+    # `RecordsChecker`). Their records were then not kept (`case_records` and `trial_records`
+    # are None) and the judge takes this instead of checking them.
     records_check: RecordsCheck | None = None
+    records_checked_now: bool = False
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"

@@ -30,9 +30,17 @@ from typing import Any
 
 from bot.bars import derived_table, unit_structure
 from bot.evidence.models import Case, Certificate, Trial
-from bot.evidence.rules import check_cases, check_names, check_trials, check_withheld
+from bot.evidence.rules import (
+    CaseCheck,
+    TrialCheck,
+    WithheldCheck,
+    check_names,
+    check_withheld,
+    names_in,
+)
 from bot.findings import Code, Finding, Severity
 from bot.load.document import FieldPath, Record
+from bot.load.jsonl import paused_gc
 from bot.models import Market, SharedRules
 from bot.names import fold_name
 from bot.stats.errors import StatisticsError
@@ -44,6 +52,7 @@ __all__ = [
     "RECORD_FILES",
     "CertificateSummary",
     "RecordsCheck",
+    "RecordsChecker",
     "RecordsNeeded",
     "TrialSummary",
     "check_records",
@@ -214,6 +223,129 @@ def summarize_units(units: UnitStructure) -> UnitSummary:
     )
 
 
+class RecordsChecker:
+    """`check_records`, one record at a time, as the files are read: freeze-cases.jsonl's
+    records to `case`, then `cases_read`; trials.jsonl's to `trial`; then `finish`. No record
+    is kept (each is checked for names and withheld fields as it comes), only the checked
+    models, so an attempt with a million trials is held as models, not dicts
+    (docs/performance.md). `lean` keeps each case without its content once its hash is
+    checked, and with only the public fields the market's bars select by (`CaseCheck`):
+    for a caller that never compares cases (challenge attempts keep them whole).
+    """
+
+    def __init__(
+        self,
+        folder: str,
+        market: Market | None,
+        rules: SharedRules,
+        withholdable: Sequence[str],
+        lean: bool = False,
+    ) -> None:
+        self.folder = folder
+        self.market = market
+        self.rules = rules
+        self.withholdable = tuple(withholdable)
+        self.cases_file, self.trials_file = (f"{folder}/{name}" for name in RECORD_FILES)
+        public_fields = None  # every case whole
+        if lean:  # the fields bars select cases by (`Case.field`): all the judge reads
+            bars = market.bars if market else ()
+            public_fields = frozenset(name for bar in bars for name in bar.over_case)
+        self._cases = CaseCheck(self.cases_file, public_fields)
+        self._cases_read = False
+        self._trials: TrialCheck | None = None
+        self._names: list[Finding] = []
+        self._withheld: list[Finding] = []
+        self._withheld_check = WithheldCheck(self.withholdable)
+
+    def _published(self, file: str, record: Record) -> None:
+        self._names += names_in(file, record.data, record)
+        self._withheld += self._withheld_check(file, record.data, record)
+
+    def case(self, record: Record) -> None:
+        """One record of freeze-cases.jsonl, in file order."""
+        self._published(self.cases_file, record)
+        self._cases.add(record)
+
+    def cases_read(self, problems: Sequence[Finding]) -> None:
+        """freeze-cases.jsonl is read, with these reading problems."""
+        self._cases.finish(_complete(problems))
+        self._cases_read = True
+
+    def _trial_check(self) -> TrialCheck:
+        if self._trials is None:
+            unit_keys = self.market.unit_keys if self.market else self.rules.unit_keys
+            cases = self._cases.cases if self._cases_read else None
+            self._trials = TrialCheck(cases, unit_keys, self.trials_file)
+        return self._trials
+
+    def trial(self, record: Record) -> None:
+        """One record of trials.jsonl, in file order (after freeze-cases.jsonl's)."""
+        self._published(self.trials_file, record)
+        self._trial_check().add(record)
+
+    def finish(
+        self,
+        read_problems: Mapping[str, Sequence[Finding]],
+        trials_read: bool,
+        certificates: Sequence[Certificate] | None,
+        certificate_records: Published,
+    ) -> RecordsCheck:
+        """The check, once both files were offered (`trials_read`: trials.jsonl was there);
+        `read_problems` and `certificates` as `check_records` takes them."""
+        market, rules = self.market, self.rules
+        case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
+        trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
+        cases = self._cases.cases if self._cases_read else None
+        trials: list[Trial] = []
+        trials_findings: list[Finding] = []
+        if trials_read:
+            check = self._trial_check()
+            check.finish(_complete(trial_problems))
+            trials, trials_findings = check.trials, check.findings
+        withholdable = self.withholdable
+        unit_structure_ = None
+        if market and trials:
+            unit_structure_ = _unit_structure(trials, market.unit_keys)
+        check_ = RecordsCheck(
+            cases_read=self._cases_read,
+            trials_read=trials_read,
+            case_read_problems=case_problems,
+            trial_read_problems=trial_problems,
+            names=tuple(self._names),
+            cases_findings=tuple(self._cases.findings if self._cases_read else ()),
+            trials_findings=tuple(trials_findings),
+            withheld=tuple(self._withheld),
+            withholdable=withholdable,
+            case_count=len(cases or {}),
+            trials=TrialSummary.of(trials, cases),
+            certificates_read=certificates is not None,
+            certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
+            certificate_names=tuple(check_names(certificate_records)),
+            certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
+            certificates=CertificateSummary.of(certificates or (), trials),
+            unit_summary=None if unit_structure_ is None else summarize_units(unit_structure_),
+            checked_cases=cases,
+            checked_trials=trials,
+        )
+        if market is None or cases is None or check_.has_error:
+            return check_
+        bars, units, problems, derived = derived_table(
+            market, cases, trials, rules.confidence, self.trials_file, units=unit_structure_
+        )
+        return replace(
+            check_,
+            bars=tuple(bars),
+            units=summarize_units(units),
+            bar_problems=tuple(problems),
+            derived=derived,
+        )
+
+
+def _complete(problems: Sequence[Finding]) -> bool:
+    """A file read whole: no line of it was refused (`jsonl-invalid`)."""
+    return not any(f.code is Code.JSONL_INVALID for f in problems)
+
+
 def check_records(
     folder: str,
     case_records: Sequence[Record] | None,
@@ -225,76 +357,36 @@ def check_records(
     withholdable: Sequence[str],
     certificates: Sequence[Certificate] | None = None,
 ) -> RecordsCheck:
-    """Check the records of freeze-cases.jsonl, trials.jsonl and certificates.jsonl.
-    Returns a `RecordsCheck`.
+    """Check the records of freeze-cases.jsonl, trials.jsonl and certificates.jsonl
+    (`RecordsChecker` over records read already). Returns a `RecordsCheck`.
 
     `read_problems`: per file name, what reading it as JSONL found (a file with a
     `jsonl-invalid` line was not read whole; for certificates.jsonl, each line's schema too);
-    `published`: every parsed document and record (those of the three files are checked for
-    names and withheld fields); `certificates`: those that passed their schema (None: absent).
+    `published`: every parsed document and record (those of certificates.jsonl are checked
+    for names and withheld fields here; the cases' and trials' are `case_records` and
+    `trial_records`); `certificates`: those that passed their schema (None: absent).
     """
-    cases_file, trials_file = (f"{folder}/{name}" for name in RECORD_FILES)
+    checker = RecordsChecker(folder, market, rules, withholdable)
+    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
+        if case_records is not None:
+            for record in case_records:
+                checker.case(record)
+            checker.cases_read(read_problems.get(RECORD_FILES[0], ()))
+        for record in trial_records or ():
+            checker.trial(record)
     certificates_file = f"{folder}/{CERTIFICATES}"
-    certificate_records = [entry for entry in published if entry[0] == certificates_file]
-    case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
-    trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
-
-    def complete(problems: Sequence[Finding]) -> bool:
-        return not any(f.code is Code.JSONL_INVALID for f in problems)
-
-    records = [entry for entry in published if entry[0] in (cases_file, trials_file)]
-    cases: dict[str, Case] | None = None
-    cases_findings: list[Finding] = []
-    if case_records is not None:
-        cases, cases_findings = check_cases(
-            case_records, cases_file, complete=complete(case_problems)
-        )
-    unit_keys = market.unit_keys if market else rules.unit_keys
-    trials: list[Trial] = []
-    trials_findings: list[Finding] = []
-    if trial_records is not None:
-        trials, trials_findings = check_trials(
-            trial_records, cases, unit_keys, trials_file, complete=complete(trial_problems)
-        )
-    check = RecordsCheck(
-        cases_read=case_records is not None,
-        trials_read=trial_records is not None,
-        case_read_problems=case_problems,
-        trial_read_problems=trial_problems,
-        names=tuple(check_names(records)),
-        cases_findings=tuple(cases_findings),
-        trials_findings=tuple(trials_findings),
-        withheld=tuple(check_withheld(records, withholdable)),
-        withholdable=tuple(withholdable),
-        case_count=len(cases or {}),
-        trials=TrialSummary.of(trials, cases),
-        certificates_read=certificates is not None,
-        certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
-        certificate_names=tuple(check_names(certificate_records)),
-        certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
-        certificates=CertificateSummary.of(certificates or (), trials),
-        unit_summary=_unit_summary(trials, market.unit_keys) if market and trials else None,
-        checked_cases=cases,
-        checked_trials=trials,
-    )
-    if market is None or cases is None or check.has_error:
-        return check
-    bars, units, problems, derived = derived_table(
-        market, cases, trials, rules.confidence, trials_file
-    )
-    return replace(
-        check,
-        bars=tuple(bars),
-        units=summarize_units(units),
-        bar_problems=tuple(problems),
-        derived=derived,
+    return checker.finish(
+        read_problems,
+        trial_records is not None,
+        certificates,
+        [entry for entry in published if entry[0] == certificates_file],
     )
 
 
-def _unit_summary(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitSummary | None:
+def _unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure | None:
     """The unit structure of the trials that could be read (None when a value cannot be
     compared: the trial checks have said so)."""
     try:
-        return summarize_units(unit_structure(trials, unit_keys))
+        return unit_structure(trials, unit_keys)
     except StatisticsError:
         return None

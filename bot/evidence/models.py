@@ -72,19 +72,29 @@ class Trial:
     case_id: str
     system: str
     started_at: datetime
-    # The record's fields, its result too: the unit keys live here (never `result`, which
-    # `bars.unit_structure` skips). The record's own dict, not a copy.
+    # The record's unit keys, names folded (`TrialCheck`; `bars.unit_structure` reads these
+    # alone). Without `keys` to `from_data`, the record's own dict (its result too, which
+    # `unit_structure` skips).
     keys: Mapping[str, Any]
     result: Mapping[str, Any]
 
     @classmethod
-    def from_data(cls, line: int, data: Mapping[str, Any], started_at: datetime) -> Trial:
+    def from_data(
+        cls,
+        line: int,
+        data: Mapping[str, Any],
+        started_at: datetime,
+        keys: Mapping[str, Any] | None = None,
+        case_id: str | None = None,
+    ) -> Trial:
+        """From a record that passed the trial schema. `keys`: its unit keys' values, to keep
+        instead of the record; `case_id`: an equal string to keep instead of the record's."""
         return cls(
             line=line,
-            case_id=data["case_id"],
+            case_id=data["case_id"] if case_id is None else case_id,
             system=data["system"],
             started_at=started_at,
-            keys=data,
+            keys=data if keys is None else keys,
             result=data["result"],
         )
 

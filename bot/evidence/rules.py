@@ -12,7 +12,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -34,7 +34,10 @@ PLACEHOLDER = "FILL-IN"
 
 __all__ = [
     "PLACEHOLDER",
+    "CaseCheck",
     "RawLogFile",
+    "TrialCheck",
+    "WithheldCheck",
     "case_hash",
     "check_cases",
     "check_generator",
@@ -48,6 +51,7 @@ __all__ = [
     "evidence_digest",
     "fold_key",
     "fold_text",
+    "names_in",
     "paper_freeze_time",
     "withheld_key_pattern",
 ]
@@ -95,60 +99,101 @@ def _plain(value: object, depth: int = 0) -> bool:
 def check_cases(
     records: Sequence[Record], file: str, complete: bool = True
 ) -> tuple[dict[str, Case], list[Finding]]:
-    """Schema, content hash and one line per case. Return cases by id and findings.
+    """Schema, content hash and one line per case. Return cases by id and findings
+    (`CaseCheck`, over every record)."""
+    check = CaseCheck(file)
+    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
+        for record in records:
+            check.add(record)
+    check.finish(complete)
+    return check.cases, check.findings
+
+
+class CaseCheck:
+    """freeze-cases.jsonl checked one record at a time: schema, content hash and one line per
+    case. `add` each record in file order, then `finish`; `cases` (by id) and `findings` hold
+    the result.
 
     One case frozen twice is `duplicate-case`, whether the second line repeats its `case_id`
     or its content (the same `sha256`) under another id: the seed's "repeated attacks or epochs
     are not scored as extra trials" (One Trial Per Case), so a repeated case is not a new one.
     No records is `file-empty`, unless `complete` is False: some line could not be read (a
     `jsonl-invalid` the loader reported), so the file is not empty and that finding says why.
+
+    `public_fields` (memory, for a caller that never compares contents: docs/performance.md):
+    each case is kept without its `content` once its hash is checked, and with only these
+    fields of its `public` (those the market's bars select cases by), equal ones shared.
+    None keeps every case whole.
     """
-    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
-        return _check_cases(records, file, complete)
 
+    def __init__(self, file: str, public_fields: frozenset[str] | None = None) -> None:
+        self.file = file
+        self.public_fields = public_fields
+        self.cases: dict[str, Case] = {}
+        self.findings: list[Finding] = []
+        self.count = 0
+        self._by_hash: dict[str, Case] = {}
+        self._publics: dict[tuple[object, ...], Mapping[str, Any]] = {}
 
-def _check_cases(
-    records: Sequence[Record], file: str, complete: bool
-) -> tuple[dict[str, Case], list[Finding]]:
-    cases: dict[str, Case] = {}
-    by_hash: dict[str, Case] = {}
-    findings: list[Finding] = []
-    for record in records:
+    def add(self, record: Record) -> None:
+        file, cases = self.file, self.cases
+        self.count += 1
         problems = validate("freeze-case", record.data, file, line=record.line)
         if problems:
-            findings += problems
-            continue
+            self.findings += problems
+            return
         case = Case.from_data(record.line, record.data)
         if case.case_id in cases:
             first = cases[case.case_id].line
             message = f"case_id {case.case_id!r} appears again (first on line {first})"
-            findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
-            continue
-        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
-        same = by_hash.setdefault(case.sha256, case)
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            return
+        same = self._by_hash.setdefault(case.sha256, case)
         if same is not case:
+            cases[case.case_id] = case  # kept, so its trial is not also an unknown case
             message = (
                 f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
-            findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
-            continue
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            return
         if case.content is not None:
             try:
                 actual = case_hash(case.content)
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
                 message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
-                findings.append(Finding(Code.SCHEMA, message, file, record.line))
-                continue
-            if actual != case.sha256:
+                self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+                actual = None
+            if actual is not None and actual != case.sha256:
                 message = (
                     f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
                     f" its content hashes to {actual}"
                 )
-                findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
-    if not records and complete:
-        findings.append(Finding(Code.FILE_EMPTY, "no frozen cases: the file is empty", file))
-    return cases, findings
+                self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
+        if self.public_fields is not None:
+            case = replace(case, content=None, public=self._public(case.public))
+            self._by_hash[case.sha256] = case
+        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
+
+    def _public(self, public: Mapping[str, Any]) -> Mapping[str, Any]:
+        """`public` with only `public_fields`, the same object for equal plain values."""
+        kept = tuple(
+            (name, public[name]) for name in sorted(self.public_fields or ()) if name in public
+        )
+        try:
+            return self._publics.setdefault(kept, dict(kept))
+        except TypeError:  # a list or object among the values: not shared
+            return dict(kept)
+
+    def finish(self, complete: bool = True) -> None:
+        """The file is read: `complete` is False when some line of it could not be."""
+        self._by_hash = {}  # what a later case would repeat: no case comes after the last
+        if not self.count and complete:
+            message = "no frozen cases: the file is empty"
+            self.findings.append(Finding(Code.FILE_EMPTY, message, self.file))
+
+
+_FOLDED = 4096  # distinct unit-key names whose folded form a `TrialCheck` keeps
 
 
 def check_trials(
@@ -158,29 +203,61 @@ def check_trials(
     file: str,
     complete: bool = True,
 ) -> tuple[list[Trial], list[Finding]]:
-    """Schema, one trial per case, known cases, unit keys present. Return trials and findings.
+    """Schema, one trial per case, known cases, unit keys present. Return trials and findings
+    (`TrialCheck`, over every record)."""
+    check = TrialCheck(cases, unit_keys, file)
+    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
+        for record in records:
+            check.add(record)
+    check.finish(complete)
+    return check.trials, check.findings
+
+
+class TrialCheck:
+    """trials.jsonl checked one record at a time: schema, one trial per case, known cases, unit
+    keys present. `add` each record in file order, then `finish`; `trials` and `findings` hold
+    the result. A trial keeps only the unit keys of its record, names folded (`Trial.keys`,
+    as `bars.unit_structure` compares them), and the case's own string as its `case_id`.
 
     `cases` is None when freeze-cases.jsonl could not be read; unknown-case is then not judged.
-    `complete` is False when some line of trials.jsonl could not be read (`jsonl-invalid`):
-    missing trials are then not judged, and no records is not reported as `file-empty`.
+    `complete` (to `finish`) is False when some line of trials.jsonl could not be read
+    (`jsonl-invalid`): missing trials are then not judged, and no records is not reported as
+    `file-empty`.
     """
-    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
-        return _check_trials(records, cases, unit_keys, file, complete)
 
+    def __init__(
+        self, cases: Mapping[str, Case] | None, unit_keys: Sequence[str], file: str
+    ) -> None:
+        self.cases = cases
+        self.unit_keys = tuple(unit_keys)
+        self.file = file
+        self.trials: list[Trial] = []
+        self.findings: list[Finding] = []
+        self.count = 0
+        self._first_line: dict[str, int] = {}  # case id -> line of its first trial
+        # Only strings can name a case (a list or object there is unhashable, and a schema
+        # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
+        self._tried: set[str] = set()
+        self._folded: dict[str, str] = {}  # unit-key names folded (up to _FOLDED of them)
 
-def _check_trials(
-    records: Sequence[Record],
-    cases: Mapping[str, Case] | None,
-    unit_keys: Sequence[str],
-    file: str,
-    complete: bool,
-) -> tuple[list[Trial], list[Finding]]:
-    trials: list[Trial] = []
-    first_line: dict[str, int] = {}
-    findings: list[Finding] = []
-    for record in records:
-        problems = validate("trial", record.data, file, line=record.line)
-        missing = [key for key in unit_keys if key not in record.data]
+    def add(self, record: Record) -> None:
+        self.count += 1
+        if not self._add(record) and isinstance(named := record.data.get("case_id"), str):
+            self._tried.add(named)
+
+    def _fold(self, name: str) -> str:
+        folded = self._folded.get(name)
+        if folded is None:
+            folded = fold_name(name)
+            if len(self._folded) < _FOLDED:  # names that repeat: one string each
+                self._folded[name] = folded
+        return folded
+
+    def _add(self, record: Record) -> bool:
+        """Check one record; True when its case id is kept in `_first_line`."""
+        file, data, cases = self.file, record.data, self.cases
+        problems = validate("trial", data, file, line=record.line)
+        missing = [key for key in self.unit_keys if key not in data]
         if missing:
             message = (
                 f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
@@ -188,48 +265,63 @@ def _check_trials(
             )
             problems.append(Finding(Code.SCHEMA, message, file, record.line))
         if problems:
-            findings += problems
-            continue
-        system = str(record.data["system"])
+            self.findings += problems
+            return False
+        system = str(data["system"])
         if not fold_name(system):
             message = (
                 f"system: {system!r} is blank once white space is trimmed; every trial names"
                 " the system it ran on"
             )
-            findings.append(Finding(Code.SCHEMA, message, file, record.line))
-            continue
-        started_at = parse_timestamp(str(record.data["started_at"]))
+            self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+            return False
+        started_at = parse_timestamp(str(data["started_at"]))
         assert started_at is not None  # the schema's date-time format checked it
-        trial = Trial.from_data(record.line, record.data, started_at)
-        if trial.case_id in first_line:
+        case_id: str = data["case_id"]  # type: ignore[assignment]  # the schema: a string
+        if case_id in self._first_line:
             message = (
-                f"a second trial for case {trial.case_id!r} (first on line"
-                f" {first_line[trial.case_id]}); the rules allow exactly one trial per case"
+                f"a second trial for case {case_id!r} (first on line"
+                f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
             )
-            findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
-            continue
-        first_line[trial.case_id] = record.line
-        if cases is not None and trial.case_id not in cases:
-            message = f"trial names case {trial.case_id!r}, which is not in freeze-cases.jsonl"
-            findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
-            continue
-        trials.append(trial)
-    if not records:
-        if complete:  # else every line was refused: jsonl-invalid, not an empty file
-            findings.append(Finding(Code.FILE_EMPTY, "no trials: the file is empty", file))
-    elif cases is not None and complete:
-        # Exactly one trial per frozen case: a case left out is a result withheld. (Not judged
-        # while some line could not be read: that line may be the case's trial.)
-        # Only strings can name a case (a list or object there is unhashable, and a schema error).
-        tried = {c for record in records if isinstance(c := record.data.get("case_id"), str)}
-        for case in cases.values():
-            if case.case_id not in tried:
-                message = (
-                    f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
-                    " has no trial; every frozen case needs exactly one"
-                )
-                findings.append(Finding(Code.MISSING_TRIAL, message, file))
-    return trials, findings
+            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
+            return True
+        self._first_line[case_id] = record.line
+        case = cases.get(case_id) if cases is not None else None
+        if cases is not None and case is None:
+            message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
+            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
+            return True
+        keys = {
+            key: self._fold(value) if isinstance(value := data[key], str) else value
+            for key in self.unit_keys
+        }
+        self.trials.append(
+            Trial.from_data(
+                record.line,
+                data,
+                started_at,
+                keys,
+                case_id=case.case_id if case is not None else case_id,  # one string per id
+            )
+        )
+        return True
+
+    def finish(self, complete: bool = True) -> None:
+        """The file is read: `complete` is False when some line of it could not be."""
+        if not self.count:
+            if complete:  # else every line was refused: jsonl-invalid, not an empty file
+                message = "no trials: the file is empty"
+                self.findings.append(Finding(Code.FILE_EMPTY, message, self.file))
+        elif self.cases is not None and complete:
+            # Exactly one trial per frozen case: a case left out is a result withheld. (Not
+            # judged while some line could not be read: that line may be the case's trial.)
+            for case in self.cases.values():
+                if case.case_id not in self._first_line and case.case_id not in self._tried:
+                    message = (
+                        f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
+                        " has no trial; every frozen case needs exactly one"
+                    )
+                    self.findings.append(Finding(Code.MISSING_TRIAL, message, self.file))
 
 
 # The names each published file holds, by file name: compared folded wherever they are
@@ -288,29 +380,34 @@ def _file_name(file: str) -> str:
 def check_names(
     documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
 ) -> list[Finding]:
-    """Names holding a character a reader cannot see: `name-invisible-character`.
+    """Names holding a character a reader cannot see: `name-invisible-character`
+    (`names_in` of each document)."""
+    return [finding for document in documents for finding in names_in(*document)]
+
+
+def names_in(file: str, data: object, line_of: Callable[[FieldPath], int | None]) -> list[Finding]:
+    """The names of one YAML document or JSONL record holding a character a reader cannot
+    see: `name-invisible-character`.
 
     Systems, unit-key values, case ids and families, certificates' system and version, the
     submitter and red teams' names and organizations are compared folded (NFKC, case folded,
     white space trimmed); a control, format, private-use, unassigned or separator character
     (or another default-ignorable one) would make two names that look alike differ, so it is
-    refused, naming the file, the line and the field. `documents` are (file, data, line_of)
-    for every YAML document and JSONL record of the attempt.
+    refused, naming the file, the line and the field.
     """
     findings = []
-    for file, data, line_of in documents:
-        for pattern in _NAME_FIELDS.get(_file_name(file), ()):
-            for where, value in _values_at(data, pattern):
-                hidden = hidden_characters(value)
-                if hidden:
-                    message = (
-                        f"{_field_name(where)}: {value!r} holds {', '.join(hidden)}, which a"
-                        " reader cannot see; names are compared as they look, so write it"
-                        " without"
-                    )
-                    findings.append(
-                        Finding(Code.NAME_INVISIBLE_CHARACTER, message, file, line_of(where))
-                    )
+    for pattern in _NAME_FIELDS.get(_file_name(file), ()):
+        for where, value in _values_at(data, pattern):
+            hidden = hidden_characters(value)
+            if hidden:
+                message = (
+                    f"{_field_name(where)}: {value!r} holds {', '.join(hidden)}, which a"
+                    " reader cannot see; names are compared as they look, so write it"
+                    " without"
+                )
+                findings.append(
+                    Finding(Code.NAME_INVISIBLE_CHARACTER, message, file, line_of(where))
+                )
     return findings
 
 
@@ -488,20 +585,35 @@ def check_withheld(
 ) -> list[Finding]:
     """No withholdable field appears, at any depth, in a published file (seed, Hidden Suites).
 
-    `documents` are (file, data, line_of) for every YAML document and JSONL record. Keys are
-    compared after `fold_key`, so `Reference-Answer` and `referenceAnswer` are the field
-    `reference_answer`. A string value that writes the field as a key (a JSON object or a
-    `name: value` line kept in a string, `withheld_key_pattern`) publishes it too.
+    `documents` are (file, data, line_of) for every YAML document and JSONL record; each is
+    checked by `WithheldCheck`.
     """
     if not withholdable:
         return []
-    hidden = {fold_key(name): name for name in withholdable}
-    patterns = [(name, withheld_key_pattern(name)) for name in dict.fromkeys(withholdable)]
-    firsts = tuple({_first_word(name) for name in withholdable})
-    findings = []
-    for file, data, line_of in documents:
-        if not _may_leak(data, hidden, firsts):
-            continue
+    check = WithheldCheck(withholdable)
+    return [finding for document in documents for finding in check(*document)]
+
+
+class WithheldCheck:
+    """One published document or record checked for withholdable fields (seed, Hidden Suites).
+
+    Keys are compared after `fold_key`, so `Reference-Answer` and `referenceAnswer` are the
+    field `reference_answer`. A string value that writes the field as a key (a JSON object or a
+    `name: value` line kept in a string, `withheld_key_pattern`) publishes it too.
+    """
+
+    def __init__(self, withholdable: Sequence[str]) -> None:
+        self.hidden = {fold_key(name): name for name in withholdable}
+        self.patterns = [(name, withheld_key_pattern(name)) for name in dict.fromkeys(withholdable)]
+        self.firsts = tuple({_first_word(name) for name in withholdable})
+
+    def __call__(
+        self, file: str, data: object, line_of: Callable[[FieldPath], int | None]
+    ) -> list[Finding]:
+        hidden, firsts = self.hidden, self.firsts
+        if not hidden or not _may_leak(data, hidden, firsts):
+            return []
+        findings = []
         for where in _paths_of_keys(data, hidden):
             key = where[-1]
             name = hidden[fold_key(str(key))]
@@ -517,7 +629,7 @@ def check_withheld(
             if text.isascii() and not _ascii_may_write(text, firsts):
                 continue
             folded = fold_text(text)
-            for name, pattern in patterns:
+            for name, pattern in self.patterns:
                 if pattern.search(folded):
                     message = (
                         f"{_field_name(where)}: its text writes the withholdable field"
@@ -527,7 +639,7 @@ def check_withheld(
                         Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where))
                     )
                     break
-    return findings
+        return findings
 
 
 _SEPARATORS = re.compile(r"[\s_-]+")
