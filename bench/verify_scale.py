@@ -13,7 +13,9 @@ Then, each in a child process whose CPU time (user + system) and peak RSS come f
 `os.wait4` (resource usage of that child alone):
 - baseline: read every line of the attempt's JSONL files, decode it with orjson and hash the
   files with SHA-256: the least any verification must do (the ratio is to this one);
-- the same, keeping every decoded record in a list (as verify must, to check across records);
+- the same, keeping every decoded record in a list (what verify did before it streamed);
+- the floor of a verify in Python with the bot's models (`FLOOR`): decode, the compiled
+  schema check, and a slotted model kept per record, nothing else;
 - `claims verify --json` of the attempt (the `claims` next to this Python, or on PATH).
 Prints N, both CPU times, their ratio, verify's wall time and both peak RSS figures, and
 verify's outcome (the attempt must come out with valid evidence).
@@ -233,13 +235,16 @@ def build(root: Path, n: int) -> Path:
     return built.attempt
 
 
-def _child(argv: list[str], out: Path | None = None) -> tuple[float, float, int, int]:
+def _child(
+    argv: list[str], out: Path | None = None, cwd: Path | None = None
+) -> tuple[float, float, int, int]:
     """Run argv in the system's temporary folder (so `python -m bot` imports the installed
-    bot, not this checkout's); return (CPU seconds, wall seconds, peak RSS bytes, status)."""
+    bot, not this checkout's), or in `cwd`; return (CPU seconds, wall seconds, peak RSS
+    bytes, status)."""
     started = time.perf_counter()
     with open(out or os.devnull, "wb") as sink:
         process = subprocess.Popen(
-            argv, stdout=sink, stderr=subprocess.STDOUT, cwd=tempfile.gettempdir()
+            argv, stdout=sink, stderr=subprocess.STDOUT, cwd=cwd or tempfile.gettempdir()
         )
         _, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -260,6 +265,37 @@ for path in sys.argv[2:]:
             if keep:
                 kept.append(record)
     print(path, digest.hexdigest())
+"""
+
+
+# The least a verify written in Python with these models can do: decode each line (orjson),
+# check it against its schema (the compiled jsonschema-rs validator verify uses first), parse
+# a trial's time and keep a slotted model per record (a lean `Case`, a `Trial` with its unit
+# keys), with nothing else: no names, hashes, withheld fields, units, bars or report.
+FLOOR = """
+import sys, orjson
+from bot.evidence.models import Case, Trial
+from bot.evidence.schema import _fast_validators
+from bot.timestamps import parse_timestamp
+fast = _fast_validators()
+keys = ("system", "trajectory", "evaluator", "attack_family")
+cases, trials = {}, []
+for path in sys.argv[1:]:
+    is_case = path.endswith("freeze-cases.jsonl")
+    if not is_case and not path.endswith("trials.jsonl"):
+        continue
+    valid = fast["freeze-case" if is_case else "trial"]
+    with open(path, 'rb') as stream:
+        for number, line in enumerate(stream, start=1):
+            data = orjson.loads(line)
+            assert valid(data)
+            if is_case:
+                cases[data["case_id"]] = Case(number, data["case_id"], data["sha256"],
+                    data["family"], data["kind"], {}, None)
+            else:
+                trials.append(Trial.from_data(number, data, parse_timestamp(data["started_at"]),
+                    {key: data[key] for key in keys}))
+print(len(cases), len(trials))
 """
 
 
@@ -308,6 +344,10 @@ def main() -> None:
             [sys.executable, "-c", BASELINE, "keep", *jsonl]
         )
         assert status == 0, "baseline (keep) failed"
+        floor_cpu, floor_wall, floor_rss, status = _child(
+            [sys.executable, "-c", FLOOR, *jsonl], cwd=Path(__file__).resolve().parents[1]
+        )
+        assert status == 0, "floor failed"
         report = Path(scratch) / "report.json"
         command = args.claims.split() if args.claims else claims_command()
         verify = [*command, "verify", "--registry", str(registry), str(attempt)]
@@ -329,6 +369,10 @@ def main() -> None:
         print(f"    peak RSS {base_rss / mib:,.0f} MiB")
         print(f"the same, keeping every record:    {keep_cpu:8.1f} s CPU ({keep_wall:.1f} s wall)")
         print(f"    peak RSS {keep_rss / mib:,.0f} MiB")
+        print(
+            f"decode + schema + models only:     {floor_cpu:8.1f} s CPU ({floor_wall:.1f} s wall)"
+        )
+        print(f"    peak RSS {floor_rss / mib:,.0f} MiB; {floor_cpu / base_cpu:.1f}x the baseline")
         print(f"claims verify:                     {cpu:8.1f} s CPU ({wall:.1f} s wall)")
         print(f"    peak RSS {rss / mib:,.0f} MiB ({rss / 1e9:.2f} GB; target <= 1.5 GB)")
         print(f"ratio verify / baseline CPU:       {cpu / base_cpu:8.1f}x  (target <= 3x, aim 2x)")

@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.evidence.models import Case, Trial
+from bot.evidence.models import Case, FoldedKeys, Trial
 from bot.findings import Code, Finding, Severity
 from bot.models import Bar, Market
 from bot.names import fold_name
@@ -83,10 +83,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     plain = "result" not in unit_keys  # keys holds the record's result too: never a unit key
     for trial in trials:  # only the unit keys: collapse_units reads no other field
         keys = trial.keys
-        if plain and all(
-            not isinstance(value := keys.get(key), str) or fold_name(value) is value
-            for key in unit_keys
-        ):
+        if plain and type(keys) is FoldedKeys:
             folded.append(keys)  # folded already (`TrialCheck`): no copy per trial
             continue
         folded.append(

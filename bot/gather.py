@@ -172,7 +172,7 @@ class _Reader:
         self.published += [(path, record.data, record) for record in records]
         return records
 
-    def streamed_jsonl(self, name: str, sink: Callable[[Record], None]) -> bool:
+    def streamed_jsonl(self, name: str, sink: Callable[[Record, bytes], None]) -> bool:
         """Read a required JSONL file record by record into `sink`, keeping none. False when
         the file is absent."""
         if not self._present(name, True):

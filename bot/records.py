@@ -37,6 +37,7 @@ from bot.evidence.rules import (
     check_names,
     check_withheld,
     names_in,
+    plain_line,
 )
 from bot.findings import Code, Finding, Severity
 from bot.load.document import FieldPath, Record
@@ -257,13 +258,18 @@ class RecordsChecker:
         self._withheld: list[Finding] = []
         self._withheld_check = WithheldCheck(self.withholdable)
 
-    def _published(self, file: str, record: Record) -> None:
-        self._names += names_in(file, record.data, record)
-        self._withheld += self._withheld_check(file, record.data, record)
+    def _published(self, file: str, record: Record, raw: bytes | None) -> None:
+        """Names and withheld fields of one record. With its line's `raw` bytes, both are
+        passed over where the bytes show there is nothing to find (`plain_line`)."""
+        plain = raw is not None and plain_line(raw)
+        if not plain:  # printable ASCII, no escape: no name holds a hidden character
+            self._names += names_in(file, record.data, record)
+        if not plain or self._withheld_check.may_hold(raw):  # type: ignore[arg-type]
+            self._withheld += self._withheld_check(file, record.data, record)
 
-    def case(self, record: Record) -> None:
-        """One record of freeze-cases.jsonl, in file order."""
-        self._published(self.cases_file, record)
+    def case(self, record: Record, raw: bytes | None = None) -> None:
+        """One record of freeze-cases.jsonl, in file order (`raw`: its line's bytes)."""
+        self._published(self.cases_file, record, raw)
         self._cases.add(record)
 
     def cases_read(self, problems: Sequence[Finding]) -> None:
@@ -278,9 +284,10 @@ class RecordsChecker:
             self._trials = TrialCheck(cases, unit_keys, self.trials_file)
         return self._trials
 
-    def trial(self, record: Record) -> None:
-        """One record of trials.jsonl, in file order (after freeze-cases.jsonl's)."""
-        self._published(self.trials_file, record)
+    def trial(self, record: Record, raw: bytes | None = None) -> None:
+        """One record of trials.jsonl, in file order (after freeze-cases.jsonl's; `raw`: its
+        line's bytes)."""
+        self._published(self.trials_file, record, raw)
         self._trial_check().add(record)
 
     def finish(

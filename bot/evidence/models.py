@@ -22,6 +22,7 @@ __all__ = [
     "Bounty",
     "Case",
     "Certificate",
+    "FoldedKeys",
     "Freeze",
     "Generator",
     "Judgment",
@@ -62,6 +63,13 @@ class Case:
         if name in ("case_id", "family", "kind"):
             return getattr(self, name)
         return self.public.get(name)
+
+
+class FoldedKeys(dict[str, Any]):
+    """A trial's unit keys with every name folded already (`TrialCheck`): `bars.unit_structure`
+    takes it as it is. A dict in all else (no per-instance attributes: no more memory)."""
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -21,7 +21,7 @@ from typing import Any
 import rfc8785
 
 from bot.dates import end_of_day
-from bot.evidence.models import Case, Generator, Trial
+from bot.evidence.models import Case, FoldedKeys, Generator, Trial
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath, Record
@@ -53,6 +53,7 @@ __all__ = [
     "fold_text",
     "names_in",
     "paper_freeze_time",
+    "plain_line",
     "withheld_key_pattern",
 ]
 
@@ -142,48 +143,58 @@ class CaseCheck:
         if problems:
             self.findings += problems
             return
-        case = Case.from_data(record.line, record.data)
+        data = record.data
+        if self.public_fields is None:
+            case = Case.from_data(record.line, data)
+        else:  # lean: no content (hashed below, from the record), only the public fields
+            case = Case(
+                record.line,
+                data["case_id"],  # type: ignore[arg-type]  # the schema: strings
+                data["sha256"],  # type: ignore[arg-type]
+                data["family"],  # type: ignore[arg-type]
+                data["kind"],  # type: ignore[arg-type]
+                self._public(data["public"]),  # type: ignore[arg-type]
+                None,
+            )
         if case.case_id in cases:
             first = cases[case.case_id].line
             message = f"case_id {case.case_id!r} appears again (first on line {first})"
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
             return
+        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
         same = self._by_hash.setdefault(case.sha256, case)
         if same is not case:
-            cases[case.case_id] = case  # kept, so its trial is not also an unknown case
             message = (
                 f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
             return
-        if case.content is not None:
+        content = data.get("content")
+        if content is not None:
             try:
-                actual = case_hash(case.content)
+                actual = case_hash(content)  # type: ignore[arg-type]  # the schema: an object
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
                 message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
                 self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
-                actual = None
-            if actual is not None and actual != case.sha256:
+                return
+            if actual != case.sha256:
                 message = (
                     f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
                     f" its content hashes to {actual}"
                 )
                 self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
-        if self.public_fields is not None:
-            case = replace(case, content=None, public=self._public(case.public))
-            self._by_hash[case.sha256] = case
-        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
 
     def _public(self, public: Mapping[str, Any]) -> Mapping[str, Any]:
-        """`public` with only `public_fields`, the same object for equal plain values."""
-        kept = tuple(
-            (name, public[name]) for name in sorted(self.public_fields or ()) if name in public
-        )
+        """`public` with only `public_fields`, one object for the same plain values (of the
+        same types: JSON's `true` is not 1, though Python's `True == 1`)."""
+        names = [name for name in sorted(self.public_fields or ()) if name in public]
+        kept = {name: public[name] for name in names}
         try:
-            return self._publics.setdefault(kept, dict(kept))
+            key = tuple((name, type(public[name]), public[name]) for name in names)
+            return self._publics.setdefault(key, kept)
         except TypeError:  # a list or object among the values: not shared
-            return dict(kept)
+            return kept
 
     def finish(self, complete: bool = True) -> None:
         """The file is read: `complete` is False when some line of it could not be."""
@@ -291,10 +302,10 @@ class TrialCheck:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
             return True
-        keys = {
-            key: self._fold(value) if isinstance(value := data[key], str) else value
+        keys = FoldedKeys(
+            (key, self._fold(value) if isinstance(value := data[key], str) else value)
             for key in self.unit_keys
-        }
+        )
         self.trials.append(
             Trial.from_data(
                 record.line,
@@ -397,7 +408,14 @@ def names_in(file: str, data: object, line_of: Callable[[FieldPath], int | None]
     """
     findings = []
     for pattern in _NAME_FIELDS.get(_file_name(file), ()):
-        for where, value in _values_at(data, pattern):
+        if len(pattern) == 1:  # a top-level field (every JSONL name): no walk
+            value = data.get(pattern[0]) if isinstance(data, dict) else None
+            found: list[tuple[FieldPath, str]] = (
+                [(pattern, value)] if isinstance(value, str) else []
+            )
+        else:
+            found = _values_at(data, pattern)
+        for where, value in found:
             hidden = hidden_characters(value)
             if hidden:
                 message = (
@@ -607,6 +625,24 @@ class WithheldCheck:
         self.patterns = [(name, withheld_key_pattern(name)) for name in dict.fromkeys(withholdable)]
         self.firsts = tuple({_first_word(name) for name in withholdable})
 
+        # `may_hold`: each first word as bytes (only ASCII ones can be in an ASCII line)
+        self._first_bytes = tuple(first.encode() for first in self.firsts)
+
+    def may_hold(self, raw: bytes) -> bool:
+        """Whether a JSONL line whose bytes are `plain_line` may hold a withholdable field, as
+        a key or written in a string. False means this check finds nothing in its record.
+
+        Every key and string of such a line is in its bytes as written. A key that folds to a
+        withholdable field holds the field's first word once its `-`, `_` and white space are
+        removed and it is lowered (`fold_key`), and a string that writes it holds the first
+        word as it stands (`withheld_key_pattern`): so, lowered and without those bytes, the
+        line holds some field's first word.
+        """
+        if not self.hidden:
+            return False
+        folded = raw.lower().translate(None, _ASCII_SEPARATORS)
+        return any(first in folded for first in self._first_bytes)
+
     def __call__(
         self, file: str, data: object, line_of: Callable[[FieldPath], int | None]
     ) -> list[Finding]:
@@ -643,6 +679,15 @@ class WithheldCheck:
 
 
 _SEPARATORS = re.compile(r"[\s_-]+")
+# What `_SEPARATORS` matches in ASCII: `\s` (str.isspace) is these six and \x1c-\x1f.
+_ASCII_SEPARATORS = bytes(code for code in range(128) if chr(code).isspace() or chr(code) in "_-")
+
+
+def plain_line(raw: bytes) -> bool:
+    """A JSONL line in printable ASCII without a backslash: each of its keys and strings is
+    in its bytes as written (no escape), and none holds a character a reader cannot see (a
+    control character in a string is not JSON: the loader refused it)."""
+    return raw.isascii() and b"\\" not in raw and b"\x7f" not in raw
 
 
 def _first_word(name: str) -> str:

@@ -300,23 +300,22 @@ def parse_jsonl(
     stream: BinaryIO,
     path: str,
     limits: Limits = Limits(),
-    sink: Callable[[Record], None] | None = None,
+    sink: Callable[[Record, bytes], None] | None = None,
 ) -> tuple[list[Record], list[Finding]]:
     """Read JSONL from a binary stream. Return the object records and the refused lines.
 
-    With `sink`, each record is handed to it as it is read and none is kept (the list returned
-    is empty): a caller that checks records one at a time holds one record at a time
-    (bench/verify_scale.py; docs/performance.md).
+    With `sink`, each record is handed to it with its line's bytes as it is read, and none is
+    kept (the list returned is empty): a caller that checks records one at a time holds one
+    record at a time (bench/verify_scale.py; docs/performance.md).
     """
     with paused_gc():
         return _parse_jsonl(stream, path, limits, sink)
 
 
 def _parse_jsonl(
-    stream: BinaryIO, path: str, limits: Limits, sink: Callable[[Record], None] | None
+    stream: BinaryIO, path: str, limits: Limits, sink: Callable[[Record, bytes], None] | None
 ) -> tuple[list[Record], list[Finding]]:
     records: list[Record] = []
-    keep = records.append if sink is None else sink
     findings: list[Finding] = []
     cap = limits.max_jsonl_line_bytes
 
@@ -383,7 +382,10 @@ def _parse_jsonl(
             refuse(str(error), number)
             continue
         _share(value, memos)
-        keep(Record(number, value))
+        if sink is None:
+            records.append(Record(number, value))
+        else:
+            sink(Record(number, value), raw)
     return records, findings
 
 
@@ -391,7 +393,7 @@ def load_jsonl(
     tree: Tree,
     path: str,
     limits: Limits = Limits(),
-    sink: Callable[[Record], None] | None = None,
+    sink: Callable[[Record, bytes], None] | None = None,
 ) -> tuple[list[Record], list[Finding]]:
     """Read the JSONL file `path` of `tree` (links refused). See `parse_jsonl`."""
     entry = tree.entry(path)

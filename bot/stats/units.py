@@ -124,7 +124,7 @@ def collapse_units(
     # Key by key over all trials: the joins credited to a key are then independent of the
     # trial order (they equal the drop in the number of components that key causes).
     for key in keys:
-        first_with_value: dict[tuple[bool, Hashable], int] = {}
+        first_with_value: dict[Hashable, int] = {}
         for index, trial in enumerate(trials):
             if key not in trial:
                 raise StatisticsError(
@@ -135,7 +135,10 @@ def collapse_units(
             if _is_null(value):
                 nulls_per_key[key] += 1
                 continue
-            seen = first_with_value.setdefault(_value_key(value), index)
+            # A string is its own key (no tuple per value): it never equals a tuple key.
+            seen = first_with_value.setdefault(
+                value if type(value) is str else _value_key(value), index
+            )
             if seen == index:
                 continue
             root_a, root_b = _find(parent, seen), _find(parent, index)

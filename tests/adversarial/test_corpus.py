@@ -10,6 +10,7 @@ message fragment, and never trace back.
 from __future__ import annotations
 
 import json
+from unittest import mock
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from werkzeug import Request, Response
 
 import bot.sandbox
 from bot.cli import main
+from bot.records import RecordsChecker
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.conftest import AS_OF
 
@@ -93,3 +95,32 @@ def test_the_docs_list_every_entry() -> None:
     """docs/adversarial.md is generated from the corpus: `python -m tests.adversarial.generate
     --docs` rewrites it."""
     assert DOCS.read_text(encoding="utf-8") == render_docs()
+
+
+def _report_of(args: list[str], report_file: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    report_file.unlink(missing_ok=True)
+    code = main([*args, "--json", str(report_file)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err, err
+    return code, out, json.loads(report_file.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [entry for entry in CORPUS if entry.needs is None],
+    ids=[entry.name for entry in CORPUS if entry.needs is None],
+)
+def test_records_checked_as_read_judge_as_records_kept(
+    entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verify checks freeze-cases.jsonl and trials.jsonl as it reads them and keeps no record
+    (`RecordsChecker`); `claims explain` and challenge attempts keep every record and check
+    them after. Both must give the same report, word for word, on every trick."""
+    case = build(entry, Context(tmp_path / entry.name))
+    args = [*case.args, *([] if "--as-of" in case.args else ["--as-of", AS_OF])]
+    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checker:
+        streamed = _report_of(args, tmp_path / "streamed.json", capsys)
+    with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
+        kept = _report_of(args, tmp_path / "kept.json", capsys)
+    assert declined.call_count == checker.call_count  # the same folders, read the other way
+    assert kept == streamed

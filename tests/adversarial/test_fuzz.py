@@ -27,6 +27,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, note, settings
@@ -37,6 +38,7 @@ from bot.findings import Code
 from bot.load.document import Document
 from bot.load.jsonl import parse_jsonl
 from bot.load.yaml_ import parse_yaml
+from bot.records import RecordsChecker
 from tests.adversarial.harness import CODES, HONEST, check, judge
 from tests.adversarial.mutate import mutate
 from tests.conftest import AS_OF, Built
@@ -274,4 +276,38 @@ def test_verify_of_a_mutated_pull_request_read_from_git_objects(
         )
     finally:
         repo.git.reset("-q", "--hard", start)
+        _write(built.attempt, pristine)
+
+
+def _report(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Any:
+    report_file = tmp_path / "report.json"
+    report_file.unlink(missing_ok=True)
+    code = main(["verify", *args, "--as-of", AS_OF, "--json", str(report_file)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, json.loads(report_file.read_text(encoding="utf-8"))
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
+@given(data=st.data())
+def test_records_checked_as_read_judge_as_records_kept(
+    honest_registry: Registry_,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    data: st.DataObject,
+) -> None:
+    """verify checks the cases and trials as it reads them, keeping no record
+    (`RecordsChecker`); with every record kept and checked after (as `claims explain` reads
+    them), any mutation gets the same report, word for word."""
+    built, pristine = honest_registry.built, honest_registry.pristine
+    files = _mutated(data, pristine)
+    _write(built.attempt, files)
+    try:
+        with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checker:
+            streamed = _report([str(built.attempt)], tmp_path, capsys)
+        with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
+            kept = _report([str(built.attempt)], tmp_path, capsys)
+        assert declined.call_count == checker.call_count
+        assert kept == streamed
+    finally:
         _write(built.attempt, pristine)

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from bot.demo.specimen import AttemptSpec, attempt_files
-from bot.evidence.rules import check_cases, check_trials
+from bot.evidence.rules import CaseCheck, check_cases, check_trials
 from bot.findings import Code
 from bot.load.document import Record
 from bot.load.jsonl import parse_jsonl
@@ -115,3 +115,52 @@ def test_parse_round_trip_of_the_honest_trials_is_clean() -> None:
     parsed, problems = parse_jsonl(io.BytesIO(files["trials.jsonl"]), TRIALS)
     assert problems == []
     assert _check_trials([record.data for record in parsed]) == []
+
+
+# ---- lean cases and trials, checked one record at a time (verify's streaming) -----------------
+
+
+def test_lean_cases_keep_only_the_public_fields_bars_select_by_and_no_content() -> None:
+    cases, _ = _honest()
+    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    for record in _records(cases):
+        check.add(record)
+    check.finish()
+    assert check.findings == []
+    for case in check.cases.values():
+        assert case.content is None
+        assert set(case.public) <= {"probe"}
+
+
+def test_lean_cases_share_equal_public_fields_but_never_true_with_one() -> None:
+    # JSON's true is not 1 (bars.py `_matches`), though Python's True == 1 and hash(True) ==
+    # hash(1): shared dicts are keyed by type too.
+    cases, _ = _honest()
+    publics = [{"probe": 1}, {"probe": True}, {"probe": 1.0}, {"probe": True}, {"probe": [1]}]
+    for case, public in zip(cases, publics, strict=False):
+        case["public"] = public
+    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    for record in _records(cases[: len(publics)]):
+        check.add(record)
+    kept = [check.cases[case["case_id"]].public["probe"] for case in cases[: len(publics)]]
+    assert [type(value) for value in kept] == [int, bool, float, bool, list]
+    shared = [check.cases[case["case_id"]].public for case in cases[1:4:2]]
+    assert shared[0] is shared[1]  # the two {"probe": true} are one object
+
+
+def test_a_trial_keeps_its_unit_keys_folded_and_its_cases_id_string() -> None:
+    cases, trials = _honest()
+    trials[0]["evaluator"] = "  Grader-ONE "
+    trials[0]["attack_family"] = None
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert findings == []
+    first = kept[0]
+    assert dict(first.keys) == {
+        "system": trials[0]["system"].lower(),
+        "trajectory": trials[0]["trajectory"].lower(),
+        "evaluator": "grader-one",
+        "attack_family": None,
+    }
+    assert first.case_id is checked[first.case_id].case_id  # one string per case id
+    assert first.system == trials[0]["system"]  # shown as written

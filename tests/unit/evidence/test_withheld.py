@@ -7,6 +7,7 @@ The seed forbids publishing a withholdable field at any depth. Keys are compared
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from typing import Any
 
@@ -14,11 +15,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.evidence.rules import check_withheld, fold_text, withheld_key_pattern
+from bot.evidence.rules import (
+    WithheldCheck,
+    check_withheld,
+    fold_text,
+    plain_line,
+    withheld_key_pattern,
+)
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath
 
 FILE = "freeze-cases.jsonl"
+WITHHOLDABLE_SETS = [["reference_answer"], ["reference_answer", "ref"], ["Answer Key"], []]
 
 
 def _check(data: Any, withholdable: list[str]) -> list[Finding]:
@@ -137,3 +145,40 @@ def test_string_values_are_checked_as_without_the_prefilter(text: str) -> None:
     found = bool(_check({"note": text}, ["reference_answer"]))
     pattern = withheld_key_pattern("reference_answer")
     assert found == bool(pattern.search(_slow_fold(text)))
+
+
+# ---- the line prefilter of verify's streaming (`WithheldCheck.may_hold`) ----------------------
+
+_ASCII_LEAKY = st.sampled_from(
+    ["reference_answer", "Reference-Answer", "referenceAnswer", "REF", "ref-erence", "answer"]
+)
+_ASCII_GLUE = st.sampled_from([":", "=", " ", "-", "_", "\t", "x", "\x1f", "R"])
+_PIECE = st.lists(st.one_of(_ASCII_LEAKY, _ASCII_GLUE), max_size=6).map("".join)
+_VALUE = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), _PIECE),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(_PIECE, inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.dictionaries(_PIECE, _VALUE, max_size=4), st.sampled_from(WITHHOLDABLE_SETS))
+def test_a_line_the_prefilter_passes_over_holds_no_withheld_field(
+    record: dict[str, Any], withholdable: list[str]
+) -> None:
+    """`may_hold` is False only for lines in which the full check finds nothing."""
+    raw = json.dumps(record).encode() + b"\n"
+    check = WithheldCheck(withholdable)
+    if plain_line(raw) and not check.may_hold(raw):
+        assert check(FILE, record, lambda where: 1) == []
+
+
+def test_the_prefilter_sees_a_key_split_by_separators() -> None:
+    raw = b'{"Ref-Erence_answer": 1}\n'
+    check = WithheldCheck(["reference_answer"])
+    assert plain_line(raw) and check.may_hold(raw)
+    assert [f.code for f in check(FILE, {"Ref-Erence_answer": 1}, lambda where: 1)] == [
+        Code.WITHHELD_FIELD_LEAK
+    ]
+    assert not check.may_hold(b'{"answer": "refer: ence"}\n')
