@@ -17,7 +17,7 @@ from bot.demo.specimen import market_document
 from bot.dump import dump_yaml
 from bot.records import RecordsChecker
 from tests.conftest import AS_OF, RegistryFactory
-from tests.support import Files
+from tests.support import Files, rewrite
 
 
 def _report(args: list[str], report: Path, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -77,3 +77,22 @@ def test_lean_cases_keep_true_apart_from_1(
     streamed, kept = _both([str(built.attempt)], tmp_path, capsys)
     assert kept[0] == 0, kept
     assert streamed == kept, streamed[1]["attempts"][0]["reasons"]
+
+
+def test_a_warm_cache_words_a_score_table_mismatch_as_a_cold_run(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
+    """Not from ad557c3 (its parent does the same), found beside it: the cache keeps the
+    derived score table as JSON with sorted keys, so a warm run's score-table-mismatch says
+    `{bound: ..., failures: ..., units: ...}` where the cold run says
+    `{failures: ..., units: ..., bound: ...}`: a warm run must give the cold run's verdict."""
+    from bot.cache import VerificationCache
+    from tests.unit.test_cache import _verdicts
+
+    def caught(files: Files) -> None:  # after scores.yaml: the table no longer agrees
+        rewrite(files, "trials.jsonl", lambda items: items[0]["result"].update(verdict="false_safe"))
+
+    built = make_registry(change=caught)
+    cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    assert "score-table-mismatch" in json.dumps(cold)
+    assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == cold
