@@ -90,7 +90,7 @@ def test_a_warm_cache_words_a_score_table_mismatch_as_a_cold_run(
     from tests.unit.test_cache import _verdicts
 
     def caught(files: Files) -> None:  # after scores.yaml: the table no longer agrees
-        rewrite(files, "trials.jsonl", lambda items: items[0]["result"].update(verdict="false_safe"))
+        rewrite(files, "trials.jsonl", lambda rows: rows[0]["result"].update(verdict="false_safe"))
 
     built = make_registry(change=caught)
     cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
