@@ -96,3 +96,24 @@ def test_a_warm_cache_words_a_score_table_mismatch_as_a_cold_run(
     cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
     assert "score-table-mismatch" in json.dumps(cold)
     assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == cold
+
+
+@pytest.mark.parametrize(
+    ("first", "later"), [(1, True), (True, 1), (0, False), (False, 0.0), (1.0, True)]
+)
+def test_lean_public_values_keep_their_json_type(first: Any, later: Any) -> None:
+    """`CaseCheck(public_fields=...)` shares equal public dicts; Python's `True == 1` (and
+    `hash(True) == hash(1)`) must not hand a later case an earlier case's value of another
+    JSON type: `_matches` tells them apart."""
+    from bot.demo.specimen import AttemptSpec, attempt_files
+    from bot.evidence.rules import CaseCheck
+    from bot.load.document import Record
+
+    lines = attempt_files(AttemptSpec())["freeze-cases.jsonl"].decode().splitlines()
+    check = CaseCheck("freeze-cases.jsonl", frozenset({"tier"}))
+    for number, line in enumerate(lines[:2], start=1):
+        data = json.loads(line)
+        data["public"]["tier"] = first if number == 1 else later
+        check.add(Record(number, data))
+    second = json.loads(lines[1])["case_id"]
+    assert type(check.cases[second].public["tier"]) is type(later)
