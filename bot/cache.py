@@ -175,8 +175,9 @@ class VerificationCache:
         kept; a folder that cannot be written only costs the check again next run."""
         key = self.key(registry, files)
         body = json.dumps(
+            # Keys in the check's own order, not sorted: the derived score table is read back
+            # into a score-table-mismatch message, which must word it as a cold run does.
             {"key": key, "check": records_check_to_json(check)},
-            sort_keys=True,
             ensure_ascii=False,
             separators=(",", ":"),
         ).encode("utf-8")
