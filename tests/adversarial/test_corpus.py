@@ -10,10 +10,10 @@ message fragment, and never trace back.
 from __future__ import annotations
 
 import json
-from unittest import mock
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from pytest_httpserver import HTTPServer
