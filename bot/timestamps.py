@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
+from functools import lru_cache
 
 __all__ = ["format_moment", "is_naive_timestamp", "parse_date", "parse_timestamp"]
 
@@ -21,6 +22,7 @@ _NAIVE = re.compile(r"\A\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\Z"
 _DATE = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z", re.ASCII)
 
 
+@lru_cache(maxsize=16)  # a trial's start is read twice in a row: its schema, then its model
 def parse_timestamp(text: str) -> datetime | None:
     """Return the aware datetime (in UTC) that `text` names, or None if it is not RFC 3339."""
     match = _DATE_TIME.match(text)

@@ -94,13 +94,15 @@ class Trial:
         started_at: datetime,
         keys: Mapping[str, Any] | None = None,
         case_id: str | None = None,
+        system: str | None = None,
     ) -> Trial:
         """From a record that passed the trial schema. `keys`: its unit keys' values, to keep
-        instead of the record; `case_id`: an equal string to keep instead of the record's."""
+        instead of the record; `case_id`, `system`: equal strings to keep instead of the
+        record's."""
         return cls(
             line=line,
             case_id=data["case_id"] if case_id is None else case_id,
-            system=data["system"],
+            system=data["system"] if system is None else system,
             started_at=started_at,
             keys=data if keys is None else keys,
             result=data["result"],

@@ -25,7 +25,7 @@ from bot.evidence.models import Case, FoldedKeys, Generator, Trial
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath, Record
-from bot.load.jsonl import paused_gc
+from bot.load.jsonl import SharedStrings, paused_gc
 from bot.names import fold_name, hidden_characters
 from bot.timestamps import parse_date, parse_timestamp
 
@@ -135,6 +135,7 @@ class CaseCheck:
         self.count = 0
         self._by_hash: dict[str, Case] = {}
         self._publics: dict[tuple[object, ...], Mapping[str, Any]] = {}
+        self._strings = SharedStrings()  # a lean case's family and kind, kept once
 
     def add(self, record: Record) -> None:
         file, cases = self.file, self.cases
@@ -147,12 +148,13 @@ class CaseCheck:
         if self.public_fields is None:
             case = Case.from_data(record.line, data)
         else:  # lean: no content (hashed below, from the record), only the public fields
+            strings = self._strings
             case = Case(
                 record.line,
                 data["case_id"],  # type: ignore[arg-type]  # the schema: strings
                 data["sha256"],  # type: ignore[arg-type]
-                data["family"],  # type: ignore[arg-type]
-                data["kind"],  # type: ignore[arg-type]
+                strings.one("family", data["family"]),  # type: ignore[arg-type]
+                strings.one("kind", data["kind"]),  # type: ignore[arg-type]
                 self._public(data["public"]),  # type: ignore[arg-type]
                 None,
             )
@@ -249,19 +251,24 @@ class TrialCheck:
         # Only strings can name a case (a list or object there is unhashable, and a schema
         # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
         self._tried: set[str] = set()
-        self._folded: dict[str, str] = {}  # unit-key names folded (up to _FOLDED of them)
+        self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        self._strings = SharedStrings()  # the system and the result's strings, kept once
 
     def add(self, record: Record) -> None:
         self.count += 1
         if not self._add(record) and isinstance(named := record.data.get("case_id"), str):
             self._tried.add(named)
 
-    def _fold(self, name: str) -> str:
-        folded = self._folded.get(name)
+    def _fold(self, key: str, name: str) -> str:
+        """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
+        memo = self._folded.get(key)
+        if memo is None:
+            memo = self._folded[key] = {}
+        folded = memo.get(name)
         if folded is None:
             folded = fold_name(name)
-            if len(self._folded) < _FOLDED:  # names that repeat: one string each
-                self._folded[name] = folded
+            if len(memo) < _FOLDED:
+                memo[name] = folded
         return folded
 
     def _add(self, record: Record) -> bool:
@@ -303,9 +310,10 @@ class TrialCheck:
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
             return True
         keys = FoldedKeys(
-            (key, self._fold(value) if isinstance(value := data[key], str) else value)
+            (key, self._fold(key, value) if isinstance(value := data[key], str) else value)
             for key in self.unit_keys
         )
+        self._strings.fields(data["result"], "result")  # type: ignore[arg-type]  # an object
         self.trials.append(
             Trial.from_data(
                 record.line,
@@ -313,6 +321,7 @@ class TrialCheck:
                 started_at,
                 keys,
                 case_id=case.case_id if case is not None else case_id,  # one string per id
+                system=self._strings.one("system", data["system"]),  # type: ignore[arg-type]
             )
         )
         return True

@@ -48,6 +48,7 @@ from bot.tree import Tree, TreeError
 
 __all__ = [
     "DuplicateKeyError",
+    "SharedStrings",
     "load_jsonl",
     "object_without_duplicates",
     "parse_json",
@@ -99,6 +100,32 @@ def _share_fields(
             fields[key] = kept  # an existing key: the dict keeps its size and order
         elif len(memo) > _SHARED_VALUES:
             memos[where] = _UNSHARED
+
+
+class SharedStrings:
+    """Equal strings that a field repeats kept once, per field (as `_share` does for the
+    records it keeps): for a caller that keeps a few fields of records it does not keep."""
+
+    __slots__ = ("memos",)
+
+    def __init__(self) -> None:
+        self.memos: dict[object, dict[str, str]] = {}
+
+    def one(self, where: object, value: str) -> str:
+        """`value`, or the equal string field `where` held first (up to `_SHARED_VALUES`)."""
+        memo = self.memos.get(where)
+        if memo is None:
+            memo = self.memos[where] = {}
+        elif memo is _UNSHARED:
+            return value
+        kept = memo.setdefault(value, value)
+        if kept is value and len(memo) > _SHARED_VALUES:
+            self.memos[where] = _UNSHARED
+        return kept
+
+    def fields(self, fields: dict[str, Any], parent: str) -> None:
+        """Each string of `fields` (an object under key `parent`) kept once, in place."""
+        _share_fields(fields, self.memos, parent)
 
 
 def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:
@@ -306,7 +333,8 @@ def parse_jsonl(
 
     With `sink`, each record is handed to it with its line's bytes as it is read, and none is
     kept (the list returned is empty): a caller that checks records one at a time holds one
-    record at a time (bench/verify_scale.py; docs/performance.md).
+    record at a time (bench/verify_scale.py; docs/performance.md). Its strings are then not
+    shared (`_share`): the sink shares those it keeps (`SharedStrings`).
     """
     with paused_gc():
         return _parse_jsonl(stream, path, limits, sink)
@@ -381,10 +409,10 @@ def _parse_jsonl(
         except _Bad as error:
             refuse(str(error), number)
             continue
-        _share(value, memos)
         if sink is None:
+            _share(value, memos)
             records.append(Record(number, value))
-        else:
+        else:  # the sink shares the strings it keeps (`SharedStrings`)
             sink(Record(number, value), raw)
     return records, findings
 
