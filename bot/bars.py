@@ -110,13 +110,18 @@ def _matches(value: Any, wanted: Any) -> bool:
 
 
 def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> list[int]:
+    over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
     chosen = []
     for index, trial in enumerate(trials):
-        case = cases[trial.case_id]
-        if all(_matches(case.field(name), want) for name, want in bar.over_case.items()) and all(
-            _matches(trial.result.get(name), want) for name, want in bar.over_result.items()
-        ):
-            chosen.append(index)
+        if over_case:
+            case = cases[trial.case_id]
+            if not all(_matches(case.field(name), want) for name, want in over_case):
+                continue
+        if over_result:
+            result = trial.result
+            if not all(_matches(result.get(name), want) for name, want in over_result):
+                continue
+        chosen.append(index)
     return chosen
 
 

@@ -83,8 +83,11 @@ class TrialSummary:
 
     @classmethod
     def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
+        # Each family folded once (a case's family is one of a few strings, shared).
         families = frozenset(
-            fold_name(cases[t.case_id].family) for t in trials if cases and t.case_id in cases
+            map(
+                fold_name, {cases[t.case_id].family for t in trials if cases and t.case_id in cases}
+            )
         )
         first = min((trial.started_at for trial in trials), default=None)
         last = max((trial.started_at for trial in trials), default=None)
@@ -121,8 +124,8 @@ class CertificateSummary:
 def _tested(trials: Sequence[Trial]) -> dict[str, str]:
     """Folded system name -> its first spelling, for messages that show names as written."""
     spellings: dict[str, str] = {}
-    for trial in trials:
-        spellings.setdefault(fold_name(trial.system), trial.system)
+    for system in dict.fromkeys(trial.system for trial in trials):  # first spellings, in order
+        spellings.setdefault(fold_name(system), system)
     return spellings
 
 

@@ -309,10 +309,10 @@ class TrialCheck:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
             return True
-        keys = FoldedKeys(
-            (key, self._fold(key, value) if isinstance(value := data[key], str) else value)
-            for key in self.unit_keys
-        )
+        keys = FoldedKeys()
+        for key in self.unit_keys:
+            value = data[key]
+            keys[key] = self._fold(key, value) if isinstance(value, str) else value
         self._strings.fields(data["result"], "result")  # type: ignore[arg-type]  # an object
         self.trials.append(
             Trial.from_data(
