@@ -754,11 +754,14 @@ def fold_text(text: str) -> str:
 @lru_cache(maxsize=256)
 def withheld_key_pattern(name: str) -> re.Pattern[str]:
     """A withholdable field written as a key in text already `fold_text`-ed: its words,
-    joined by nothing or any run of `-`, `_` or white space, followed (past an optional
-    quote) by `:` or `=`."""
+    joined by nothing or any run of `-`, `_` or white space, after any `_` and before any run
+    of separators, followed (past an optional quote) by `:` or `=`."""
     words = [re.escape(word) for word in _SEPARATORS.split(fold_text(name)) if word]
     joined = r"[\s_-]*".join(words)
-    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
+    # A key's `_` and `-` at either end fold away (`fold_key`): `_reference_answer:` and
+    # `reference_answer_ =` write the field too. Possessive, so a long run of separators
+    # after the name is read once.
+    return re.compile(rf"(?<![\w])_*{joined}[\s_-]*+(?![\w])[\"']?\s*[:=]")
 
 
 def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:
