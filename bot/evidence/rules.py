@@ -452,6 +452,21 @@ def _strings(data: object, where: FieldPath = ()) -> Iterable[tuple[FieldPath, s
             yield from _strings(value, (*where, index))
 
 
+def _text_keys(data: object, where: FieldPath = ()) -> Iterable[FieldPath]:
+    """The path of every string key in `data` that may write a field as text: one holding
+    `:` or `=`, or not ASCII (bounded depth, like `_strings`)."""
+    if len(where) > 64:
+        return
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if isinstance(key, str) and (not key.isascii() or ":" in key or "=" in key):
+                yield (*where, key)
+            yield from _text_keys(value, (*where, key))
+    elif isinstance(data, list):
+        for index, value in enumerate(data):
+            yield from _text_keys(value, (*where, index))
+
+
 def check_placeholders(
     documents: Iterable[tuple[str, object, Callable[[FieldPath], int | None]]],
     already: Iterable[Finding] = (),
@@ -670,14 +685,18 @@ class WithheldCheck:
                     " it must never be published"
                 )
             findings.append(Finding(Code.WITHHELD_FIELD_LEAK, message, file, line_of(where)))
-        for where, text in _strings(data):
+        # String values, then keys: a key is text too (`{"reference_answer: 42": 1}`).
+        for where, text, what in (
+            *((where, text, "text") for where, text in _strings(data)),
+            *((where, where[-1], "key") for where in _text_keys(data)),
+        ):
             if text.isascii() and not _ascii_may_write(text, firsts):
                 continue
             folded = fold_text(text)
             for name, pattern in self.patterns:
                 if pattern.search(folded):
                     message = (
-                        f"{_field_name(where)}: its text writes the withholdable field"
+                        f"{_field_name(where)}: its {what} writes the withholdable field"
                         f" {name!r} as a key; it must never be published"
                     )
                     findings.append(
@@ -726,7 +745,9 @@ def _may_leak(data: object, hidden: Mapping[str, str], firsts: Sequence[str]) ->
                 return True
         elif isinstance(item, dict):
             for key, value in item.items():
-                if isinstance(key, str) and fold_key(key) in hidden:
+                if isinstance(key, str) and (
+                    fold_key(key) in hidden or not key.isascii() or _ascii_may_write(key, firsts)
+                ):
                     return True
                 pending.append(value)
         elif isinstance(item, list):
@@ -754,11 +775,14 @@ def fold_text(text: str) -> str:
 @lru_cache(maxsize=256)
 def withheld_key_pattern(name: str) -> re.Pattern[str]:
     """A withholdable field written as a key in text already `fold_text`-ed: its words,
-    joined by nothing or any run of `-`, `_` or white space, followed (past an optional
-    quote) by `:` or `=`."""
+    joined by nothing or any run of `-`, `_` or white space, after any `_` and before any run
+    of separators, followed (past an optional quote) by `:` or `=`."""
     words = [re.escape(word) for word in _SEPARATORS.split(fold_text(name)) if word]
     joined = r"[\s_-]*".join(words)
-    return re.compile(rf"(?<![\w]){joined}(?![\w])[\"']?\s*[:=]")
+    # A key's `_` and `-` at either end fold away (`fold_key`): `_reference_answer:` and
+    # `reference_answer_ =` write the field too. Possessive, so a long run of separators
+    # after the name is read once.
+    return re.compile(rf"(?<![\w])_*{joined}[\s_-]*+(?![\w])[\"']?\s*[:=]")
 
 
 def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:
