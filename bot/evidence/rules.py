@@ -688,7 +688,7 @@ class WithheldCheck:
         # String values, then keys: a key is text too (`{"reference_answer: 42": 1}`).
         for where, text, what in (
             *((where, text, "text") for where, text in _strings(data)),
-            *((where, where[-1], "key") for where in _text_keys(data)),
+            *((where, str(where[-1]), "key") for where in _text_keys(data)),
         ):
             if text.isascii() and not _ascii_may_write(text, firsts):
                 continue
