@@ -61,10 +61,23 @@ AS_OF = "2027-04-15"
 FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
 
 
+def _run_at(files: dict[str, bytes], first: datetime) -> datetime:
+    """When the run's files land on main: 30 days after the first trial, and never before the
+    last trial started (10,000 trials 7 minutes apart take 48 days: filed earlier, the last
+    ones would be `trial-in-future` and the evidence invalid)."""
+    last = max(
+        datetime.fromisoformat(json.loads(line)["started_at"].replace("Z", "+00:00"))
+        for line in files["trials.jsonl"].splitlines()
+        if line.strip()
+    )
+    return max(first + timedelta(days=30), last + timedelta(days=1))
+
+
 def _market_files(
     number: int, budget: str, trials: int, rules: SharedRules
-) -> tuple[bytes, dict[str, bytes]]:
-    """Market `number`'s contract, and one attempt's files (scores and judgments included)."""
+) -> tuple[bytes, dict[str, bytes], datetime]:
+    """Market `number`'s contract, one attempt's files (scores and judgments included) and
+    when its run lands on main."""
     protocol = {"attempts": 100, "turns": 10}
     contract = market_document(number, budget)
     extra: dict[str, object] = {}
@@ -88,9 +101,10 @@ def _market_files(
     market = load_market(contract, rules)
     files["scores.yaml"] = score_table(files, market, rules.confidence)
     verdicts = {check: "pass" for check in required_checks(rules, market, "run")}
-    judged_at = format_timestamp(datetime(2027, 3, 1, 12, 0, tzinfo=spec.frozen_at.tzinfo))
+    run_at = _run_at(files, spec.first_trial_at)
+    judged_at = format_timestamp(run_at + timedelta(hours=2))
     files["judgments.yaml"] = judgments_file(files, verdicts, "maintainer", judged_at)
-    return dump_yaml(contract), files
+    return dump_yaml(contract), files, run_at
 
 
 class _Git:
@@ -142,6 +156,21 @@ class _Git:
         return self.commit([], f"Merge pull request: {message}", merged, [main, branch], True)
 
 
+def _evidence(report: object) -> dict[str, int]:
+    """How many attempts of a report have each evidence value (valid, invalid)."""
+    counts: dict[str, int] = {}
+    pending = [report]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            if isinstance(item.get("evidence"), str) and "attempt" in item:
+                counts[item["evidence"]] = counts.get(item["evidence"], 0) + 1
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return counts
+
+
 def build(root: Path, pool: Path, markets: int, attempts: int, trials: int) -> int:
     """Build the registry at `root` (files generated into `pool`). Returns the attempt count."""
     git = _Git(root)
@@ -154,9 +183,11 @@ def build(root: Path, pool: Path, markets: int, attempts: int, trials: int) -> i
     registry_paths = ["shared-rules/common-v1.yaml"]
     layers: dict[str, list[str]] = {"freeze": [], "run": [], "judgments": []}
     blobs: dict[Path, str] = {}
+    run_at = datetime.fromisoformat("2027-01-01T00:00:00+00:00")
     for number in numbers:
         budget = rules.budget_by_market[number]
-        contract, files = _market_files(number, budget, trials, rules)
+        contract, files, market_run_at = _market_files(number, budget, trials, rules)
+        run_at = max(run_at, market_run_at)
         (root / f"markets/market-{number:02d}.yaml").write_bytes(contract)
         registry_paths.append(f"markets/market-{number:02d}.yaml")
         source = pool / f"market-{number:02d}"
@@ -192,7 +223,6 @@ def build(root: Path, pool: Path, markets: int, attempts: int, trials: int) -> i
         [],
     )
     main = git.pull_request(layers["freeze"], "freeze the attempts", spec.frozen_at, main)
-    run_at = spec.first_trial_at + timedelta(days=30)
     main = git.pull_request(layers["run"], "the attempts' runs", run_at, main)
     main = git.commit(layers["judgments"], "judgments", run_at + timedelta(hours=3), [main])
     git("update-ref", "refs/heads/main", main)
@@ -277,6 +307,8 @@ def main() -> None:
         )
         cold_wall, cold_cpu, cold_out, cold_err = _resolve(root, cache, work / "cold.json")
         print(f"cold:    {cold_wall:8.1f} s wall {cold_cpu:8.1f} s CPU   {_stats(cold_err)}")
+        evidence = _evidence(json.loads((work / "cold.json").read_text()))
+        print(f"cold report: attempts' evidence {evidence} (all must be valid)")
         warm_wall, warm_cpu, warm_out, warm_err = _resolve(root, cache, work / "warm.json")
         print(f"warm:    {warm_wall:8.1f} s wall {warm_cpu:8.1f} s CPU   {_stats(warm_err)}")
         same = (work / "cold.json").read_bytes() == (work / "warm.json").read_bytes()
