@@ -36,6 +36,8 @@ from bot.findings import Code, Finding, Severity
 from bot.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
 from bot.github.identity import Filer, check_identity
 from bot.history import Change, GitHistory, History, open_history
+from bot.judge import folder_market
+from bot.load.yaml_ import load_yaml
 from bot.registry import Registry, load_registry
 from bot.resolution import MarketResolution, Snapshot, resolve_market
 from bot.review import changed_attempt_folders, check_changes, check_merged_evidence
@@ -436,9 +438,10 @@ def resolve_registry(
             problems += found
         else:
             if main_verdicts is None:
-                main_verdicts, found = verify_folders(
-                    registry, registry.attempt_folders(), history, options
-                )
+                folders = registry.attempt_folders()
+                if market is not None:  # only folders that may hold one of its attempts
+                    folders = [f for f in folders if _may_be_of(registry, f, market)]
+                main_verdicts, found = verify_folders(registry, folders, history, options)
                 problems += found
             mine = [v for v in main_verdicts if v.market == contract.id]
             source = registry.tree.label
@@ -462,6 +465,18 @@ def resolve_registry(
             )
         )
     return ResolveReport(as_of, tuple(resolutions), tuple(dict.fromkeys(problems)))
+
+
+def _may_be_of(registry: Registry, folder: str, market: int) -> bool:
+    """Whether the attempt in `folder` may be judged an attempt of `market`: its folder names
+    the market (`attempts/market-NN/...`, what the verdict says when attempt.yaml cannot), or
+    its attempt.yaml's `market` is the number (whatever else the file holds). A superset of the
+    folders whose verdict names `market`, found without verifying them."""
+    if folder_market(folder) == market:
+        return True
+    document, _ = load_yaml(registry.tree, f"{folder}/attempt.yaml", registry.limits)
+    named = document.data.get("market") if document and isinstance(document.data, dict) else None
+    return isinstance(named, int | float) and not isinstance(named, bool) and named == market
 
 
 def _snapshot_verdicts(

@@ -11,11 +11,19 @@ import json
 import shutil
 from datetime import date
 from pathlib import Path
+from unittest import mock
 
 import git
 import pytest
 
-from bot.app import ResolveReport, VerifyReport, open_workspace, resolve_registry, verify_registry
+from bot.app import (
+    ResolveReport,
+    VerifyReport,
+    open_workspace,
+    resolve_registry,
+    verify_folders,
+    verify_registry,
+)
 from bot.archive.local import LocalArchive
 from bot.demo.git_registry import build_git_registry
 from bot.demo.run import close_on_schedule, examples_folder, load_plan
@@ -340,3 +348,31 @@ def test_a_snapshot_tree_without_a_registry_is_reported_and_not_read(demo, tmp_p
     assert after.source.startswith("git commit")  # main at the window's close
     problems = [f for f in report.registry_problems if f.code.value == "registry-invalid"]
     assert problems and "holds no readable registry" in problems[0].message
+
+
+def test_resolving_one_market_verifies_only_folders_that_may_hold_its_attempts(
+    demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    """`claims resolve --market N` verifies the folders of attempts/market-NN and any other
+    whose attempt.yaml names N (here a copy of a market 3 attempt filed under market 5), not
+    the whole registry, and resolves N exactly as a run over every market does."""
+    root = tmp_path / "registry"
+    repo = git.Repo.clone_from(demo[0], root)
+    repo.git.checkout("-q", "main")
+    shutil.copytree(demo[0] / ".claims", root / ".claims")
+    source = sorted((root / "attempts" / "market-03").glob("*/*/attempt.yaml"))[0].parent
+    shutil.copytree(source, root / "attempts" / "market-05" / "stray-lab" / "misfiled")
+    repo.git.add("-A")
+    repo.index.commit("an attempt of market 3 filed under market 5")
+    repo.close()
+    as_of = date(2027, 4, 15)
+    with mock.patch("bot.app.verify_folders", wraps=verify_folders) as verifying:
+        one = _resolve(root, as_of, market=3)
+    verified = [folder for call in verifying.call_args_list for folder in call.args[1]]
+    assert verified, "market 3 was read from main"
+    assert "attempts/market-05/stray-lab/misfiled" in verified
+    assert all(f.startswith("attempts/market-03/") for f in verified if "stray-lab" not in f)
+    everything = _resolve(root, as_of)
+    (same,) = [m for m in everything.markets if m.market == 3]
+    assert one.markets == (same,)
+    assert any("stray-lab" in summary.attempt for summary in same.attempts)
