@@ -34,7 +34,7 @@ import os
 import sys
 import tempfile
 import unicodedata
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from importlib import metadata
 from importlib.resources import files as resource_files
@@ -51,7 +51,13 @@ from bot.registry import RULES_PATH, Registry
 from bot.report.json_ import ReportError, records_check_from_json, records_check_to_json
 from bot.tree import TreeError, read_limited
 
-__all__ = ["CACHE_FORMAT", "CacheStats", "VerificationCache", "code_fingerprint"]
+__all__ = [
+    "CACHE_FORMAT",
+    "CacheStats",
+    "MemoryRecordsCache",
+    "VerificationCache",
+    "code_fingerprint",
+]
 
 CACHE_FORMAT = 2  # bump when an entry's shape or meaning changes
 _MAGIC = "claims-verify-cache"
@@ -112,25 +118,10 @@ class VerificationCache:
 
     def parts(self, registry: Registry, files: AttemptFiles) -> dict[str, Any]:
         """What the key of this attempt's entry is made of."""
-        number = files.attempt.market if files.attempt is not None else None
-        limits = asdict(registry.limits)
-        limits["fetch_allowed_addresses"] = sorted(limits["fetch_allowed_addresses"])
-        return {
-            "format": CACHE_FORMAT,
-            "code": self.code,
-            "folder": files.folder,
-            "evidence_digest": files.digest,
-            "market": number,
-            "contract": None
-            if number is None
-            else _file_hash(registry, market_path(number), registry.limits.max_yaml_bytes),
-            "shared_rules": _file_hash(registry, RULES_PATH, registry.limits.max_yaml_bytes),
-            "limits": limits,
-        }
+        return _key_parts(registry, files, self.code)
 
     def key(self, registry: Registry, files: AttemptFiles) -> str:
-        text = json.dumps(self.parts(registry, files), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        return _key(self.parts(registry, files))
 
     def path(self, key: str) -> Path:
         return self.folder / key[:2] / f"{key}.json"
@@ -203,6 +194,56 @@ class VerificationCache:
             self.stats.unwritable += 1
             return
         self.stats.stored += 1
+
+
+@dataclass
+class MemoryRecordsCache:
+    """Checked records kept in memory for one process, by the same key as on disk: for a run
+    that verifies the same attempts twice (`claims site` without reports: verify, then
+    resolve). A check is kept without its cases and trials, as one read back from disk is (a
+    judgment that needs them reads the files again: `RecordsNeeded`)."""
+
+    stats: CacheStats = field(default_factory=CacheStats)
+    checks: dict[str, RecordsCheck] = field(default_factory=dict)
+
+    def lookup(
+        self, registry: Registry, files: AttemptFiles
+    ) -> tuple[RecordsCheck | None, list[Finding]]:
+        check = self.checks.get(_key(_key_parts(registry, files, "in memory")))
+        if check is None:
+            self.stats.misses += 1
+        else:
+            self.stats.hits += 1
+        return check, []
+
+    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
+        key = _key(_key_parts(registry, files, "in memory"))
+        self.checks[key] = replace(check, checked_cases=None, checked_trials=None)
+        self.stats.stored += 1
+
+
+def _key_parts(registry: Registry, files: AttemptFiles, code: str) -> dict[str, Any]:
+    """What an entry's key is made of (see the module's docstring)."""
+    number = files.attempt.market if files.attempt is not None else None
+    limits = asdict(registry.limits)
+    limits["fetch_allowed_addresses"] = sorted(limits["fetch_allowed_addresses"])
+    return {
+        "format": CACHE_FORMAT,
+        "code": code,
+        "folder": files.folder,
+        "evidence_digest": files.digest,
+        "market": number,
+        "contract": None
+        if number is None
+        else _file_hash(registry, market_path(number), registry.limits.max_yaml_bytes),
+        "shared_rules": _file_hash(registry, RULES_PATH, registry.limits.max_yaml_bytes),
+        "limits": limits,
+    }
+
+
+def _key(parts: dict[str, Any]) -> str:
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class _Damaged(Exception):

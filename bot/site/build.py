@@ -211,6 +211,7 @@ def build_site(
     """
     from bot.app import VerifyReport, open_workspace, resolve_registry, verify_registry
     from bot.archive.local import LocalArchive
+    from bot.cache import MemoryRecordsCache
     from bot.gather import VerifyOptions
 
     with open_workspace(root, base_ref) as workspace:
@@ -221,7 +222,9 @@ def build_site(
                 read_report_file(resolve_report) if resolve_report else None
             )
         else:
-            options = VerifyOptions(as_of=as_of or today)
+            # Resolve reads back what verify checked (the cases and trials of every attempt
+            # of main, by evidence digest, contract and rules), instead of checking it again.
+            options = VerifyOptions(as_of=as_of or today, records_cache=MemoryRecordsCache())
             # A registry with no attempt yet still gets its site (verify refuses to verify
             # nothing, rightly for a command someone typed).
             report = (

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import html5lib
 import pytest
@@ -15,6 +16,7 @@ from html5lib.html5parser import ParseError
 
 from bot.cli import main
 from bot.evidence.schema import validate
+from bot.records import RecordsChecker
 from tests.acceptance.conftest import DemoSite, site_arguments
 from tests.support import RULES
 
@@ -302,3 +304,31 @@ def test_challenge_runs_get_pages_and_the_weirdml_run_its_curves(demo_site: Demo
     assert stated["reasons"]
     for reason in stated["reasons"]:
         assert reason["code"] in _text(leaky)
+
+
+def test_site_without_report_files_checks_each_attempts_records_once(
+    demo_site: DemoSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without report files `claims site` verifies main, then resolves; resolve reads back the
+    checks verify made (`MemoryRecordsCache`, by evidence digest, contract and rules) rather
+    than checking the same cases and trials again, and the site is byte for byte the one
+    built with every check made afresh."""
+    arguments = ["site", "--registry", str(demo_site.registry), "--as-of", "2027-11-01"]
+    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+        assert main([*arguments, "--out", str(tmp_path / "kept")]) == 0
+    with (
+        mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as afresh,
+        mock.patch("bot.cache.MemoryRecordsCache.lookup", return_value=(None, [])),
+    ):
+        assert main([*arguments, "--out", str(tmp_path / "afresh")]) == 0
+    capsys.readouterr()
+    assert checking.call_count < afresh.call_count
+    built = {p.relative_to(tmp_path / "kept"): p.read_bytes() for p in _files(tmp_path / "kept")}
+    again = {
+        p.relative_to(tmp_path / "afresh"): p.read_bytes() for p in _files(tmp_path / "afresh")
+    }
+    assert built == again
+
+
+def _files(folder: Path) -> list[Path]:
+    return sorted(path for path in folder.rglob("*") if path.is_file())
