@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.findings import Finding
+from bot.findings import Finding, Severity
 from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
@@ -35,6 +35,25 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
         if (code, file) in hidden:
             lines.append(f"            ... and {hidden[code, file]} more {code} in {file}")
     return lines
+
+
+def _problems(findings: Sequence[Finding]) -> list[Finding]:
+    return [finding for finding in findings if finding.severity is not Severity.NOTICE]
+
+
+def _registry_blocks(findings: Sequence[Finding]) -> list[str]:
+    """The registry's problems for a maintainer to fix, then its notices (what the run did,
+    such as a damaged verification-cache entry checked again): nothing to fix."""
+    blocks = []
+    problems = _problems(findings)
+    notices = [finding for finding in findings if finding.severity is Severity.NOTICE]
+    if problems:
+        lines = ["REGISTRY problems (a maintainer must fix these):"]
+        blocks.append("\n".join([*lines, *(_finding_line(finding) for finding in problems)]))
+    if notices:
+        lines = ["REGISTRY notices (nothing to fix):"]
+        blocks.append("\n".join([*lines, *(_finding_line(finding) for finding in notices)]))
+    return blocks
 
 
 def _finding_line(finding: Finding) -> str:
@@ -133,10 +152,7 @@ def render_resolution(report: ResolveReport, brief: bool = False) -> str:
                 + (f"  [{', '.join(codes)}]" if codes else "")
             )
         blocks.append("\n".join(lines))
-    if registry_findings:
-        lines = ["REGISTRY problems (a maintainer must fix these):"]
-        lines += [_finding_line(finding) for finding in registry_findings]
-        blocks.append("\n".join(lines))
+    blocks += _registry_blocks(registry_findings)
     blocks.append(f"{len(resolutions)} market(s) as of {as_of}")
     return "\n\n".join(blocks) + "\n"
 
@@ -189,15 +205,13 @@ def render_text(report: VerifyReport) -> str:
         lines = ["PULL REQUEST problems (what it changes that it may not):"]
         lines += _finding_lines(report.pr_problems)
         blocks.append("\n".join(lines))
-    if registry_findings:
-        lines = ["REGISTRY problems (a maintainer must fix these):"]
-        lines += [_finding_line(finding) for finding in registry_findings]
-        blocks.append("\n".join(lines))
+    blocks += _registry_blocks(registry_findings)
+    registry_problems = _problems(registry_findings)
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
     total = (
         f"{len(verdicts)} attempt(s): {len(verdicts) - invalid} valid, {invalid} invalid"
         + (f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else "")
-        + (f"; {len(registry_findings)} registry problem(s)" if registry_findings else "")
+        + (f"; {len(registry_problems)} registry problem(s)" if registry_problems else "")
     )
     runs = report.challenge_runs
     if runs:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from bot.app import ResolveReport, VerifyReport
 from bot.dates import MarketDates
-from bot.findings import Code, Finding
+from bot.findings import Code, Finding, Severity
 from bot.report.text import render_resolution, render_text
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot
 from bot.verdict import AttemptVerdict, BarResult
@@ -188,3 +188,18 @@ def test_auroc_bar_not_exercised_shows_its_units_per_class() -> None:
         "    bar discrimination: not exercised (10 positive and 9 negative units: the market's"
         " min_per_class is 10 in each class)\n"
     ) in text
+
+
+def test_registry_notices_are_not_listed_as_problems_to_fix() -> None:
+    """A damaged verification-cache entry (a notice: the attempt was checked again) is what
+    the run did, not a problem for a maintainer: its own heading, not counted as one."""
+    notice = Finding(
+        Code.CACHE_ENTRY_INVALID,
+        "the entry for attempts/market-03/a/b was damaged; checked from its files",
+        "cache/ab/abcd.json",
+        severity=Severity.NOTICE,
+    )
+    text = render_text(VerifyReport((), registry_problems=(notice,)))
+    assert "REGISTRY problems" not in text
+    assert "REGISTRY notices (nothing to fix):" in text and "cache-entry-invalid" in text
+    assert "registry problem(s)" not in text
