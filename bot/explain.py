@@ -324,7 +324,7 @@ def _route_red_teams(teams: Sequence[RedTeam], groups: Sequence[RedTeam], route:
 
 def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Line:
     if bounty is None:
-        return _route_line("route bounty: none reported", ["none reported"], False)
+        return _route_missing("bounty")
     days = (
         (min(bounty.closed_at, closed_by) - bounty.listed_at).total_seconds() / 86400
         if bounty.closed_at and bounty.listed_at
@@ -347,7 +347,7 @@ def _route_generator(
     first_trial: datetime | None,
 ) -> Line:
     if generator is None:
-        return _route_line("route generator: none reported", ["none reported"], False)
+        return _route_missing("generator")
     text = (
         f"route generator: {generator.planted_found} of {generator.planted} planted found"
         f" (need {float(route['min_planted_found']):.0%}), {generator.independent_hours:g}"
@@ -356,6 +356,11 @@ def _route_generator(
     )
     problems = generator_problems(generator, route, rules, market, first_trial)
     return _route_line(text, problems, True)
+
+
+def _route_missing(route: str) -> Line:
+    """A route the attempt does not report (`adversarial.bounty` or `.generator` absent)."""
+    return Line("missing", "adversarial", f"route {route}: none reported", "adversarial-budget")
 
 
 def _route_line(text: str, problems: Sequence[str], present: bool) -> Line:
