@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 import rfc8785
 
@@ -102,12 +102,20 @@ def check_cases(
 ) -> tuple[dict[str, Case], list[Finding]]:
     """Schema, content hash and one line per case. Return cases by id and findings
     (`CaseCheck`, over every record)."""
-    check = CaseCheck(file)
+    check = _over(CaseCheck(file), records, complete)
+    return check.cases, check.findings
+
+
+_Check = TypeVar("_Check", "CaseCheck", "TrialCheck")
+
+
+def _over(check: _Check, records: Sequence[Record], complete: bool) -> _Check:
+    """`check` run over every record, then finished."""
     with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
         for record in records:
             check.add(record)
     check.finish(complete)
-    return check.cases, check.findings
+    return check
 
 
 class CaseCheck:
@@ -218,11 +226,7 @@ def check_trials(
 ) -> tuple[list[Trial], list[Finding]]:
     """Schema, one trial per case, known cases, unit keys present. Return trials and findings
     (`TrialCheck`, over every record)."""
-    check = TrialCheck(cases, unit_keys, file)
-    with paused_gc():  # one model per line, all acyclic (bot/load/jsonl.py)
-        for record in records:
-            check.add(record)
-    check.finish(complete)
+    check = _over(TrialCheck(cases, unit_keys, file), records, complete)
     return check.trials, check.findings
 
 
