@@ -48,3 +48,39 @@ def test_a_misfiled_attempt_naming_a_market_is_listed_for_it_open_and_closed(
     }
     assert "attempts/market-05/stray-lab/misfiled" in listed[AS_OF]
     assert listed[CLOSED] == listed[AS_OF]
+
+
+def test_a_damaged_cache_entry_is_not_a_registry_problem_on_the_public_site(
+    make_registry: Any, tmp_path: Path, capsys: Any
+) -> None:
+    """10da2f1 prints a cache-entry-invalid notice under "REGISTRY notices (nothing to fix)";
+    a resolve report carrying one, given to `claims site --resolve-report`, puts it on the
+    public index under "Registry problems", with the builder's own cache path."""
+    from bot.cli import main
+
+    built = make_registry()
+    cache = tmp_path / "verify-cache"
+    resolve = ["resolve", "--registry", str(built.root), "--as-of", "2027-04-15"]
+    resolve += ["--no-rerun-adapters", "--verify-cache", str(cache)]
+    assert main([*resolve, "--json", str(tmp_path / "cold.json")]) == 0
+    entry = sorted(cache.glob("*/*.json"))[0]
+    entry.write_bytes(entry.read_bytes()[:10])  # damaged
+    assert main([*resolve, "--json", str(tmp_path / "warm.json")]) == 0
+    assert "cache-entry-invalid" in (tmp_path / "warm.json").read_text()
+    site = ["site", "--registry", str(built.root), "--as-of", "2027-04-15"]
+    assert (
+        main(
+            [
+                *site,
+                "--resolve-report",
+                str(tmp_path / "warm.json"),
+                "--out",
+                str(tmp_path / "site"),
+            ]
+        )
+        == 0
+    )
+    capsys.readouterr()
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert str(cache) not in index
+    assert "Registry problems" not in index
