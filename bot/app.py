@@ -489,11 +489,8 @@ def _snapshot_verdicts(
         snapshot = load_registry(tree, registry.limits)
     except ClaimsError as error:
         return f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
-    folders = (
-        snapshot.attempt_folders([f"attempts/market-{market:02d}"])
-        if tree.entry(f"attempts/market-{market:02d}")
-        else []
-    )
+    # As on main: attempts/market-NN, and any other folder whose attempt.yaml names the market.
+    folders = [f for f in snapshot.attempt_folders() if _may_be_of(snapshot, f, market)]
     verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
     return [v for v in verdicts if v.market == market], tree.label, problems
 

@@ -81,7 +81,7 @@ def _verified(reports: Sequence[object]) -> _Verified:
         assert isinstance(data, dict)
         for attempt in data["attempts"]:
             found.attempts[attempt["attempt"]] = attempt
-        found.problems.extend(data["registry_problems"])
+        found.problems.extend(_problems(data["registry_problems"]))
         for run in data.get("challenge_runs") or []:
             found.runs[str(run["run"])] = run
         # "working tree /home/runner/...": the builder's own path says nothing to a reader.
@@ -103,8 +103,14 @@ def _resolved_markets(
     return (
         {market["market"]: market for market in data["markets"]},
         [f"resolve report as of {report.as_of.isoformat()}"],
-        list(data["registry_problems"]),
+        _problems(data["registry_problems"]),
     )
+
+
+def _problems(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A report's registry problems for the site: its notices (what that run did, such as a
+    damaged verification-cache entry checked again, with the builder's own path) left out."""
+    return [finding for finding in findings if finding.get("severity") != "notice"]
 
 
 def _records(tree: Tree) -> dict[int, dict[str, Any]]:
