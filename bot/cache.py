@@ -209,16 +209,20 @@ class MemoryRecordsCache:
     def lookup(
         self, registry: Registry, files: AttemptFiles
     ) -> tuple[RecordsCheck | None, list[Finding]]:
-        check = self.checks.get(_key(_key_parts(registry, files, "in memory")))
+        check = self.checks.get(self.key(registry, files))
         if check is None:
             self.stats.misses += 1
         else:
             self.stats.hits += 1
         return check, []
 
+    def key(self, registry: Registry, files: AttemptFiles) -> str:
+        return _key(_key_parts(registry, files, "in memory"))
+
     def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
-        key = _key(_key_parts(registry, files, "in memory"))
-        self.checks[key] = replace(check, checked_cases=None, checked_trials=None)
+        self.checks[self.key(registry, files)] = replace(
+            check, checked_cases=None, checked_trials=None
+        )
         self.stats.stored += 1
 
 

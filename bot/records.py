@@ -35,7 +35,6 @@ from bot.evidence.rules import (
     TrialCheck,
     WithheldCheck,
     check_names,
-    check_withheld,
     names_in,
     plain_line,
 )
@@ -264,10 +263,10 @@ class RecordsChecker:
     def _published(self, file: str, record: Record, raw: bytes | None) -> None:
         """Names and withheld fields of one record. With its line's `raw` bytes, both are
         passed over where the bytes show there is nothing to find (`plain_line`)."""
-        plain = raw is not None and plain_line(raw)
-        if not plain:  # printable ASCII, no escape: no name holds a hidden character
+        if raw is None or not plain_line(raw):
             self._names += names_in(file, record.data, record)
-        if not plain or self._withheld_check.may_hold(raw):  # type: ignore[arg-type]
+            self._withheld += self._withheld_check(file, record.data, record)
+        elif self._withheld_check.may_hold(raw):  # printable ASCII, no escape: no hidden name
             self._withheld += self._withheld_check(file, record.data, record)
 
     def case(self, record: Record, raw: bytes | None = None) -> None:
@@ -313,10 +312,10 @@ class RecordsChecker:
             check.finish(_complete(trial_problems))
             trials, trials_findings = check.trials, check.findings
         withholdable = self.withholdable
-        unit_structure_ = None
+        structure = None
         if market and trials:
-            unit_structure_ = _unit_structure(trials, market.unit_keys)
-        check_ = RecordsCheck(
+            structure = _unit_structure(trials, market.unit_keys)
+        result = RecordsCheck(
             cases_read=self._cases_read,
             trials_read=trials_read,
             case_read_problems=case_problems,
@@ -331,19 +330,21 @@ class RecordsChecker:
             certificates_read=certificates is not None,
             certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
             certificate_names=tuple(check_names(certificate_records)),
-            certificate_withheld=tuple(check_withheld(certificate_records, withholdable)),
+            certificate_withheld=tuple(
+                finding for entry in certificate_records for finding in self._withheld_check(*entry)
+            ),
             certificates=CertificateSummary.of(certificates or (), trials),
-            unit_summary=None if unit_structure_ is None else summarize_units(unit_structure_),
+            unit_summary=None if structure is None else summarize_units(structure),
             checked_cases=cases,
             checked_trials=trials,
         )
-        if market is None or cases is None or check_.has_error:
-            return check_
+        if market is None or cases is None or result.has_error:
+            return result
         bars, units, problems, derived = derived_table(
-            market, cases, trials, rules.confidence, self.trials_file, units=unit_structure_
+            market, cases, trials, rules.confidence, self.trials_file, units=structure
         )
         return replace(
-            check_,
+            result,
             bars=tuple(bars),
             units=summarize_units(units),
             bar_problems=tuple(problems),

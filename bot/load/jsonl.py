@@ -87,19 +87,24 @@ def _share_fields(
     fields: dict[str, Any], memos: dict[object, dict[str, str]], parent: str | None
 ) -> None:
     for key, value in fields.items():
-        if type(value) is not str:
-            continue
-        where = key if parent is None else (parent, key)
-        memo = memos.get(where)
-        if memo is None:
-            memo = memos[where] = {}
-        elif memo is _UNSHARED:
-            continue
-        kept = memo.setdefault(value, value)
-        if kept is not value:
-            fields[key] = kept  # an existing key: the dict keeps its size and order
-        elif len(memo) > _SHARED_VALUES:
-            memos[where] = _UNSHARED
+        if type(value) is str:
+            kept = _kept(memos, key if parent is None else (parent, key), value)
+            if kept is not value:
+                fields[key] = kept  # an existing key: the dict keeps its size and order
+
+
+def _kept(memos: dict[object, dict[str, str]], where: object, value: str) -> str:
+    """`value`, or the equal string field `where` held first; a field past `_SHARED_VALUES`
+    distinct values gets `_UNSHARED` and is no longer looked at."""
+    memo = memos.get(where)
+    if memo is None:
+        memo = memos[where] = {}
+    elif memo is _UNSHARED:
+        return value
+    kept = memo.setdefault(value, value)
+    if kept is value and len(memo) > _SHARED_VALUES:
+        memos[where] = _UNSHARED
+    return kept
 
 
 class SharedStrings:
@@ -113,15 +118,7 @@ class SharedStrings:
 
     def one(self, where: object, value: str) -> str:
         """`value`, or the equal string field `where` held first (up to `_SHARED_VALUES`)."""
-        memo = self.memos.get(where)
-        if memo is None:
-            memo = self.memos[where] = {}
-        elif memo is _UNSHARED:
-            return value
-        kept = memo.setdefault(value, value)
-        if kept is value and len(memo) > _SHARED_VALUES:
-            self.memos[where] = _UNSHARED
-        return kept
+        return _kept(self.memos, where, value)
 
     def fields(self, fields: dict[str, Any], parent: str) -> None:
         """Each string of `fields` (an object under key `parent`) kept once, in place."""

@@ -9,7 +9,10 @@ any verdict, whatever the files were.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from typing import TypeVar
+from unittest import mock
 
 from bot.demo.specimen import AttemptSpec, attempt_files, load_market, market_document, score_table
 from bot.dump import dump_yaml
@@ -18,12 +21,13 @@ from bot.gather import find_market, read_attempt
 from bot.judge import AttemptFacts, judge_attempt
 from bot.load.yaml_ import parse_yaml
 from bot.models import SharedRules
+from bot.records import RecordsChecker
 from bot.registry import Registry
 from bot.verdict import AttemptVerdict
 from tests.support import RULES, Files
 from tests.unit.test_judge import MemoryTree
 
-__all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge"]
+__all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge", "streamed_and_kept"]
 
 SPEC = AttemptSpec(kind="wrapped")
 FOLDER = SPEC.folder
@@ -78,3 +82,19 @@ def check(verdict: AttemptVerdict, files: Files) -> None:
         assert finding.file is not None and finding.file.startswith(FOLDER), finding
     if files.get("raw-log/harness.log") != HONEST["raw-log/harness.log"]:
         assert verdict.evidence == "invalid", "a changed raw log was accepted"
+
+
+T = TypeVar("T")
+
+
+def streamed_and_kept(run: Callable[[], T]) -> tuple[T, T]:
+    """`run` twice: as verify runs, the cases and trials checked as they are read and none
+    kept (`RecordsChecker`); then with every record kept and checked after, as `claims
+    explain` reads them (`RecordsChecker` declined). Asserts that the same folders were read
+    each way; returns both results, for the caller to compare."""
+    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+        streamed = run()
+    with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
+        kept = run()
+    assert declined.call_count == checking.call_count
+    return streamed, kept

@@ -13,7 +13,6 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from pytest_httpserver import HTTPServer
@@ -21,8 +20,8 @@ from werkzeug import Request, Response
 
 import bot.sandbox
 from bot.cli import main
-from bot.records import RecordsChecker
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
+from tests.adversarial.harness import streamed_and_kept
 from tests.conftest import AS_OF
 
 
@@ -118,9 +117,5 @@ def test_records_checked_as_read_judge_as_records_kept(
     them after. Both must give the same report, word for word, on every trick."""
     case = build(entry, Context(tmp_path / entry.name))
     args = [*case.args, *([] if "--as-of" in case.args else ["--as-of", AS_OF])]
-    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checker:
-        streamed = _report_of(args, tmp_path / "streamed.json", capsys)
-    with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
-        kept = _report_of(args, tmp_path / "kept.json", capsys)
-    assert declined.call_count == checker.call_count  # the same folders, read the other way
+    streamed, kept = streamed_and_kept(lambda: _report_of(args, tmp_path / "r.json", capsys))
     assert kept == streamed

@@ -27,7 +27,6 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import given, note, settings
@@ -38,8 +37,7 @@ from bot.findings import Code
 from bot.load.document import Document
 from bot.load.jsonl import parse_jsonl
 from bot.load.yaml_ import parse_yaml
-from bot.records import RecordsChecker
-from tests.adversarial.harness import CODES, HONEST, check, judge
+from tests.adversarial.harness import CODES, HONEST, check, judge, streamed_and_kept
 from tests.adversarial.mutate import mutate
 from tests.conftest import AS_OF, Built
 from tests.support import Files, fuzz_settings
@@ -245,15 +243,12 @@ def test_verify_answers_every_mutation_with_codes(
     built, pristine = honest_registry.built, honest_registry.pristine
     files = _mutated(data, pristine)
     _write(built.attempt, files)
+    why = _must_fail(pristine, files)
     try:
-        with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checking:
-            streamed = _answers([str(built.attempt)], tmp_path, capsys, _must_fail(pristine, files))
-        # The cases and trials were checked as they were read, none kept (`RecordsChecker`);
-        # with every record kept and checked after (as `claims explain` reads them), the
-        # report is the same, word for word.
-        with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
-            kept = _answers([str(built.attempt)], tmp_path, capsys, _must_fail(pristine, files))
-        assert declined.call_count == checking.call_count
+        # As verify reads them, and with every record kept: the same report, word for word.
+        streamed, kept = streamed_and_kept(
+            lambda: _answers([str(built.attempt)], tmp_path, capsys, why)
+        )
         assert kept == streamed
     finally:
         _write(built.attempt, pristine)
