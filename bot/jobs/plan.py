@@ -107,16 +107,28 @@ def _issue(market: int, kind: str, label: str, detail: str) -> Step:
     return Step("issue", detail, label, f"market-{market:02d} {kind}")
 
 
-def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
-    """Why the existing tag cannot be the snapshot at `commit` (None: it can, or none exists)."""
+def _tag_commit_problem(facts: MarketFacts, commit: str | None) -> str | None:
+    """Why the existing tag is not on `commit`, the one commit its snapshot may be (main's
+    commit at the close, or the commit the record names); None when it is, or no tag exists.
+    Every phase asks this one function before a tag's tree is read, made or archived: a tag
+    on another commit would make the market resolve, final, from another tree."""
     tag = facts.tag
     if tag is None:
         return None
-    if not tag.annotated:
-        return f"{tag.name} exists as a lightweight tag"
-    if commit is not None and tag.commit != commit:
+    if commit is None:
+        return f"{tag.name} points at {tag.commit[:12]}, but main has no commit by the close"
+    if tag.commit != commit:
         return f"{tag.name} points at {tag.commit[:12]}, not at {commit[:12]}"
     return None
+
+
+def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
+    """Why the existing tag cannot be the snapshot the job makes or keeps at `commit` (None: it
+    can, or none exists): it must be on `commit` and annotated."""
+    tag = facts.tag
+    if tag is not None and not tag.annotated:
+        return f"{tag.name} exists as a lightweight tag"
+    return _tag_commit_problem(facts, commit) if commit is not None else None
 
 
 def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> MarketPlan:
@@ -187,7 +199,18 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
             Step("commit", f"commit {path} on main"),
             _issue(number, "resolution", "resolution", f"market {number} resolved"),
         )
-    # The annulment date has passed with no record: nothing made now would count.
+    # The annulment date has passed with no record: nothing made now would count. The tag is
+    # checked as before it (hostile review: a tag placed on another commit after the
+    # annulment date counted, and the market resolved, final, from that commit's tree).
+    problem = _tag_commit_problem(facts, facts.close_commit)
+    if problem is not None:
+        return make(
+            "blocked",
+            f"{problem} (main's commit when the window closed): the annulment date"
+            f" {dates.annul_on} has passed, and a tag on another commit is no snapshot of this"
+            " market; the job never resolves from it nor moves it: a maintainer must delete"
+            " or fix it",
+        )
     if facts.copy.error is not None:
         return make(
             "blocked",
