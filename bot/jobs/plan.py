@@ -41,16 +41,25 @@ StepKind = Literal["tag", "resolve", "archive", "record", "commit", "issue", "re
 
 @dataclass(frozen=True, slots=True)
 class CopyFact:
-    """What the archive said of the snapshot's copy: `found` (find: published or a draft, or
-    None), `checked` (check of the recorded copy), or `error` (it could not be asked)."""
+    """What the archive said of the snapshot's copy: `found` (find: the market's own copy,
+    published or a draft, or None), `checked` (check of the recorded copy), `tag_copy` (a
+    published copy of the tag made for another market: it counts as the tag's copy, but holds
+    no record of this one), or `error` (it could not be asked)."""
 
     found: DepositionState | None = None
     checked: CopyState | None = None
     error: str | None = None
+    tag_copy: DepositionState | None = None
 
     @property
     def published(self) -> bool:
         return self.found is not None and self.found.published
+
+    @property
+    def counted(self) -> DepositionState | None:
+        """The published copy of the tag that counts against annulment: the market's own, else
+        another market's."""
+        return self.found if self.published else self.tag_copy
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,9 @@ class MarketFacts:
     record_committed: bool = False
     record_problem: str | None = None  # the record file exists and cannot be read
     copy: CopyFact = field(default_factory=CopyFact)
+    # Which copy holds this market's record (`ArchiveMetadata.market`): `market-NN`, or
+    # `market-NN-reopened-K` after the K-th --reopen.
+    copy_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +194,8 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
             )
         )
         archive = (
-            f"use the published copy {copy.found.doi or copy.found.id}"
+            f"adopt the record inside the published copy {copy.found.doi or copy.found.id} (an"
+            " earlier run decided the market and stopped before its record reached main)"
             if copy.found is not None and copy.found.published
             else f"finish the draft {copy.found.id}"
             if copy.found is not None
@@ -220,7 +233,7 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
         )
     # What counts as resolution will count it: a lightweight, late or off-branch tag, or a
     # copy published after the annulment date, is no snapshot (the market is ANNULLED).
-    found = facts.copy.found
+    found = facts.copy.counted
     dated = (
         {"tag": tag, "created": format_moment(found.modified)}
         if found is not None and found.published and found.modified is not None
