@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import tarfile
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,36 @@ import git
 import pytest
 import yaml
 
-from bot.history import read_tags
-from tests.acceptance.test_close_windows import LATE, TAG, issues, record, run
-from tests.acceptance.test_close_windows_attacks import commit_at, run_at
+from bot.archive.local import LocalArchive
+from bot.archive.port import Archive
+from bot.archive.zenodo import ZenodoArchive
+from bot.gather import VerifyOptions
+from bot.jobs.close_windows import CloseReport, Job, close_windows
+from bot.jobs.issues import FileIssues
+from bot.rerun import AdapterRerun
+from tests.acceptance.test_close_windows import LATE, REPOSITORY, TAG, record, run
+from tests.acceptance.test_close_windows_attacks import commit_at
+
+
+def close_at(
+    root: Path,
+    moment: datetime,
+    archive: Archive | None = None,
+    rerun: AdapterRerun | None = None,
+    crash: Callable[[str], None] = lambda point: None,
+) -> CloseReport:
+    """The job as the schedule runs it on `moment` (`as_of`: its UTC date)."""
+    job = Job(
+        root=root,
+        archive=archive or LocalArchive(root / ".claims" / "archive"),
+        archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
+        repository_url=REPOSITORY,
+        issues=FileIssues(root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=moment.date(), rerun_adapter=rerun),
+        clock=lambda: moment,
+        crash=crash,
+    )
+    return close_windows(job)
 
 
 # ---- item 15: a tag on the wrong commit after the annulment date ------------------------------
@@ -61,9 +89,9 @@ def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry) -> Non
 
 def test_the_tag_commit_check_is_one_rule_in_every_phase() -> None:
     """The close, the late close and the watch all refuse a tag on another commit."""
-    from tests.unit.jobs.test_close_plan import CLOSE, facts, record as made, tag
-
     from bot.jobs.plan import plan_close
+    from tests.unit.jobs.test_close_plan import CLOSE, facts, tag
+    from tests.unit.jobs.test_close_plan import record as made
 
     elsewhere = tag("b" * 40)
     for day, changes in (
@@ -75,3 +103,96 @@ def test_the_tag_commit_check_is_one_rule_in_every_phase() -> None:
         (market,) = plan.markets
         assert market.phase == "blocked", (day, plan.render())
         assert f"not at {CLOSE[:12]}" in market.note
+
+
+# ---- helpers: one decision, every copy -------------------------------------------------------
+
+
+def on_branch(repo: git.Repo, market: int, ref: str = "main") -> dict[str, Any]:
+    """The market's record as `ref` holds it (what a fresh checkout and the site read)."""
+    data: dict[str, Any] = yaml.safe_load(
+        repo.git.show(f"{ref}:resolutions/market-{market:02d}.yaml")
+    )
+    return data
+
+
+def inside(copy: bytes, market: int) -> dict[str, Any] | None:
+    """The market's record inside a copy's tarball, or None."""
+    with tarfile.open(fileobj=io.BytesIO(copy), mode="r:gz") as tar:
+        try:
+            member = tar.getmember(f"{TAG}/resolutions/market-{market:02d}.yaml")
+        except KeyError:
+            return None
+        stream = tar.extractfile(member)
+        assert stream is not None
+        data: dict[str, Any] = yaml.safe_load(stream.read())
+        return data
+
+
+def local_copy(store: Path, recorded: dict[str, Any]) -> bytes:
+    """The file of the copy a record cites, from the local archive folder."""
+    return (store / "files" / recorded["archive"]["file"]).read_bytes()
+
+
+def decided(data: dict[str, Any]) -> dict[str, Any]:
+    """What a record decides (all but where it was archived, and the warning that answers)."""
+    return {k: v for k, v in data.items() if k not in {"archive", "warnings"}}
+
+
+def assert_decided_once(recorded: dict[str, Any], copy: bytes, issue: str) -> None:
+    """The record on main is inside the copy it cites, with that copy's digest, and the
+    issue announces the same outcome."""
+    market = recorded["market"]
+    archived = inside(copy, market)
+    assert archived is not None, f"the copy market {market}'s record cites holds no record of it"
+    assert decided(archived) == decided(recorded)
+    assert archived["archive"] is None  # archived before its own reference existed
+    assert recorded["archive"]["sha256"] == "sha256:" + hashlib.sha256(copy).hexdigest()
+    assert recorded["archive"]["checksum"] == "md5:" + hashlib.md5(copy).hexdigest()
+    assert f"Market {market} resolved {recorded['outcome']}" in issue
+
+
+# ---- item 11: every record inside the copy it cites ------------------------------------------
+
+
+def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_record(
+    make_registry, run_claims, tmp_path: Path
+) -> None:
+    """Markets 3 and 5 share snapshot-R. On the first run market 3 is blocked (its wrapped
+    attempt has no recorded rerun) while market 5 resolves and the tag is archived. Market 3
+    resolves the next day: its record used to cite the tag's one copy, which held only market
+    5's record, and got no sha256. Now each market's copy holds its own record, cited with
+    that copy's digest."""
+    from tests.acceptance.test_close_windows_reruns import (
+        WRAPPED,
+        needs_sandbox,
+        plan,
+        recorded,
+        rerun_job,
+    )
+    from tests.support import seed_released
+
+    if needs_sandbox.args[0]:
+        pytest.skip(needs_sandbox.kwargs["reason"])
+    built = make_registry(WRAPPED)
+    store = built.root / ".claims" / "archive"
+    first = close_at(built.root, datetime(2027, 9, 1, 13, tzinfo=UTC))
+    assert first.failed and "market 3 blocked this run" in first.render()
+    assert not (built.root / "resolutions/market-03.yaml").exists()
+    five = record(built.root, 5)
+    assert five["outcome"] == "OTHER"
+    # The next day the rerun job has recorded the wrapped attempt's result.
+    (entry,) = plan(run_claims, built.root, date(2027, 9, 2))["include"]
+    seed_released(tmp_path / "released", built.files)
+    results = tmp_path / "rerun-cache"
+    assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 0
+    second = close_at(built.root, datetime(2027, 9, 2, 13, tzinfo=UTC), rerun=recorded(results))
+    assert not second.failed, second.render()
+    three = record(built.root, 3)
+    assert three["outcome"] == "YES"
+    issue = lambda n: (built.root / f".claims/issues/market-{n:02d}-resolution.md").read_text()  # noqa: E731
+    for data in (three, five):
+        assert_decided_once(data, local_copy(store, data), issue(data["market"]))
+    assert three["archive"]["id"] != five["archive"]["id"]
+    # The copy made for market 5 holds no record of market 3, and is not cited by it.
+    assert inside(local_copy(store, five), 3) is None
