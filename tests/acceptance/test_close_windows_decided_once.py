@@ -196,3 +196,103 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
     assert three["archive"]["id"] != five["archive"]["id"]
     # The copy made for market 5 holds no record of market 3, and is not cited by it.
     assert inside(local_copy(store, five), 3) is None
+
+
+# ---- item 12: a push refused because main moved on -------------------------------------------
+
+
+def with_origin(built: Any, tmp_path: Path) -> Path:
+    """A real bare origin holding main, the checkout's `origin`."""
+    origin = tmp_path / "origin.git"
+    git.Repo.init(origin, bare=True)
+    built.repo.create_remote("origin", str(origin))
+    built.repo.git.push("origin", "main")
+    return origin
+
+
+def merge_on_origin(origin: Path, tmp_path: Path, name: str) -> str:
+    """Another writer (a PR merged, a /judge commit) pushes to origin's main."""
+    other = git.Repo.clone_from(str(origin), tmp_path / f"writer-{name}", branch="main")
+    sha = commit_at(other, name, "2027-09-01T14:00:00Z")
+    other.git.push("origin", "main")
+    return sha
+
+
+def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
+    make_registry, tmp_path: Path
+) -> None:
+    """The job checked out main when it started; after the tag was pushed and the copies
+    published, a merge lands on origin's main, so the record push is non-fast-forward. It used
+    to fail, leaving the decision in the copies and none on main (the next run decided the
+    market again). Now the record commits are replayed onto the moved main and pushed, as
+    decided."""
+    built = make_registry()
+    origin = with_origin(built, tmp_path)
+    merged: list[str] = []
+
+    def merge_while_the_job_runs(point: str) -> None:
+        if point == "archived" and not merged:  # after the tag and the first copy
+            merged.append(merge_on_origin(origin, tmp_path, "MERGED-AFTER-TRIGGER.md"))
+
+    report = close_at(
+        built.root, datetime(2027, 9, 1, 13, tzinfo=UTC), crash=merge_while_the_job_runs
+    )
+    assert merged, "the origin did not move"
+    assert not report.failed, report.render()
+    assert "replayed" in report.render()
+    remote = git.Repo(origin)
+    assert remote.commit("main").hexsha == built.repo.commit("main").hexsha
+    first_parents = remote.git.rev_list("--first-parent", "main").split()
+    assert merged[0] in first_parents  # the merge stays on main's first-parent history
+    subjects = remote.git.log("--format=%s", f"{merged[0]}..main").splitlines()
+    assert sorted(subjects) == [
+        "resolutions: market 3 resolved YES",
+        "resolutions: market 5 resolved OTHER",
+    ]
+    store = built.root / ".claims" / "archive"
+    for market in (3, 5):
+        data = on_branch(remote, market)
+        text = (built.root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
+        assert_decided_once(data, local_copy(store, data), text)
+    assert len(list(store.glob("*.json"))) == 2  # one copy per market, none made twice
+
+
+def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
+    make_registry, fake_zenodo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Origin refused the record push for good (the copies were published by then, immutable).
+    The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
+    market again on its own day's clock (its adapters rerun, its outcome possibly another)
+    and cite the first run's copy. Now it adopts the record inside the published copy."""
+    import bot.jobs.close_windows
+    from tests.acceptance.test_close_windows import zenodo
+    from tests.acceptance.test_close_windows_attacks import refuse_main
+
+    built = make_registry()
+    origin = with_origin(built, tmp_path)
+    refuse_main(origin)
+    first = close_at(built.root, datetime(2027, 9, 1, 13, tzinfo=UTC), zenodo(fake_zenodo))
+    assert first.failed and any("git push" in e for e in first.errors), first.render()
+    copies = len(fake_zenodo.published())
+    assert copies
+    decided_first = {m: record(built.root, m) for m in (3, 5)}
+    (origin / "hooks" / "pre-receive").unlink()
+
+    def decide_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the market was decided a second time")
+
+    monkeypatch.setattr(bot.jobs.close_windows, "resolve_registry", decide_again)
+    fresh = git.Repo.clone_from(str(origin), tmp_path / "fresh", branch="main")
+    fresh_root = Path(fresh.working_dir)
+    assert not (fresh_root / "resolutions").exists()
+    second = close_at(fresh_root, datetime(2027, 9, 2, 13, tzinfo=UTC), zenodo(fake_zenodo))
+    assert not second.failed, second.render()
+    assert len(fake_zenodo.published()) == len(fake_zenodo.depositions) == copies  # none new
+    by_doi = {d.doi: d for d in fake_zenodo.published()}
+    for market in (3, 5):
+        data = on_branch(git.Repo(origin), market)
+        assert decided(data) == decided(decided_first[market])
+        assert data["resolved_at"] == "2027-09-01T13:00:00Z" and data["as_of"] == "2027-09-01"
+        (copy,) = by_doi[data["archive"]["doi"]].files.values()
+        issue = (fresh_root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
+        assert_decided_once(data, copy, issue)
