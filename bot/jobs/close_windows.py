@@ -551,6 +551,13 @@ class _Applier:
                 tarball = self.job.archive.fetch(copy, Path(work) / copy.file_name)
                 record = record_in_copy(tarball, market.tag, number)
                 digest = _sha256(tarball)
+                snapshot = facts.tag.commit if facts.tag is not None else facts.close_commit
+                if record.commit is not None and record.commit != snapshot:
+                    raise ArchiveError(
+                        "adopt",
+                        f"its record names {record.commit[:12]} as the snapshot, but"
+                        f" {market.tag} is {str(snapshot)[:12]}",
+                    )
             except ClaimsError as error:
                 self._fail(
                     [number],
