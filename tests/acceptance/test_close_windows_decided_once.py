@@ -296,3 +296,71 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
         (copy,) = by_doi[data["archive"]["doi"]].files.values()
         issue = (fresh_root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
         assert_decided_once(data, copy, issue)
+
+
+# ---- every job answers per attempt: the close ------------------------------------------------
+
+HOSTILE = {
+    "unparsable": {"attempt.yaml": b"market: [3\n", "trials.jsonl": b"{\n"},
+    "binary": {"attempt.yaml": b"\xff\xfe\x00garbage", "trials.jsonl": b"\x00\x01\x02"},
+    "elsewhere": {"attempt.yaml": b"market: 5\nkind: run\n"},
+    "deep": {"attempt.yaml": b"market: 3\nkind: " + b"[" * 5000 + b"]" * 5000 + b"\n"},
+    "huge": {
+        "attempt.yaml": b"market: 3\nkind: run\n",
+        "trials.jsonl": b'{"case_id": "c", "system": "s", "result": {"n": '
+        + str(2**80).encode()
+        + b"}}\n",
+    },
+}
+
+
+def test_a_filers_broken_files_are_that_attempts_finding_never_the_close_jobs(
+    make_registry, run_claims, tmp_path: Path
+) -> None:
+    """Hostile attempt folders merged in the window (unparsable, binary, naming another market,
+    nested past the caps, an integer beyond 2**53) are judged attempts that do not count: both
+    markets resolve as they would without them, and the rerun plan is made. Only the registry's
+    own fault (here the archive refusing) stops a market, and then no record is made."""
+    built = make_registry()
+    for slug, files in HOSTILE.items():
+        for name, data in files.items():
+            path = built.root / f"attempts/market-03/mallory-lab/{slug}/{name}"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    built.repo.git.add("attempts")
+    with built.repo.git.custom_environment(
+        GIT_AUTHOR_DATE="2027-08-01T10:00:00Z", GIT_COMMITTER_DATE="2027-08-01T10:00:00Z"
+    ):
+        built.repo.git.commit("-m", "hostile attempts merged in the window")
+    planned = run_claims(
+        "close-windows", "--registry", built.root, "--plan-reruns", "--as-of", "2027-09-01"
+    )
+    assert planned.code == 0 and "Traceback" not in planned.err, planned.err
+    report = close_at(built.root, datetime(2027, 9, 1, 13, tzinfo=UTC))
+    assert not report.errors, report.render()
+    three, five = record(built.root, 3), record(built.root, 5)
+    assert (three["outcome"], five["outcome"]) == ("YES", "OTHER")
+    hostile = [a for a in three["attempts"] if "/mallory-lab/" in a["attempt"]]
+    assert hostile and all(not a["counts"] for a in hostile), three["attempts"]
+    assert all(a["evidence"] == "invalid" and a["reasons"] for a in hostile)
+
+
+def test_the_registrys_own_fault_stops_the_market_without_a_record(
+    make_registry, fake_zenodo
+) -> None:
+    """An archive outage is the registry's fault: the market is not recorded (never decided
+    without its copy), the run fails, and the next run finishes it."""
+    from tests.acceptance.test_close_windows import zenodo
+
+    built = make_registry()
+    for _ in range(10):
+        fake_zenodo.fail("create", "500")
+    report = close_at(
+        built.root, datetime(2027, 9, 1, 13, tzinfo=UTC), zenodo(fake_zenodo, attempts=2)
+    )
+    assert report.failed and any("not archived" in e for e in report.errors), report.render()
+    assert not (built.root / "resolutions").exists()
+    fake_zenodo.faults.clear()
+    again = close_at(built.root, datetime(2027, 9, 2, 13, tzinfo=UTC), zenodo(fake_zenodo))
+    assert not again.failed, again.render()
+    assert record(built.root, 3)["outcome"] == "YES"
