@@ -198,6 +198,15 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
     assert inside(local_copy(store, five), 3) is None
 
 
+def site_records(origin: Path, checkout: Path) -> dict[int, dict[str, Any]]:
+    """The records the website shows (`claims site` reads resolutions/ of main's checkout)."""
+    from bot.site.build import _records
+    from bot.tree import FolderTree
+
+    git.Repo.clone_from(str(origin), checkout, branch="main")
+    return _records(FolderTree(checkout))
+
+
 # ---- item 12: a push refused because main moved on -------------------------------------------
 
 
@@ -250,10 +259,12 @@ def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
         "resolutions: market 5 resolved OTHER",
     ]
     store = built.root / ".claims" / "archive"
+    site = site_records(origin, tmp_path / "site-checkout")
     for market in (3, 5):
         data = on_branch(remote, market)
         text = (built.root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
         assert_decided_once(data, local_copy(store, data), text)
+        assert site[market] == data  # the site reads the one record
     assert len(list(store.glob("*.json"))) == 2  # one copy per market, none made twice
 
 
@@ -289,6 +300,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     assert not second.failed, second.render()
     assert len(fake_zenodo.published()) == len(fake_zenodo.depositions) == copies  # none new
     by_doi = {d.doi: d for d in fake_zenodo.published()}
+    site = site_records(origin, tmp_path / "site-checkout")
     for market in (3, 5):
         data = on_branch(git.Repo(origin), market)
         assert decided(data) == decided(decided_first[market])
@@ -296,6 +308,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
         (copy,) = by_doi[data["archive"]["doi"]].files.values()
         issue = (fresh_root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
         assert_decided_once(data, copy, issue)
+        assert site[market] == data
 
 
 # ---- every job answers per attempt: the close ------------------------------------------------
