@@ -377,3 +377,22 @@ def test_the_registrys_own_fault_stops_the_market_without_a_record(
     again = close_at(built.root, datetime(2027, 9, 2, 13, tzinfo=UTC), zenodo(fake_zenodo))
     assert not again.failed, again.render()
     assert record(built.root, 3)["outcome"] == "YES"
+
+
+def test_a_reopened_market_gets_a_copy_of_its_new_record(make_registry) -> None:
+    """--reopen decides the market again (a maintainer's act): the new record cites a new copy
+    holding it; the first copy keeps the first record, cited by the record moved aside."""
+    built = make_registry()
+    store = built.root / ".claims" / "archive"
+    assert not run(built.root).failed
+    first = record(built.root, 3)
+    report = run(built.root, reopen=3, as_of=date(2027, 9, 2))
+    assert not report.failed, report.render()
+    again = record(built.root, 3)
+    assert again["archive"]["id"] == f"local-{TAG}-market-03-reopened-1"
+    copy = local_copy(store, again)
+    archived = inside(copy, 3)
+    assert archived is not None and decided(archived) == decided(again)
+    assert again["archive"]["sha256"] == "sha256:" + hashlib.sha256(copy).hexdigest()
+    kept = inside(local_copy(store, first), 3)
+    assert kept is not None and decided(kept) == decided(first)
