@@ -15,8 +15,8 @@ For each market (SPEC 5, seed "Deadlines"):
 - `final`: a record exists and the watch is over (or the market was ANNULLED): only what a
   crashed run left undone (the commit, the issue) is finished.
 - `blocked`: something only a maintainer can fix (a tag of another commit, in every phase, or
-  a lightweight one where the job would tag, an unreadable record, an archive that could not be asked
-  whether it holds a copy after the annulment date): an error, and nothing is done.
+  a lightweight one where the job would tag, an unreadable record, an archive that could not
+  be asked whether it holds a copy after the annulment date): an error, and nothing is done.
 """
 
 from __future__ import annotations
