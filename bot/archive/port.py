@@ -3,12 +3,21 @@ as a protocol and typed records: `zenodo.ZenodoArchive` and `local.LocalArchive`
 
 Three operations, each safe to repeat after a crash at any point:
 
-- `find(tag, repository_url)`: the copy of `tag` the archive already holds, published or
-  still a draft, or None.
+- `find(tag, repository_url, market)`: the copy of `tag` made for `market` (a key such as
+  `market-03`: the copy holding that market's record) the archive already holds, published
+  or still a draft, or None; with no market, the oldest copy of `tag` made for any market
+  (the tag's tree is in each).
 - `archive(tag, tarball, metadata)`: make (or finish) the copy and return an `ArchivedRecord`.
   The caller records "archived" only from a returned record: every failure raises
   `ArchiveError` (never a half-made record).
 - `check(record)`: whether a recorded copy is still there, published, with the same file.
+- `fetch(record, target)`: the published copy's file, written to `target` (its checksum
+  compared with the record's): a run that finds a market's copy published but no record on
+  the branch adopts the record inside it instead of deciding the market again.
+
+**A copy per market** (issue 21): each market's copy is the tag's tree with that market's
+record, and its record cites that copy. Two markets sharing `snapshot-R` resolve on different
+runs when one is blocked, so one copy per tag could not hold every record that cites it.
 
 The metadata follows the Zenodo GitHub integration's conventions (title `{owner}/{repo}: {tag}`,
 version = tag, related identifier `isSupplementTo https://github.com/{owner}/{repo}/tree/{tag}`),
@@ -36,6 +45,7 @@ __all__ = [
     "CopyState",
     "DepositionState",
     "StoredFile",
+    "copy_title",
     "md5_of",
     "tree_url",
 ]
@@ -47,6 +57,13 @@ class ArchiveError(ClaimsError):
     def __init__(self, step: str, message: str, hint: str = "") -> None:
         super().__init__(f"{step}: {message}", hint)
         self.step = step
+
+
+def copy_title(repository_url: str, tag: str, market: str | None) -> str:
+    """`OWNER/REPO: TAG`, and `, market-NN` for a market's copy (`market`: its key, see
+    `ArchiveMetadata.market`): the title a copy is found by."""
+    repository = "/".join(repository_url.rstrip("/").split("/")[-2:])
+    return f"{repository}: {tag}" + (f", {market}" if market is not None else "")
 
 
 def tree_url(repository_url: str, tag: str) -> str:
@@ -65,6 +82,9 @@ class ArchiveMetadata:
     creators: tuple[str, ...]  # "Family, Given" or an organisation's name
     license: str = "cc-by-4.0"
     keywords: tuple[str, ...] = ()  # besides the tag's own, e.g. "market-3"
+    # Whose record the copy holds: `market-NN` (one copy per market), or a reopened market's
+    # `market-NN-reopened-<time>`; None: a copy of the tag alone.
+    market: str | None = None
 
     @property
     def repository(self) -> str:
@@ -74,17 +94,18 @@ class ArchiveMetadata:
 
     @property
     def title(self) -> str:
-        return f"{self.repository}: {self.tag}"
+        return copy_title(self.repository_url, self.tag, self.market)
 
     @property
     def file_name(self) -> str:
         """The archive's file name in the copy: the same for every run, so a rerun replaces a
-        half-uploaded file instead of adding a second one."""
-        return f"{self.repository.replace('/', '-')}-{self.tag}.tar.gz"
+        half-uploaded file instead of adding a second one; a market's copy names the market."""
+        market = f"-{self.market}" if self.market is not None else ""
+        return f"{self.repository.replace('/', '-')}-{self.tag}{market}.tar.gz"
 
     def zenodo_metadata(self) -> dict[str, object]:
         """The legacy deposit API's `metadata` object."""
-        keywords = [self.tag, *(k for k in self.keywords if k != self.tag)]
+        keywords = list(dict.fromkeys([self.tag, *self.keywords]))
         return {
             "upload_type": "software",
             "title": self.title,
@@ -202,11 +223,15 @@ class CopyState:
 class Archive(Protocol):
     """Zenodo, or the local folder standing in for it."""
 
-    def find(self, tag: str, repository_url: str) -> DepositionState | None: ...
+    def find(
+        self, tag: str, repository_url: str, market: str | None = None
+    ) -> DepositionState | None: ...
 
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord: ...
 
     def check(self, record: ArchivedRecord) -> CopyState: ...
+
+    def fetch(self, record: ArchivedRecord, target: Path) -> Path: ...
 
 
 class ArchiveRecords(Protocol):

@@ -42,6 +42,7 @@ from bot.archive.port import (
     CopyState,
     DepositionState,
     StoredFile,
+    copy_title,
     md5_of,
     tree_url,
 )
@@ -120,18 +121,26 @@ class ZenodoArchive:
 
     # -- the Archive protocol ------------------------------------------------------------
 
-    def find(self, tag: str, repository_url: str) -> DepositionState | None:
+    def find(
+        self, tag: str, repository_url: str, market: str | None = None
+    ) -> DepositionState | None:
         """The copy of `tag` the token's own account holds: a published deposition that still
         answers, else a draft a crashed run left, else None. Only the account's depositions
         (`/deposit/depositions`) are asked: anyone may publish a record naming our tree URL,
         so the public records search would find strangers' copies. Each hit must carry the
-        tree URL exactly (the search matches phrases loosely); several: the oldest."""
+        tree URL exactly (the search matches phrases loosely); several: the oldest. With a
+        `market`, only the copy made for it (its title `OWNER/REPO: TAG, market-NN`)."""
         url = tree_url(repository_url, tag)
         query = search_query(tag, repository_url)
         params = {"q": query, "all_versions": "true", "size": "100"}
         answer = self._json("find", "GET", f"{self.base_url}/deposit/depositions", params=params)
         own = answer if isinstance(answer, list) else []
-        states = [_state(d, None) for d in own if isinstance(d, dict) and _names(d, url)]
+        title = copy_title(repository_url, tag, market) if market is not None else None
+        states = [
+            _state(d, None)
+            for d in own
+            if isinstance(d, dict) and _names(d, url) and (title is None or _titled(d, title))
+        ]
         # A published deposition whose record answers 404 or 410 was deleted (the list keeps
         # it): it is no copy.
         states = [s for s in states if not s.published or self._answers(s)]
@@ -155,7 +164,7 @@ class ZenodoArchive:
         except OSError as exc:
             raise ZenodoError("upload", f"cannot read {tarball}: {exc}") from exc
         fields = metadata.zenodo_metadata()
-        state = self.find(tag, metadata.repository_url)
+        state = self.find(tag, metadata.repository_url, metadata.market)
         if state is None:
             state = self._create(tag, metadata, fields)
             self._reached("created", state)
@@ -195,6 +204,44 @@ class ZenodoArchive:
             )
         return CopyState("ok")
 
+    def fetch(self, record: ArchivedRecord, target: Path) -> Path:
+        """The published copy's file (`GET /records/{id}`, then its file's link on the API's
+        origin), written to `target`; its md5 must be the recorded one."""
+        ident = quote(record.record_id, safe="")
+        data = self._json("fetch", "GET", f"{self.base_url}/records/{ident}")
+        files = data.get("files") if isinstance(data, dict) else None
+        entry = next(
+            (
+                f
+                for f in (files if isinstance(files, list) else [])
+                if isinstance(f, dict) and f.get("key", f.get("filename")) == record.file_name
+            ),
+            None,
+        )
+        if entry is None:
+            raise ZenodoError("fetch", f"record {record.record_id} has no {record.file_name}")
+        links = entry.get("links")
+        link = links.get("self") if isinstance(links, dict) else None
+        url = (
+            link
+            if isinstance(link, str) and _origin(link) == self._origin
+            else f"{self.base_url}/records/{ident}/files/{quote(record.file_name)}/content"
+        )
+        response = self._send("fetch", "GET", url)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(response.content)
+        except OSError as exc:
+            raise ZenodoError("fetch", f"cannot write {target}: {exc}") from exc
+        checksum = md5_of(target)
+        if checksum != record.checksum:
+            raise ZenodoError(
+                "fetch",
+                f"record {record.record_id}: {record.file_name} arrived as {checksum},"
+                f" recorded {record.checksum}",
+            )
+        return target
+
     # -- the steps --------------------------------------------------------------------------
 
     def _create(
@@ -214,7 +261,7 @@ class ZenodoArchive:
                 if attempt == self.attempts:
                     raise
                 self.sleep(self._backoff(attempt))
-                found = self.find(tag, metadata.repository_url)
+                found = self.find(tag, metadata.repository_url, metadata.market)
                 if found is not None:
                     return found
                 continue
@@ -469,6 +516,12 @@ def _names(entry: Mapping[str, Any], url: str) -> bool:
     return isinstance(related, list) and any(
         isinstance(r, dict) and r.get("identifier") == url for r in related
     )
+
+
+def _titled(entry: Mapping[str, Any], title: str) -> bool:
+    """True when a deposition's title (its metadata's) is `title` exactly."""
+    metadata = entry.get("metadata")
+    return isinstance(metadata, dict) and metadata.get("title") == title
 
 
 def _state(entry: Mapping[str, Any], published: bool | None) -> DepositionState:

@@ -6,16 +6,20 @@ point, because each first looks for what it makes:
 1. **tags**: `Git.create_tag` finds an existing tag (it must be annotated and point at the
    commit, else the market is blocked: a tag is never moved) before it makes one; the push
    sends it only when origin lacks it.
-2. **resolve**: the registry is opened again (the new tags read) and each market resolved by
-   the app layer (`resolve_registry`, adapter reruns as the options say: on by default) from
-   its tag's tree. Nothing is written: a draft record.
-3. **archive**: per tag, `git archive` of the tag with the draft records of its markets, handed
-   to the `Archive` (Zenodo or the local folder), which finds an existing draft or published
-   copy before it makes one. Only a returned `ArchivedRecord` counts as archived; a failure
-   leaves the market unrecorded this run (the next run finishes it).
+2. **resolve**: a market whose own copy is already published was decided by an earlier run:
+   the record inside the copy is adopted (`_adopt`), never decided again. Every other market
+   is resolved by the app layer (`resolve_registry`, adapter reruns as the options say: on by
+   default) from its tag's tree (`_decide`). Nothing is written: a draft record.
+3. **archive**: one copy per market: `git archive` of the tag with that market's draft record,
+   handed to the `Archive` (Zenodo or the local folder), which finds an existing draft or
+   published copy before it makes one. Only a returned `ArchivedRecord` counts as archived; a
+   failure leaves the market unrecorded this run (the next run finishes it). So every record
+   is inside the copy it cites, whichever run resolved it.
 4. **records**: `resolutions/market-NN.yaml` is written (atomically), then committed on the
    base branch; a record already there is never rewritten (only committed, if a run stopped
-   before its commit). The branch and the tags are pushed when the repository has `origin`.
+   before its commit). The branch and the tags are pushed when the repository has `origin`;
+   when origin's branch moved on meanwhile, the record commits are replayed onto it unchanged
+   and pushed again (`Git.push_branch`, bounded).
 5. **issues**: each issue carries a marker; one with the marker and label is looked for first.
 
 `crash(point)` is called after each step ("tagged", "resolved", "archived", "record-written",
@@ -26,16 +30,18 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import tarfile
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from bot.app import open_workspace, resolve_registry
+from bot.app import Workspace, open_workspace, resolve_registry
 from bot.archive.port import (
     Archive,
     ArchivedRecord,
+    ArchiveError,
     ArchiveMetadata,
     CopyState,
     DepositionState,
@@ -47,15 +53,24 @@ from bot.findings import Code, Finding
 from bot.gather import VerifyOptions
 from bot.history import GitHistory
 from bot.jobs.gitops import BOT_EMAIL, Git
+from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
-from bot.resolution import MarketResolution
 from bot.timestamps import format_moment
 
-__all__ = ["CloseReport", "Job", "close_windows", "gather_facts", "rerun_matrix"]
+__all__ = [
+    "CloseReport",
+    "Job",
+    "close_windows",
+    "copy_key",
+    "gather_facts",
+    "record_in_copy",
+    "rerun_matrix",
+]
 
 CREATOR = "AI Safety Claims registry"
+RECORD_LIMIT = 4 << 20  # the largest record file read back from a copy (bytes)
 
 
 @dataclass
@@ -204,15 +219,16 @@ def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
         markets, problems = registry.markets()
         rules = registry.rules
         as_of = job.as_of
-        found: dict[str, CopyFact] = {}
+        found: dict[tuple[str, str | None], CopyFact] = {}
 
-        def find(tag: str) -> CopyFact:
-            if tag not in found:
+        def find(tag: str, key: str | None) -> CopyFact:
+            if (tag, key) not in found:
                 try:
-                    found[tag] = CopyFact(found=job.archive.find(tag, job.repository_url))
+                    state = job.archive.find(tag, job.repository_url, key)
+                    found[tag, key] = CopyFact(found=state)
                 except ClaimsError as error:
-                    found[tag] = CopyFact(error=error.message)
-            return found[tag]
+                    found[tag, key] = CopyFact(error=error.message)
+            return found[tag, key]
 
         facts = []
         for market in markets:
@@ -220,12 +236,13 @@ def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
             name = dates.snapshot_tag
             tag = history.tag(name)
             record, committed, problem = _read_record(job.root, git, market.id)
+            key = copy_key(job.root, market.id)
             copy = CopyFact()
             if dates.state(as_of) == "closed" and problem is None:
                 if record is None:
-                    copy = find(name)
+                    copy = _unrecorded_copy(name, key, find)
                 elif record.outcome != "ANNULLED" and as_of <= dates.annul_on:
-                    copy = _check(job, record, find)
+                    copy = _check(job, record, key, find)
             facts.append(
                 MarketFacts(
                     market.id,
@@ -238,6 +255,7 @@ def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
                     committed,
                     problem,
                     copy,
+                    key,
                 )
             )
         return facts, list(problems)
@@ -245,12 +263,36 @@ def gather_facts(job: Job) -> tuple[list[MarketFacts], list[Finding]]:
         history.close()
 
 
+def copy_key(root: Path, market: int) -> str:
+    """The key of the copy holding market `market`'s record (`ArchiveMetadata.market`):
+    `market-NN`, or after the K-th `--reopen` (K records in resolutions/reopened/)
+    `market-NN-reopened-K`, so a record made again is never taken for the one reopened."""
+    reopened = root / "resolutions" / "reopened"
+    count = len(list(reopened.glob(f"market-{market:02d}-*.yaml"))) if reopened.is_dir() else 0
+    return f"market-{market:02d}" + (f"-reopened-{count}" if count else "")
+
+
+def _unrecorded_copy(tag: str, key: str, find: Callable[[str, str | None], CopyFact]) -> CopyFact:
+    """What the archive holds for a closed market with no record: its own copy (a published
+    one holds the record an earlier run decided), and else any published copy of the tag
+    (another market's: it counts against annulment)."""
+    own = find(tag, key)
+    if own.published or own.error is not None:
+        return own
+    other = find(tag, None)
+    if other.error is not None:
+        return replace(own, error=other.error)
+    return replace(own, tag_copy=other.found if other.published else None)
+
+
 class _Unasked:
     """The archive as the rerun plan sees it: never asked (the planning job holds no
     secret). Which markets resolve does not depend on the copies, except that a late close the
     real run would block is planned too (a rerun too many, never one too few)."""
 
-    def find(self, tag: str, repository_url: str) -> DepositionState | None:
+    def find(
+        self, tag: str, repository_url: str, market: str | None = None
+    ) -> DepositionState | None:
         return None
 
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord:
@@ -258,6 +300,9 @@ class _Unasked:
 
     def check(self, record: ArchivedRecord) -> CopyState:
         return CopyState("ok")
+
+    def fetch(self, record: ArchivedRecord, target: Path) -> Path:
+        raise AssertionError("the rerun plan reads no copy")
 
 
 def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
@@ -303,17 +348,22 @@ def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
         history.close()
 
 
-def _check(job: Job, record: ResolutionRecord, find: Callable[[str], CopyFact]) -> CopyFact:
+def _check(
+    job: Job,
+    record: ResolutionRecord,
+    key: str,
+    find: Callable[[str, str | None], CopyFact],
+) -> CopyFact:
     recorded = record.archive
     if recorded is None or record.archive_kind != job.archive_kind:
-        return find(record.tag)
+        return find(record.tag, key)
     try:
         state = job.archive.check(recorded)
     except ClaimsError as error:
         return CopyFact(error=error.message)
     if state.ok:
         return CopyFact(checked=state)
-    replacement = find(record.tag)  # a copy a later run made again
+    replacement = find(record.tag, key)  # a copy a later run made again
     found = replacement.found
     if replacement.published and found is not None and found.record_id != recorded.record_id:
         return replace(replacement, checked=state)
@@ -413,9 +463,10 @@ class _Applier:
     facts: Mapping[int, MarketFacts]
     report: CloseReport
     reopened: Mapping[int, Mapping[str, str]]
-    drafts: dict[int, tuple[ResolutionRecord, MarketResolution]] = field(default_factory=dict)
-    copies: dict[str, ArchivedRecord] = field(default_factory=dict)
-    digests: dict[str, str] = field(default_factory=dict)  # tag -> sha256 of its tarball
+    # market -> its record as decided this run (resolved, or adopted from its published copy)
+    drafts: dict[int, ResolutionRecord] = field(default_factory=dict)
+    copies: dict[int, ArchivedRecord] = field(default_factory=dict)  # market -> its own copy
+    digests: dict[int, str] = field(default_factory=dict)  # market -> sha256 of its copy's file
     failed: set[int] = field(default_factory=set)
 
     def _markets(self, kind: str) -> list[MarketPlan]:
@@ -465,102 +516,163 @@ class _Applier:
 
     # 2 -------------------------------------------------------------------------------------
     def _resolve(self) -> None:
+        """Decide each market to resolve: adopt the record inside its own published copy (an
+        earlier run decided it: `_adopt`), else resolve it from the tag's tree."""
         wanted = self._markets("resolve")
         if not wanted:
             return
+        counted: dict[str, ArchivedRecord] = {}  # tag -> a published copy of it (annulment)
         for market in wanted:
-            facts = self.facts[market.market]
-            if facts.copy.found is not None:
-                published = _published(market.tag, facts.copy.found, self.job.clock)
-                if published is not None:
-                    self.copies[market.tag] = published
+            state = self.facts[market.market].copy.counted
+            published = _published(market.tag, state, self.job.clock) if state else None
+            if published is not None:
+                counted.setdefault(market.tag, published)
+        adopted = [m for m in wanted if self._adopt(m)]
         with open_workspace(self.job.root) as workspace:
             for market in wanted:
-                try:
-                    resolved = resolve_registry(
-                        workspace.registry,
-                        workspace.history,
-                        _Records(self.copies),
-                        self.job.options,
-                        market=market.market,
-                    )
-                except ClaimsError as error:
-                    self._fail([market.market], f"market {market.market}: {error.message}")
+                if market in adopted or market.market in self.failed:
                     continue
-                self.report.problems += [
-                    p for p in resolved.registry_problems if p not in self.report.problems
-                ]
-                (resolution,) = resolved.markets
-                unrerun = [
-                    a.attempt
-                    for a in resolution.attempts
-                    if Code.ADAPTER_NOT_RERUN.value in a.reasons
-                ]
-                if unrerun and resolution.outcome != "ANNULLED":
-                    # Fail closed: a record is final, so a wrapped attempt that was not rerun
-                    # on its evidence must not be counted out for good.
-                    self._fail(
-                        [market.market],
-                        f"market {market.market} blocked this run: wrapped attempt(s)"
-                        f" {', '.join(unrerun)} have no adapter rerun result for their"
-                        " evidence, and a record is final, so the market is not resolved as if"
-                        " they did not qualify; rerun their adapters (the workflow's rerun"
-                        " jobs, or --rerun-adapters) and run the job again",
+                draft = self._decide(market, workspace, _Records(counted))
+                if draft is not None:
+                    self.drafts[market.market] = draft
+                    self.job.crash("resolved")
+
+    def _adopt(self, market: MarketPlan) -> bool:
+        """True when the market's own copy is published (so an earlier run decided it, and the
+        decision is public and immutable): its record is read from the copy, never decided
+        again (issue 21: a rejected push once got a market resolved a second time, on another
+        day's clock, while the first run's copy said otherwise). A copy that cannot be read
+        blocks the market this run (never a second decision)."""
+        number = market.market
+        facts = self.facts[number]
+        if not facts.copy.published or facts.copy.found is None:
+            return False
+        copy = _published(market.tag, facts.copy.found, self.job.clock)
+        if copy is None:
+            return False
+        with tempfile.TemporaryDirectory(prefix="claims-adopt-") as work:
+            try:
+                tarball = self.job.archive.fetch(copy, Path(work) / copy.file_name)
+                record = record_in_copy(tarball, market.tag, number)
+                digest = _sha256(tarball)
+                snapshot = facts.tag.commit if facts.tag is not None else facts.close_commit
+                if record.commit is not None and record.commit != snapshot:
+                    raise ArchiveError(
+                        "adopt",
+                        f"its record names {record.commit[:12]} as the snapshot, but"
+                        f" {market.tag} is {str(snapshot)[:12]}",
                     )
-                    continue
-                tag = workspace.history.tag(market.tag)
-                draft = ResolutionRecord.of(
-                    resolution,
-                    tag.commit if tag is not None else None,
-                    self.job.clock(),
-                    reopened=self.reopened.get(market.market),
+            except ClaimsError as error:
+                self._fail(
+                    [number],
+                    f"market {number} blocked this run: its copy {copy.reference} is published,"
+                    f" so an earlier run decided it, but its record cannot be read from the"
+                    f" copy ({error.message}); the market is never decided a second time",
                 )
-                self.drafts[market.market] = (draft, resolution)
-                self.job.crash("resolved")
+                return True
+        self.drafts[number] = record
+        self.copies[number] = copy
+        self.digests[number] = digest
+        self.report.done.append(
+            f"market {number}: the record inside {copy.reference} adopted ({record.outcome},"
+            f" resolved {record.data['resolved_at']})"
+        )
+        return True
+
+    def _decide(
+        self, market: MarketPlan, workspace: Workspace, counted: _Records
+    ) -> ResolutionRecord | None:
+        """The market resolved from the tag's tree as of today, or None (blocked this run)."""
+        try:
+            resolved = resolve_registry(
+                workspace.registry,
+                workspace.history,
+                counted,
+                self.job.options,
+                market=market.market,
+            )
+        except ClaimsError as error:
+            self._fail([market.market], f"market {market.market}: {error.message}")
+            return None
+        self.report.problems += [
+            p for p in resolved.registry_problems if p not in self.report.problems
+        ]
+        (resolution,) = resolved.markets
+        unrerun = [
+            a.attempt for a in resolution.attempts if Code.ADAPTER_NOT_RERUN.value in a.reasons
+        ]
+        if unrerun and resolution.outcome != "ANNULLED":
+            # Fail closed: a record is final, so a wrapped attempt that was not rerun on its
+            # evidence must not be counted out for good.
+            self._fail(
+                [market.market],
+                f"market {market.market} blocked this run: wrapped attempt(s)"
+                f" {', '.join(unrerun)} have no adapter rerun result for their"
+                " evidence, and a record is final, so the market is not resolved as if"
+                " they did not qualify; rerun their adapters (the workflow's rerun"
+                " jobs, or --rerun-adapters) and run the job again",
+            )
+            return None
+        tag = workspace.history.tag(market.tag)
+        return ResolutionRecord.of(
+            resolution,
+            tag.commit if tag is not None else None,
+            self.job.clock(),
+            reopened=self.reopened.get(market.market),
+        )
 
     # 3 -------------------------------------------------------------------------------------
     def _archive(self) -> None:
-        by_tag: dict[str, list[MarketPlan]] = {}
+        """One copy per market: the tag's tree with that market's record (as decided, before
+        its archive reference is known), so every record is inside the copy it cites."""
         for market in [*self._markets("archive"), *self._markets("rearchive")]:
-            if market.market in self.drafts or market.has("rearchive"):
-                by_tag.setdefault(market.tag, []).append(market)
-        for tag, markets in by_tag.items():
-            numbers = [m.market for m in markets]
-            extra = {}
-            for number in numbers:
-                if number in self.drafts:
-                    extra[record_path(number)] = self.drafts[number][0].to_yaml()
-                else:
-                    extra[record_path(number)] = (self.job.root / record_path(number)).read_bytes()
-            metadata = ArchiveMetadata(
-                repository_url=self.job.repository_url,
-                tag=tag,
-                publication_date=self.job.clock().date(),
-                description=(
-                    f"The AI Safety Claims registry as frozen when the filing window of market(s)"
-                    f" {', '.join(map(str, numbers))} closed ({tag}), with the resolution"
-                    " record(s) under resolutions/."
-                ),
-                creators=(CREATOR,),
-                keywords=tuple(f"market-{n}" for n in numbers),
-            )
-            with tempfile.TemporaryDirectory(prefix="claims-archive-") as work:
-                try:
-                    tarball = self.git.archive(tag, extra, Path(work) / metadata.file_name)
-                    copy = self.job.archive.archive(tag, tarball, metadata)
-                except ClaimsError as error:
-                    self._fail(
-                        [n for n in numbers if not self.facts[n].record],
-                        f"{tag}: not archived, so market(s) {', '.join(map(str, numbers))} stay"
-                        f" unrecorded until a run archives it: {error.message}",
-                    )
-                    continue
-                digest = self._keep(tarball, copy)
-            self.copies[tag] = copy
-            if digest is not None:
-                self.digests[tag] = digest
-            self.report.done.append(f"{tag}: archived as {copy.reference} ({copy.checksum})")
-            self.job.crash("archived")
+            number = market.market
+            if number in self.copies:
+                continue  # adopted from its published copy
+            if number in self.drafts:
+                content = self.drafts[number].to_yaml()
+            elif market.has("rearchive"):
+                content = (self.job.root / record_path(number)).read_bytes()
+            else:
+                continue  # not decided this run
+            self._archive_market(market, content)
+
+    def _archive_market(self, market: MarketPlan, record: bytes) -> None:
+        number, tag = market.market, market.tag
+        metadata = ArchiveMetadata(
+            repository_url=self.job.repository_url,
+            tag=tag,
+            publication_date=self.job.clock().date(),
+            description=(
+                f"The AI Safety Claims registry as frozen when the filing window of market"
+                f" {number} closed ({tag}), with its resolution record"
+                f" ({record_path(number)})."
+            ),
+            creators=(CREATOR,),
+            keywords=(f"market-{number}",),
+            market=self.facts[number].copy_key or f"market-{number:02d}",
+        )
+        with tempfile.TemporaryDirectory(prefix="claims-archive-") as work:
+            try:
+                tarball = self.git.archive(
+                    tag, {record_path(number): record}, Path(work) / metadata.file_name
+                )
+                copy = self.job.archive.archive(tag, tarball, metadata)
+            except ClaimsError as error:
+                self._fail(
+                    [number] if not self.facts[number].record else [],
+                    f"{tag}: not archived for market {number}, so it stays unrecorded until a"
+                    f" run archives it: {error.message}",
+                )
+                return
+            digest = self._keep(tarball, copy)
+        self.copies[number] = copy
+        if digest is not None:
+            self.digests[number] = digest
+        self.report.done.append(
+            f"{tag}: archived for market {number} as {copy.reference} ({copy.checksum})"
+        )
+        self.job.crash("archived")
 
     def _keep(self, tarball: Path, copy: ArchivedRecord) -> str | None:
         """`sha256:<hex>` of the tarball when the archive holds exactly it (its md5 is the
@@ -568,14 +680,10 @@ class _Applier:
         `job.tarballs` for the workflow to attest; None when the copy is another file."""
         if md5_of(tarball) != copy.checksum:
             return None
-        digest = hashlib.sha256()
-        with tarball.open("rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                digest.update(block)
         if self.job.tarballs is not None:
             self.job.tarballs.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(tarball, self.job.tarballs / tarball.name)
-        return f"sha256:{digest.hexdigest()}"
+        return _sha256(tarball)
 
     # 4 -------------------------------------------------------------------------------------
     def _records(self) -> None:
@@ -586,10 +694,10 @@ class _Applier:
             if market.has("record"):
                 if number not in self.drafts:
                     continue
-                draft, _ = self.drafts[number]
-                copy = self.copies.get(market.tag)
+                draft = self.drafts[number]
+                copy = self.copies.get(number)
                 record = (
-                    draft.with_archive(copy, self.job.archive_kind, self.digests.get(market.tag))
+                    draft.with_archive(copy, self.job.archive_kind, self.digests.get(number))
                     if copy
                     else draft
                 )
@@ -617,11 +725,17 @@ class _Applier:
             self.job.crash("committed")
         if committed or any(self.facts[m.market].record for m in self.report.plan.markets):
             try:
-                self.git.push_branch()
+                replays = self.git.push_branch(self.job.clock())
             except ClaimsError as error:
-                # No issue may announce a record origin does not hold: a fresh checkout
-                # would resolve the market again. The next run pushes, then opens them.
+                # No issue may announce a record origin does not hold. The next run (a fresh
+                # checkout) adopts each record from its published copy, never decides again.
                 self._fail([m.market for m in self.report.plan.markets], error.message)
+                return
+            if replays:
+                self.report.done.append(
+                    f"{self.git.branch} moved on {REMOTE_NAME} while the job ran: its record"
+                    f" commits were replayed onto it ({replays} time(s)) and pushed, unchanged"
+                )
 
     # 5 -------------------------------------------------------------------------------------
     def _issues(self) -> None:
@@ -647,6 +761,40 @@ class _Applier:
             return None
         record = ResolutionRecord.from_yaml(file.read_bytes(), record_path(market))
         return record if isinstance(record, ResolutionRecord) else None
+
+
+def _sha256(path: Path) -> str:
+    """`sha256:<hex>` of the file at `path`."""
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"
+
+
+def record_in_copy(tarball: Path, tag: str, market: int) -> ResolutionRecord:
+    """The record of `market` inside a copy's tarball (`TAG/resolutions/market-NN.yaml`),
+    checked by the schema, naming that market and tag; raises `ArchiveError` otherwise."""
+    name = f"{tag}/{record_path(market)}"
+    try:
+        with tarfile.open(tarball, mode="r:gz") as tar:
+            member = tar.getmember(name)
+            stream = tar.extractfile(member) if member.isfile() else None
+            if stream is None or member.size > RECORD_LIMIT:
+                raise ArchiveError("adopt", f"{name} in the copy is no regular file of a record")
+            raw = stream.read()
+    except KeyError:
+        raise ArchiveError("adopt", f"the copy holds no {name}") from None
+    except (OSError, tarfile.TarError, EOFError) as exc:
+        raise ArchiveError("adopt", f"the copy is no readable tar.gz: {exc}") from exc
+    record = ResolutionRecord.from_yaml(raw, name)
+    if isinstance(record, str):
+        raise ArchiveError("adopt", record)
+    if record.market != market or record.tag != tag:
+        raise ArchiveError(
+            "adopt", f"{name} is the record of market {record.market} on {record.tag}"
+        )
+    return record
 
 
 def _issue_text(

@@ -13,11 +13,12 @@ in their environment: never written to .git/config or any file, never in a comma
 from __future__ import annotations
 
 import base64
+import contextlib
 import gzip
 import io
 import tarfile
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import git
@@ -25,12 +26,18 @@ import git
 from bot.errors import ClaimsError
 from bot.history import read_tags
 
-__all__ = ["BOT_EMAIL", "BOT_NAME", "Git"]
+__all__ = ["BOT_EMAIL", "BOT_NAME", "PUSH_TRIES", "RECORD_SUBJECT", "REMOTE", "Git"]
 
 # Who the job commits and tags as (GitHub's own Actions bot identity).
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 REMOTE = "origin"
+# The subject of every commit of a record (close_windows: "resolutions: market N resolved
+# OUTCOME", "... reopened by a maintainer"): the only commits `Git.replay` moves.
+RECORD_SUBJECT = "resolutions: market "
+# How many pushes of the branch a run makes at most, replaying its records onto origin's branch
+# between two (a merge may land while the job pushes).
+PUSH_TRIES = 4
 
 
 def _stderr(error: git.GitCommandError) -> str:
@@ -254,11 +261,92 @@ class Git:
             self.repo.git.commit("--only", "-m", message, "--", *full)
         return self.repo.head.commit.hexsha
 
-    def push_branch(self) -> None:
-        """Push the branch when origin lacks its tip."""
+    def push_branch(self, moment: datetime | None = None, tries: int = PUSH_TRIES) -> int:
+        """Push the branch when origin lacks its tip; return how many times the job's own
+        commits were replayed onto a branch that moved.
+
+        The job checks out the branch when its run starts; a merge or a `/judge` commit pushed
+        after that makes the push non-fast-forward, after the tag was pushed and the copy
+        published. The records are already decided: they are replayed as they are onto
+        origin's branch (`replay`) and pushed again, at most `tries` pushes in all. A push
+        refused for another reason (a hook, a protection rule), or a replay that cannot be
+        made, raises."""
         if not self.has_remote:
-            return
-        local = self.repo.commit(self.branch).hexsha
-        if self.remote_ref(f"refs/heads/{self.branch}") == local:
-            return
-        self._push(f"refs/heads/{self.branch}:refs/heads/{self.branch}")
+            return 0
+        ref = f"refs/heads/{self.branch}"
+        replays = 0
+        for attempt in range(1, tries + 1):
+            local = self.repo.commit(self.branch).hexsha
+            if self.remote_ref(ref) == local:
+                return replays
+            try:
+                self._push(f"{ref}:{ref}")
+                return replays
+            except ClaimsError as error:
+                if attempt == tries:
+                    raise ClaimsError(
+                        f"{error.message} (after {replays} replay(s) onto {REMOTE}'s"
+                        f" {self.branch}, which kept moving)",
+                        error.hint,
+                    ) from None
+                upstream = self._fetch_branch()
+                if upstream is None or self._is_ancestor(upstream, local):
+                    raise  # refused although origin did not move on: not ours to retry
+                self.replay(upstream, moment or datetime.now(UTC))
+                replays += 1
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _fetch_branch(self) -> str | None:
+        """Fetch origin's branch to `refs/remotes/origin/BRANCH`; its commit, or None."""
+        ref = f"refs/remotes/{REMOTE}/{self.branch}"
+        try:
+            with self.repo.git.custom_environment(**self.auth_environment()):
+                self.repo.git.fetch(REMOTE, f"+refs/heads/{self.branch}:{ref}")
+        except git.GitCommandError as error:
+            raise ClaimsError(
+                f"git fetch {REMOTE} {self.branch} failed: {self._hide(_stderr(error))}",
+                "the job is safe to rerun: it pushes what is missing",
+            ) from None
+        try:
+            return str(self.repo.commit(ref).hexsha)
+        except (ValueError, git.BadName):
+            return None
+
+    def _is_ancestor(self, ancestor: str, commit: str) -> bool:
+        try:
+            self.repo.git.merge_base("--is-ancestor", ancestor, commit)
+        except git.GitCommandError:
+            return False
+        return True
+
+    def replay(self, upstream: str, moment: datetime) -> None:
+        """Replay the branch's commits that `upstream` lacks onto it (git rebase, the job as
+        committer at `moment`), so the branch's first-parent history keeps every commit of
+        origin. Only the job's own record commits are ever replayed: any other commit, or a
+        conflict (a commit on origin changed a record file), raises and leaves the branch as
+        it was."""
+        mine = str(
+            self.repo.git.log("--format=%H%x00%ce%x00%s", f"{upstream}..{self.branch}")
+        ).splitlines()
+        foreign = []
+        for line in mine:
+            sha, email, subject = [*line.split("\0", 2), "", ""][:3]
+            if email != BOT_EMAIL or not subject.startswith(RECORD_SUBJECT):
+                foreign.append(sha[:12])
+        if foreign:
+            raise ClaimsError(
+                f"{REMOTE}'s {self.branch} moved on, and the checkout holds commits that are not"
+                f" the job's records ({', '.join(foreign)}): they are not replayed",
+                f"run the job in a fresh checkout of {self.branch}",
+            )
+        try:
+            with self.repo.git.custom_environment(**self._environment(moment)):
+                self.repo.git.rebase("--no-autostash", upstream, self.branch)
+        except git.GitCommandError as error:
+            with contextlib.suppress(git.GitCommandError):
+                self.repo.git.rebase("--abort")
+            raise ClaimsError(
+                f"the job's record commits cannot be replayed onto {REMOTE}'s {self.branch}"
+                f" ({upstream[:12]}): {self._hide(_stderr(error))}",
+                "a commit on origin changed a record file: a maintainer must look",
+            ) from None

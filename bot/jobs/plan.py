@@ -14,9 +14,9 @@ For each market (SPEC 5, seed "Deadlines"):
   where the record says, never moved) and one `registry-warning` issue is opened.
 - `final`: a record exists and the watch is over (or the market was ANNULLED): only what a
   crashed run left undone (the commit, the issue) is finished.
-- `blocked`: something only a maintainer can fix (a tag of another commit or a lightweight
-  one where the job would tag, an unreadable record, an archive that could not be asked
-  whether it holds a copy after the annulment date): an error, and nothing is done.
+- `blocked`: something only a maintainer can fix (a tag of another commit, in every phase, or
+  a lightweight one where the job would tag, an unreadable record, an archive that could not
+  be asked whether it holds a copy after the annulment date): an error, and nothing is done.
 """
 
 from __future__ import annotations
@@ -41,16 +41,25 @@ StepKind = Literal["tag", "resolve", "archive", "record", "commit", "issue", "re
 
 @dataclass(frozen=True, slots=True)
 class CopyFact:
-    """What the archive said of the snapshot's copy: `found` (find: published or a draft, or
-    None), `checked` (check of the recorded copy), or `error` (it could not be asked)."""
+    """What the archive said of the snapshot's copy: `found` (find: the market's own copy,
+    published or a draft, or None), `checked` (check of the recorded copy), `tag_copy` (a
+    published copy of the tag made for another market: it counts as the tag's copy, but holds
+    no record of this one), or `error` (it could not be asked)."""
 
     found: DepositionState | None = None
     checked: CopyState | None = None
     error: str | None = None
+    tag_copy: DepositionState | None = None
 
     @property
     def published(self) -> bool:
         return self.found is not None and self.found.published
+
+    @property
+    def counted(self) -> DepositionState | None:
+        """The published copy of the tag that counts against annulment: the market's own, else
+        another market's."""
+        return self.found if self.published else self.tag_copy
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,9 @@ class MarketFacts:
     record_committed: bool = False
     record_problem: str | None = None  # the record file exists and cannot be read
     copy: CopyFact = field(default_factory=CopyFact)
+    # Which copy holds this market's record (`ArchiveMetadata.market`): `market-NN`, or
+    # `market-NN-reopened-K` after the K-th --reopen.
+    copy_key: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,16 +119,28 @@ def _issue(market: int, kind: str, label: str, detail: str) -> Step:
     return Step("issue", detail, label, f"market-{market:02d} {kind}")
 
 
-def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
-    """Why the existing tag cannot be the snapshot at `commit` (None: it can, or none exists)."""
+def _tag_commit_problem(facts: MarketFacts, commit: str | None) -> str | None:
+    """Why the existing tag is not on `commit`, the one commit its snapshot may be (main's
+    commit at the close, or the commit the record names); None when it is, or no tag exists.
+    Every phase asks this one function before a tag's tree is read, made or archived: a tag
+    on another commit would make the market resolve, final, from another tree."""
     tag = facts.tag
     if tag is None:
         return None
-    if not tag.annotated:
-        return f"{tag.name} exists as a lightweight tag"
-    if commit is not None and tag.commit != commit:
+    if commit is None:
+        return f"{tag.name} points at {tag.commit[:12]}, but main has no commit by the close"
+    if tag.commit != commit:
         return f"{tag.name} points at {tag.commit[:12]}, not at {commit[:12]}"
     return None
+
+
+def _tag_problem(facts: MarketFacts, commit: str | None) -> str | None:
+    """Why the existing tag cannot be the snapshot the job makes or keeps at `commit` (None: it
+    can, or none exists): it must be on `commit` and annotated."""
+    tag = facts.tag
+    if tag is not None and not tag.annotated:
+        return f"{tag.name} exists as a lightweight tag"
+    return _tag_commit_problem(facts, commit) if commit is not None else None
 
 
 def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> MarketPlan:
@@ -170,7 +194,8 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
             )
         )
         archive = (
-            f"use the published copy {copy.found.doi or copy.found.id}"
+            f"adopt the record inside the published copy {copy.found.doi or copy.found.id} (an"
+            " earlier run decided the market and stopped before its record reached main)"
             if copy.found is not None and copy.found.published
             else f"finish the draft {copy.found.id}"
             if copy.found is not None
@@ -187,7 +212,18 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
             Step("commit", f"commit {path} on main"),
             _issue(number, "resolution", "resolution", f"market {number} resolved"),
         )
-    # The annulment date has passed with no record: nothing made now would count.
+    # The annulment date has passed with no record: nothing made now would count. The tag is
+    # checked as before it (hostile review: a tag placed on another commit after the
+    # annulment date counted, and the market resolved, final, from that commit's tree).
+    problem = _tag_commit_problem(facts, facts.close_commit)
+    if problem is not None:
+        return make(
+            "blocked",
+            f"{problem} (main's commit when the window closed): the annulment date"
+            f" {dates.annul_on} has passed, and a tag on another commit is no snapshot of this"
+            " market; the job never resolves from it nor moves it: a maintainer must delete"
+            " or fix it",
+        )
     if facts.copy.error is not None:
         return make(
             "blocked",
@@ -197,7 +233,7 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
         )
     # What counts as resolution will count it: a lightweight, late or off-branch tag, or a
     # copy published after the annulment date, is no snapshot (the market is ANNULLED).
-    found = facts.copy.found
+    found = facts.copy.counted
     dated = (
         {"tag": tag, "created": format_moment(found.modified)}
         if found is not None and found.published and found.modified is not None

@@ -9,6 +9,7 @@ exists. Market 3 has one qualifying attempt that met its bars (YES); market 5 no
 
 from __future__ import annotations
 
+import hashlib
 import io
 import subprocess
 import tarfile
@@ -125,7 +126,8 @@ def test_close_tags_archives_resolves_records_and_opens_issues(make_registry) ->
         "tagged_at": "2027-09-01T06:00:00Z",
         "state": "ok",
     }
-    assert three["archive"]["kind"] == "local" and three["archive"]["id"] == f"local-{TAG}"
+    assert three["archive"]["kind"] == "local"
+    assert three["archive"]["id"] == f"local-{TAG}-market-03"  # a copy per market
     # Drafted before its copy was made; the committed record holds the copy, so it does not
     # also warn that the copy is missing.
     assert not any("archive copy" in warning for warning in three["warnings"]), three
@@ -177,34 +179,44 @@ def test_a_close_with_the_verification_cache_records_what_one_without_records(
 def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(
     make_registry, fake_zenodo
 ) -> None:
+    """One copy per market: the tagged tree with that market's record, cited by it."""
     built = make_registry()
     report = run(built.root, zenodo(fake_zenodo))
     assert not report.failed, report.render()
-    (deposition,) = fake_zenodo.published()
-    metadata = deposition.metadata
-    assert metadata["keywords"][0] == TAG and "market-3" in metadata["keywords"]
-    assert metadata["related_identifiers"][0]["identifier"] == f"{REPOSITORY}/tree/{TAG}"
-    (data,) = deposition.files.values()
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        files = {
-            m.name.removeprefix(f"{TAG}/"): tar.extractfile(m).read()  # type: ignore[union-attr]
-            for m in tar.getmembers()
-            if m.isfile()
-        }
     tagged = subprocess.run(
         ["git", "-C", str(built.root), "ls-tree", "-r", "--name-only", TAG],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.split()
-    assert set(files) == {*tagged, "resolutions/market-03.yaml", "resolutions/market-05.yaml"}
-    for path in tagged:
-        assert files[path] == (built.repo.commit(TAG).tree / path).data_stream.read()
-    archived = yaml.safe_load(files["resolutions/market-03.yaml"])
-    assert archived["outcome"] == "YES" and archived["archive"] is None
-    three = record(built.root)
-    assert three["archive"]["doi"] == deposition.doi
-    assert three["archive"]["kind"] == "zenodo"
+    by_title = {d.metadata["title"]: d for d in fake_zenodo.published()}
+    assert sorted(by_title) == [
+        f"acme/registry: {TAG}, market-03",
+        f"acme/registry: {TAG}, market-05",
+    ]
+    for market, outcome in ((3, "YES"), (5, "OTHER")):
+        deposition = by_title[f"acme/registry: {TAG}, market-{market:02d}"]
+        metadata = deposition.metadata
+        assert metadata["keywords"][0] == TAG and f"market-{market}" in metadata["keywords"]
+        assert metadata["related_identifiers"][0]["identifier"] == f"{REPOSITORY}/tree/{TAG}"
+        ((name, data),) = deposition.files.items()
+        assert name == f"acme-registry-{TAG}-market-{market:02d}.tar.gz"
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            files = {
+                m.name.removeprefix(f"{TAG}/"): tar.extractfile(m).read()  # type: ignore[union-attr]
+                for m in tar.getmembers()
+                if m.isfile()
+            }
+        path = f"resolutions/market-{market:02d}.yaml"
+        assert set(files) == {*tagged, path}
+        for tracked in tagged:
+            assert files[tracked] == (built.repo.commit(TAG).tree / tracked).data_stream.read()
+        archived = yaml.safe_load(files[path])
+        assert archived["outcome"] == outcome and archived["archive"] is None
+        recorded = record(built.root, market)
+        assert recorded["archive"]["doi"] == deposition.doi
+        assert recorded["archive"]["kind"] == "zenodo"
+        assert recorded["archive"]["sha256"] == "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 # ---- kills and reruns -------------------------------------------------------------------------
@@ -237,7 +249,7 @@ def test_killed_then_rerun_leaves_one_of_everything(make_registry, fake_zenodo, 
     report = run(built.root, zenodo(fake_zenodo))
     assert not report.failed, report.render()
     assert list(read_tags(built.repo)) == [TAG]
-    assert len(fake_zenodo.published()) == 1 and len(fake_zenodo.depositions) == 1
+    assert len(fake_zenodo.published()) == 2 and len(fake_zenodo.depositions) == 2  # per market
     assert record_commits(built.repo, 3) == 1 and record_commits(built.repo, 5) == 1
     assert record(built.root)["archive"]["doi"] == fake_zenodo.published()[0].doi
     assert issues(built.root) == ["market-03-resolution.md", "market-05-resolution.md"]
@@ -246,7 +258,7 @@ def test_killed_then_rerun_leaves_one_of_everything(make_registry, fake_zenodo, 
 @pytest.mark.parametrize("fault", ["500", "429", "hang", "wrong-checksum"])
 def test_zenodo_failure_records_nothing_archived(make_registry, fake_zenodo, fault) -> None:
     built = make_registry()
-    for _ in range(3):
+    for _ in range(4):  # both markets' copies (one per market), two tries each
         fake_zenodo.fail("upload", fault, retry_after=1)
     report = run(built.root, zenodo(fake_zenodo, attempts=2))
     assert report.failed
@@ -258,7 +270,7 @@ def test_zenodo_failure_records_nothing_archived(make_registry, fake_zenodo, fau
     fake_zenodo.released.set()
     report = run(built.root, zenodo(fake_zenodo))
     assert not report.failed, report.render()
-    assert len(fake_zenodo.published()) == 1 and len(fake_zenodo.depositions) == 1
+    assert len(fake_zenodo.published()) == 2 and len(fake_zenodo.depositions) == 2
     assert record(built.root)["archive"]["doi"] == fake_zenodo.published()[0].doi
 
 
@@ -268,17 +280,17 @@ def test_zenodo_failure_records_nothing_archived(make_registry, fake_zenodo, fau
 def test_deleted_zenodo_record_is_noticed_and_archived_again(make_registry, fake_zenodo) -> None:
     built = make_registry()
     assert not run(built.root, zenodo(fake_zenodo)).failed
-    (first,) = fake_zenodo.published()
+    first, _ = fake_zenodo.published()  # market 3's copy, then market 5's
     fake_zenodo.delete_record(first.id)
     report = run(built.root, zenodo(fake_zenodo), as_of=date(2027, 9, 10))
     assert not report.failed, report.render()
     assert "market-03-registry-warning.md" in issues(built.root)
     live = [d for d in fake_zenodo.published() if not d.deleted]
-    assert len(live) == 1 and live[0].id != first.id
+    assert len(live) == 2 and first.id not in [d.id for d in live]
     assert record(built.root)["archive"]["doi"] == first.doi  # the record is final
     again = run(built.root, zenodo(fake_zenodo), as_of=date(2027, 9, 11))
     assert not again.failed, again.render()
-    assert len([d for d in fake_zenodo.published() if not d.deleted]) == 1
+    assert len([d for d in fake_zenodo.published() if not d.deleted]) == 2
     assert issues(built.root).count("market-03-registry-warning.md") == 1
 
 

@@ -89,7 +89,7 @@ def test_a_copy_another_zenodo_user_published_is_not_ours(make_registry, fake_ze
     report = run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC), zenodo(fake_zenodo))
     assert not report.failed, report.render()
     ours = [d for d in fake_zenodo.published() if d.owner == 1]
-    assert len(ours) == 1
+    assert len(ours) == 2  # a copy per market
     assert record(built.root)["archive"]["doi"] == ours[0].doi != foreign.doi
 
 
@@ -114,20 +114,32 @@ def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(make_regi
 
 
 def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> None:
-    """A concurrent push to main makes ours fail: the record is on no branch anyone sees, and
-    a fresh checkout resolves again; no issue may announce the unpublished record."""
+    """Origin refuses the branch (a protection rule, a hook): the record is on no branch anyone
+    sees, so no issue may announce it. (A push refused only because main moved on is replayed
+    and pushed: test_close_windows_decided_once.)"""
     built = make_registry()
     origin = tmp_path / "origin.git"
     git.Repo.init(origin, bare=True)
     built.repo.create_remote("origin", str(origin))
     built.repo.git.push("origin", "main")
-    other = git.Repo.clone_from(str(origin), tmp_path / "other", branch="main")
-    commit_at(other, "OTHER.md", "2027-09-01T05:00:00Z")  # a concurrent merge
-    other.git.push("origin", "main")
+    refuse_main(origin)
     report = run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC))
     assert report.failed
     assert any("git push" in e for e in report.errors), report.render()
     assert not (built.root / ".claims/issues").exists()
+
+
+def refuse_main(origin: Path) -> None:
+    """Origin's pre-receive hook refuses every update of main (tags are accepted)."""
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text(
+        "#!/bin/sh\n"
+        "while read old new ref; do\n"
+        '  [ "$ref" = refs/heads/main ] && { echo "main is protected" >&2; exit 1; }\n'
+        "done\n"
+        "exit 0\n"
+    )
+    hook.chmod(0o755)
 
 
 # ---- (2) a moved tag is never archived --------------------------------------------------------
@@ -141,13 +153,14 @@ def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> Non
     first = run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC))
     assert not first.failed, first.render()
     store = built.root / ".claims/archive"
-    (store / f"{TAG}.json").unlink()
+    for market in (3, 5):
+        (store / f"{TAG}-market-{market:02d}.json").unlink()
     built.repo.delete_tag(built.repo.tags[TAG])
     built.repo.create_tag(TAG, ref="HEAD~1", message="moved")
     report = run_at(built.root, datetime(2027, 9, 10, 6, tzinfo=UTC))
     assert report.failed
     assert [m.phase for m in report.plan.markets] == ["blocked", "blocked"]
-    assert not (store / f"{TAG}.json").exists()
+    assert not list(store.glob(f"{TAG}*.json"))
 
 
 # ---- (1) a final record deleted or rewritten on main ------------------------------------------

@@ -182,8 +182,8 @@ def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
     tarballs = tmp_path / "tarballs"
     report = run(built.root, tarballs=tarballs)
     assert not report.failed, report.render()
-    (tarball,) = tarballs.iterdir()
-    assert tarball.name == "acme-registry-snapshot-2027-06-30.tar.gz"
+    tarball = tarballs / "acme-registry-snapshot-2027-06-30-market-03.tar.gz"  # per market
+    assert sorted(tarballs.iterdir()) == [tarball, tarballs / tarball.name.replace("03", "05")]
     data = record(built.root)
     assert data is not None
     archive = data["archive"]

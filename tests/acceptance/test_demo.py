@@ -84,7 +84,12 @@ def test_the_scheduled_job_makes_the_tags_records_and_the_annulment(tmp_path: Pa
     annulled = (root / ".claims" / "issues" / "market-02-resolution.md").read_text()
     assert "labels: annulled" in annulled
     archived = sorted(path.name for path in (root / ".claims" / "archive").glob("*.json"))
-    assert archived == [f"{tag}.json" for tag in sorted(tags)]
+    records = [yaml.safe_load(path.read_text()) for path in (root / "resolutions").glob("*.yaml")]
+    # One copy per market (issue 21): each recorded market's, holding its record.
+    assert archived == sorted(
+        f"{r['snapshot']['tag']}-market-{r['market']:02d}.json" for r in records if r["archive"]
+    )
+    assert {name.partition("-market-")[0] for name in archived} == set(tags)
 
 
 def _differences(left: Path, right: Path) -> list[str]:

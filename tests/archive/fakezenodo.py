@@ -18,6 +18,7 @@ Routes (under /api):
   GET  /files/<bucket>/<key>                     the bytes
   GET  /records?q=&all_versions=true             published, not deleted           200
   GET  /records/<id>                             410 once deleted, 404 unknown
+  GET  /records/<id>/files/<key>/content         a published record's file          200
 
 Search is loose on purpose, like a full-text phrase match: a hit's identifier need only
 *contain* the quoted phrase, so the client must filter hits itself.
@@ -133,7 +134,7 @@ class FakeZenodo:
         route, args = self._route(request)
         if route is None:
             return _error(404, "The requested URL was not found on the server.")
-        if route not in {"search", "record"} and not self._authorized(request):
+        if route not in {"search", "record", "content"} and not self._authorized(request):
             return _error(401, "The server could not verify that you are authorized.")
         kind, retry_after = (self.faults.get(route) or [("", 0.0)])[0]
         if kind:
@@ -168,6 +169,7 @@ class FakeZenodo:
             ("GET", r"/api/files/bucket-(\d+)/(.+)", "download"),
             ("GET", r"/api/records", "search"),
             ("GET", r"/api/records/(\d+)", "record"),
+            ("GET", r"/api/records/(\d+)/files/(.+)/content", "content"),
         ]
         for want, pattern, route in table:
             match = re.fullmatch(pattern, path)
@@ -262,6 +264,14 @@ class FakeZenodo:
         deposition = self.depositions.get(int(ident))
         if deposition is None or key not in deposition.files:
             return _error(404, "Object does not exist.")
+        return Response(deposition.files[key], mimetype="application/octet-stream")
+
+    def _content(self, request: Request, ident: str, key: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or not deposition.submitted or key not in deposition.files:
+            return _error(404, "PID does not exist.")
+        if deposition.deleted:
+            return _error(410, "PID has been deleted.")
         return Response(deposition.files[key], mimetype="application/octet-stream")
 
     def _search(self, request: Request, damaged: bool = False) -> Response:
