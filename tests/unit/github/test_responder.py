@@ -21,6 +21,7 @@ from bot.github.events import IssueCommentEvent
 from bot.github.port import CommentRef, GitHubError, PullRequestInfo
 from bot.github.publish import build_publication
 from bot.github.responder import (
+    PUT_TRIES,
     AttemptAtHead,
     git_attempt_reader,
     merge_judgments,
@@ -210,9 +211,20 @@ def test_the_branch_moved_once_is_retried_after_reading_again(status: int) -> No
     assert len(memory.commits) == 1 and outcome.commit
 
 
-def test_a_branch_moved_twice_is_an_error_and_nothing_is_replied() -> None:
+def test_concurrent_judge_runs_on_one_attempt_all_land() -> None:
+    """Item 8 of issue 21: /judge runs are no longer queued per PR (a shared group let any
+    later comment cancel a pending one), so several maintainers' /judge runs on one attempt
+    may commit at once: each re-reads judgments.yaml and merges into what landed first."""
     memory = port()
-    memory.moved = 2
+    memory.moved = 3  # three other runs committed between this run's reads and its writes
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert len(memory.commits) == 1 and outcome.commit
+    assert [c for c in memory.calls if c.startswith("put_file")] == [f"put_file {PATH}@main"] * 4
+
+
+def test_a_branch_moving_on_every_try_is_an_error_and_nothing_is_replied() -> None:
+    memory = port()
+    memory.moved = PUT_TRIES
     recorder = Recorder()
     with pytest.raises(GitHubError):
         respond(
