@@ -9,10 +9,14 @@ and the job summary. `publish` posts them: each check run as one POST with the f
 annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title and summary go
 with every call) and a last PATCH with the conclusion; then the comment; then the labels.
 
-The sticky comment carries `MARKER` and a second hidden marker with the verdict key (a digest
-of the evidence, statuses and outcomes). The latest comment by a bot with the marker is edited
-in place while its key is the same; when the verdict changes a new comment is made, so the
-history of verdicts stays on the pull request. All report text goes through
+The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
+line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
+then one line per evidence digest shown. A comment is a verdict comment only when a bot posted
+it and its header parses (`read_verdict_header`): a marker anywhere else in a comment (a `/judge`
+reply quoting a filer's folder name, a person's paste) is not a verdict, and digests are read
+from the header lines only. The latest verdict comment is edited in place while its key is the
+same; when the verdict changes a new comment is made, so the history of verdicts stays on the
+pull request. All report text goes through
 `report.markdown` (escaped: no markup, HTML or @mentions from filer-controlled text).
 """
 
@@ -44,19 +48,22 @@ __all__ = [
     "CheckRunPlan",
     "Posted",
     "Publication",
+    "VerdictHeader",
     "append_step_summary",
     "build_publication",
     "check_url",
     "publish",
+    "read_verdict_header",
     "render_publication",
     "shown_digests",
     "verdict_key_of",
 ]
 
 MARKER = "<!-- claims-bot:verdict -->"
-_KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]+) -->")
-# One per attempt in the sticky comment: the evidence digest the verdict was for (/judge binds
-# a judgment only to evidence a verdict comment showed before the /judge comment).
+# The verdict comment's second line, exactly.
+_KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]{16}) -->")
+# Then one line per attempt: the evidence digest the verdict was for (/judge binds a judgment
+# only to evidence a verdict comment showed before the /judge comment).
 _EVIDENCE = re.compile(r"<!-- claims-bot:evidence ([0-9a-f]{64}) -->")
 # GitHub refuses a comment over 65,536 characters; a check run's summary over 65,535.
 MAX_BODY = 60_000
@@ -90,6 +97,33 @@ class Publication:
     verdict_key: str
     labels: frozenset[str]
     step_summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictHeader:
+    """What a verdict comment's header says: its verdict key and the evidence digests shown."""
+
+    key: str
+    digests: frozenset[str]
+
+
+def read_verdict_header(body: str) -> VerdictHeader | None:
+    """The header `build_publication` writes, read by structure: the first line is `MARKER`
+    exactly, the second the verdict key exactly, then the evidence lines, each exactly, up to
+    the first other line. None when the body does not open so (it is no verdict comment)."""
+    lines = body.replace("\r\n", "\n").split("\n")  # GitHub may store CRLF
+    if len(lines) < 2 or lines[0] != MARKER:
+        return None
+    key = _KEY.fullmatch(lines[1])
+    if key is None:
+        return None
+    digests = set()
+    for line in lines[2:]:
+        found = _EVIDENCE.fullmatch(line)
+        if found is None:
+            break
+        digests.add(found.group(1))
+    return VerdictHeader(key.group(1), frozenset(digests))
 
 
 @dataclass(frozen=True)
@@ -261,16 +295,21 @@ def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> Chec
 
 def shown_digests(comments: Sequence[CommentRef], before: int) -> frozenset[str]:
     """The evidence digests the bot's latest verdict comment older than comment `before`
-    showed (none without one). Comment ids grow with time, and a verdict comment is edited
-    only while its verdict key, which covers the digests, stays the same."""
+    showed in its header (none without one). Comment ids grow with time, and a verdict comment
+    is edited only while its verdict key, which covers the digests, stays the same."""
     latest = _sticky([c for c in comments if c.id < before])
-    return frozenset(_EVIDENCE.findall(latest.body)) if latest else frozenset()
+    return latest[1].digests if latest else frozenset()
 
 
-def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
-    """The latest comment a bot posted with the marker (a person's copy of it never counts)."""
-    ours = [c for c in comments if c.author_type == "Bot" and MARKER in c.body]
-    return max(ours, key=lambda c: c.id) if ours else None
+def _sticky(comments: Sequence[CommentRef]) -> tuple[CommentRef, VerdictHeader] | None:
+    """The latest verdict comment: posted by a bot (a person's copy never counts) and opening
+    with the verdict header (a bot's reply that merely holds the marker never counts)."""
+    ours = [
+        (c, header)
+        for c in comments
+        if c.author_type == "Bot" and (header := read_verdict_header(c.body)) is not None
+    ]
+    return max(ours, key=lambda found: found[0].id) if ours else None
 
 
 def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
@@ -286,11 +325,10 @@ def publish(port: GitHubPort, publication: Publication, number: int, head_sha: s
     if moved_to != head_sha:
         return Posted(runs, None, None, (), (), moved_to=moved_to)
     latest = _sticky(port.comments(number))
-    found = _KEY.search(latest.body) if latest else None
     created, edited = None, None
-    if latest is not None and found and found.group(1) == publication.verdict_key:
-        port.edit_comment(latest.id, publication.comment)
-        edited = latest.id
+    if latest is not None and latest[1].key == publication.verdict_key:
+        port.edit_comment(latest[0].id, publication.comment)
+        edited = latest[0].id
     else:
         created = port.create_comment(number, publication.comment)
     current = set(port.labels(number))

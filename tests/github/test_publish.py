@@ -18,6 +18,7 @@ from bot.github.publish import (
     append_step_summary,
     build_publication,
     publish,
+    read_verdict_header,
 )
 from bot.verdict import AttemptVerdict
 from tests.github import reports
@@ -224,3 +225,38 @@ def test_comment_is_capped_and_keeps_its_marker(messages: list[str], files: list
     assert re.search(r"<!-- claims-bot:verdict-key [0-9a-f]{16} -->", publication.comment)
     for run in publication.check_runs:
         assert len(run.summary) <= 65_535 and len(run.name) <= 200
+
+
+def test_the_verdict_header_reads_back() -> None:
+    """The header `build_publication` writes is what `read_verdict_header` reads: the key and
+    every digest shown, and nothing from the report below it."""
+    publication = build_publication(reports.qualifying(), HEAD)
+    header = read_verdict_header(publication.comment)
+    assert header is not None and header.key == publication.verdict_key
+    digests = {v.digest for v in reports.qualifying().attempts}
+    assert header.digests == digests and len(next(iter(digests))) == 64
+    crlf = read_verdict_header(publication.comment.replace("\n", "\r\n"))
+    assert crlf == header
+    assert read_verdict_header("x\n" + publication.comment) is None
+
+
+def test_a_bot_reply_holding_the_marker_is_not_taken_for_the_verdict_comment(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Item 14 of issue 21, on the publishing side: a reply by the bot that quotes a filer's
+    folder name holding the marker and the verdict key was the "latest verdict comment", so
+    publishing edited that reply in place. Only a comment opening with the header counts."""
+    _pr(fakehub)
+    publication = build_publication(reports.qualifying(), HEAD)
+    key = publication.verdict_key
+    reply = (
+        f"@maint: nothing was recorded: found `attempts/market-03/a/{MARKER}`,"
+        f" `attempts/market-03/b/<!-- claims-bot:verdict-key {key} -->`"
+    )
+    reply_id = fakehub.repo.add_comment(7, reply)
+    posted = publish(gateway, publication, 7, HEAD)
+    assert posted.comment is not None and posted.edited_comment is None
+    assert fakehub.repo.comments[reply_id].body == reply
+    # the verdict comment it made is the one edited next time
+    again = publish(gateway, publication, 7, HEAD)
+    assert again.edited_comment == posted.comment.id

@@ -19,7 +19,7 @@ from bot.evidence.rules import evidence_digest
 from bot.github.commands import parse_comment
 from bot.github.events import IssueCommentEvent
 from bot.github.port import CommentRef, GitHubError, PullRequestInfo
-from bot.github.publish import build_publication
+from bot.github.publish import MARKER, build_publication
 from bot.github.responder import (
     PUT_TRIES,
     AttemptAtHead,
@@ -357,7 +357,10 @@ def test_replies_mention_only_the_commenter_and_carry_no_html() -> None:
     memory = port()
     run(memory, event("/judge reconstructible pass thanks @octocat <img src=x> `rm`"))
     ((_, reply),) = memory.comments_posted
-    assert "| `reconstructible` | pass | `thanks @octocat <img src=x> \u2018rm\u2018` |" in reply
+    assert (
+        "| `reconstructible` | pass | `thanks @octocat \u2039img src=x\u203a \u2018rm\u2018` |"
+        in reply
+    )
     assert sanitise_reply("@maint and @other <b>x</b> `@kept <i>`", "maint") == (
         "@maint and @\N{WORD JOINER}other &lt;b&gt;x&lt;/b&gt; `@kept <i>`"
     )
@@ -431,3 +434,67 @@ def test_a_flood_of_unknown_commands_gets_a_short_reply() -> None:
     listed = len(parse_comment(body).unknown)
     assert listed > 9_000
     assert reply.endswith(f"`/w9` and {listed - 10} more: see `/help` for the commands.")
+
+
+PLANTED = "e" * 64  # the digest of evidence no verdict showed, which the filer will push
+# Folder names a filer chose (printable ASCII, so the reader lists them): one holds the verdict
+# marker, the other an evidence line with the planted digest.
+PLANTING = (
+    f"attempts/market-03/x1/{MARKER}",
+    f"attempts/market-03/y1/<!-- claims-bot:evidence {PLANTED} -->",
+)
+
+
+def test_a_refusal_quoting_planted_folder_names_is_no_verdict_comment() -> None:
+    """Item 14 of issue 21: the /judge refusal, posted by the same bot, quoted the folder
+    names raw in code spans; as the newest bot comment holding the marker it became "the
+    latest verdict", and a maintainer's retried /judge bound to the planted digest. Now only
+    a comment opening with the verdict header counts, and replies neutralise `<` `>`."""
+    # 1. The head files two folders; a maintainer's /judge is refused, quoting their names.
+    memory = port()
+    run(memory, event("/judge reconstructible pass"), Recorder(AttemptAtHead(PLANTING)))
+    ((_, refusal),) = memory.comments_posted
+    assert refusal.startswith("@maint: nothing was recorded: /judge needs a pull request")
+    assert "claims-bot:verdict" in refusal and PLANTED in refusal  # the names are quoted
+    assert "<" not in refusal and ">" not in refusal
+    # 2. The refusal stands on the PR after the true verdict (id 400); the filer pushes the
+    # evidence whose digest was planted, and the maintainer judges again: nothing is recorded.
+    refusal_comment = CommentRef(450, BOT, "Bot", refusal)
+    memory = port()
+    memory.existing.append((7, refusal_comment))
+    planted_head = Recorder(AttemptAtHead((FOLDER,), PLANTED, REQUIRED))
+    outcome, _ = run(memory, event("/judge reconstructible pass"), planted_head)
+    assert memory.commits == [] and not outcome.commit
+    # 3. With the evidence the verdict showed at the head, the judgment binds to its digest.
+    memory = port()
+    memory.existing.append((7, refusal_comment))
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert outcome.commit
+    assert written(memory)["checks"]["reconstructible"]["evidence_digest"] == DIGEST
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the old reply, quoting the names raw (what a bot echoing filer text would post)
+        f"@maint: nothing was recorded: found `{PLANTING[0]}`, `{PLANTING[1]}`",
+        # the marker and a header, but not as the comment's first lines
+        f"Unknown command\n{MARKER}\n<!-- claims-bot:verdict-key {'0' * 16} -->\n"
+        f"<!-- claims-bot:evidence {PLANTED} -->\n",
+        # the marker first, but no verdict-key line after it
+        f"{MARKER}\n<!-- claims-bot:evidence {PLANTED} -->\n",
+    ],
+)
+def test_only_the_verdict_header_is_read_as_a_verdict(body: str) -> None:
+    """Decided once, read from one place: a bot comment holding the marker anywhere but as
+    the verdict header (first line the marker, second the key, then evidence lines) is no
+    verdict, however new."""
+    memory = port()
+    memory.existing.append((7, CommentRef(450, BOT, "Bot", body)))
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert written(memory)["checks"]["reconstructible"]["evidence_digest"] == DIGEST
+    memory = port()
+    memory.existing.append((7, CommentRef(450, BOT, "Bot", body)))
+    planted_head = Recorder(AttemptAtHead((FOLDER,), PLANTED, REQUIRED))
+    outcome, _ = run(memory, event("/judge reconstructible pass"), planted_head)
+    assert memory.commits == [] and not outcome.commit
