@@ -252,7 +252,9 @@ def _publish(args: argparse.Namespace) -> int:
     from bot.report.json_ import read_report
 
     report = VerifyReport.from_json(read_report(_read_report(args.report)))
-    publication = build_publication(report, args.head, args.details_url, args.attestation_url)
+    publication = build_publication(
+        report, args.head, args.details_url, args.attestation_url, pr=args.pr
+    )
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         append_step_summary(Path(summary), publication)
@@ -478,6 +480,9 @@ class _DryRunPort:
         raise self._offline("find pull requests")
 
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
+        raise self._offline("list pull requests")
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
         raise self._offline("list pull requests")
 
     def reviews(self, number: int) -> Sequence[Review]:

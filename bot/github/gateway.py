@@ -215,6 +215,12 @@ class GitHubGateway:
             lambda: [_pull(p) for p in self._repo.get_commit(sha).get_pulls()],
         )
 
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        return self._call(
+            "GET open pull requests",
+            lambda: [_pull(p) for p in self._repo.get_pulls(state="open")],
+        )
+
     def reviews(self, number: int) -> Sequence[Review]:
         def read() -> list[Review]:
             return [

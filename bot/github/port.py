@@ -142,6 +142,12 @@ class GitHubPort(Protocol):
         """GET /commits/{sha}/pulls: the PRs a commit belongs to (its merge commit included)."""
         ...
 
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        """GET /pulls?state=open, every page: the open PRs into any branch. (GET
+        /commits/{sha}/pulls cannot stand in to find the PRs whose head is a commit: it lists
+        no PR from a fork.)"""
+        ...
+
     def reviews(self, number: int) -> Sequence[Review]: ...
 
     def role(self, login: str) -> Role:

@@ -2,12 +2,21 @@
 `GitHubPort`.
 
 `build_publication` is pure: from a `VerifyReport` (read back with `from_json`, so checked) it
-renders one check run per attempt (named `registry: <attempt folder>`: a unique name, since a
-`GITHUB_TOKEN` check run may land in any check suite of the commit), one for the pull request
-itself (what it changes that it may not, and registry problems), the sticky comment, the labels
-and the job summary. `publish` posts them: each check run as one POST with the first 50
+renders one check run per attempt (named `registry: #<PR> <attempt folder>`: a unique name,
+since a `GITHUB_TOKEN` check run may land in any check suite of the commit, and the PR's own,
+since check runs belong to a commit that other PRs may share), one for the pull request itself
+(what it changes that it may not, and registry problems), the sticky comment, the labels and
+the job summary. `publish` posts them: each check run as one POST with the first 50
 annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title and summary go
 with every call) and a last PATCH with the conclusion; then the comment; then the labels.
+
+One verdict per commit: the pull request's run has the fixed name branch protection requires
+(`PULL_REQUEST_RUN`), and a commit holds one conclusion per name, so when another open pull
+request (from any fork, into any branch) has the same head commit, no verdict is posted under
+that name: it fails on the commit for every such pull request, naming them (`shared_head_run`),
+until only one is left (a new push, or a maintainer closes the others). Anyone can open a PR on
+someone else's commit; without this, its verdict overwrote the first PR's required check (red
+for an honest PR, or green for a PR whose own verdict is red).
 
 The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
 line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
@@ -25,7 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -55,6 +64,7 @@ __all__ = [
     "publish",
     "read_verdict_header",
     "render_publication",
+    "shared_head_run",
     "shown_digests",
     "verdict_key_of",
 ]
@@ -134,6 +144,7 @@ class Posted:
     labels_added: tuple[str, ...]
     labels_removed: tuple[str, ...]
     moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
+    shared: frozenset[int] = frozenset()  # other open PRs with this head: the PR's run failed
 
 
 def check_url(text: str) -> str:
@@ -181,7 +192,7 @@ def _annotations(findings: Sequence[Finding], level: str | None = None) -> list[
     return out
 
 
-def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
+def _attempt_run(verdict: AttemptVerdict, footer: str, pr: int | None) -> CheckRunPlan:
     errors = [f for f in [*verdict.findings, *verdict.pr_problems] if f.severity is Severity.ERROR]
     conclusion: Conclusion
     if verdict.evidence == "invalid":
@@ -200,7 +211,7 @@ def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
         *_annotations(verdict.qualification, "warning"),
     ]
     return CheckRunPlan(
-        _plain(f"registry: {verdict.attempt}", _MAX_NAME),
+        _plain(f"registry: {f'#{pr} ' if pr else ''}{verdict.attempt}", _MAX_NAME),
         title,
         render_markdown(alone) + footer,
         conclusion,
@@ -257,14 +268,19 @@ def build_publication(
     head_sha: str,
     details_url: str | None = None,
     attestation_url: str | None = None,
+    pr: int | None = None,
 ) -> Publication:
-    """Everything to post for `report` on the pull request whose head is `head_sha`.
+    """Everything to post for `report` on pull request `pr` (named in the attempts' check
+    runs; None only for tests of the text) whose head is `head_sha`.
 
     Raises `ClaimsError` for a details or attestation URL that is not a plain https URL.
     """
     links = _links(head_sha, details_url, attestation_url)
     footer = f"\n---\n{links}\n"
-    runs = (*(_attempt_run(v, footer) for v in report.attempts), _pull_request_run(report, footer))
+    runs = (
+        *(_attempt_run(v, footer, pr) for v in report.attempts),
+        _pull_request_run(report, footer),
+    )
     key = verdict_key_of(report)
     shown = sorted({v.digest for v in report.attempts if v.digest and _HEX64.fullmatch(v.digest)})
     evidence = "".join(f"<!-- claims-bot:evidence {digest} -->\n" for digest in shown)
@@ -312,32 +328,95 @@ def _sticky(comments: Sequence[CommentRef]) -> tuple[CommentRef, VerdictHeader] 
     return max(ours, key=lambda found: found[0].id) if ours else None
 
 
+def shared_head_run(own: CheckRunPlan, others: Collection[int]) -> CheckRunPlan:
+    """The pull request's required check while `others` (open pull requests) have the same
+    head commit: failure, naming them, with this pull request's own verdict below."""
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    title = f"head commit shared with {listed}: no pull request on it passes"
+    text = (
+        f"### {title}\n\n{_shared_notice(others)}\n\n"
+        f"This pull request's own verdict: **{own.conclusion}**, {own.title}.\n\n"
+    )
+    pointer = "\n… cut here: the summary is capped.\n"
+    summary = text + _capped(own.summary, MAX_BODY - len(text), pointer)
+    return CheckRunPlan(own.name, title, summary, "failure", own.annotations)
+
+
+def _shared_notice(others: Collection[int]) -> str:
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    return (
+        f"**Another open pull request ({listed}) has this pull request's head commit.** Check"
+        f" runs belong to a commit, and `{PULL_REQUEST_RUN}` (the required check) has one"
+        " name, so no pull request on a shared head commit can pass it: the check fails for"
+        " every one of them. To end it, push a new commit here (`git commit --amend --no-edit`"
+        " and push), or a maintainer closes the pull request that is not the filer's and"
+        " runs the `verify` workflow again for this one."
+    )
+
+
+def _sharing(port: GitHubPort, number: int, head_sha: str) -> frozenset[int]:
+    """The other open pull requests whose head is `head_sha`."""
+    return frozenset(
+        pr.number
+        for pr in port.open_pull_requests()
+        if pr.head_sha == head_sha and pr.number != number
+    )
+
+
+def _with_notice(comment: str, notice: str) -> str:
+    """The sticky comment with `notice` after its header and byline (the header stays first)."""
+    cut = comment.find("\n\n") + 2
+    return comment[:cut] + notice + "\n\n" + comment[cut:] if cut > 1 else comment
+
+
 def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
     """Post `publication` on pull request `number`: check runs, the comment, the labels.
 
-    The check runs belong to `head_sha` and are always posted on it. The comment and labels
-    belong to the pull request: they are posted only while its head is still `head_sha`, so a
-    slower run for an older head never overwrites the verdict of a newer one.
+    The check runs belong to `head_sha` and are always posted on it; the pull request's run
+    last, as `shared_head_run` while another open pull request has the same head (read before
+    it is posted, and again after: a pull request opened meanwhile makes it post the failure
+    again). The comment and labels belong to the pull request: they are posted only while its
+    head is still `head_sha`, so a slower run for an older head never overwrites the verdict
+    of a newer one.
 
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
-    runs = tuple(_post_check_run(port, plan, head_sha) for plan in publication.check_runs)
+    own = [plan for plan in publication.check_runs if plan.name == PULL_REQUEST_RUN]
+    runs = [
+        _post_check_run(port, plan, head_sha)
+        for plan in publication.check_runs
+        if plan.name != PULL_REQUEST_RUN
+    ]
+    shared = _sharing(port, number, head_sha)
+    for plan in own:
+        runs.append(
+            _post_check_run(port, shared_head_run(plan, shared) if shared else plan, head_sha)
+        )
+        later = _sharing(port, number, head_sha)
+        if later - shared:
+            shared |= later
+            runs.append(_post_check_run(port, shared_head_run(plan, shared), head_sha))
     moved_to = port.pull_request(number).head_sha
     if moved_to != head_sha:
-        return Posted(runs, None, None, (), (), moved_to=moved_to)
+        return Posted(tuple(runs), None, None, (), (), moved_to=moved_to)
+    comment = (
+        _with_notice(publication.comment, _shared_notice(shared))
+        if shared
+        else (publication.comment)
+    )
     latest = _sticky(port.comments(number))
     created, edited = None, None
     if latest is not None and latest[1].key == publication.verdict_key:
-        port.edit_comment(latest[0].id, publication.comment)
+        port.edit_comment(latest[0].id, comment)
         edited = latest[0].id
     else:
-        created = port.create_comment(number, publication.comment)
+        created = port.create_comment(number, comment)
     current = set(port.labels(number))
     added = tuple(sorted(publication.labels - current))
     port.add_labels(number, added)
     stale = sorted(name for name in current - publication.labels if name.startswith(LABEL_FAMILIES))
     for name in stale:
         port.remove_label(number, name)
-    return Posted(runs, created, edited, added, tuple(stale))
+    return Posted(tuple(runs), created, edited, added, tuple(stale), shared=shared)
 
 
 def render_publication(publication: Publication, repository: str, number: int) -> str:

@@ -45,7 +45,7 @@ def test_without_a_token_it_prints_and_posts_nothing(
     out, err = capsys.readouterr()
     assert code == 0 and fakehub.requests == []
     assert "would post on acme/registry #7:" in out
-    assert f"check run 'registry: {reports.ATTEMPT}': failure" in out
+    assert f"check run 'registry: #7 {reports.ATTEMPT}': failure" in out
     assert "3 annotation(s)" in out and "labels: evidence:invalid" in out
     assert "<!-- claims-bot:verdict -->" in out and "nothing posted" in err
     assert "Evidence invalid" in github_env.read_text()
@@ -70,7 +70,7 @@ def test_with_a_token_it_posts(
     assert f"[full report]({url})" in comment.body
     assert fakehub.repo.labels[7] == ["evidence:invalid"]
     assert {r.name for r in fakehub.repo.check_runs.values()} == {
-        f"registry: {reports.ATTEMPT}",
+        f"registry: #7 {reports.ATTEMPT}",
         "registry: pull request",
     }
     # GitHub refuses (the token cannot write checks): exit 2 with a message, no traceback

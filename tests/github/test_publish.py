@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -260,3 +261,93 @@ def test_a_bot_reply_holding_the_marker_is_not_taken_for_the_verdict_comment(
     # the verdict comment it made is the one edited next time
     again = publish(gateway, publication, 7, HEAD)
     assert again.edited_comment == posted.comment.id
+
+
+def _required(hub: FakeHub) -> tuple[str | None, str | None]:
+    """The conclusion and title of the required check as GitHub reads it on HEAD: the latest
+    `registry: pull request` run of the commit."""
+    runs = [r for r in hub.repo.runs_named(PULL_REQUEST_RUN) if r.head_sha == HEAD]
+    return runs[-1].conclusion, runs[-1].title
+
+
+def test_a_second_pull_request_on_the_same_head_commit_never_flips_the_first(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Item 13 of issue 21: check runs belong to a commit. Mallory opens #8 from her fork on
+    the head commit of Alice's honest #7; the bot posted #8's `not-submitter` failure under
+    the required check's name on that commit (#7 red), and re-verifying #7 then showed #8's
+    required check green. Now while both are open no PR on the commit passes, each failure
+    names the collision, and each PR's attempt runs and comment are its own."""
+    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+
+    fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
+    posted = publish(gateway, build_publication(reports.not_submitter(), HEAD, pr=8), 8, HEAD)
+    assert posted.shared == {7}
+    conclusion, title = _required(fakehub)
+    assert conclusion == "failure" and title is not None and "shared with #7" in title
+
+    # re-verifying the honest PR does not turn the intruder's required check green
+    again = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert again.shared == {8}
+    conclusion, title = _required(fakehub)
+    assert conclusion == "failure" and title is not None and "shared with #8" in title
+    (run,) = [
+        r for r in fakehub.repo.runs_named(PULL_REQUEST_RUN) if r.id == again.check_runs[-1].id
+    ]
+    assert "own verdict: **success**" in (run.summary or "")
+
+    # each PR's attempt run and comment stay its own
+    assert [r.conclusion for r in fakehub.repo.runs_named(f"registry: #7 {reports.ATTEMPT}")] == [
+        "success",
+        "success",
+    ]
+    assert len(fakehub.repo.runs_named(f"registry: #8 {reports.ATTEMPT}")) == 1
+    assert fakehub.repo.runs_named(RUN) == []
+    (seven,) = fakehub.repo.comments_on(7)
+    (eight,) = fakehub.repo.comments_on(8)
+    assert "not-submitter" in eight.body and "not-submitter" not in seven.body
+    assert "Another open pull request (#8)" in seven.body
+    assert read_verdict_header(seven.body) is not None  # the notice comes after the header
+
+    # a maintainer closes the intruder; the honest PR's next verdict passes again
+    fakehub.repo.pulls[8].state = "closed"
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    (seven,) = fakehub.repo.comments_on(7)
+    assert "Another open pull request" not in seven.body
+
+
+class _OpensAPullRequestMidway:
+    """The gateway, but a second PR on HEAD is opened right after the first listing."""
+
+    def __init__(self, gateway: GitHubGateway, hub: FakeHub) -> None:
+        self._gateway, self._hub, self._opened = gateway, hub, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gateway, name)
+
+    def open_pull_requests(self) -> Any:
+        found = self._gateway.open_pull_requests()
+        if not self._opened:
+            self._opened = True
+            self._hub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry")
+        return found
+
+
+def test_a_pull_request_opened_while_the_verdict_posts_still_fails_the_commit(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """The race: #8 opens on #7's head after #7's publish listed the open PRs and before it
+    posted; #8's own run may already be done, so #7's green would be the commit's last word.
+    The listing is read again after posting, and the failure posted when it grew."""
+    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    port = _OpensAPullRequestMidway(gateway, fakehub)
+    posted = publish(port, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == {8}
+    assert [r.conclusion for r in fakehub.repo.runs_named(PULL_REQUEST_RUN)] == [
+        "success",
+        "failure",
+    ]
+    assert _required(fakehub)[0] == "failure"

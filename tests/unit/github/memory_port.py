@@ -63,6 +63,9 @@ class MemoryPort:
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
         return [pr for pr in self.pulls.values() if pr.merge_commit_sha == sha]
 
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        return [pr for pr in self.pulls.values() if pr.state == "open"]
+
     def reviews(self, number: int) -> Sequence[Review]:
         return ()
 
