@@ -280,6 +280,9 @@ def _publish(args: argparse.Namespace) -> int:
         f"posted on {port.repository} #{args.pr}: {len(posted.check_runs)} check run(s),"
         f" {comment}, labels +{list(posted.labels_added)} -{list(posted.labels_removed)}"
     )
+    if posted.shared:
+        shared = ", ".join(f"#{n}" for n in sorted(posted.shared))
+        print(f"the required check failed: the head commit is also the head of {shared}")
     return 0
 
 

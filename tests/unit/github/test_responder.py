@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bot.app import VerifyReport
 from bot.demo.specimen import AttemptSpec
@@ -19,7 +21,7 @@ from bot.evidence.rules import evidence_digest
 from bot.github.commands import parse_comment
 from bot.github.events import IssueCommentEvent
 from bot.github.port import CommentRef, GitHubError, PullRequestInfo
-from bot.github.publish import MARKER, build_publication
+from bot.github.publish import MARKER, build_publication, read_verdict_header
 from bot.github.responder import (
     PUT_TRIES,
     AttemptAtHead,
@@ -498,3 +500,36 @@ def test_only_the_verdict_header_is_read_as_a_verdict(body: str) -> None:
     planted_head = Recorder(AttemptAtHead((FOLDER,), PLANTED, REQUIRED))
     outcome, _ = run(memory, event("/judge reconstructible pass"), planted_head)
     assert memory.commits == [] and not outcome.commit
+
+
+@settings(max_examples=200, deadline=None)
+@example(list(PLANTING), f"{MARKER} x", f"{MARKER}")
+@given(
+    st.lists(st.text(max_size=140), min_size=2, max_size=3),
+    st.text(max_size=300),
+    st.text(max_size=100),
+)
+def test_no_reply_can_carry_a_marker_whatever_the_filer_names(
+    folders: list[str], note: str, problem: str
+) -> None:
+    """Whatever folder names, problem text or note reach a reply, it holds no `<!--` and
+    never reads as a verdict comment: the refusal quoting the folders, the refusal quoting a
+    problem, and the record quoting the note."""
+    bodies = []
+    memory = port()
+    run(memory, event("/judge reconstructible pass"), Recorder(AttemptAtHead(tuple(folders))))
+    memory_problem = port()
+    run(
+        memory_problem,
+        event("/judge reconstructible pass"),
+        Recorder(AttemptAtHead((folders[0],), DIGEST, REQUIRED, problem=problem or "x")),
+    )
+    memory_note = port()
+    line = " ".join(note.split()) or "n"
+    run(memory_note, event(f"/judge reconstructible fail {line}"))
+    for used in (memory, memory_problem, memory_note):
+        bodies += [body for _, body in used.comments_posted]
+    assert len(bodies) == 3
+    for body in bodies:
+        assert "<!--" not in body, body
+        assert read_verdict_header(body) is None
