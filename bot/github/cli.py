@@ -82,6 +82,13 @@ def add_github_parser(commands: Any) -> None:
     publish.add_argument(
         "--attestation-url", type=_url, metavar="URL", help="the report's attestation"
     )
+    publish.add_argument(
+        "--default-branch",
+        metavar="BRANCH",
+        help="the default branch: when the PR is closed for filing under another's slug on a"
+        " head commit other open PRs share, the verify workflow is started on it for each of"
+        " them (their verdict may be the shared-head failure)",
+    )
     publish.set_defaults(github_handler=_publish)
 
     _add_verify(sub)
@@ -264,7 +271,7 @@ def _publish(args: argparse.Namespace) -> int:
         print(printable(render_publication(publication, repository, args.pr)), end="")
         print("no GITHUB_TOKEN: nothing posted", file=sys.stderr)
         return 0
-    posted = publish(port, publication, args.pr, args.head)
+    posted = publish(port, publication, args.pr, args.head, _reverify(port, args.default_branch))
     if posted.moved_to is not None:
         print(
             f"posted on {port.repository} {args.head[:12]}: {len(posted.check_runs)} check"
@@ -282,8 +289,23 @@ def _publish(args: argparse.Namespace) -> int:
     )
     if posted.shared:
         shared = ", ".join(f"#{n}" for n in sorted(posted.shared))
-        print(f"the required check failed: the head commit is also the head of {shared}")
+        if posted.closed:
+            print(f"closed #{args.pr}: it files under another's slug on the head of {shared}")
+        else:
+            print(f"the required check failed: the head commit is also the head of {shared}")
     return 0
+
+
+def _reverify(port: GitHubPort, default_branch: str | None) -> Callable[[int], None] | None:
+    """Start the verify workflow for pull request N (its verdict is posted again)."""
+    if not default_branch:
+        return None
+
+    def reverify(number: int) -> None:
+        port.dispatch_workflow(VERIFY_WORKFLOW, default_branch, {"pr": str(number)})
+        print(f"re-post: started {VERIFY_WORKFLOW} for #{number} on {default_branch}")
+
+    return reverify
 
 
 def _connect(repository: str) -> GitHubPort | None:
@@ -487,6 +509,9 @@ class _DryRunPort:
 
     def open_pull_requests(self) -> Sequence[PullRequestInfo]:
         raise self._offline("list pull requests")
+
+    def close_pull_request(self, number: int) -> None:
+        raise self._offline("close pull requests")
 
     def reviews(self, number: int) -> Sequence[Review]:
         raise self._offline("read reviews")

@@ -221,6 +221,12 @@ class GitHubGateway:
             lambda: [_pull(p) for p in self._repo.get_pulls(state="open")],
         )
 
+    def close_pull_request(self, number: int) -> None:
+        self._call(
+            f"PATCH pull request #{number} (close)",
+            lambda: self._repo.get_pull(number).edit(state="closed"),
+        )
+
     def reviews(self, number: int) -> Sequence[Review]:
         def read() -> list[Review]:
             return [

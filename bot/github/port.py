@@ -148,6 +148,10 @@ class GitHubPort(Protocol):
         no PR from a fork.)"""
         ...
 
+    def close_pull_request(self, number: int) -> None:
+        """PATCH /pulls/{number} state=closed (closing a closed one is no error)."""
+        ...
+
     def reviews(self, number: int) -> Sequence[Review]: ...
 
     def role(self, login: str) -> Role:

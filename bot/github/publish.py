@@ -11,12 +11,13 @@ annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title an
 with every call) and a last PATCH with the conclusion; then the comment; then the labels.
 
 One verdict per commit: the pull request's run has the fixed name branch protection requires
-(`PULL_REQUEST_RUN`), and a commit holds one conclusion per name, so when another open pull
-request (from any fork, into any branch) has the same head commit, no verdict is posted under
-that name: it fails on the commit for every such pull request, naming them (`shared_head_run`),
-until only one is left (a new push, or a maintainer closes the others). Anyone can open a PR on
-someone else's commit; without this, its verdict overwrote the first PR's required check (red
-for an honest PR, or green for a PR whose own verdict is red).
+(`PULL_REQUEST_RUN`), and a commit holds one conclusion per name. Anyone can open a PR on
+someone else's commit; its verdict overwrote the first PR's required check (red for an honest
+PR, or green for a PR whose own verdict is red). So while another open pull request (from any
+fork, into any branch) has the same head commit, a PR filing under a slug its author does not
+own is closed instead of posting under that name (the others are verified again), and any
+other PR's check fails on the commit, naming the others (`shared_head_run`), until only one is
+left (a new push, or a maintainer closes the others).
 
 The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
 line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
@@ -34,14 +35,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from bot.app import VerifyReport
 from bot.errors import ClaimsError
-from bot.findings import Finding, Severity
+from bot.findings import Code, Finding, Severity
 from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort
 from bot.report.cap import cap_findings, count_findings
 from bot.report.markdown import render_markdown
@@ -107,6 +108,9 @@ class Publication:
     verdict_key: str
     labels: frozenset[str]
     step_summary: str
+    # The PR files under a submitter slug its author does not own (`not-submitter`): on a head
+    # commit another open PR has, it is closed instead of failing that PR's required check.
+    unowned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +148,8 @@ class Posted:
     labels_added: tuple[str, ...]
     labels_removed: tuple[str, ...]
     moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
-    shared: frozenset[int] = frozenset()  # other open PRs with this head: the PR's run failed
+    shared: frozenset[int] = frozenset()  # other open PRs with this head commit
+    closed: bool = False  # the PR was closed: it filed under another's slug on a shared head
 
 
 def check_url(text: str) -> str:
@@ -296,7 +301,10 @@ def build_publication(
         f"verdict:{v.status}" for v in report.attempts if v.status
     }
     summary = render_markdown(report) + footer
-    return Publication(runs, comment, key, frozenset(labels), summary)
+    unowned = any(
+        f.code is Code.NOT_SUBMITTER and f.severity is Severity.ERROR for f in report.pr_problems
+    )
+    return Publication(runs, comment, key, frozenset(labels), summary, unowned)
 
 
 def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> CheckRunRef:
@@ -369,15 +377,37 @@ def _with_notice(comment: str, notice: str) -> str:
     return comment[:cut] + notice + "\n\n" + comment[cut:] if cut > 1 else comment
 
 
-def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
+def _intruder_notice(others: Collection[int]) -> str:
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    return (
+        f"**Closed: this pull request's head commit is also the head of {listed}, and it files"
+        " under a submitter its author does not own (`not-submitter` below).** Check runs"
+        f" belong to a commit and `{PULL_REQUEST_RUN}` (the required check) has one name, so"
+        " its verdict would have replaced theirs. File under your own submitter slug, on a"
+        " commit of your own."
+    )
+
+
+def publish(
+    port: GitHubPort,
+    publication: Publication,
+    number: int,
+    head_sha: str,
+    reverify: Callable[[int], None] | None = None,
+) -> Posted:
     """Post `publication` on pull request `number`: check runs, the comment, the labels.
 
     The check runs belong to `head_sha` and are always posted on it; the pull request's run
-    last, as `shared_head_run` while another open pull request has the same head (read before
-    it is posted, and again after: a pull request opened meanwhile makes it post the failure
-    again). The comment and labels belong to the pull request: they are posted only while its
-    head is still `head_sha`, so a slower run for an older head never overwrites the verdict
-    of a newer one.
+    last. While another open pull request has the same head commit (read before it is posted,
+    and again after: one opened meanwhile makes it post the failure again):
+    - a pull request filing under a submitter its author does not own (`publication.unowned`)
+      gets no required check on the commit: it is closed with its comment saying why, and
+      `reverify` is called for each of the others (their last verdict may be the failure
+      below, posted while it was open);
+    - any other gets `shared_head_run`: the required check fails for all of them.
+    The comment and labels belong to the pull request: they are posted only while its head is
+    still `head_sha`, so a slower run for an older head never overwrites the verdict of a
+    newer one (and a pull request whose head moved is not closed).
 
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
     own = [plan for plan in publication.check_runs if plan.name == PULL_REQUEST_RUN]
@@ -387,22 +417,21 @@ def publish(port: GitHubPort, publication: Publication, number: int, head_sha: s
         if plan.name != PULL_REQUEST_RUN
     ]
     shared = _sharing(port, number, head_sha)
-    for plan in own:
-        runs.append(
-            _post_check_run(port, shared_head_run(plan, shared) if shared else plan, head_sha)
-        )
+    intruder = bool(shared) and publication.unowned
+    for plan in [] if intruder else own:
+        first = shared_head_run(plan, shared) if shared else plan
+        runs.append(_post_check_run(port, first, head_sha))
         later = _sharing(port, number, head_sha)
         if later - shared:
             shared |= later
             runs.append(_post_check_run(port, shared_head_run(plan, shared), head_sha))
     moved_to = port.pull_request(number).head_sha
     if moved_to != head_sha:
-        return Posted(tuple(runs), None, None, (), (), moved_to=moved_to)
-    comment = (
-        _with_notice(publication.comment, _shared_notice(shared))
-        if shared
-        else (publication.comment)
-    )
+        return Posted(tuple(runs), None, None, (), (), moved_to=moved_to, shared=shared)
+    comment = publication.comment
+    if shared:
+        notice = _intruder_notice(shared) if intruder else _shared_notice(shared)
+        comment = _with_notice(comment, notice)
     latest = _sticky(port.comments(number))
     created, edited = None, None
     if latest is not None and latest[1].key == publication.verdict_key:
@@ -416,7 +445,12 @@ def publish(port: GitHubPort, publication: Publication, number: int, head_sha: s
     stale = sorted(name for name in current - publication.labels if name.startswith(LABEL_FAMILIES))
     for name in stale:
         port.remove_label(number, name)
-    return Posted(tuple(runs), created, edited, added, tuple(stale), shared=shared)
+    if intruder:
+        port.close_pull_request(number)
+        for other in sorted(shared):
+            if reverify is not None:
+                reverify(other)
+    return Posted(tuple(runs), created, edited, added, tuple(stale), shared=shared, closed=intruder)
 
 
 def render_publication(publication: Publication, repository: str, number: int) -> str:

@@ -270,53 +270,99 @@ def _required(hub: FakeHub) -> tuple[str | None, str | None]:
     return runs[-1].conclusion, runs[-1].title
 
 
-def test_a_second_pull_request_on_the_same_head_commit_never_flips_the_first(
+def _open(hub: FakeHub, number: int, author: str) -> None:
+    hub.repo.add_pull(number, author, HEAD, head_repo=f"{author}/registry", head_branch="x")
+
+
+def test_an_intruders_pull_request_on_the_same_head_commit_never_flips_the_first(
     fakehub: FakeHub, gateway: GitHubGateway
 ) -> None:
     """Item 13 of issue 21: check runs belong to a commit. Mallory opens #8 from her fork on
-    the head commit of Alice's honest #7; the bot posted #8's `not-submitter` failure under
-    the required check's name on that commit (#7 red), and re-verifying #7 then showed #8's
-    required check green. Now while both are open no PR on the commit passes, each failure
-    names the collision, and each PR's attempt runs and comment are its own."""
-    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    the head commit of Alice's honest #7, filing under Alice's slug; the bot posted #8's
+    `not-submitter` failure under the required check's name on that commit, turning #7 red.
+    Now #8 gets no required check on the shared commit: it is closed, saying why, and #7 is
+    verified again; each PR's attempt runs and comment stay its own."""
+    reverified: list[int] = []
+    _open(fakehub, 7, "alice")
     publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
     assert _required(fakehub) == ("success", "changes only what a pull request may")
 
-    fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
-    posted = publish(gateway, build_publication(reports.not_submitter(), HEAD, pr=8), 8, HEAD)
-    assert posted.shared == {7}
-    conclusion, title = _required(fakehub)
-    assert conclusion == "failure" and title is not None and "shared with #7" in title
-
-    # re-verifying the honest PR does not turn the intruder's required check green
-    again = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
-    assert again.shared == {8}
-    conclusion, title = _required(fakehub)
-    assert conclusion == "failure" and title is not None and "shared with #8" in title
-    (run,) = [
-        r for r in fakehub.repo.runs_named(PULL_REQUEST_RUN) if r.id == again.check_runs[-1].id
-    ]
-    assert "own verdict: **success**" in (run.summary or "")
-
-    # each PR's attempt run and comment stay its own
+    _open(fakehub, 8, "mallory")
+    intruder = build_publication(reports.not_submitter(), HEAD, pr=8)
+    posted = publish(gateway, intruder, 8, HEAD, reverified.append)
+    assert (posted.shared, posted.closed, reverified) == ({7}, True, [7])
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    assert fakehub.repo.pulls[8].state == "closed" and fakehub.repo.pulls[7].state == "open"
+    (eight,) = fakehub.repo.comments_on(8)
+    assert "**Closed: this pull request's head commit is also the head of #7" in eight.body
+    assert "not-submitter" in eight.body and read_verdict_header(eight.body) is not None
     assert [r.conclusion for r in fakehub.repo.runs_named(f"registry: #7 {reports.ATTEMPT}")] == [
-        "success",
-        "success",
+        "success"
     ]
     assert len(fakehub.repo.runs_named(f"registry: #8 {reports.ATTEMPT}")) == 1
     assert fakehub.repo.runs_named(RUN) == []
     (seven,) = fakehub.repo.comments_on(7)
-    (eight,) = fakehub.repo.comments_on(8)
-    assert "not-submitter" in eight.body and "not-submitter" not in seven.body
-    assert "Another open pull request (#8)" in seven.body
-    assert read_verdict_header(seven.body) is not None  # the notice comes after the header
+    assert "not-submitter" not in seven.body and "#8" not in seven.body
 
-    # a maintainer closes the intruder; the honest PR's next verdict passes again
-    fakehub.repo.pulls[8].state = "closed"
+
+def test_a_verdict_posted_while_an_intruder_was_open_is_posted_again_once_it_is_closed(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """#7 is verified while Mallory's #8 is open on its head (her run is slower): #7's
+    required check fails, naming #8. #8's own run closes it and asks for #7 again, which
+    then passes."""
+    _open(fakehub, 7, "alice")
+    _open(fakehub, 8, "mallory")
+    first = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert first.shared == {8}
+    conclusion, title = _required(fakehub)
+    assert conclusion == "failure" and title == (
+        "head commit shared with #8: no pull request on it passes"
+    )
+    reverified: list[int] = []
+    intruder = build_publication(reports.not_submitter(), HEAD, pr=8)
+    publish(gateway, intruder, 8, HEAD, reverified.append)
+    assert reverified == [7] and _required(fakehub)[0] == "failure"  # not green by #8's run
     publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
     assert _required(fakehub) == ("success", "changes only what a pull request may")
     (seven,) = fakehub.repo.comments_on(7)
-    assert "Another open pull request" not in seven.body
+    assert "Another open pull request" not in seven.body  # the notice went with the edit
+
+
+def test_two_owners_pull_requests_on_one_head_commit_both_fail_until_one_is_left(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """When neither PR is refused as `not-submitter` (a new slug: its first filer claims
+    it), neither can be told apart from the other: while both are open, the required check
+    fails on the commit for both, each naming the other (on 611a91f re-verifying #7 showed
+    #8's required check green), and no PR is closed."""
+    _open(fakehub, 7, "alice")
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    _open(fakehub, 8, "mallory")
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=8), 8, HEAD)
+    assert (posted.shared, posted.closed) == ({7}, False)
+    assert _required(fakehub) == (
+        "failure",
+        "head commit shared with #7: no pull request on it passes",
+    )
+    again = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert again.shared == {8}
+    assert _required(fakehub) == (
+        "failure",
+        "head commit shared with #8: no pull request on it passes",
+    )
+    (run,) = [
+        r for r in fakehub.repo.runs_named(PULL_REQUEST_RUN) if r.id == again.check_runs[-1].id
+    ]
+    assert "own verdict: **success**" in (run.summary or "")
+    (seven,) = fakehub.repo.comments_on(7)
+    assert "Another open pull request (#8)" in seven.body
+    assert read_verdict_header(seven.body) is not None  # the notice comes after the header
+    assert {p.state for p in fakehub.repo.pulls.values()} == {"open"}
+    # a maintainer closes one; the other's next verdict passes
+    fakehub.repo.pulls[8].state = "closed"
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
 
 
 class _OpensAPullRequestMidway:

@@ -344,6 +344,7 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
         "checks": "write",
         "pull-requests": "write",
         "issues": "write",
+        "actions": "write",  # re-verify the PRs sharing the head of a PR it closed
         "id-token": "write",
         "attestations": "write",
     }
