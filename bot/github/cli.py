@@ -500,7 +500,7 @@ class _DryRunPort:
 
     # Not used by the responder.
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
         raise self._offline("find pull requests")
 

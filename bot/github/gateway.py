@@ -198,12 +198,13 @@ class GitHubGateway:
         return self._call(f"GET pull request #{number}", lambda: _pull(self._repo.get_pull(number)))
 
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
         def find() -> PullRequestInfo | None:
-            pulls = self._repo.get_pulls(state="open", head=f"{head_owner}:{head_branch}")
+            into = {"base": base} if base is not None else {}
+            pulls = self._repo.get_pulls(state="open", head=f"{head_owner}:{head_branch}", **into)
             for pull in map(_pull, pulls):
-                if pull.head_sha == head_sha:
+                if pull.head_sha == head_sha and (base is None or pull.base_branch == base):
                     return pull
             return None
 

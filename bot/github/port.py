@@ -132,10 +132,12 @@ class GitHubPort(Protocol):
     def pull_request(self, number: int) -> PullRequestInfo: ...
 
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
-        """The open PR whose head is head_owner:head_branch, only if its head is `head_sha`
-        (GET /pulls?head=owner:branch; `workflow_run.pull_requests` is empty for forks)."""
+        """The open PR whose head is head_owner:head_branch (into `base` when given), only if
+        its head is `head_sha` (GET /pulls?head=owner:branch&base=base;
+        `workflow_run.pull_requests` is empty for forks). Anyone may open a PR from any
+        fork's branch, into any branch, so without `base` the answer may be another's PR."""
         ...
 
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:

@@ -546,6 +546,8 @@ def _list_pulls(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> A
             for p in pulls
             if p.head_repo and p.head_repo.split("/")[0] == owner and p.head_branch == branch
         ]
+    if "base" in query:
+        pulls = [p for p in pulls if p.base_branch == query["base"]]
     return [hub.pull_json(repo, p, simple=True) for p in sorted(pulls, key=lambda p: -p.number)]
 
 

@@ -480,6 +480,22 @@ def test_no_comment_can_cancel_or_displace_a_maintainers_judge_run() -> None:
         assert comment_runs_share_no_group(snippet, _load(snippet)) != [], snippet
 
 
+def test_verify_runs_of_two_pull_requests_on_one_commit_never_share_a_group() -> None:
+    """Another PR on the same head commit (any fork can push it) must not replace this PR's
+    pending verify run: GitHub cancels a group's pending run when another joins it. The group
+    holds the head repository and branch (one open PR per head branch and base) and the SHA,
+    or the dispatched PR's number."""
+    group = str(_workflow("verify.yml")["concurrency"]["group"])
+    for part in (
+        "github.event.workflow_run.head_repository.full_name",
+        "github.event.workflow_run.head_branch",
+        "github.event.workflow_run.head_sha",
+        "inputs.pr",
+    ):
+        assert part in group, part
+    assert _workflow("verify.yml")["concurrency"]["cancel-in-progress"] is False
+
+
 def test_every_job_has_a_timeout() -> None:
     for file in _workflow_files():
         for name, job in _jobs(_load(file.read_text(encoding="utf-8"))):
