@@ -14,7 +14,7 @@ One verdict per commit: the pull request's run has the fixed name branch protect
 (`PULL_REQUEST_RUN`), and a commit holds one conclusion per name. Anyone can open a PR on
 someone else's commit; its verdict overwrote the first PR's required check (red for an honest
 PR, or green for a PR whose own verdict is red). So while another open pull request (from any
-fork, into any branch) has the same head commit, a PR filing under a slug its author does not
+fork, into the same base branch) has the same head commit, a PR filing under a slug its author does not
 own is closed instead of posting under that name (the others are verified again), and any
 other PR's check fails on the commit, naming the others (`shared_head_run`), until only one is
 left (a new push, or a maintainer closes the others).
@@ -363,11 +363,18 @@ def _shared_notice(others: Collection[int]) -> str:
 
 
 def _sharing(port: GitHubPort, number: int, head_sha: str) -> frozenset[int]:
-    """The other open pull requests whose head is `head_sha`."""
+    """The other open pull requests whose head is `head_sha`, into the same base branch as
+    pull request `number` (into any branch when it is not open: fail closed). A PR into
+    another branch gets no verdict and cannot be merged into this one through it; retargeted,
+    it starts `check` again (`edited`), and its own run then answers for it."""
+    open_pulls = port.open_pull_requests()
+    bases = {pr.base_branch for pr in open_pulls if pr.number == number}
     return frozenset(
         pr.number
-        for pr in port.open_pull_requests()
-        if pr.head_sha == head_sha and pr.number != number
+        for pr in open_pulls
+        if pr.head_sha == head_sha
+        and pr.number != number
+        and (not bases or pr.base_branch in bases)
     )
 
 

@@ -365,6 +365,24 @@ def test_two_owners_pull_requests_on_one_head_commit_both_fail_until_one_is_left
     assert _required(fakehub) == ("success", "changes only what a pull request may")
 
 
+def test_a_pull_request_into_another_branch_on_the_same_head_changes_nothing(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """A PR on the head commit into another branch gets no verdict (locate refuses it), so it
+    must not fail the default branch's PR: its own run would never close it. Retargeted, it
+    is checked again (check.yml runs on `edited`)."""
+    _open(fakehub, 7, "alice")
+    fakehub.repo.add_pull(
+        8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x", base_branch="legacy"
+    )
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == frozenset()
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    fakehub.repo.pulls[8].base_branch = "main"  # retargeted
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == {8} and _required(fakehub)[0] == "failure"
+
+
 class _OpensAPullRequestMidway:
     """The gateway, but a second PR on HEAD is opened right after the first listing."""
 

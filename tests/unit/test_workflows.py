@@ -311,6 +311,8 @@ def _workflow(name: str) -> Workflow:
 def test_check_is_untrusted_feedback_on_pull_request_only() -> None:
     check = _workflow("check.yml")
     assert set(check["on"]) == {"pull_request"}
+    # a retargeted PR (`edited`) is verified again: no verdict of another PR stands for it
+    assert check["on"]["pull_request"]["types"] == ["opened", "synchronize", "reopened", "edited"]
     assert sorted(check["on"]["pull_request"]["paths"]) == [
         "attempts/**",
         "challenge-runs/**",
