@@ -82,6 +82,13 @@ def add_github_parser(commands: Any) -> None:
     publish.add_argument(
         "--attestation-url", type=_url, metavar="URL", help="the report's attestation"
     )
+    publish.add_argument(
+        "--default-branch",
+        metavar="BRANCH",
+        help="the default branch: when the PR is closed for filing under another's slug on a"
+        " head commit other open PRs share, the verify workflow is started on it for each of"
+        " them (their verdict may be the shared-head failure)",
+    )
     publish.set_defaults(github_handler=_publish)
 
     _add_verify(sub)
@@ -252,7 +259,9 @@ def _publish(args: argparse.Namespace) -> int:
     from bot.report.json_ import read_report
 
     report = VerifyReport.from_json(read_report(_read_report(args.report)))
-    publication = build_publication(report, args.head, args.details_url, args.attestation_url)
+    publication = build_publication(
+        report, args.head, args.details_url, args.attestation_url, pr=args.pr
+    )
     summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if summary:
         append_step_summary(Path(summary), publication)
@@ -262,7 +271,7 @@ def _publish(args: argparse.Namespace) -> int:
         print(printable(render_publication(publication, repository, args.pr)), end="")
         print("no GITHUB_TOKEN: nothing posted", file=sys.stderr)
         return 0
-    posted = publish(port, publication, args.pr, args.head)
+    posted = publish(port, publication, args.pr, args.head, _reverify(port, args.default_branch))
     if posted.moved_to is not None:
         print(
             f"posted on {port.repository} {args.head[:12]}: {len(posted.check_runs)} check"
@@ -278,7 +287,25 @@ def _publish(args: argparse.Namespace) -> int:
         f"posted on {port.repository} #{args.pr}: {len(posted.check_runs)} check run(s),"
         f" {comment}, labels +{list(posted.labels_added)} -{list(posted.labels_removed)}"
     )
+    if posted.shared:
+        shared = ", ".join(f"#{n}" for n in sorted(posted.shared))
+        if posted.closed:
+            print(f"closed #{args.pr}: it files under another's slug on the head of {shared}")
+        else:
+            print(f"the required check failed: the head commit is also the head of {shared}")
     return 0
+
+
+def _reverify(port: GitHubPort, default_branch: str | None) -> Callable[[int], None] | None:
+    """Start the verify workflow for pull request N (its verdict is posted again)."""
+    if not default_branch:
+        return None
+
+    def reverify(number: int) -> None:
+        port.dispatch_workflow(VERIFY_WORKFLOW, default_branch, {"pr": str(number)})
+        print(f"re-post: started {VERIFY_WORKFLOW} for #{number} on {default_branch}")
+
+    return reverify
 
 
 def _connect(repository: str) -> GitHubPort | None:
@@ -473,12 +500,18 @@ class _DryRunPort:
 
     # Not used by the responder.
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
         raise self._offline("find pull requests")
 
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
         raise self._offline("list pull requests")
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        raise self._offline("list pull requests")
+
+    def close_pull_request(self, number: int) -> None:
+        raise self._offline("close pull requests")
 
     def reviews(self, number: int) -> Sequence[Review]:
         raise self._offline("read reviews")

@@ -109,10 +109,17 @@ def clean_note(text: str) -> str:
     return " ".join(text.split())
 
 
+# What a reply never echoes from filer text: a backtick would end the code span, and `<` `>`
+# could spell an HTML comment such as the verdict marker (`<!-- claims-bot:... -->`).
+_NEUTRAL = str.maketrans({"`": "\u2018", "<": "\u2039", ">": "\u203a"})
+
+
 def code_span(text: str, limit: int = 200) -> str:
-    """Untrusted text as inline code: cleaned, capped, backticks replaced. Inside a code span
-    GitHub renders no HTML, links no @mention and formats no Markdown."""
-    text = clean_note(text).replace("`", "\u2018")
+    """Untrusted text as inline code, the one way a reply quotes filer text: cleaned (no line
+    breaks or invisible characters), capped, backticks and angle brackets replaced by look-alikes
+    (so no marker the bot writes, `<!-- ... -->`, can be formed). Inside a code span GitHub
+    renders no HTML, links no @mention and formats no Markdown."""
+    text = clean_note(text).translate(_NEUTRAL)
     if len(text) > limit:
         text = text[: limit - 1] + "\u2026"
     return f"`{text}`" if text else "` `"

@@ -198,12 +198,13 @@ class GitHubGateway:
         return self._call(f"GET pull request #{number}", lambda: _pull(self._repo.get_pull(number)))
 
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
         def find() -> PullRequestInfo | None:
-            pulls = self._repo.get_pulls(state="open", head=f"{head_owner}:{head_branch}")
+            into = {"base": base} if base is not None else {}
+            pulls = self._repo.get_pulls(state="open", head=f"{head_owner}:{head_branch}", **into)
             for pull in map(_pull, pulls):
-                if pull.head_sha == head_sha:
+                if pull.head_sha == head_sha and (base is None or pull.base_branch == base):
                     return pull
             return None
 
@@ -213,6 +214,18 @@ class GitHubGateway:
         return self._call(
             f"GET pull requests of commit {sha}",
             lambda: [_pull(p) for p in self._repo.get_commit(sha).get_pulls()],
+        )
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        return self._call(
+            "GET open pull requests",
+            lambda: [_pull(p) for p in self._repo.get_pulls(state="open")],
+        )
+
+    def close_pull_request(self, number: int) -> None:
+        self._call(
+            f"PATCH pull request #{number} (close)",
+            lambda: self._repo.get_pull(number).edit(state="closed"),
         )
 
     def reviews(self, number: int) -> Sequence[Review]:

@@ -65,10 +65,15 @@ def locate_pull_request(port: GitHubPort, run: WorkflowRunEvent) -> Located | st
         return f"the workflow run was started by {run.event!r}, not by a pull request"
     if run.repository != port.repository:
         return f"the workflow run belongs to {run.repository}, not to {port.repository}"
-    pr = port.find_pull_request(run.head_owner, run.head_branch, run.head_sha)
+    # Into the default branch only: anyone may open a PR from this fork's branch into another
+    # branch, and that PR, listed first, hid the one into the default branch (no verdict).
+    pr = port.find_pull_request(
+        run.head_owner, run.head_branch, run.head_sha, base=run.default_branch
+    )
     if pr is None:
         return (
-            f"no open pull request has the head {run.head_owner}:{run.head_branch} at"
+            f"no open pull request into {run.default_branch} has the head"
+            f" {run.head_owner}:{run.head_branch} at"
             f" {run.head_sha} (closed, or pushed again since the run)"
         )
     if pr.head_sha != run.head_sha:

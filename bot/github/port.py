@@ -132,14 +132,26 @@ class GitHubPort(Protocol):
     def pull_request(self, number: int) -> PullRequestInfo: ...
 
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
-        """The open PR whose head is head_owner:head_branch, only if its head is `head_sha`
-        (GET /pulls?head=owner:branch; `workflow_run.pull_requests` is empty for forks)."""
+        """The open PR whose head is head_owner:head_branch (into `base` when given), only if
+        its head is `head_sha` (GET /pulls?head=owner:branch&base=base;
+        `workflow_run.pull_requests` is empty for forks). Anyone may open a PR from any
+        fork's branch, into any branch, so without `base` the answer may be another's PR."""
         ...
 
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
         """GET /commits/{sha}/pulls: the PRs a commit belongs to (its merge commit included)."""
+        ...
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        """GET /pulls?state=open, every page: the open PRs into any branch. (GET
+        /commits/{sha}/pulls cannot stand in to find the PRs whose head is a commit: it lists
+        no PR from a fork.)"""
+        ...
+
+    def close_pull_request(self, number: int) -> None:
+        """PATCH /pulls/{number} state=closed (closing a closed one is no error)."""
         ...
 
     def reviews(self, number: int) -> Sequence[Review]: ...

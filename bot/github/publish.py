@@ -2,17 +2,31 @@
 `GitHubPort`.
 
 `build_publication` is pure: from a `VerifyReport` (read back with `from_json`, so checked) it
-renders one check run per attempt (named `registry: <attempt folder>`: a unique name, since a
-`GITHUB_TOKEN` check run may land in any check suite of the commit), one for the pull request
-itself (what it changes that it may not, and registry problems), the sticky comment, the labels
-and the job summary. `publish` posts them: each check run as one POST with the first 50
+renders one check run per attempt (named `registry: #<PR> <attempt folder>`: a unique name,
+since a `GITHUB_TOKEN` check run may land in any check suite of the commit, and the PR's own,
+since check runs belong to a commit that other PRs may share), one for the pull request itself
+(what it changes that it may not, and registry problems), the sticky comment, the labels and
+the job summary. `publish` posts them: each check run as one POST with the first 50
 annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title and summary go
 with every call) and a last PATCH with the conclusion; then the comment; then the labels.
 
-The sticky comment carries `MARKER` and a second hidden marker with the verdict key (a digest
-of the evidence, statuses and outcomes). The latest comment by a bot with the marker is edited
-in place while its key is the same; when the verdict changes a new comment is made, so the
-history of verdicts stays on the pull request. All report text goes through
+One verdict per commit: the pull request's run has the fixed name branch protection requires
+(`PULL_REQUEST_RUN`), and a commit holds one conclusion per name. Anyone can open a PR on
+someone else's commit; its verdict overwrote the first PR's required check (red for an honest
+PR, or green for a PR whose own verdict is red). So while another open pull request (from any
+fork, into the same base branch) has the same head commit, a PR filing under a slug its author
+does not own is closed instead of posting under that name (the others are verified again), and
+any other PR's check fails on the commit, naming the others (`shared_head_run`), until only one
+is left (a new push, or a maintainer closes the others).
+
+The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
+line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
+then one line per evidence digest shown. A comment is a verdict comment only when a bot posted
+it and its header parses (`read_verdict_header`): a marker anywhere else in a comment (a `/judge`
+reply quoting a filer's folder name, a person's paste) is not a verdict, and digests are read
+from the header lines only. The latest verdict comment is edited in place while its key is the
+same; when the verdict changes a new comment is made, so the history of verdicts stays on the
+pull request. All report text goes through
 `report.markdown` (escaped: no markup, HTML or @mentions from filer-controlled text).
 """
 
@@ -21,14 +35,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from bot.app import VerifyReport
 from bot.errors import ClaimsError
-from bot.findings import Finding, Severity
+from bot.findings import Code, Finding, Severity
 from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort
 from bot.report.cap import cap_findings, count_findings
 from bot.report.markdown import render_markdown
@@ -44,19 +58,23 @@ __all__ = [
     "CheckRunPlan",
     "Posted",
     "Publication",
+    "VerdictHeader",
     "append_step_summary",
     "build_publication",
     "check_url",
     "publish",
+    "read_verdict_header",
     "render_publication",
+    "shared_head_run",
     "shown_digests",
     "verdict_key_of",
 ]
 
 MARKER = "<!-- claims-bot:verdict -->"
-_KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]+) -->")
-# One per attempt in the sticky comment: the evidence digest the verdict was for (/judge binds
-# a judgment only to evidence a verdict comment showed before the /judge comment).
+# The verdict comment's second line, exactly.
+_KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]{16}) -->")
+# Then one line per attempt: the evidence digest the verdict was for (/judge binds a judgment
+# only to evidence a verdict comment showed before the /judge comment).
 _EVIDENCE = re.compile(r"<!-- claims-bot:evidence ([0-9a-f]{64}) -->")
 # GitHub refuses a comment over 65,536 characters; a check run's summary over 65,535.
 MAX_BODY = 60_000
@@ -90,6 +108,36 @@ class Publication:
     verdict_key: str
     labels: frozenset[str]
     step_summary: str
+    # The PR files under a submitter slug its author does not own (`not-submitter`): on a head
+    # commit another open PR has, it is closed instead of failing that PR's required check.
+    unowned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictHeader:
+    """What a verdict comment's header says: its verdict key and the evidence digests shown."""
+
+    key: str
+    digests: frozenset[str]
+
+
+def read_verdict_header(body: str) -> VerdictHeader | None:
+    """The header `build_publication` writes, read by structure: the first line is `MARKER`
+    exactly, the second the verdict key exactly, then the evidence lines, each exactly, up to
+    the first other line. None when the body does not open so (it is no verdict comment)."""
+    lines = body.replace("\r\n", "\n").split("\n")  # GitHub may store CRLF
+    if len(lines) < 2 or lines[0] != MARKER:
+        return None
+    key = _KEY.fullmatch(lines[1])
+    if key is None:
+        return None
+    digests = set()
+    for line in lines[2:]:
+        found = _EVIDENCE.fullmatch(line)
+        if found is None:
+            break
+        digests.add(found.group(1))
+    return VerdictHeader(key.group(1), frozenset(digests))
 
 
 @dataclass(frozen=True)
@@ -100,6 +148,8 @@ class Posted:
     labels_added: tuple[str, ...]
     labels_removed: tuple[str, ...]
     moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
+    shared: frozenset[int] = frozenset()  # other open PRs with this head commit
+    closed: bool = False  # the PR was closed: it filed under another's slug on a shared head
 
 
 def check_url(text: str) -> str:
@@ -147,7 +197,7 @@ def _annotations(findings: Sequence[Finding], level: str | None = None) -> list[
     return out
 
 
-def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
+def _attempt_run(verdict: AttemptVerdict, footer: str, pr: int | None) -> CheckRunPlan:
     errors = [f for f in [*verdict.findings, *verdict.pr_problems] if f.severity is Severity.ERROR]
     conclusion: Conclusion
     if verdict.evidence == "invalid":
@@ -166,7 +216,7 @@ def _attempt_run(verdict: AttemptVerdict, footer: str) -> CheckRunPlan:
         *_annotations(verdict.qualification, "warning"),
     ]
     return CheckRunPlan(
-        _plain(f"registry: {verdict.attempt}", _MAX_NAME),
+        _plain(f"registry: {f'#{pr} ' if pr else ''}{verdict.attempt}", _MAX_NAME),
         title,
         render_markdown(alone) + footer,
         conclusion,
@@ -223,14 +273,19 @@ def build_publication(
     head_sha: str,
     details_url: str | None = None,
     attestation_url: str | None = None,
+    pr: int | None = None,
 ) -> Publication:
-    """Everything to post for `report` on the pull request whose head is `head_sha`.
+    """Everything to post for `report` on pull request `pr` (named in the attempts' check
+    runs; None only for tests of the text) whose head is `head_sha`.
 
     Raises `ClaimsError` for a details or attestation URL that is not a plain https URL.
     """
     links = _links(head_sha, details_url, attestation_url)
     footer = f"\n---\n{links}\n"
-    runs = (*(_attempt_run(v, footer) for v in report.attempts), _pull_request_run(report, footer))
+    runs = (
+        *(_attempt_run(v, footer, pr) for v in report.attempts),
+        _pull_request_run(report, footer),
+    )
     key = verdict_key_of(report)
     shown = sorted({v.digest for v in report.attempts if v.digest and _HEX64.fullmatch(v.digest)})
     evidence = "".join(f"<!-- claims-bot:evidence {digest} -->\n" for digest in shown)
@@ -246,7 +301,10 @@ def build_publication(
         f"verdict:{v.status}" for v in report.attempts if v.status
     }
     summary = render_markdown(report) + footer
-    return Publication(runs, comment, key, frozenset(labels), summary)
+    unowned = any(
+        f.code is Code.NOT_SUBMITTER and f.severity is Severity.ERROR for f in report.pr_problems
+    )
+    return Publication(runs, comment, key, frozenset(labels), summary, unowned)
 
 
 def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> CheckRunRef:
@@ -261,45 +319,145 @@ def _post_check_run(port: GitHubPort, plan: CheckRunPlan, head_sha: str) -> Chec
 
 def shown_digests(comments: Sequence[CommentRef], before: int) -> frozenset[str]:
     """The evidence digests the bot's latest verdict comment older than comment `before`
-    showed (none without one). Comment ids grow with time, and a verdict comment is edited
-    only while its verdict key, which covers the digests, stays the same."""
+    showed in its header (none without one). Comment ids grow with time, and a verdict comment
+    is edited only while its verdict key, which covers the digests, stays the same."""
     latest = _sticky([c for c in comments if c.id < before])
-    return frozenset(_EVIDENCE.findall(latest.body)) if latest else frozenset()
+    return latest[1].digests if latest else frozenset()
 
 
-def _sticky(comments: Sequence[CommentRef]) -> CommentRef | None:
-    """The latest comment a bot posted with the marker (a person's copy of it never counts)."""
-    ours = [c for c in comments if c.author_type == "Bot" and MARKER in c.body]
-    return max(ours, key=lambda c: c.id) if ours else None
+def _sticky(comments: Sequence[CommentRef]) -> tuple[CommentRef, VerdictHeader] | None:
+    """The latest verdict comment: posted by a bot (a person's copy never counts) and opening
+    with the verdict header (a bot's reply that merely holds the marker never counts)."""
+    ours = [
+        (c, header)
+        for c in comments
+        if c.author_type == "Bot" and (header := read_verdict_header(c.body)) is not None
+    ]
+    return max(ours, key=lambda found: found[0].id) if ours else None
 
 
-def publish(port: GitHubPort, publication: Publication, number: int, head_sha: str) -> Posted:
+def shared_head_run(own: CheckRunPlan, others: Collection[int]) -> CheckRunPlan:
+    """The pull request's required check while `others` (open pull requests) have the same
+    head commit: failure, naming them, with this pull request's own verdict below."""
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    title = f"head commit shared with {listed}: no pull request on it passes"
+    text = (
+        f"### {title}\n\n{_shared_notice(others)}\n\n"
+        f"This pull request's own verdict: **{own.conclusion}**, {own.title}.\n\n"
+    )
+    pointer = "\n… cut here: the summary is capped.\n"
+    summary = text + _capped(own.summary, MAX_BODY - len(text), pointer)
+    return CheckRunPlan(own.name, title, summary, "failure", own.annotations)
+
+
+def _shared_notice(others: Collection[int]) -> str:
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    return (
+        f"**Another open pull request ({listed}) has this pull request's head commit.** Check"
+        f" runs belong to a commit, and `{PULL_REQUEST_RUN}` (the required check) has one"
+        " name, so no pull request on a shared head commit can pass it: the check fails for"
+        " every one of them. To end it, push a new commit here (`git commit --amend --no-edit`"
+        " and push), or a maintainer closes the pull request that is not the filer's and"
+        " runs the `verify` workflow again for this one."
+    )
+
+
+def _sharing(port: GitHubPort, number: int, head_sha: str) -> frozenset[int]:
+    """The other open pull requests whose head is `head_sha`, into the same base branch as
+    pull request `number` (into any branch when it is not open: fail closed). A PR into
+    another branch gets no verdict and cannot be merged into this one through it; retargeted,
+    it starts `check` again (`edited`), and its own run then answers for it."""
+    open_pulls = port.open_pull_requests()
+    bases = {pr.base_branch for pr in open_pulls if pr.number == number}
+    return frozenset(
+        pr.number
+        for pr in open_pulls
+        if pr.head_sha == head_sha
+        and pr.number != number
+        and (not bases or pr.base_branch in bases)
+    )
+
+
+def _with_notice(comment: str, notice: str) -> str:
+    """The sticky comment with `notice` after its header and byline (the header stays first)."""
+    cut = comment.find("\n\n") + 2
+    return comment[:cut] + notice + "\n\n" + comment[cut:] if cut > 1 else comment
+
+
+def _intruder_notice(others: Collection[int]) -> str:
+    listed = ", ".join(f"#{n}" for n in sorted(others))
+    return (
+        f"**Closed: this pull request's head commit is also the head of {listed}, and it files"
+        " under a submitter its author does not own (`not-submitter` below).** Check runs"
+        f" belong to a commit and `{PULL_REQUEST_RUN}` (the required check) has one name, so"
+        " its verdict would have replaced theirs. File under your own submitter slug, on a"
+        " commit of your own."
+    )
+
+
+def publish(
+    port: GitHubPort,
+    publication: Publication,
+    number: int,
+    head_sha: str,
+    reverify: Callable[[int], None] | None = None,
+) -> Posted:
     """Post `publication` on pull request `number`: check runs, the comment, the labels.
 
-    The check runs belong to `head_sha` and are always posted on it. The comment and labels
-    belong to the pull request: they are posted only while its head is still `head_sha`, so a
-    slower run for an older head never overwrites the verdict of a newer one.
+    The check runs belong to `head_sha` and are always posted on it; the pull request's run
+    last. While another open pull request has the same head commit (read before it is posted,
+    and again after: one opened meanwhile makes it post the failure again):
+    - a pull request filing under a submitter its author does not own (`publication.unowned`)
+      gets no required check on the commit: it is closed with its comment saying why, and
+      `reverify` is called for each of the others (their last verdict may be the failure
+      below, posted while it was open);
+    - any other gets `shared_head_run`: the required check fails for all of them.
+    The comment and labels belong to the pull request: they are posted only while its head is
+    still `head_sha`, so a slower run for an older head never overwrites the verdict of a
+    newer one (and a pull request whose head moved is not closed).
 
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
-    runs = tuple(_post_check_run(port, plan, head_sha) for plan in publication.check_runs)
+    own = [plan for plan in publication.check_runs if plan.name == PULL_REQUEST_RUN]
+    runs = [
+        _post_check_run(port, plan, head_sha)
+        for plan in publication.check_runs
+        if plan.name != PULL_REQUEST_RUN
+    ]
+    shared = _sharing(port, number, head_sha)
+    intruder = bool(shared) and publication.unowned
+    for plan in [] if intruder else own:
+        first = shared_head_run(plan, shared) if shared else plan
+        runs.append(_post_check_run(port, first, head_sha))
+        later = _sharing(port, number, head_sha)
+        if later - shared:
+            shared |= later
+            runs.append(_post_check_run(port, shared_head_run(plan, shared), head_sha))
     moved_to = port.pull_request(number).head_sha
     if moved_to != head_sha:
-        return Posted(runs, None, None, (), (), moved_to=moved_to)
+        return Posted(tuple(runs), None, None, (), (), moved_to=moved_to, shared=shared)
+    comment = publication.comment
+    if shared:
+        notice = _intruder_notice(shared) if intruder else _shared_notice(shared)
+        comment = _with_notice(comment, notice)
     latest = _sticky(port.comments(number))
-    found = _KEY.search(latest.body) if latest else None
     created, edited = None, None
-    if latest is not None and found and found.group(1) == publication.verdict_key:
-        port.edit_comment(latest.id, publication.comment)
-        edited = latest.id
+    if latest is not None and latest[1].key == publication.verdict_key:
+        port.edit_comment(latest[0].id, comment)
+        edited = latest[0].id
     else:
-        created = port.create_comment(number, publication.comment)
+        created = port.create_comment(number, comment)
     current = set(port.labels(number))
     added = tuple(sorted(publication.labels - current))
     port.add_labels(number, added)
     stale = sorted(name for name in current - publication.labels if name.startswith(LABEL_FAMILIES))
     for name in stale:
         port.remove_label(number, name)
-    return Posted(runs, created, edited, added, tuple(stale))
+    if intruder:
+        port.close_pull_request(number)
+        for other in sorted(shared):
+            if reverify is not None:
+                reverify(other)
+    return Posted(tuple(runs), created, edited, added, tuple(stale), shared=shared, closed=intruder)
 
 
 def render_publication(publication: Publication, repository: str, number: int) -> str:

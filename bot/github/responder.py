@@ -19,8 +19,10 @@
    `bot.dump.dump_yaml` as one commit through the contents API on the default branch, always:
    verify reads judgments from the base branch only (a PR's own judgments.yaml never counts,
    and is `maintainer-file`), so a commit on a same-repository PR's branch would neither count
-   nor leave the PR green (docs/spec-notes.md). A 409/422 (the branch moved) is retried once
-   after reading the file again.
+   nor leave the PR green (docs/spec-notes.md). A 409/422 (the branch moved: another /judge
+   or a merge landed first) is retried after reading the file again, up to `PUT_TRIES` tries
+   in all: /judge runs are not queued (judge.yml gives each comment its own concurrency
+   group, so no comment can cancel another's run), the contents API's blob sha orders them.
 6. Reply with what was recorded, then re-post the verdict (`Reposter`: the CLI starts the
    verify workflow for the PR, which reruns adapters in its sandbox job and posts).
 
@@ -48,6 +50,7 @@ from bot.github.publish import shown_digests
 from bot.load.yaml_ import parse_yaml
 
 __all__ = [
+    "PUT_TRIES",
     "AttemptAtHead",
     "AttemptReader",
     "Outcome",
@@ -61,6 +64,9 @@ __all__ = [
 
 SCHEMA_URL = "../../../../schemas/judgments.schema.json"  # as the demo's files name it
 _BRANCH_MOVED = frozenset({409, 422})  # contents API: the file's sha is stale
+# Tries of the judgments.yaml commit when the branch moved under it (concurrent /judge runs on
+# one attempt, merges): each try reads the file again and merges into what is there.
+PUT_TRIES = 5
 # Unknown command words a reply names (a comment of 65,536 characters holds thousands, and
 # GitHub refuses a reply over 65,536 characters).
 _MAX_UNKNOWN_SHOWN = 10
@@ -289,12 +295,12 @@ def _judge(
             f"{', '.join(code_span(c, 64) for c in unknown)} is not a check this attempt"
             f" needs; its checks: {needed}",
         )
-    # 5. Write, retrying once when the branch moved under us.
+    # 5. Write, retrying (reading again) while the branch moved under us.
     path = f"{folder}/judgments.yaml"
     branch = event.default_branch
     checks = ", ".join(c.check for c in parsed.judgments)
     message = f"/judge by {event.user_login} on #{pr.number}: {folder} ({checks})"
-    for attempt_number in (1, 2):
+    for attempt_number in range(1, PUT_TRIES + 1):
         existing = port.file(path, branch)
         content = merge_judgments(
             existing.content if existing else None,
@@ -310,7 +316,7 @@ def _judge(
             )
             break
         except GitHubError as error:
-            if error.status not in _BRANCH_MOVED or attempt_number == 2:
+            if error.status not in _BRANCH_MOVED or attempt_number == PUT_TRIES:
                 raise
     rows = "\n".join(
         f"| `{c.check}` | {c.verdict} | {code_span(c.note, 300) if c.note else ''} |"

@@ -72,7 +72,7 @@ def test_locate_a_pull_request_into_another_branch_prints_nothing(
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
     captured = capsys.readouterr()
     assert (code, captured.out) == (1, "")
-    assert "targets main, not the default branch master" in captured.err
+    assert "no open pull request into master has the head Codertocat:changes" in captured.err
 
 
 def test_locate_by_number_needs_the_default_branch(

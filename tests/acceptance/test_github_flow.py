@@ -226,8 +226,8 @@ def test_a_forks_pull_request_from_check_to_judgment(
     ]
     assert "adapter-not-rerun" not in {r.code for r in verdict.findings}
     runs = {run.name: run for run in hub.repo.check_runs.values()}
-    assert runs[f"registry: {folder}"].head_sha == head
-    assert runs[f"registry: {folder}"].conclusion == "neutral"
+    assert runs[f"registry: #7 {folder}"].head_sha == head
+    assert runs[f"registry: #7 {folder}"].conclusion == "neutral"
     assert runs["registry: pull request"].conclusion == "success"
     (comment,) = hub.repo.comments_on(7)
     assert "<!-- claims-bot:verdict -->" in comment.body
@@ -269,7 +269,7 @@ def test_a_forks_pull_request_from_check_to_judgment(
     assert judged.status == "qualifying", [r.code for r in judged.qualification]
     verdict_comments = [c for c in hub.repo.comments_on(7) if "claims-bot:verdict" in c.body]
     assert len(verdict_comments) == 2  # the verdict changed: a new comment, history kept
-    latest = hub.repo.runs_named(f"registry: {folder}")[-1]
+    latest = hub.repo.runs_named(f"registry: #7 {folder}")[-1]
     assert latest.conclusion == "success"
     assert sorted(hub.repo.labels[7]) == ["evidence:valid", "verdict:qualifying"]
 
@@ -290,7 +290,7 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
     (verdict,) = report.attempts
     assert verdict.evidence == "invalid"
     folder = built.attempt.relative_to(built.root).as_posix()
-    assert hub.repo.runs_named(f"registry: {folder}")[-1].conclusion == "failure"
+    assert hub.repo.runs_named(f"registry: #40 {folder}")[-1].conclusion == "failure"
     assert hub.repo.runs_named("registry: pull request")[-1].conclusion == "failure"
     assert "evidence:invalid" in hub.repo.labels[40]
 

@@ -51,6 +51,12 @@ class FakePort:
         self.asked.append(sha)
         return self.by_commit.get(sha, [])
 
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        return [pr for pr in self.pulls.values() if pr.state == "open"]
+
+    def close_pull_request(self, number: int) -> None:
+        self.pulls[number] = replace(self.pulls[number], state="closed")
+
     def reviews(self, number: int) -> Sequence[Review]:
         return self.review_list.get(number, [])
 

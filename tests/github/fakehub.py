@@ -526,6 +526,16 @@ def _get_pull(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> A
     return hub.pull_json(repo, _pull(repo, number))
 
 
+def _edit_pull(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
+    pull = _pull(repo, number)
+    state = (data or {}).get("state")
+    if state is not None:
+        if state not in ("open", "closed"):
+            raise _error(422, "Validation Failed")
+        pull.state = state
+    return hub.pull_json(repo, pull)
+
+
 def _list_pulls(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> Any:
     state = query.get("state", "open")
     pulls = [p for p in repo.pulls.values() if state in ("all", p.state)]
@@ -536,6 +546,8 @@ def _list_pulls(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> A
             for p in pulls
             if p.head_repo and p.head_repo.split("/")[0] == owner and p.head_branch == branch
         ]
+    if "base" in query:
+        pulls = [p for p in pulls if p.base_branch == query["base"]]
     return [hub.pull_json(repo, p, simple=True) for p in sorted(pulls, key=lambda p: -p.number)]
 
 
@@ -784,6 +796,7 @@ def _dispatch(hub: FakeHub, repo: Repo, query: Any, data: Any, workflow: str) ->
 
 _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/pulls/(\d+)", "GET", _get_pull),
+    (_R + r"/pulls/(\d+)", "PATCH", _edit_pull),
     (_R + r"/pulls", "GET", _list_pulls),
     (_R + r"/pulls/(\d+)/reviews", "GET", _reviews),
     (_R + r"/commits/([0-9a-f]+)/pulls", "GET", _commit_pulls),

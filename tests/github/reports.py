@@ -57,5 +57,16 @@ def with_pr_problem(attempt: str = ATTEMPT) -> VerifyReport:
     return _checked(VerifyReport((verdict,), (warning,), (problem,)))
 
 
+def not_submitter(attempt: str = ATTEMPT, pr: int = 8, author: str = "mallory") -> VerifyReport:
+    """Evidence filed by someone who does not own its submitter slug."""
+    problem = Finding(
+        Code.NOT_SUBMITTER,
+        f"pull request #{pr} by {author} files under the submitter alice, which belongs to alice",
+        attempt,
+    )
+    verdict = AttemptVerdict(attempt, 3, "run", digest="0" * 64, pr_problems=(problem,))
+    return _checked(VerifyReport((verdict,), (), (problem,)))
+
+
 def _checked(report: VerifyReport) -> VerifyReport:
     return VerifyReport.from_json(report.to_json())

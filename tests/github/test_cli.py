@@ -45,7 +45,7 @@ def test_without_a_token_it_prints_and_posts_nothing(
     out, err = capsys.readouterr()
     assert code == 0 and fakehub.requests == []
     assert "would post on acme/registry #7:" in out
-    assert f"check run 'registry: {reports.ATTEMPT}': failure" in out
+    assert f"check run 'registry: #7 {reports.ATTEMPT}': failure" in out
     assert "3 annotation(s)" in out and "labels: evidence:invalid" in out
     assert "<!-- claims-bot:verdict -->" in out and "nothing posted" in err
     assert "Evidence invalid" in github_env.read_text()
@@ -70,7 +70,7 @@ def test_with_a_token_it_posts(
     assert f"[full report]({url})" in comment.body
     assert fakehub.repo.labels[7] == ["evidence:invalid"]
     assert {r.name for r in fakehub.repo.check_runs.values()} == {
-        f"registry: {reports.ATTEMPT}",
+        f"registry: #7 {reports.ATTEMPT}",
         "registry: pull request",
     }
     # GitHub refuses (the token cannot write checks): exit 2 with a message, no traceback
@@ -151,3 +151,31 @@ def test_bad_arguments_exit_2(
     with pytest.raises(SystemExit) as exit_:
         main(argv)
     assert exit_.value.code == 2
+
+
+def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
+    monkeypatch: pytest.MonkeyPatch,
+    fakehub: FakeHub,
+    github_env: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Item 13 of issue 21, as the posting job runs it: Mallory's #8 on Alice's head commit
+    files under Alice's slug; it is closed and verify.yml is started again for #7."""
+    fakehub.repo.commit_files("main", {})
+    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
+    report = tmp_path / "intruder.json"
+    report.write_text(dumps(reports.not_submitter().to_json()))
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
+    monkeypatch.setattr(gateway, "connect", fast)
+    argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
+    assert main([*argv, "--default-branch", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "closed #8: it files under another's slug on the head of #7" in out
+    assert fakehub.repo.pulls[8].state == "closed"
+    assert fakehub.repo.dispatches == [
+        {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}
+    ]
+    assert fakehub.repo.runs_named("registry: pull request") == []

@@ -58,6 +58,23 @@ def test_fork_pull_request_found_only_at_its_head(fakehub: FakeHub, gateway: Git
     assert gateway.find_pull_request("alice", "main", "b" * 40) is None
 
 
+def test_a_pull_request_is_found_into_the_base_asked_for(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Anyone may open a PR from alice's fork branch into another branch (#10, the newest, is
+    listed first): the lookup asks GitHub for the base and checks it again."""
+    fakehub.repo.add_pull(8, "alice", SHA, head_branch="attempt", head_repo="alice/registry")
+    fakehub.repo.add_pull(
+        10, "mallory", SHA, head_branch="attempt", head_repo="alice/registry", base_branch="x"
+    )
+    found = gateway.find_pull_request("alice", "attempt", SHA, base="main")
+    assert found is not None and found.number == 8
+    lookup = [r for r in fakehub.requests if r.path.endswith("/pulls")][-1]
+    assert lookup.query["base"] == "main"
+    unasked = gateway.find_pull_request("alice", "attempt", SHA)
+    assert unasked is not None and unasked.number == 10
+
+
 def test_deleted_fork_has_no_head_repository(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     fakehub.repo.add_pull(4, "alice", SHA, head_repo=None)
     assert gateway.pull_request(4).head_repo == ""

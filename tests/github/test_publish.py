@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,6 +19,7 @@ from bot.github.publish import (
     append_step_summary,
     build_publication,
     publish,
+    read_verdict_header,
 )
 from bot.verdict import AttemptVerdict
 from tests.github import reports
@@ -224,3 +226,192 @@ def test_comment_is_capped_and_keeps_its_marker(messages: list[str], files: list
     assert re.search(r"<!-- claims-bot:verdict-key [0-9a-f]{16} -->", publication.comment)
     for run in publication.check_runs:
         assert len(run.summary) <= 65_535 and len(run.name) <= 200
+
+
+def test_the_verdict_header_reads_back() -> None:
+    """The header `build_publication` writes is what `read_verdict_header` reads: the key and
+    every digest shown, and nothing from the report below it."""
+    publication = build_publication(reports.qualifying(), HEAD)
+    header = read_verdict_header(publication.comment)
+    assert header is not None and header.key == publication.verdict_key
+    digests = {v.digest for v in reports.qualifying().attempts}
+    assert header.digests == digests and len(next(iter(digests))) == 64
+    crlf = read_verdict_header(publication.comment.replace("\n", "\r\n"))
+    assert crlf == header
+    assert read_verdict_header("x\n" + publication.comment) is None
+
+
+def test_a_bot_reply_holding_the_marker_is_not_taken_for_the_verdict_comment(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Item 14 of issue 21, on the publishing side: a reply by the bot that quotes a filer's
+    folder name holding the marker and the verdict key was the "latest verdict comment", so
+    publishing edited that reply in place. Only a comment opening with the header counts."""
+    _pr(fakehub)
+    publication = build_publication(reports.qualifying(), HEAD)
+    key = publication.verdict_key
+    reply = (
+        f"@maint: nothing was recorded: found `attempts/market-03/a/{MARKER}`,"
+        f" `attempts/market-03/b/<!-- claims-bot:verdict-key {key} -->`"
+    )
+    reply_id = fakehub.repo.add_comment(7, reply)
+    posted = publish(gateway, publication, 7, HEAD)
+    assert posted.comment is not None and posted.edited_comment is None
+    assert fakehub.repo.comments[reply_id].body == reply
+    # the verdict comment it made is the one edited next time
+    again = publish(gateway, publication, 7, HEAD)
+    assert again.edited_comment == posted.comment.id
+
+
+def _required(hub: FakeHub) -> tuple[str | None, str | None]:
+    """The conclusion and title of the required check as GitHub reads it on HEAD: the latest
+    `registry: pull request` run of the commit."""
+    runs = [r for r in hub.repo.runs_named(PULL_REQUEST_RUN) if r.head_sha == HEAD]
+    return runs[-1].conclusion, runs[-1].title
+
+
+def _open(hub: FakeHub, number: int, author: str) -> None:
+    hub.repo.add_pull(number, author, HEAD, head_repo=f"{author}/registry", head_branch="x")
+
+
+def test_an_intruders_pull_request_on_the_same_head_commit_never_flips_the_first(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """Item 13 of issue 21: check runs belong to a commit. Mallory opens #8 from her fork on
+    the head commit of Alice's honest #7, filing under Alice's slug; the bot posted #8's
+    `not-submitter` failure under the required check's name on that commit, turning #7 red.
+    Now #8 gets no required check on the shared commit: it is closed, saying why, and #7 is
+    verified again; each PR's attempt runs and comment stay its own."""
+    reverified: list[int] = []
+    _open(fakehub, 7, "alice")
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+
+    _open(fakehub, 8, "mallory")
+    intruder = build_publication(reports.not_submitter(), HEAD, pr=8)
+    posted = publish(gateway, intruder, 8, HEAD, reverified.append)
+    assert (posted.shared, posted.closed, reverified) == ({7}, True, [7])
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    assert fakehub.repo.pulls[8].state == "closed" and fakehub.repo.pulls[7].state == "open"
+    (eight,) = fakehub.repo.comments_on(8)
+    assert "**Closed: this pull request's head commit is also the head of #7" in eight.body
+    assert "not-submitter" in eight.body and read_verdict_header(eight.body) is not None
+    assert [r.conclusion for r in fakehub.repo.runs_named(f"registry: #7 {reports.ATTEMPT}")] == [
+        "success"
+    ]
+    assert len(fakehub.repo.runs_named(f"registry: #8 {reports.ATTEMPT}")) == 1
+    assert fakehub.repo.runs_named(RUN) == []
+    (seven,) = fakehub.repo.comments_on(7)
+    assert "not-submitter" not in seven.body and "#8" not in seven.body
+
+
+def test_a_verdict_posted_while_an_intruder_was_open_is_posted_again_once_it_is_closed(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """#7 is verified while Mallory's #8 is open on its head (her run is slower): #7's
+    required check fails, naming #8. #8's own run closes it and asks for #7 again, which
+    then passes."""
+    _open(fakehub, 7, "alice")
+    _open(fakehub, 8, "mallory")
+    first = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert first.shared == {8}
+    conclusion, title = _required(fakehub)
+    assert conclusion == "failure" and title == (
+        "head commit shared with #8: no pull request on it passes"
+    )
+    reverified: list[int] = []
+    intruder = build_publication(reports.not_submitter(), HEAD, pr=8)
+    publish(gateway, intruder, 8, HEAD, reverified.append)
+    assert reverified == [7] and _required(fakehub)[0] == "failure"  # not green by #8's run
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    (seven,) = fakehub.repo.comments_on(7)
+    assert "Another open pull request" not in seven.body  # the notice went with the edit
+
+
+def test_two_owners_pull_requests_on_one_head_commit_both_fail_until_one_is_left(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """When neither PR is refused as `not-submitter` (a new slug: its first filer claims
+    it), neither can be told apart from the other: while both are open, the required check
+    fails on the commit for both, each naming the other (on 611a91f re-verifying #7 showed
+    #8's required check green), and no PR is closed."""
+    _open(fakehub, 7, "alice")
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    _open(fakehub, 8, "mallory")
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=8), 8, HEAD)
+    assert (posted.shared, posted.closed) == ({7}, False)
+    assert _required(fakehub) == (
+        "failure",
+        "head commit shared with #7: no pull request on it passes",
+    )
+    again = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert again.shared == {8}
+    assert _required(fakehub) == (
+        "failure",
+        "head commit shared with #8: no pull request on it passes",
+    )
+    (run,) = [
+        r for r in fakehub.repo.runs_named(PULL_REQUEST_RUN) if r.id == again.check_runs[-1].id
+    ]
+    assert "own verdict: **success**" in (run.summary or "")
+    (seven,) = fakehub.repo.comments_on(7)
+    assert "Another open pull request (#8)" in seven.body
+    assert read_verdict_header(seven.body) is not None  # the notice comes after the header
+    assert {p.state for p in fakehub.repo.pulls.values()} == {"open"}
+    # a maintainer closes one; the other's next verdict passes
+    fakehub.repo.pulls[8].state = "closed"
+    publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+
+
+def test_a_pull_request_into_another_branch_on_the_same_head_changes_nothing(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """A PR on the head commit into another branch gets no verdict (locate refuses it), so it
+    must not fail the default branch's PR: its own run would never close it. Retargeted, it
+    is checked again (check.yml runs on `edited`)."""
+    _open(fakehub, 7, "alice")
+    fakehub.repo.add_pull(
+        8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x", base_branch="legacy"
+    )
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == frozenset()
+    assert _required(fakehub) == ("success", "changes only what a pull request may")
+    fakehub.repo.pulls[8].base_branch = "main"  # retargeted
+    posted = publish(gateway, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == {8} and _required(fakehub)[0] == "failure"
+
+
+class _OpensAPullRequestMidway:
+    """The gateway, but a second PR on HEAD is opened right after the first listing."""
+
+    def __init__(self, gateway: GitHubGateway, hub: FakeHub) -> None:
+        self._gateway, self._hub, self._opened = gateway, hub, False
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._gateway, name)
+
+    def open_pull_requests(self) -> Any:
+        found = self._gateway.open_pull_requests()
+        if not self._opened:
+            self._opened = True
+            self._hub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry")
+        return found
+
+
+def test_a_pull_request_opened_while_the_verdict_posts_still_fails_the_commit(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """The race: #8 opens on #7's head after #7's publish listed the open PRs and before it
+    posted; #8's own run may already be done, so #7's green would be the commit's last word.
+    The listing is read again after posting, and the failure posted when it grew."""
+    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    port = _OpensAPullRequestMidway(gateway, fakehub)
+    posted = publish(port, build_publication(reports.qualifying(), HEAD, pr=7), 7, HEAD)
+    assert posted.shared == {8}
+    assert [r.conclusion for r in fakehub.repo.runs_named(PULL_REQUEST_RUN)] == [
+        "success",
+        "failure",
+    ]
+    assert _required(fakehub)[0] == "failure"

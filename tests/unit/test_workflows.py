@@ -311,6 +311,8 @@ def _workflow(name: str) -> Workflow:
 def test_check_is_untrusted_feedback_on_pull_request_only() -> None:
     check = _workflow("check.yml")
     assert set(check["on"]) == {"pull_request"}
+    # a retargeted PR (`edited`) is verified again: no verdict of another PR stands for it
+    assert check["on"]["pull_request"]["types"] == ["opened", "synchronize", "reopened", "edited"]
     assert sorted(check["on"]["pull_request"]["paths"]) == [
         "attempts/**",
         "challenge-runs/**",
@@ -344,6 +346,7 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
         "checks": "write",
         "pull-requests": "write",
         "issues": "write",
+        "actions": "write",  # re-verify the PRs sharing the head of a PR it closed
         "id-token": "write",
         "attestations": "write",
     }
@@ -430,6 +433,69 @@ def test_pages_builds_on_main_and_after_the_resolution_and_only_deploy_may_publi
     assert 'claims" site --out "$RUNNER_TEMP/site"' in script
     for word in ("secrets.", "GITHUB_TOKEN", "github.token"):
         assert word not in text, word
+
+
+def comment_runs_share_no_group(text: str, workflow: Workflow) -> list[str]:
+    """For a workflow started by comments: no two comments' runs can share a concurrency group,
+    and no group cancels a run in progress. GitHub cancels a group's *pending* run whenever
+    another run joins the group, even with `cancel-in-progress: false`, and a workflow-level
+    group is joined before any job's `if:` is read: so any group two comments can share (per
+    PR, at the workflow or the job level) lets a later comment drop a queued /judge. Each
+    group must be keyed on the comment's own id."""
+    blocks = [("the workflow", workflow.get("concurrency"))] + [
+        (f"job {name}", job.get("concurrency")) for name, job in _jobs(workflow)
+    ]
+    problems = []
+    for where, block in blocks:
+        if block is None:
+            continue
+        if isinstance(block, str):
+            group, cancel = block, None
+        else:
+            group, cancel = str(block.get("group", "")), block.get("cancel-in-progress")
+        if not re.search(r"\$\{\{\s*github\.event\.comment\.id\s*\}\}", group):
+            problems.append(f"{where}: group {group!r} is shared by other comments' runs")
+        if cancel is not False:
+            problems.append(f"{where}: cancel-in-progress is {cancel!r}, expected false")
+    return problems
+
+
+# judge.yml's concurrency on 611a91f, and the obvious repair (the group moved to the job,
+# behind its `if:`): a comment holding "/" (any URL) or another /judge still joins the group.
+_JUDGE_SHARED_GROUPS = [
+    "concurrency:\n  group: judge-${{ github.event.issue.number }}\n  cancel-in-progress: false\n",
+    "jobs:\n  judge:\n    if: contains(github.event.comment.body, '/')\n    concurrency:\n"
+    "      group: judge-${{ github.event.issue.number }}\n      cancel-in-progress: false\n",
+    "concurrency:\n  group: judge-${{ github.event.comment.id }}\n  cancel-in-progress: true\n",
+]
+
+
+def test_no_comment_can_cancel_or_displace_a_maintainers_judge_run() -> None:
+    """Item 8 of issue 21: judge.yml's group was per PR at the workflow level, so every later
+    comment on the PR (any comment, any bot) joined it before the job's `if:` and cancelled a
+    pending /judge run. Now every group in judge.yml is the comment's own."""
+    judge = _workflow("judge.yml")
+    assert set(judge["on"]) == {"issue_comment"}
+    assert judge.get("concurrency") is not None  # zizmor's concurrency-limits wants one
+    assert comment_runs_share_no_group("", judge) == []
+    for snippet in _JUDGE_SHARED_GROUPS:
+        assert comment_runs_share_no_group(snippet, _load(snippet)) != [], snippet
+
+
+def test_verify_runs_of_two_pull_requests_on_one_commit_never_share_a_group() -> None:
+    """Another PR on the same head commit (any fork can push it) must not replace this PR's
+    pending verify run: GitHub cancels a group's pending run when another joins it. The group
+    holds the head repository and branch (one open PR per head branch and base) and the SHA,
+    or the dispatched PR's number."""
+    group = str(_workflow("verify.yml")["concurrency"]["group"])
+    for part in (
+        "github.event.workflow_run.head_repository.full_name",
+        "github.event.workflow_run.head_branch",
+        "github.event.workflow_run.head_sha",
+        "inputs.pr",
+    ):
+        assert part in group, part
+    assert _workflow("verify.yml")["concurrency"]["cancel-in-progress"] is False
 
 
 def test_every_job_has_a_timeout() -> None:

@@ -51,17 +51,25 @@ class MemoryPort:
         return self.pulls[number]
 
     def find_pull_request(
-        self, head_owner: str, head_branch: str, head_sha: str
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
     ) -> PullRequestInfo | None:
         self.calls.append(f"find_pull_request {head_owner}:{head_branch} {head_sha}")
         for pr in self.pulls.values():
             owner = pr.head_repo.split("/")[0]
             if (owner, pr.head_branch) == (head_owner, head_branch) and pr.state == "open":
+                if base is not None and pr.base_branch != base:
+                    continue
                 return pr if pr.head_sha == head_sha else None
         return None
 
     def pulls_of_commit(self, sha: str) -> Sequence[PullRequestInfo]:
         return [pr for pr in self.pulls.values() if pr.merge_commit_sha == sha]
+
+    def open_pull_requests(self) -> Sequence[PullRequestInfo]:
+        return [pr for pr in self.pulls.values() if pr.state == "open"]
+
+    def close_pull_request(self, number: int) -> None:
+        self.pulls[number] = replace(self.pulls[number], state="closed")
 
     def reviews(self, number: int) -> Sequence[Review]:
         return ()

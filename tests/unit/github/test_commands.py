@@ -113,7 +113,7 @@ def test_notes_are_cleaned() -> None:
 
 
 def test_code_span_keeps_untrusted_text_inert() -> None:
-    assert code_span("@octocat <b>`x`</b>") == "`@octocat <b>\u2018x\u2018</b>`"
+    assert code_span("@octocat <b>`x`</b>") == "`@octocat \u2039b\u203a\u2018x\u2018\u2039/b\u203a`"
     assert code_span("") == "` `"
     assert code_span("y" * 300, 10) == "`yyyyyyyyy\u2026`"
 

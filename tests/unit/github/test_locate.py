@@ -59,7 +59,9 @@ def test_a_head_pushed_again_since_the_run_is_not_posted_to() -> None:
 class _Lying(MemoryPort):
     """A port answering a PR whose head differs (the check is made again, not trusted)."""
 
-    def find_pull_request(self, head_owner: str, head_branch: str, head_sha: str) -> Any:
+    def find_pull_request(
+        self, head_owner: str, head_branch: str, head_sha: str, base: str | None = None
+    ) -> Any:
         return fork_pr(head_sha="e" * 40)
 
 
@@ -117,8 +119,18 @@ def test_a_pull_request_into_another_branch_gets_no_verdict() -> None:
     run for an edited base, so the green check run of that commit would stand."""
     memory = port(fork_pr(base_branch="legacy"))
     located = locate_pull_request(memory, replace(FORK, default_branch="main"))
-    assert located == (
+    assert isinstance(located, str)
+    assert located.startswith("no open pull request into main has the head Codertocat:changes")
+    assert locate_by_number(memory, 12, "main") == (
         "pull request #12 targets legacy, not the default branch main: only pull requests"
         " into the default branch get a verdict"
     )
-    assert locate_by_number(memory, 12, "main") == located
+
+
+def test_a_pull_request_from_the_same_fork_branch_into_another_branch_hides_nothing() -> None:
+    """Attack: anyone may open a PR from the filer's fork branch into another branch of the
+    registry. Listed first (the newest), it was the PR `locate` found for the filer's
+    `check` run, refused as not into the default branch: the filer's own PR got no verdict."""
+    memory = port(fork_pr(), fork_pr(number=99, base_branch="legacy"))
+    memory.pulls = {99: memory.pulls[99], 12: memory.pulls[12]}  # the newest first
+    assert locate_pull_request(memory, FORK) == Located(12, SHA, BASE)

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from bot.app import VerifyReport
 from bot.demo.specimen import AttemptSpec
@@ -19,8 +21,9 @@ from bot.evidence.rules import evidence_digest
 from bot.github.commands import parse_comment
 from bot.github.events import IssueCommentEvent
 from bot.github.port import CommentRef, GitHubError, PullRequestInfo
-from bot.github.publish import build_publication
+from bot.github.publish import MARKER, build_publication, read_verdict_header
 from bot.github.responder import (
+    PUT_TRIES,
     AttemptAtHead,
     git_attempt_reader,
     merge_judgments,
@@ -210,9 +213,20 @@ def test_the_branch_moved_once_is_retried_after_reading_again(status: int) -> No
     assert len(memory.commits) == 1 and outcome.commit
 
 
-def test_a_branch_moved_twice_is_an_error_and_nothing_is_replied() -> None:
+def test_concurrent_judge_runs_on_one_attempt_all_land() -> None:
+    """Item 8 of issue 21: /judge runs are no longer queued per PR (a shared group let any
+    later comment cancel a pending one), so several maintainers' /judge runs on one attempt
+    may commit at once: each re-reads judgments.yaml and merges into what landed first."""
     memory = port()
-    memory.moved = 2
+    memory.moved = 3  # three other runs committed between this run's reads and its writes
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert len(memory.commits) == 1 and outcome.commit
+    assert [c for c in memory.calls if c.startswith("put_file")] == [f"put_file {PATH}@main"] * 4
+
+
+def test_a_branch_moving_on_every_try_is_an_error_and_nothing_is_replied() -> None:
+    memory = port()
+    memory.moved = PUT_TRIES
     recorder = Recorder()
     with pytest.raises(GitHubError):
         respond(
@@ -345,7 +359,10 @@ def test_replies_mention_only_the_commenter_and_carry_no_html() -> None:
     memory = port()
     run(memory, event("/judge reconstructible pass thanks @octocat <img src=x> `rm`"))
     ((_, reply),) = memory.comments_posted
-    assert "| `reconstructible` | pass | `thanks @octocat <img src=x> \u2018rm\u2018` |" in reply
+    assert (
+        "| `reconstructible` | pass | `thanks @octocat \u2039img src=x\u203a \u2018rm\u2018` |"
+        in reply
+    )
     assert sanitise_reply("@maint and @other <b>x</b> `@kept <i>`", "maint") == (
         "@maint and @\N{WORD JOINER}other &lt;b&gt;x&lt;/b&gt; `@kept <i>`"
     )
@@ -419,3 +436,100 @@ def test_a_flood_of_unknown_commands_gets_a_short_reply() -> None:
     listed = len(parse_comment(body).unknown)
     assert listed > 9_000
     assert reply.endswith(f"`/w9` and {listed - 10} more: see `/help` for the commands.")
+
+
+PLANTED = "e" * 64  # the digest of evidence no verdict showed, which the filer will push
+# Folder names a filer chose (printable ASCII, so the reader lists them): one holds the verdict
+# marker, the other an evidence line with the planted digest.
+PLANTING = (
+    f"attempts/market-03/x1/{MARKER}",
+    f"attempts/market-03/y1/<!-- claims-bot:evidence {PLANTED} -->",
+)
+
+
+def test_a_refusal_quoting_planted_folder_names_is_no_verdict_comment() -> None:
+    """Item 14 of issue 21: the /judge refusal, posted by the same bot, quoted the folder
+    names raw in code spans; as the newest bot comment holding the marker it became "the
+    latest verdict", and a maintainer's retried /judge bound to the planted digest. Now only
+    a comment opening with the verdict header counts, and replies neutralise `<` `>`."""
+    # 1. The head files two folders; a maintainer's /judge is refused, quoting their names.
+    memory = port()
+    run(memory, event("/judge reconstructible pass"), Recorder(AttemptAtHead(PLANTING)))
+    ((_, refusal),) = memory.comments_posted
+    assert refusal.startswith("@maint: nothing was recorded: /judge needs a pull request")
+    assert "claims-bot:verdict" in refusal and PLANTED in refusal  # the names are quoted
+    assert "<" not in refusal and ">" not in refusal
+    # 2. The refusal stands on the PR after the true verdict (id 400); the filer pushes the
+    # evidence whose digest was planted, and the maintainer judges again: nothing is recorded.
+    refusal_comment = CommentRef(450, BOT, "Bot", refusal)
+    memory = port()
+    memory.existing.append((7, refusal_comment))
+    planted_head = Recorder(AttemptAtHead((FOLDER,), PLANTED, REQUIRED))
+    outcome, _ = run(memory, event("/judge reconstructible pass"), planted_head)
+    assert memory.commits == [] and not outcome.commit
+    # 3. With the evidence the verdict showed at the head, the judgment binds to its digest.
+    memory = port()
+    memory.existing.append((7, refusal_comment))
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert outcome.commit
+    assert written(memory)["checks"]["reconstructible"]["evidence_digest"] == DIGEST
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the old reply, quoting the names raw (what a bot echoing filer text would post)
+        f"@maint: nothing was recorded: found `{PLANTING[0]}`, `{PLANTING[1]}`",
+        # the marker and a header, but not as the comment's first lines
+        f"Unknown command\n{MARKER}\n<!-- claims-bot:verdict-key {'0' * 16} -->\n"
+        f"<!-- claims-bot:evidence {PLANTED} -->\n",
+        # the marker first, but no verdict-key line after it
+        f"{MARKER}\n<!-- claims-bot:evidence {PLANTED} -->\n",
+    ],
+)
+def test_only_the_verdict_header_is_read_as_a_verdict(body: str) -> None:
+    """Decided once, read from one place: a bot comment holding the marker anywhere but as
+    the verdict header (first line the marker, second the key, then evidence lines) is no
+    verdict, however new."""
+    memory = port()
+    memory.existing.append((7, CommentRef(450, BOT, "Bot", body)))
+    outcome, _ = run(memory, event("/judge reconstructible pass"))
+    assert written(memory)["checks"]["reconstructible"]["evidence_digest"] == DIGEST
+    memory = port()
+    memory.existing.append((7, CommentRef(450, BOT, "Bot", body)))
+    planted_head = Recorder(AttemptAtHead((FOLDER,), PLANTED, REQUIRED))
+    outcome, _ = run(memory, event("/judge reconstructible pass"), planted_head)
+    assert memory.commits == [] and not outcome.commit
+
+
+@settings(max_examples=200, deadline=None)
+@example(list(PLANTING), f"{MARKER} x", f"{MARKER}")
+@given(
+    st.lists(st.text(max_size=140), min_size=2, max_size=3),
+    st.text(max_size=300),
+    st.text(max_size=100),
+)
+def test_no_reply_can_carry_a_marker_whatever_the_filer_names(
+    folders: list[str], note: str, problem: str
+) -> None:
+    """Whatever folder names, problem text or note reach a reply, it holds no `<!--` and
+    never reads as a verdict comment: the refusal quoting the folders, the refusal quoting a
+    problem, and the record quoting the note."""
+    bodies = []
+    memory = port()
+    run(memory, event("/judge reconstructible pass"), Recorder(AttemptAtHead(tuple(folders))))
+    memory_problem = port()
+    run(
+        memory_problem,
+        event("/judge reconstructible pass"),
+        Recorder(AttemptAtHead((folders[0],), DIGEST, REQUIRED, problem=problem or "x")),
+    )
+    memory_note = port()
+    line = " ".join(note.split()) or "n"
+    run(memory_note, event(f"/judge reconstructible fail {line}"))
+    for used in (memory, memory_problem, memory_note):
+        bodies += [body for _, body in used.comments_posted]
+    assert len(bodies) == 3
+    for body in bodies:
+        assert "<!--" not in body, body
+        assert read_verdict_header(body) is None
