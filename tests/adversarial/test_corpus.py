@@ -23,6 +23,7 @@ from bot.cli import main
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.adversarial.harness import streamed_and_kept
 from tests.conftest import AS_OF
+from tests.support import assert_report_reads_back
 
 
 def _endless(request: Request) -> Response:
@@ -71,6 +72,9 @@ def test_the_trick_is_refused(
     assert "Traceback" not in out and "Traceback" not in err, err
     assert code == entry.exit, out + err
     report = json.loads(report_file.read_text(encoding="utf-8"))
+    # Every report verify writes, whatever it found, is one its readers (the site, the
+    # publisher) accept (issue 21, item 6).
+    assert_report_reads_back("verify-report", report)
     reasons = _reasons(report)
     assert {reason["code"] for reason in reasons} == entry.codes, out
     # Every reason of an attempt names its file (a pull request's own problems, such as
