@@ -684,6 +684,18 @@ def _market_20(protocol: dict[str, Any] | None) -> Builder:
 # ---- the corpus -----------------------------------------------------------------------------
 
 
+def _case_clash_in_tree(files: Files) -> None:
+    """Trials.JSONL beside trials.jsonl, merged on main: a working tree, no pull request."""
+    files["Trials.JSONL"] = files["trials.jsonl"]
+
+
+def _site_name_clash(files: Files) -> None:
+    """A file NOTES and a folder NOTES.txt/: the site once copied NOTES to files/.../NOTES.txt,
+    the very name of the folder, and every build stopped."""
+    files["NOTES"] = b"what we did\n"
+    files["NOTES.txt/more"] = b"and more\n"
+
+
 def _entry(
     name: str,
     trick: str,
@@ -1198,6 +1210,24 @@ CORPUS: tuple[Entry, ...] = (
         _market_20({**PROTOCOL, "rounds": 2}),
         exit=0,
         status="not-qualifying",
+    ),
+    _entry(
+        "name-clash-case-in-working-tree",
+        "Trials.JSONL beside trials.jsonl in a merged attempt, verified on a working tree"
+        " (no pull request)",
+        ["path-collision"],
+        "are one name once case and Unicode forms are folded",
+        _files(_case_clash_in_tree),
+    ),
+    _entry(
+        "site-name-clash-file-and-folder",
+        "a file NOTES beside a folder NOTES.txt/: one name once the site adds .txt to copies"
+        " (the site builds: tests/adversarial/test_corpus.py)",
+        [],
+        "",
+        _files(_site_name_clash),
+        exit=0,
+        status="qualifying",
     ),
 )
 

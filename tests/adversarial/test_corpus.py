@@ -82,7 +82,9 @@ def test_the_trick_is_refused(
     for attempt in report["attempts"]:
         assert all(reason["file"] for reason in attempt["reasons"]), attempt["reasons"]
     messages = [reason["message"] for reason in reasons if reason["code"] in entry.codes]
-    assert any(entry.fragment in message for message in messages), messages
+    # An entry with no codes is a trick that is harmless here and was harmful elsewhere (the
+    # site): its own test says where.
+    assert any(entry.fragment in message for message in messages) or not entry.codes, messages
     if entry.status is not None:
         assert [attempt["status"] for attempt in report["attempts"]] == [entry.status]
 
