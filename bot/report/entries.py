@@ -99,7 +99,7 @@ def _entries(
             raise
         error = whole
     frame = {key: value for key, value in data.items() if key not in sections}
-    empty = {section: [] for section in sections if section in data}
+    empty: dict[str, list[Any]] = {section: [] for section in sections if section in data}
     kept: dict[str, list[Any]] = {section: [] for section in empty}
     refused = []
     for section in empty:
