@@ -57,6 +57,7 @@ class SiteBuild:
     files: int
     markets: int
     attempts: int
+    errors: tuple[str, ...] = ()  # pages drawn as an error panel (path: why)
 
 
 def read_report_file(path: Path) -> object:
@@ -305,6 +306,7 @@ def build_site(
         f"{plan.rules['path']}{plan.rules['source_file']}": rules_source,
         **copies,
     }
-    files = render_site(plan, assets)
+    errors: list[str] = []
+    files = render_site(plan, assets, errors)
     publish_site(files, out)
-    return SiteBuild(out, len(files), len(plan.markets), len(plan.attempts))
+    return SiteBuild(out, len(files), len(plan.markets), len(plan.attempts), tuple(errors))

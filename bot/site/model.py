@@ -555,21 +555,51 @@ def _attempt_page(
     }
 
 
+def _planning_error(what: str, error: Exception) -> dict[str, Any]:
+    return {
+        "code": "report-entry-refused",
+        "message": f"the site could not show {what}: {type(error).__name__}: {error}",
+        "file": None,
+        "line": None,
+        "severity": "error",
+        "stage": None,
+    }
+
+
+def _guarded_attempt_page(
+    inputs: SiteInputs, path: str, data: Mapping[str, Any], titles: Mapping[int, str]
+) -> dict[str, Any]:
+    """An attempt's page; one its entry cannot make (whatever it holds) is its error panel."""
+    try:
+        return _attempt_page(inputs, path, data, titles)
+    except Exception as error:  # one attempt's page, never the whole site
+        market = data.get("market") if isinstance(data, Mapping) else None
+        number = market if isinstance(market, int) and not isinstance(market, bool) else None
+        reason = {**_planning_error(f"attempt {path}", error), "file": path}
+        return _attempt_page(inputs, path, unreadable_attempt(path, number, reason), titles)
+
+
+def _guarded_challenge(run: str, inputs: SiteInputs) -> dict[str, Any]:
+    """A challenge run's page; one its entry cannot make is a page with the reason."""
+    try:
+        return _challenge(run, inputs.challenge_runs.get(run), run in inputs.curves, inputs)
+    except Exception as error:  # one run's page, never the whole site
+        stub = {"run": run, "reasons": [_planning_error(f"challenge run {run}", error)]}
+        return _challenge(run, stub, False, inputs)
+
+
 def plan_site(inputs: SiteInputs) -> SitePlan:
     """The website's pages and endpoints as data (see the module's docstring)."""
     contracts = sorted(inputs.contracts, key=lambda c: c.market.id)
     markets = [_market(inputs, contract) for contract in contracts]
     titles = {c.market.id: c.market.title for c in contracts}
     attempts = [
-        _attempt_page(inputs, path, data, titles)
+        _guarded_attempt_page(inputs, path, data, titles)
         for path, data in sorted(inputs.attempts.items())
         if attempt_page_path(path) is not None
     ]
     runs = sorted(run for run in {*inputs.challenge_runs, *inputs.curves} if is_slug(run))
-    challenges = [
-        _challenge(run, inputs.challenge_runs.get(run), run in inputs.curves, inputs)
-        for run in runs
-    ]
+    challenges = [_guarded_challenge(run, inputs) for run in runs]
     index = _index(inputs, markets)
     index["challenge_runs"] = [
         {key: c[key] for key in ("run", "market", "scorer", "evidence", "page")} for c in challenges

@@ -113,3 +113,20 @@ def test_resolve_and_verify_reports_validate_for_every_outcome(
     assert_report_reads_back("resolve-report", resolved.report)
     verified = run_claims("verify", "--registry", built.root, "--as-of", as_of)
     assert_report_reads_back("verify-report", verified.report)
+
+
+def test_the_site_builds_with_an_annotated_tag_off_main(
+    make_registry, tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the Pages workflow runs it (no report files: verify and resolve in process), the
+    site once refused the resolve report of a registry holding such a tag, and exited 2."""
+    from bot.cli import main
+
+    built = make_registry()
+    _annotated(built.repo, _side_commit(built.repo))
+    code = main(
+        ["site", "--registry", str(built.root), "--out", str(tmp_path / "site"), "--as-of", CLOSED]
+    )
+    assert code == 0, capsys.readouterr().err
+    market = (tmp_path / "site" / "market-03.json").read_text(encoding="utf-8")
+    assert '"state": "off-branch"' in market

@@ -104,3 +104,21 @@ def test_the_index_lists_registry_problems_when_there_are_some() -> None:
     assert "<h2>Registry problems</h2>" in html
     assert "<code>registry-invalid</code>: markets/market-09.yaml: bars: expected a list" in html
     _strict(html.encode())
+
+
+def test_an_attempt_entry_the_site_cannot_draw_is_an_error_panel_on_its_own_page() -> None:
+    """Every job answers per attempt (issue 21): an entry that breaks planning (a bar that
+    is no object) or drawing (a bar whose threshold is no number) gives that attempt's page
+    an error panel; the other attempt's page and the market page are drawn."""
+    other = "attempts/market-03/bob-lab/monitor-v2"
+    broken = _attempt(bars=["not a bar"])
+    undrawable = _attempt(bars=[{**_attempt()["bars"][0], "threshold": "high"}])
+    for bad in (broken, undrawable):
+        errors: list[str] = []
+        plan = plan_site(_inputs(attempts={ATTEMPT: bad, other: _attempt(attempt=other)}))
+        files = render_site(plan, errors=errors)
+        page = files[PAGE].decode()
+        assert "cannot be shown" in page, page
+        assert "cannot be shown" not in files[f"{other}/index.html"].decode()
+        _strict(files[PAGE])
+        _strict(files["markets/market-03/index.html"])
