@@ -11,6 +11,7 @@ finding the adversarial corpus produces are checked in tests/adversarial/test_co
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -130,3 +131,31 @@ def test_the_site_builds_with_an_annotated_tag_off_main(
     assert code == 0, capsys.readouterr().err
     market = (tmp_path / "site" / "market-03.json").read_text(encoding="utf-8")
     assert '"state": "off-branch"' in market
+
+
+ARCHIVE_RECORDS: dict[str, dict[str, Any] | None] = {
+    "none": None,
+    "ok": {"doi": "10.5281/zenodo.42", "created": AT},
+    "late": {"doi": "10.5281/zenodo.42", "created": "2027-10-01T09:00:00Z"},
+    "after-as-of": {"id": 42, "created": "2027-09-20T09:00:00Z"},
+    "undated": {"doi": "10.5281/zenodo.42", "created": "yesterday"},
+    "no-created": {"doi": "10.5281/zenodo.42"},
+    "another-tag": {"tag": "snapshot-2027-01-01", "created": AT},
+}
+
+
+@pytest.mark.parametrize("as_of", [CLOSED, ANNULLABLE])
+@pytest.mark.parametrize("record", sorted(ARCHIVE_RECORDS))
+def test_resolve_report_validates_in_every_archive_state(
+    make_registry, run_claims, tmp_path, record: str, as_of: str
+) -> None:
+    built = make_registry()
+    store = tmp_path / "archive-store"
+    store.mkdir()
+    if ARCHIVE_RECORDS[record] is not None:
+        (store / f"{TAG}.json").write_text(json.dumps(ARCHIVE_RECORDS[record]))
+    result = run_claims(
+        "resolve", "--registry", built.root, "--as-of", as_of, "--archive-store", store
+    )
+    assert result.code in (0, 1), result.out + result.err
+    assert_report_reads_back("resolve-report", result.report)
