@@ -82,8 +82,24 @@ def _rules_links(text: str, source_file: str) -> Markup:
     return Markup(html)
 
 
+# C0 and C1 controls (but tab and line breaks), DEL, and lone surrogates (bytes of a name that
+# are not UTF-8): no page may hold them as they are (HTML forbids the controls; UTF-8 has no
+# surrogates), so a report's text shows them as escapes.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(value: object) -> object:
+    """Every value a template writes: a string's unshowable characters as `\\xNN` or
+    `\\uXXXX` (the rest, such as `<`, is escaped by autoescape as usual)."""
+    if isinstance(value, str) and _UNSHOWABLE.search(value):
+        shown = _UNSHOWABLE.sub(lambda m: m.group().encode("unicode_escape").decode(), value)
+        return Markup(shown) if isinstance(value, Markup) else shown
+    return value
+
+
 def _environment() -> Environment:
     environment = Environment(
+        finalize=_shown,
         loader=PackageLoader("bot.site", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
