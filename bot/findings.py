@@ -105,6 +105,9 @@ class Code(StrEnum):
     SNAPSHOT_OFF_BRANCH = "snapshot-off-branch"  # a warning: a tag of a commit main never held
     # The operator's verification cache (--verify-cache): a notice, the attempt is rechecked.
     CACHE_ENTRY_INVALID = "cache-entry-invalid"
+    # A report's entry (an attempt, a challenge run, a market) its own reader refuses, read
+    # without it by `claims site` and `claims github publish` (bot/report/entries.py).
+    REPORT_ENTRY_REFUSED = "report-entry-refused"
 
 
 class Severity(StrEnum):

@@ -16,8 +16,11 @@ https://www.unicode.org/versions/latest/ch03.pdf, and UAX #15, https://unicode.o
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable, Iterable
 
-__all__ = ["fold_name", "hidden_characters"]
+from bot.findings import Code, Finding
+
+__all__ = ["fold_name", "fold_path", "hidden_characters", "path_collisions"]
 
 # General categories refused in names (https://www.unicode.org/reports/tr44/#General_Category_Values):
 # Cc control (tab, newline, bell, ...), Cf format (zero-width space and joiners, bidi
@@ -77,3 +80,50 @@ def hidden_characters(name: str) -> list[str]:
             label = unicodedata.name(character, "") or f"category {unicodedata.category(character)}"
             found.append(f"U+{code:04X} {label}")
     return found
+
+
+def fold_path(path: str) -> str:
+    """The form in which two paths collide: NFKC, case folded, NFKC again."""
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", path).casefold())
+
+
+def path_collisions(
+    wanted: Iterable[str], others: Iterable[str] = (), shown: Callable[[str], str] = str
+) -> list[Finding]:
+    """`path-collision` for each path of `wanted` whose name, or a folder on its way, is
+    another's of `wanted` or `others` once case and Unicode forms are folded (`fold_path`):
+    on a case-insensitive or normalising file system (a filer's checkout, a reader's
+    download of the site) they are one file, and readers cannot tell them apart.
+
+    The one check of both paths: a pull request's changes against its head's tree
+    (bot/review.py) and an attempt folder as verify scans it (bot/load/folder.py), so a
+    working tree refuses what a pull request refuses. One finding per colliding path, naming
+    it; `shown` writes a path for the message."""
+    wanted = list(wanted)
+    if not wanted:
+        return []
+    prefixes: set[str] = set()
+    for path in [*others, *wanted]:
+        parts = path.split("/")
+        prefixes.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+    by_fold: dict[str, set[str]] = {}
+    for prefix in prefixes:
+        by_fold.setdefault(fold_path(prefix), set()).add(prefix)
+    findings = []
+    for path in wanted:
+        parts = path.split("/")
+        for i in range(len(parts)):
+            prefix = "/".join(parts[: i + 1])
+            clashing = sorted(by_fold.get(fold_path(prefix), set()) - {prefix})
+            if clashing:
+                names = ", ".join(shown(other) for other in clashing)
+                findings.append(
+                    Finding(
+                        Code.PATH_COLLISION,
+                        f"{shown(prefix)} and {names} are one name once case and Unicode forms"
+                        " are folded (NFKC, case folding); rename one",
+                        shown(path),
+                    )
+                )
+                break
+    return findings

@@ -109,14 +109,17 @@ class Snapshot:
         tag_state: TagState = "missing"
         tagged_at = None
         if tag is not None:
-            tagged_at = tag.tagged_at
+            # The tagger date is kept only for a tag whose state is decided by it (ok, late,
+            # after-as-of): an off-branch tag snapshots nothing, so its date says nothing, and
+            # the report's schema requires null there (issue 21, item 6).
             if not on_branch:
                 tag_state = "off-branch"
             elif not tag.annotated:
                 tag_state = "lightweight"
-            elif tagged_at is None:
+            elif tag.tagged_at is None:
                 tag_state = "undated"
             else:
+                tagged_at = tag.tagged_at
                 tag_state = _dated_state(tagged_at, dates, as_of)
         archive_state: ArchiveState = "missing"
         archived_at = None

@@ -17,12 +17,12 @@ branch's merge base and the head) and the paths of the head's tree:
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 
 from bot.findings import Code, Finding
 from bot.history import LFS_POINTER, Change
+from bot.names import fold_path, path_collisions
 
 __all__ = [
     "PROTECTED",
@@ -62,11 +62,6 @@ def shown_path(path: str) -> str:
         return path
     raw = path.encode("utf-8", "surrogateescape")
     return "".join(chr(byte) if 0x20 <= byte < 0x7F else f"\\x{byte:02x}" for byte in raw)
-
-
-def fold_path(path: str) -> str:
-    """The form in which two paths collide: NFKC, case folded, NFKC again."""
-    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", path).casefold())
 
 
 def attempt_folder(path: str) -> str | None:
@@ -224,36 +219,10 @@ def _path_safety(change: Change) -> list[Finding]:
 
 def _collisions(changes: Sequence[Change], head_paths: Iterable[str]) -> list[Finding]:
     """Paths the PR adds or changes whose name (or a folder on the way) collides after NFKC
-    and case folding with another in the head's tree: on a case-insensitive or normalising
-    file system they are one file, and readers cannot tell them apart."""
+    and case folding with another in the head's tree (`bot.names.path_collisions`, the check
+    verify makes of every attempt folder too)."""
     wanted = [c.path for c in changes if c.status != "D" and printable_path(c.path)]
-    if not wanted:
-        return []
-    prefixes: set[str] = set()
-    for path in [*head_paths, *wanted]:
-        parts = path.split("/")
-        prefixes.update("/".join(parts[: i + 1]) for i in range(len(parts)))
-    by_fold: dict[str, set[str]] = {}
-    for prefix in prefixes:
-        by_fold.setdefault(fold_path(prefix), set()).add(prefix)
-    findings = []
-    for path in wanted:
-        parts = path.split("/")
-        for i in range(len(parts)):
-            prefix = "/".join(parts[: i + 1])
-            others = sorted(by_fold.get(fold_path(prefix), set()) - {prefix})
-            if others:
-                shown = ", ".join(shown_path(other) for other in others)
-                findings.append(
-                    Finding(
-                        Code.PATH_COLLISION,
-                        f"{prefix} and {shown} are one name once case and Unicode forms are"
-                        " folded (NFKC, case folding); rename one",
-                        path,
-                    )
-                )
-                break
-    return findings
+    return path_collisions(wanted, head_paths, shown_path)
 
 
 def check_merged_evidence(

@@ -190,3 +190,17 @@ def fuzz_settings(examples: int) -> Any:
             HealthCheck.data_too_large,
         ],
     )
+
+
+def assert_report_reads_back(kind: str, report: object) -> None:
+    """A report the bot wrote validates against schemas/<kind>.schema.json and its reader
+    (`VerifyReport.from_json` / `ResolveReport.from_json`, what `claims site` and `claims
+    github publish` use) accepts it: a report its own reader refuses stops the site."""
+    from bot.app import ResolveReport, VerifyReport
+    from bot.evidence.schema import validate
+
+    assert report is not None
+    problems = validate(kind, report, f"{kind}.json")
+    assert problems == [], [f"{p.file}: {p.message}" for p in problems[:5]]
+    reader = VerifyReport if kind == "verify-report" else ResolveReport
+    reader.from_json(report)  # raises ReportError where a site build would stop

@@ -36,7 +36,7 @@ from bot.github.port import (
 from bot.report.text import printable
 
 if TYPE_CHECKING:
-    from bot.app import Workspace
+    from bot.app import VerifyReport, Workspace
     from bot.gather import LandingConfirmer
     from bot.github.identity import Filer
 
@@ -249,7 +249,6 @@ def _read_report(path: Path) -> bytes:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from bot.app import VerifyReport
     from bot.github.publish import (
         append_step_summary,
         build_publication,
@@ -258,7 +257,7 @@ def _publish(args: argparse.Namespace) -> int:
     )
     from bot.report.json_ import read_report
 
-    report = VerifyReport.from_json(read_report(_read_report(args.report)))
+    report = _readable_report(read_report(_read_report(args.report)))
     publication = build_publication(
         report, args.head, args.details_url, args.attestation_url, pr=args.pr
     )
@@ -306,6 +305,30 @@ def _reverify(port: GitHubPort, default_branch: str | None) -> Callable[[int], N
         print(f"re-post: started {VERIFY_WORKFLOW} for #{number} on {default_branch}")
 
     return reverify
+
+
+def _readable_report(data: object) -> VerifyReport:
+    """The verify report, an entry its reader refuses kept as an error of its own: an attempt
+    as invalid evidence (`report-entry-refused`), a challenge run as a problem of the pull
+    request, so the check fails closed and the rest of the verdict is still posted. A report
+    whose frame is refused raises `ReportError` (bot/report/entries.py)."""
+    from dataclasses import replace
+
+    from bot.findings import Code, Finding
+    from bot.report.entries import verify_report_entries
+    from bot.verdict import AttemptVerdict
+
+    report, _, refused = verify_report_entries(data)
+    if not refused:
+        return report
+    attempts, problems = list(report.attempts), list(report.pr_problems)
+    for entry in refused:
+        finding = Finding(Code.REPORT_ENTRY_REFUSED, entry.message, entry.name)
+        if entry.section == "attempts":
+            attempts.append(AttemptVerdict(entry.name, entry.market, None, (finding,)))
+        else:
+            problems.append(finding)
+    return replace(report, attempts=tuple(attempts), pr_problems=tuple(problems))
 
 
 def _connect(repository: str) -> GitHubPort | None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bot.config import Limits
 from bot.findings import Code, Finding
+from bot.names import path_collisions
 from bot.tree import Tree, TreeEntry, TreeError
 
 __all__ = ["FileEntry", "read_regular", "scan_folder", "tree_error"]
@@ -83,7 +84,19 @@ def scan_folder(
     tree: Tree, folder: str, limits: Limits = Limits(), object_format: str = "sha1"
 ) -> tuple[dict[str, FileEntry], list[Finding], bool]:
     """The folder's regular files by relative path, findings for everything else, and
-    whether the scan reached every file (False: it stopped at the file-count cap)."""
+    whether the scan reached every file (False: it stopped at the file-count cap).
+
+    Two names that are one after case and Unicode folding (`Trials.jsonl` beside
+    `trials.jsonl`, `Data/` beside `data/`) are `path-collision`, as a pull request adding
+    them is (`bot.names.path_collisions`, one check for both)."""
+    entries, findings, complete = _scan(tree, folder, limits, object_format)
+    findings += path_collisions(sorted(f"{folder}/{path}" for path in entries))
+    return entries, findings, complete
+
+
+def _scan(
+    tree: Tree, folder: str, limits: Limits, object_format: str
+) -> tuple[dict[str, FileEntry], list[Finding], bool]:
     entries: dict[str, FileEntry] = {}
     findings: list[Finding] = []
     pending = [(folder, "")]

@@ -22,8 +22,17 @@ from bot.errors import ClaimsError
 from bot.jobs.records import ResolutionRecord
 from bot.load.yaml_ import load_yaml
 from bot.registry import RULES_PATH, Registry
+from bot.review import shown_path
 from bot.site.challenge import challenge_curves
-from bot.site.model import EvidenceFile, MarketContract, SiteInputs, attempt_page_path, plan_site
+from bot.site.model import (
+    EvidenceFile,
+    MarketContract,
+    SiteInputs,
+    attempt_page_path,
+    evidence_copy_path,
+    plan_site,
+    unreadable_attempt,
+)
 from bot.site.publish import publish_site
 from bot.site.render import render_site
 from bot.tree import Tree, TreeError, read_limited
@@ -33,6 +42,10 @@ __all__ = ["MAX_COPY_BYTES", "SiteBuild", "build_site", "read_report_file"]
 # An evidence file larger than this is listed (size, sha256) but not copied into the site.
 # The shared rules keep raw logs whole up to 2,000,000 bytes (evidence.max_local_log_bytes).
 MAX_COPY_BYTES = 4_000_000
+# An attempt folder's files listed on its page, and the bytes of it copied into the site:
+# verify refuses more than the shared rules' file count, but the site shows any folder.
+MAX_LISTED_FILES = 2_000
+MAX_COPIED_BYTES = 200_000_000
 _MAX_REPORT_BYTES = 200_000_000
 
 
@@ -44,6 +57,7 @@ class SiteBuild:
     files: int
     markets: int
     attempts: int
+    errors: tuple[str, ...] = ()  # pages drawn as an error panel (path: why)
 
 
 def read_report_file(path: Path) -> object:
@@ -72,18 +86,31 @@ class _Verified:
 def _verified(reports: Sequence[object]) -> _Verified:
     """Each attempt and challenge run of the verify reports (a later report's replaces an
     earlier one's: `verify-main.json` then `verify-rerun.json`), after each report is
-    checked. A report without `challenge_runs` (before issue 12) has none."""
-    from bot.app import VerifyReport
+    checked. A report without `challenge_runs` (before issue 12) has none. An entry its reader
+    refuses is shown as refused, on its page and among the index's problems, never stops the
+    build (bot/report/entries.py)."""
+    from bot.report.entries import refused_reason, verify_report_entries
 
     found = _Verified({}, {}, [], [])
     for data in reports:
-        report = VerifyReport.from_json(data)  # ReportError (a ClaimsError) when malformed
-        assert isinstance(data, dict)
-        for attempt in data["attempts"]:
+        report, kept, refused = verify_report_entries(data)  # ReportError: its frame refused
+        for attempt in kept["attempts"]:
             found.attempts[attempt["attempt"]] = attempt
-        found.problems.extend(_problems(data["registry_problems"]))
-        for run in data.get("challenge_runs") or []:
+        found.problems.extend(_problems(kept["registry_problems"]))
+        for run in kept.get("challenge_runs") or []:
             found.runs[str(run["run"])] = run
+        for entry in refused:
+            reason = dict(refused_reason(entry))
+            found.problems.append(reason)
+            if entry.section == "attempts":
+                found.attempts[entry.name] = unreadable_attempt(entry.name, entry.market, reason)
+            else:
+                found.runs[entry.name] = {
+                    "run": entry.name,
+                    "market": entry.market,
+                    "reasons": [reason],
+                    "attempts": [],
+                }
         # "working tree /home/runner/...": the builder's own path says nothing to a reader.
         tree = "working tree" if report.tree.startswith("working tree") else report.tree
         found.sources.append(f"verify report of the {tree or 'registry'}")
@@ -92,18 +119,20 @@ def _verified(reports: Sequence[object]) -> _Verified:
 
 def _resolved_markets(
     data: object | None,
-) -> tuple[dict[int, dict[str, Any]], list[str], list[dict[str, Any]]]:
-    """The resolve report's markets by number, its name, and its registry problems."""
-    from bot.app import ResolveReport
+) -> tuple[dict[int, dict[str, Any]], list[str], list[dict[str, Any]], dict[int, str]]:
+    """The resolve report's markets by number, its name, its registry problems, and the
+    markets whose entry its reader refuses (with why)."""
+    from bot.report.entries import refused_reason, resolve_report_entries
 
     if data is None:
-        return {}, [], []
-    report = ResolveReport.from_json(data)
-    assert isinstance(data, dict)
+        return {}, [], [], {}
+    report, kept, refused = resolve_report_entries(data)
+    unreadable = {e.market: e.message for e in refused if e.market is not None}
     return (
-        {market["market"]: market for market in data["markets"]},
+        {market["market"]: market for market in kept["markets"]},
         [f"resolve report as of {report.as_of.isoformat()}"],
-        _problems(data["registry_problems"]),
+        [*_problems(kept["registry_problems"]), *(dict(refused_reason(e)) for e in refused)],
+        unreadable,
     )
 
 
@@ -168,14 +197,18 @@ def _evidence_files(
 ) -> tuple[dict[str, list[EvidenceFile]], dict[str, bytes]]:
     """Each attempt folder's regular files (links and special files are never read), and
     copies of those up to MAX_COPY_BYTES: `files/<path>.txt` for UTF-8 text (served as plain
-    text, so a filer's .html or .svg never runs as a page of the site), `.bin` otherwise."""
+    text, so a filer's .html or .svg never runs as a page of the site), `.bin` otherwise, at
+    a path `evidence_copy_path` makes one to one from any names. A folder's first
+    MAX_LISTED_FILES files are listed, and copied while the folder's copies stay within
+    MAX_COPIED_BYTES; the rest are listed without a copy, or left out and counted."""
     listing: dict[str, list[EvidenceFile]] = {}
     copies: dict[str, bytes] = {}
     for attempt in attempts:
         if attempt_page_path(attempt) is None:
             continue
-        entries = []
-        for path in _folder_files(tree, attempt):
+        entries, copied = [], 0
+        paths = _folder_files(tree, attempt)
+        for path in paths[:MAX_LISTED_FILES]:
             try:
                 with tree.open(path) as stream:
                     digest, size, head = hashlib.sha256(), 0, []
@@ -187,15 +220,20 @@ def _evidence_files(
             except TreeError:
                 continue
             copy = None
-            if size <= MAX_COPY_BYTES:
+            if size <= MAX_COPY_BYTES and copied + size <= MAX_COPIED_BYTES:
                 content = b"".join(head)
                 try:
                     content.decode("utf-8")
-                    copy = f"files/{path}.txt"
+                    text = True
                 except UnicodeDecodeError:
-                    copy = f"files/{path}.bin"
+                    text = False
+                copy = evidence_copy_path(attempt, path.removeprefix(f"{attempt}/"), text)
                 copies[copy] = content
-            entries.append(EvidenceFile(path, size, digest.hexdigest(), copy))
+                copied += size
+            entries.append(EvidenceFile(shown_path(path), size, digest.hexdigest(), copy))
+        if len(paths) > MAX_LISTED_FILES:
+            left = len(paths) - MAX_LISTED_FILES
+            entries.append(EvidenceFile(f"({left} more files not listed)", 0, "", None))
         listing[attempt] = entries
     return listing, copies
 
@@ -224,7 +262,7 @@ def build_site(
         registry = workspace.registry
         if verify_reports or resolve_report:
             verified = _verified([read_report_file(p) for p in verify_reports])
-            resolved, more, problems = _resolved_markets(
+            resolved, more, problems, unreadable = _resolved_markets(
                 read_report_file(resolve_report) if resolve_report else None
             )
         else:
@@ -242,7 +280,7 @@ def build_site(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
             verified = _verified([report.to_json()])
-            resolved, more, problems = _resolved_markets(resolution.to_json())
+            resolved, more, problems, unreadable = _resolved_markets(resolution.to_json())
         contracts = _contracts(registry)
         tree = registry.contracts
         records = _records(tree)
@@ -261,12 +299,14 @@ def build_site(
         curves=curves,
         challenge_runs=verified.runs,
         problems=[*verified.problems, *problems],
+        unreadable_markets=unreadable,
     )
     plan = plan_site(inputs)
     assets: Mapping[str, bytes] = {
         f"{plan.rules['path']}{plan.rules['source_file']}": rules_source,
         **copies,
     }
-    files = render_site(plan, assets)
+    errors: list[str] = []
+    files = render_site(plan, assets, errors)
     publish_site(files, out)
-    return SiteBuild(out, len(files), len(plan.markets), len(plan.attempts))
+    return SiteBuild(out, len(files), len(plan.markets), len(plan.attempts), tuple(errors))

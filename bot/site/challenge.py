@@ -60,7 +60,7 @@ def challenge_curves(tree: Tree) -> dict[str, Curves]:
                         tree, f"{scores}/{submitter}/{attempt}/{EVENTS}", _MAX_LOG_BYTES
                     )
                     curves = weirdml_curves(raw.decode("utf-8"))
-                except (TreeError, UnicodeDecodeError, ValueError):
+                except (TreeError, UnicodeDecodeError, ValueError, ArithmeticError):
                     continue
                 run_curves += [(f"{submitter}/{attempt}: {task}", c) for task, c in curves]
                 if isinstance(market, int) and not isinstance(market, bool):

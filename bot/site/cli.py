@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -77,4 +78,6 @@ def run_site(args: argparse.Namespace, root: Path, today: date) -> int:
         f"site: {built.files} files, {built.markets} market(s), {built.attempts} attempt"
         f" page(s) in {built.out}"
     )
+    for error in built.errors:  # one page each; the rest of the site is built
+        print(f"site: {error} (drawn as an error page)", file=sys.stderr)
     return 0

@@ -15,6 +15,7 @@ is not of that shape (reports are untrusted input) gets no page of its own.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,9 +32,11 @@ __all__ = [
     "SiteInputs",
     "SitePlan",
     "attempt_page_path",
+    "evidence_copy_path",
     "is_slug",
     "plan_site",
     "rules_blocks",
+    "unreadable_attempt",
 ]
 
 SITE_VERSION = 1
@@ -86,6 +89,8 @@ class SiteInputs:
     challenge_runs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # the reports' registry problems (a maintainer's to fix), shown on the index
     problems: Sequence[Mapping[str, Any]] = ()
+    # market -> why the resolve report's entry for it was refused (bot/report/entries.py)
+    unreadable_markets: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,66 @@ def attempt_page_path(attempt: str) -> str | None:
     if _ATTEMPT_PATH.match(attempt) and ".." not in attempt.split("/"):
         return f"{attempt}/"
     return None
+
+
+def unreadable_attempt(path: str, market: int | None, reason: Mapping[str, Any]) -> dict[str, Any]:
+    """An attempt whose report entry was refused, as the site shows it: no verdict, the
+    refusal as its one reason and its page's error panel (`site_error`)."""
+    return {
+        "attempt": path,
+        "market": market,
+        "kind": None,
+        "evidence": None,
+        "status": None,
+        "outcome": None,
+        "reasons": [dict(reason)],
+        "bars": [],
+        "site_error": reason["message"],
+    }
+
+
+# A name of the site's copies keeps these bytes as they are; any other is written ~XX (its
+# hex), so `~` followed by two hex digits never stands for itself and `~~` is free for names
+# made from a digest. Suffixes a copy's name may end in (`.txt`, `.bin`) are never the end of
+# a folder's name: a folder whose name ends in one of them (or in `.dir`) gets `.dir` added.
+_KEPT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+_COPY_SUFFIXES = (".txt", ".bin", ".dir")
+_MAX_COPY_NAME = 120  # bytes of one name in the site (file systems allow 255)
+_MAX_COPY_PATH = 600  # bytes of a copy's path below files/<attempt>/
+
+
+def _copy_name(name: str) -> str:
+    raw = name.encode("utf-8", "surrogateescape")
+    out = "".join(
+        chr(byte) if byte in _KEPT_BYTES and not (i == 0 and byte == 0x2E) else f"~{byte:02x}"
+        for i, byte in enumerate(raw)
+    )
+    if len(out) > _MAX_COPY_NAME:
+        out = f"{out[:40]}~~{hashlib.sha256(raw).hexdigest()[:32]}"
+    return out
+
+
+def evidence_copy_path(attempt: str, relative: str, text: bool) -> str:
+    """Where the site keeps its copy of the attempt folder's file `relative`: under
+    `files/<attempt>/`, `.txt` (served as plain text) or `.bin` added to its name.
+
+    One file, one copy, whatever the names (issue 21, item 5: `NOTES` and a folder
+    `NOTES.txt/` once made one path, and every build stopped): the mapping is one to one. A
+    name's bytes other than letters, digits, `.` (not first), `_` and `-` are written `~XX`; a
+    folder whose name ends in `.txt`, `.bin` or `.dir` gets `.dir` added, so no folder is
+    named as a copy is; a name too long for a file system, or a path too deep, is written
+    from its digest (`~~<sha256>`), which no other name can be."""
+    parts = relative.split("/")
+    folders = []
+    for part in parts[:-1]:
+        name = _copy_name(part)
+        folders.append(f"{name}.dir" if name.endswith(_COPY_SUFFIXES) else name)
+    suffix = ".txt" if text else ".bin"
+    below = "/".join([*folders, _copy_name(parts[-1]) + suffix])
+    if len(below) > _MAX_COPY_PATH:
+        digest = hashlib.sha256(relative.encode("utf-8", "surrogateescape")).hexdigest()
+        below = f"~~{digest}{suffix}"
+    return f"files/{attempt}/{below}"
 
 
 def is_slug(name: str) -> bool:
@@ -325,6 +390,8 @@ def _market(inputs: SiteInputs, contract: MarketContract) -> dict[str, Any]:
             "window_closes": dates.window_closes.isoformat(),
             "annul_on": dates.annul_on.isoformat(),
         }
+    if market.id in inputs.unreadable_markets:
+        warnings.append(inputs.unreadable_markets[market.id])
     verified = {
         path: data for path, data in inputs.attempts.items() if data.get("market") == market.id
     }
@@ -488,21 +555,51 @@ def _attempt_page(
     }
 
 
+def _planning_error(what: str, error: Exception) -> dict[str, Any]:
+    return {
+        "code": "report-entry-refused",
+        "message": f"the site could not show {what}: {type(error).__name__}: {error}",
+        "file": None,
+        "line": None,
+        "severity": "error",
+        "stage": None,
+    }
+
+
+def _guarded_attempt_page(
+    inputs: SiteInputs, path: str, data: Mapping[str, Any], titles: Mapping[int, str]
+) -> dict[str, Any]:
+    """An attempt's page; one its entry cannot make (whatever it holds) is its error panel."""
+    try:
+        return _attempt_page(inputs, path, data, titles)
+    except Exception as error:  # one attempt's page, never the whole site
+        market = data.get("market") if isinstance(data, Mapping) else None
+        number = market if isinstance(market, int) and not isinstance(market, bool) else None
+        reason = {**_planning_error(f"attempt {path}", error), "file": path}
+        return _attempt_page(inputs, path, unreadable_attempt(path, number, reason), titles)
+
+
+def _guarded_challenge(run: str, inputs: SiteInputs) -> dict[str, Any]:
+    """A challenge run's page; one its entry cannot make is a page with the reason."""
+    try:
+        return _challenge(run, inputs.challenge_runs.get(run), run in inputs.curves, inputs)
+    except Exception as error:  # one run's page, never the whole site
+        stub = {"run": run, "reasons": [_planning_error(f"challenge run {run}", error)]}
+        return _challenge(run, stub, False, inputs)
+
+
 def plan_site(inputs: SiteInputs) -> SitePlan:
     """The website's pages and endpoints as data (see the module's docstring)."""
     contracts = sorted(inputs.contracts, key=lambda c: c.market.id)
     markets = [_market(inputs, contract) for contract in contracts]
     titles = {c.market.id: c.market.title for c in contracts}
     attempts = [
-        _attempt_page(inputs, path, data, titles)
+        _guarded_attempt_page(inputs, path, data, titles)
         for path, data in sorted(inputs.attempts.items())
         if attempt_page_path(path) is not None
     ]
     runs = sorted(run for run in {*inputs.challenge_runs, *inputs.curves} if is_slug(run))
-    challenges = [
-        _challenge(run, inputs.challenge_runs.get(run), run in inputs.curves, inputs)
-        for run in runs
-    ]
+    challenges = [_guarded_challenge(run, inputs) for run in runs]
     index = _index(inputs, markets)
     index["challenge_runs"] = [
         {key: c[key] for key in ("run", "market", "scorer", "evidence", "page")} for c in challenges

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -45,6 +45,7 @@ _KNOWN_ATTEMPT_FIELDS = frozenset(
         "market_title",
         "market_page",
         "files",
+        "site_error",
     }
 )
 
@@ -81,8 +82,24 @@ def _rules_links(text: str, source_file: str) -> Markup:
     return Markup(html)
 
 
+# C0 and C1 controls (but tab and line breaks), DEL, and lone surrogates (bytes of a name that
+# are not UTF-8): no page may hold them as they are (HTML forbids the controls; UTF-8 has no
+# surrogates), so a report's text shows them as escapes.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _shown(value: object) -> object:
+    """Every value a template writes: a string's unshowable characters as `\\xNN` or
+    `\\uXXXX` (the rest, such as `<`, is escaped by autoescape as usual)."""
+    if isinstance(value, str) and _UNSHOWABLE.search(value):
+        shown = _UNSHOWABLE.sub(lambda m: m.group().encode("unicode_escape").decode(), value)
+        return Markup(shown) if isinstance(value, Markup) else shown
+    return value
+
+
 def _environment() -> Environment:
     environment = Environment(
+        finalize=_shown,
         loader=PackageLoader("bot.site", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
@@ -97,7 +114,14 @@ def _environment() -> Environment:
 
 
 def _json(data: Mapping[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
+    # A lone surrogate (a report's "\\udc80") is written as that same JSON escape.
+    text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _encoded(html: str) -> bytes:
+    """A page as UTF-8; a lone surrogate (no UTF-8 form) as a character reference."""
+    return html.encode("utf-8", "xmlcharrefreplace")
 
 
 def _root(path: str) -> str:
@@ -150,9 +174,16 @@ def _curves(
     )
 
 
-def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> dict[str, bytes]:
+def render_site(
+    plan: SitePlan, assets: Mapping[str, bytes] | None = None, errors: list[str] | None = None
+) -> dict[str, bytes]:
     """Every file of the site, by path: the pages, charts and endpoints of `plan`, and
-    `assets` (the shared rules' source file, copies of evidence files) as given."""
+    `assets` (the shared rules' source file, copies of evidence files) as given.
+
+    A market, attempt or challenge run page that cannot be drawn (whatever a report's entry
+    holds) becomes a page with an error panel, and its path and reason are added to `errors`:
+    one entry never stops the site (issue 21, item 5)."""
+    errors = [] if errors is None else errors
     environment = _environment()
     rules = plan.rules
     common = {
@@ -167,7 +198,17 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         html = environment.get_template(template).render(
             title=title, root=_root(path), **common, **context
         )
-        files[path] = html.encode()
+        files[path] = _encoded(html)
+
+    def guarded(folder: str, title: str, draw: Callable[[], None]) -> None:
+        """Draw one entry's page (and its charts and JSON); if it cannot be drawn, an error
+        panel in its place. A bulkhead: the report's entry, not the site, is what failed."""
+        try:
+            draw()
+        except Exception as error:  # one entry's page, never the whole site
+            reason = f"{type(error).__name__}: {error}"
+            errors.append(f"{folder}: {reason}")
+            page(f"{folder}index.html", "page-error.html.j2", title, error=reason)
 
     page(
         "index.html",
@@ -194,47 +235,59 @@ def render_site(plan: SitePlan, assets: Mapping[str, bytes] | None = None) -> di
         return chart[1]
 
     for market in plan.markets:
-        alt = drawn(f"{market['page']}timeline.svg", _timeline(market))
-        page(
-            f"{market['page']}index.html",
-            "market.html.j2",
-            f"Market {market['market']}",
-            market=market,
-            timeline_alt=alt,
-        )
-        files[market["json"]] = _json(market)
+
+        def draw_market(market: Mapping[str, Any] = market) -> None:
+            alt = drawn(f"{market['page']}timeline.svg", _timeline(market))
+            page(
+                f"{market['page']}index.html",
+                "market.html.j2",
+                f"Market {market['market']}",
+                market=market,
+                timeline_alt=alt,
+            )
+            files[market["json"]] = _json(market)
+
+        guarded(market["page"], f"Market {market['market']}", draw_market)
     for attempt in plan.attempts:
-        folder = attempt["page"]
-        curves = plan.curves.get(attempt["attempt"])
-        title = f"Attempt {attempt['attempt']}"
-        page(
-            f"{folder}index.html",
-            "attempt.html.j2",
-            title,
-            a=attempt,
-            bars_alt=drawn(f"{folder}bars.svg", _bars(attempt)) if attempt["bars"] else "",
-            curves_alt=drawn(f"{folder}curves.svg", _curves(curves, title)) if curves else "",
-            challenge_curves=bool(curves),
-            extra_fields=[
-                (key, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
-                for key, value in sorted(attempt.items())
-                if key not in _KNOWN_ATTEMPT_FIELDS
-            ],
-        )
+
+        def draw_attempt(attempt: Mapping[str, Any] = attempt) -> None:
+            folder = attempt["page"]
+            curves = plan.curves.get(attempt["attempt"])
+            title = f"Attempt {attempt['attempt']}"
+            page(
+                f"{folder}index.html",
+                "attempt.html.j2",
+                title,
+                a=attempt,
+                bars_alt=drawn(f"{folder}bars.svg", _bars(attempt)) if attempt["bars"] else "",
+                curves_alt=drawn(f"{folder}curves.svg", _curves(curves, title)) if curves else "",
+                challenge_curves=bool(curves),
+                extra_fields=[
+                    (key, json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False))
+                    for key, value in sorted(attempt.items())
+                    if key not in _KNOWN_ATTEMPT_FIELDS
+                ],
+            )
+
+        guarded(attempt["page"], f"Attempt {attempt['attempt']}", draw_attempt)
     market_pages = {market["market"]: market["page"] for market in plan.markets}
     for challenge in plan.challenges:
-        run = challenge["run"]
-        title = f"Challenge run {run}"
-        curves = plan.curves.get(run)
-        page(
-            f"{challenge['page']}index.html",
-            "challenge.html.j2",
-            title,
-            c=challenge,
-            market_page=market_pages.get(challenge["market"]),
-            curves_alt=drawn(f"{challenge['page']}curves.svg", _curves(curves, title))
-            if curves
-            else "",
-        )
+
+        def draw_challenge(challenge: Mapping[str, Any] = challenge) -> None:
+            run = challenge["run"]
+            title = f"Challenge run {run}"
+            curves = plan.curves.get(run)
+            page(
+                f"{challenge['page']}index.html",
+                "challenge.html.j2",
+                title,
+                c=challenge,
+                market_page=market_pages.get(challenge["market"]),
+                curves_alt=drawn(f"{challenge['page']}curves.svg", _curves(curves, title))
+                if curves
+                else "",
+            )
+
+        guarded(challenge["page"], f"Challenge run {challenge['run']}", draw_challenge)
     files["style.css"] = environment.loader.get_source(environment, "style.css")[0].encode()  # type: ignore[union-attr]
     return files

@@ -200,3 +200,34 @@ def test_names_that_collide_after_folding_are_refused(make_registry, run_claims)
     problems = _pr_problems(run_claims, built, head)
     # A PR's own non-ASCII name is refused first (path-characters names it escaped).
     assert problems == {("path-characters", f"{FOLDER}/\\xef\\xbd\\x8donitor-v1/x")}
+
+
+@pytest.mark.parametrize(
+    ("names", "shown"),
+    [
+        (("Trials.jsonl",), "Trials.jsonl"),  # beside the attempt's trials.jsonl
+        (("NOTES.md", "notes.md"), "NOTES.md"),
+        (("Data/a.txt", "data/b.txt"), "Data/a.txt"),  # a folder in another case
+    ],
+)
+def test_names_that_collide_after_folding_are_refused_on_a_working_tree(
+    make_registry, run_claims, names: tuple[str, ...], shown: str
+) -> None:
+    """Issue 21, item 7: `claims verify` on a working tree (no pull request) refused two names
+    that are one on macOS or Windows only in PR mode; both paths now share one check
+    (`bot.names.path_collisions`). On this Linux file system both files exist."""
+
+    def add(files: dict[str, bytes]) -> None:
+        for name in names:
+            files[name] = b"a note\n"
+
+    built = make_registry(change=add)
+    assert all((built.attempt / name).is_file() for name in names)
+    result = run_claims("verify", built.attempt)
+    assert result.code == 1, result.out
+    collisions = [r for r in result.reasons() if r["code"] == "path-collision"]
+    assert f"{FOLDER}/{shown}" in {r["file"] for r in collisions}
+    assert all(
+        "are one name once case and Unicode forms are folded" in r["message"] for r in collisions
+    )
+    assert result.codes() == {"path-collision"}

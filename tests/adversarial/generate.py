@@ -684,6 +684,18 @@ def _market_20(protocol: dict[str, Any] | None) -> Builder:
 # ---- the corpus -----------------------------------------------------------------------------
 
 
+def _case_clash_in_tree(files: Files) -> None:
+    """Trials.JSONL beside trials.jsonl, merged on main: a working tree, no pull request."""
+    files["Trials.JSONL"] = files["trials.jsonl"]
+
+
+def _site_name_clash(files: Files) -> None:
+    """A file NOTES and a folder NOTES.txt/: the site once copied NOTES to files/.../NOTES.txt,
+    the very name of the folder, and every build stopped."""
+    files["NOTES"] = b"what we did\n"
+    files["NOTES.txt/more"] = b"and more\n"
+
+
 def _entry(
     name: str,
     trick: str,
@@ -1199,6 +1211,24 @@ CORPUS: tuple[Entry, ...] = (
         exit=0,
         status="not-qualifying",
     ),
+    _entry(
+        "name-clash-case-in-working-tree",
+        "Trials.JSONL beside trials.jsonl in a merged attempt, verified on a working tree"
+        " (no pull request)",
+        ["path-collision"],
+        "are one name once case and Unicode forms are folded",
+        _files(_case_clash_in_tree),
+    ),
+    _entry(
+        "site-name-clash-file-and-folder",
+        "a file NOTES beside a folder NOTES.txt/: one name once the site adds .txt to copies"
+        " (the site builds: tests/adversarial/test_corpus.py)",
+        [],
+        "",
+        _files(_site_name_clash),
+        exit=0,
+        status="qualifying",
+    ),
 )
 
 
@@ -1223,6 +1253,23 @@ FOUND = (
     "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",
     "  Now the pull request's path is `path-characters` (`bot/review.py`,",
     "  `tests/unit/test_check_changes.py`).",
+    "- `site-name-clash-file-and-folder`: a file `NOTES` beside a folder `NOTES.txt/` was valid,",
+    "  merged, and then every `claims site` build exited 2 (the copy of `NOTES`, `NOTES.txt`, was",
+    "  the folder's own name). Copies now live at one-to-one paths (`evidence_copy_path`, a",
+    "  folder named like a copy gets `.dir`), a report entry the reader refuses is an error panel",
+    "  on its own page and `report-entry-refused` on its pull request, and a page that cannot be",
+    "  drawn is an error page (`bot/site/`, `bot/report/entries.py`,",
+    "  `tests/acceptance/test_site_per_attempt.py`,",
+    "  `test_the_site_builds_from_the_tricks_report`).",
+    "- `name-clash-case-in-working-tree`: `Trials.JSONL` beside `trials.jsonl` was refused only",
+    "  in a pull request; `claims verify` of a working tree passed it. Now `path-collision` there",
+    "  too, by the one check both use (`bot.names.path_collisions`, `bot/load/folder.py`,",
+    "  `test_names_that_collide_after_folding_are_refused_on_a_working_tree`).",
+    "- An annotated snapshot tag off main's first-parent history made `resolve --json` write a",
+    "  `tagged_at` its schema refuses, and `claims site` refused the report. Now null there",
+    "  (`bot/resolution.py`); every verify report of the corpus and every resolve report over",
+    "  each tag state and outcome is read back by its reader",
+    "  (`tests/acceptance/test_report_schemas.py`).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 

@@ -20,9 +20,11 @@ from werkzeug import Request, Response
 
 import bot.sandbox
 from bot.cli import main
+from bot.site.model import attempt_page_path
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.adversarial.harness import streamed_and_kept
 from tests.conftest import AS_OF
+from tests.support import assert_report_reads_back
 
 
 def _endless(request: Request) -> Response:
@@ -71,6 +73,9 @@ def test_the_trick_is_refused(
     assert "Traceback" not in out and "Traceback" not in err, err
     assert code == entry.exit, out + err
     report = json.loads(report_file.read_text(encoding="utf-8"))
+    # Every report verify writes, whatever it found, is one its readers (the site, the
+    # publisher) accept (issue 21, item 6).
+    assert_report_reads_back("verify-report", report)
     reasons = _reasons(report)
     assert {reason["code"] for reason in reasons} == entry.codes, out
     # Every reason of an attempt names its file (a pull request's own problems, such as
@@ -78,7 +83,9 @@ def test_the_trick_is_refused(
     for attempt in report["attempts"]:
         assert all(reason["file"] for reason in attempt["reasons"]), attempt["reasons"]
     messages = [reason["message"] for reason in reasons if reason["code"] in entry.codes]
-    assert any(entry.fragment in message for message in messages), messages
+    # An entry with no codes is a trick that is harmless here and was harmful elsewhere (the
+    # site): its own test says where.
+    assert any(entry.fragment in message for message in messages) or not entry.codes, messages
     if entry.status is not None:
         assert [attempt["status"] for attempt in report["attempts"]] == [entry.status]
 
@@ -119,3 +126,44 @@ def test_records_checked_as_read_judge_as_records_kept(
     args = [*case.args, *([] if "--as-of" in case.args else ["--as-of", AS_OF])]
     streamed, kept = streamed_and_kept(lambda: _report_of(args, tmp_path / "r.json", capsys))
     assert kept == streamed
+
+
+SITE_ENTRIES = [
+    entry
+    for entry in CORPUS
+    if entry.needs is None and entry.name.startswith(("site-", "name-clash", "lookalike"))
+]
+
+
+@pytest.mark.parametrize("entry", SITE_ENTRIES, ids=[entry.name for entry in SITE_ENTRIES])
+def test_the_site_builds_from_the_tricks_report(
+    entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`claims site` shows what verify said of the trick, on the attempt's own page, and
+    builds (issue 21, item 5: a file `NOTES` beside a folder `NOTES.txt/` was valid, and then
+    every Pages build exited 2)."""
+    case = build(entry, Context(tmp_path / entry.name))
+    args = [*case.args, *([] if "--as-of" in case.args else ["--as-of", AS_OF])]
+    _, _, report = _report_of(args, tmp_path / "report.json", capsys)
+    out = tmp_path / "site"
+    code = main(
+        [
+            "site",
+            "--registry",
+            str(case.built.root),
+            "--out",
+            str(out),
+            "--verify-report",
+            str(tmp_path / "report.json"),
+        ]
+    )
+    captured = capsys.readouterr()
+    assert code == 0 and "Traceback" not in captured.err, captured.err
+    for attempt in report["attempts"]:
+        # a path not of the attempt folders' shape (a look-alike letter) gets no page
+        page = attempt_page_path(attempt["attempt"])
+        assert page is None or (out / page / "index.html").is_file()
+    if entry.name == "site-name-clash-file-and-folder":
+        folder = out / "files" / report["attempts"][0]["attempt"]
+        assert (folder / "NOTES.txt").read_bytes() == b"what we did\n"
+        assert (folder / "NOTES.txt.dir" / "more.txt").read_bytes() == b"and more\n"

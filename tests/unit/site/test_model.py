@@ -336,3 +336,39 @@ def test_registry_problems_of_the_reports_are_listed_once() -> None:
     assert [(p["code"], p["severity"]) for p in index["registry_problems"]] == [
         ("snapshot-late", "warning")
     ]
+
+
+_NAME_PART = st.one_of(
+    st.sampled_from(["NOTES", "NOTES.txt", "x.bin", "a.dir", "a.txt.dir", ".", "..", "~", "~7e"]),
+    st.text(st.characters(codec="utf-8", exclude_characters="/\0"), min_size=1, max_size=300),
+    st.binary(min_size=1, max_size=40).map(
+        lambda raw: raw.replace(b"/", b"_").replace(b"\0", b"_").decode("utf-8", "surrogateescape")
+    ),
+)
+_RELATIVE = st.lists(_NAME_PART, min_size=1, max_size=8).map("/".join)
+
+
+@given(st.lists(st.tuples(_RELATIVE, st.booleans()), min_size=1, max_size=12))
+def test_evidence_copies_are_one_to_one_and_safe_whatever_the_names(
+    files: list[tuple[str, bool]],
+) -> None:
+    """Issue 21, item 5: a file `NOTES` and a folder `NOTES.txt/` once got one copy path. No
+    two files of a folder share a copy path, no copy is a folder another copy needs, and every
+    part is a name a file system holds (not empty, `.` or `..`, no `\\`, under 255 bytes)."""
+    from bot.site.model import evidence_copy_path
+
+    folder = "attempts/market-03/alice-lab/monitor-v1"
+    # a folder's files: no path is both a file and a folder on the way to another
+    paths = {relative: text for relative, text in files}
+    prefixes = {"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)}
+    paths = {p: text for p, text in paths.items() if p not in prefixes}
+    copies = {evidence_copy_path(folder, p, text): p for p, text in paths.items()}
+    assert len(copies) == len(paths)
+    folders = {"/".join(c.split("/")[:i]) for c in copies for i in range(1, c.count("/") + 1)}
+    assert not folders & set(copies)
+    for copy in copies:
+        assert copy.startswith(f"files/{folder}/") and copy.endswith((".txt", ".bin"))
+        for part in copy.split("/"):
+            assert part not in ("", ".", "..") and "\\" not in part and not part.startswith(".")
+            assert len(part.encode("utf-8")) <= 255 and part.isascii() and part.isprintable()
+        assert len(copy.encode()) < 1000

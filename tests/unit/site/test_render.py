@@ -3,9 +3,12 @@ appear when present, charts are accessible and reproducible SVGs."""
 
 from __future__ import annotations
 
+import json
 from datetime import date
 
 import html5lib
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.site.charts import BarPoint, TimelineEvent, bars_svg, timeline_svg
 from bot.site.model import plan_site
@@ -104,3 +107,51 @@ def test_the_index_lists_registry_problems_when_there_are_some() -> None:
     assert "<h2>Registry problems</h2>" in html
     assert "<code>registry-invalid</code>: markets/market-09.yaml: bars: expected a list" in html
     _strict(html.encode())
+
+
+def test_an_attempt_entry_the_site_cannot_draw_is_an_error_panel_on_its_own_page() -> None:
+    """Every job answers per attempt (issue 21): an entry that breaks planning (a bar that
+    is no object) or drawing (a bar whose threshold is no number) gives that attempt's page
+    an error panel; the other attempt's page and the market page are drawn."""
+    other = "attempts/market-03/bob-lab/monitor-v2"
+    broken = _attempt(bars=["not a bar"])
+    undrawable = _attempt(bars=[{**_attempt()["bars"][0], "threshold": "high"}])
+    for bad in (broken, undrawable):
+        errors: list[str] = []
+        plan = plan_site(_inputs(attempts={ATTEMPT: bad, other: _attempt(attempt=other)}))
+        files = render_site(plan, errors=errors)
+        page = files[PAGE].decode()
+        assert "cannot be shown" in page, page
+        assert "cannot be shown" not in files[f"{other}/index.html"].decode()
+        _strict(files[PAGE])
+        _strict(files["markets/market-03/index.html"])
+
+
+_ANY_TEXT = st.one_of(
+    st.text(st.characters(codec="utf-8"), max_size=80),
+    st.binary(max_size=30).map(lambda raw: raw.decode("utf-8", "surrogateescape")),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(text=_ANY_TEXT, number=st.integers(-(2**53), 2**53))
+def test_any_text_or_number_of_a_report_entry_renders_without_an_error_page(
+    text: str, number: int
+) -> None:
+    """Whatever text (any Unicode, bytes that are not UTF-8) or integer a filer's data puts in
+    an attempt's entry reaches every page and endpoint of the site as data: nothing raises,
+    nothing is drawn as an error page, every page parses."""
+    reason = {"code": "schema", "message": text, "file": text, "line": number, "severity": "error"}
+    checks = {text or "x": {"state": text, "verdict": None, "by": text, "at": None}}
+    attempt = _attempt(  # no bars: their chart is another test's, and slow
+        reasons=[reason], checks=checks, class_conditional={"all": {text: {text: number}}}, bars=[]
+    )
+    attempt["counts"] = dict.fromkeys(attempt["counts"], number)
+    errors: list[str] = []
+    files = render_site(plan_site(_inputs(attempts={ATTEMPT: attempt})), errors=errors)
+    assert errors == []
+    for path, data in files.items():
+        if path.endswith(".html"):
+            _strict(data)
+        elif path.endswith(".json"):
+            json.loads(data)
