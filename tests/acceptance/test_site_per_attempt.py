@@ -147,9 +147,9 @@ def test_publish_posts_the_verdict_with_a_refused_entry_failing_its_attempt(
     code = main(["github", "publish", str(path), "--pr", "7", "--head", "a" * 40])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert f"check run 'registry: {bad}': failure" in out
-    assert f"check run 'registry: {other}'" in out
-    assert f"check run 'registry: {bad}': failure, 'evidence invalid: 1 problem(s)'" in out
+    assert f"check run 'registry: #7 {bad}': failure" in out
+    assert f"check run 'registry: #7 {other}'" in out
+    assert f"check run 'registry: #7 {bad}': failure, 'evidence invalid: 1 problem(s)'" in out
     written = summary.read_text(encoding="utf-8")
     assert "`report-entry-refused`" in written and "integer beyond 2\\*\\*53" in written
     assert "check run 'registry: pull request': failure" in out
