@@ -78,6 +78,7 @@ class Code(StrEnum):
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
     ADAPTER_IGNORES_DATA = "adapter-ignores-data"
+    ADAPTER_COMMAND = "adapter-command"  # at PR time: a command the sandbox cannot start
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
     RELEASED_DATA_PATH = "released-data-path"

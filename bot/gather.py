@@ -47,6 +47,7 @@ from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
 from bot.records import RecordsCheck, RecordsChecker, RecordsNeeded
 from bot.registry import Registry
+from bot.sandbox.command import command_problem
 from bot.tree import Tree, TreeError, read_limited
 from bot.verdict import AttemptVerdict
 
@@ -312,6 +313,8 @@ def read_attempt(
         "adapter",
         required=attempt is not None and attempt.kind == "wrapped",
     )
+    if adapter is not None:
+        reader.problems += _command_problems(adapter)
     return AttemptFiles(
         **{
             **_fields(base),
@@ -334,6 +337,25 @@ def read_attempt(
             "records_checked_now": checker is not None,
         }
     )
+
+
+def _command_problems(adapter: Document) -> list[Finding]:
+    """adapter.yaml's command as the sandbox will take it (`command_problem`, the sandbox's own
+    definition): one it cannot start is refused here, on the PR, never first by a rerun. The
+    document is kept, so a rerun still records the sandbox's refusal as `adapter-failed`."""
+    data = adapter.data
+    command = data.get("command") if isinstance(data, dict) else None
+    problem = command_problem(command)
+    if problem is None:
+        return []
+    return [
+        Finding(
+            Code.ADAPTER_COMMAND,
+            f"command: the sandbox cannot start it: {problem}",
+            adapter.path,
+            adapter.line_of(("command",)),
+        )
+    ]
 
 
 def _fields(files: AttemptFiles) -> dict[str, Any]:

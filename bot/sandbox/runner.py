@@ -38,7 +38,7 @@ from typing import Literal
 
 from bot.errors import ClaimsError
 from bot.sandbox import command
-from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout
+from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout, command_problem
 from bot.sandbox.outputs import Scan, hand_back, scan_outputs, size_text
 from bot.sandbox.processes import Mark, kill_survivors, survivors
 from bot.sandbox.supervise import BwrapStatus, Observed, execute
@@ -131,9 +131,14 @@ def run_adapter(
 
     Raises ClaimsError only for the operator's mistakes (missing folders, an output folder
     that is not empty, folders the sandbox user cannot read); whatever the adapter does ends
-    as a RunResult.
+    as a RunResult, and so does a command the sandbox cannot start (`command_problem`: the
+    filer's adapter.yaml, which the PR check refuses the same way).
     """
     argv = _check_arguments(command, code, inputs, output, limits)
+    problem = command_problem(argv)
+    if problem is not None:  # the filer's command (adapter.yaml): a failed run, never raised
+        reason = f"the sandbox cannot start the command: {problem}"
+        return RunResult("failed", reason, None, None, None, "", "", (), 0.0)
     code, inputs, output = code.resolve(), inputs.resolve(), output.resolve()
     setup, reason = _setup()
     if setup is None and not allow_unisolated:
@@ -155,10 +160,8 @@ def run_adapter(
 def _check_arguments(
     argv: Sequence[str], code: Path, inputs: Path, output: Path, limits: SandboxLimits
 ) -> list[str]:
-    if isinstance(argv, str | bytes) or not argv:
-        raise ClaimsError(f"the adapter command must be a non-empty list of strings, got {argv!r}")
-    if not all(isinstance(part, str) and part and "\0" not in part for part in argv):
-        raise ClaimsError(f"every part of the adapter command must be a non-empty string: {argv!r}")
+    if isinstance(argv, str | bytes):  # a caller's mistake: a string is no list of parts
+        raise ClaimsError(f"the adapter command must be a list of strings, got {argv!r}")
     for name, folder in (("adapter folder", code), ("inputs folder", inputs)):
         if not folder.is_dir():
             raise ClaimsError(f"the {name} {folder} is not a folder")

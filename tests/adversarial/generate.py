@@ -191,6 +191,10 @@ def _output_path(files: Files) -> None:
     _replace(files, "adapter/adapter.yaml", b"- trials.jsonl", b"- ../../judgments.yaml")
 
 
+def _nul_in_command(files: Files) -> None:
+    _replace(files, "adapter/adapter.yaml", b"- convert.py", b'- "convert.py\\0--skip-check"')
+
+
 def _challenge_path(files: Files) -> None:
     _replace(files, "attempt.yaml", b"kind: run", b"kind: challenge\nchallenge_run: ../../markets")
 
@@ -1199,6 +1203,15 @@ CORPUS: tuple[Entry, ...] = (
         exit=0,
         status="not-qualifying",
     ),
+    # issue 21: a command the schema accepted but the sandbox could not start
+    _entry(
+        "adapter-command-holds-nul",
+        "adapter.yaml's command holds a NUL character (YAML's \"\\0\"), which the schema"
+        " accepted and the sandbox cannot start, so every scheduled rerun stopped",
+        ["adapter-command"],
+        "part 1 of the command holds a NUL character",
+        _files(_nul_in_command, WRAPPED),
+    ),
 )
 
 
@@ -1223,6 +1236,13 @@ FOUND = (
     "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",
     "  Now the pull request's path is `path-characters` (`bot/review.py`,",
     "  `tests/unit/test_check_changes.py`).",
+    "- `adapter-command-holds-nul`: an adapter.yaml command with a NUL inside an argument passed"
+    " the",
+    "  schema (the PR check showed only `adapter-not-rerun`), but the sandbox refused to start it,",
+    "  so every scheduled rerun job exited 2 and the market never resolved. Now the PR check and",
+    "  the sandbox share one definition (`bot/sandbox/command.py` `command_problem`): the PR gets",
+    "  `adapter-command` with the line, and a rerun of such a command is `adapter-failed`",
+    "  (`tests/unit/sandbox/test_command_agreement.py`, a hypothesis property over commands).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 

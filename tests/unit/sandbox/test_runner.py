@@ -725,10 +725,8 @@ def test_symlink_in_the_adapter_folder_fails_without_running(adapter: Adapter) -
 
 def test_operator_errors_raise(adapter: Adapter) -> None:
     code, inputs, output = adapter.code, adapter.inputs, adapter.output
-    with pytest.raises(ClaimsError, match="non-empty list"):
+    with pytest.raises(ClaimsError, match="must be a list"):
         run_adapter("python convert.py", code=code, inputs=inputs, output=output)
-    with pytest.raises(ClaimsError, match="non-empty list"):
-        run_adapter([], code=code, inputs=inputs, output=output)
     with pytest.raises(ClaimsError, match="is not a folder"):
         run_adapter(["true"], code=adapter.root / "missing", inputs=inputs, output=output)
     with pytest.raises(ClaimsError, match="overlaps"):
@@ -740,6 +738,29 @@ def test_operator_errors_raise(adapter: Adapter) -> None:
     with pytest.raises(ClaimsError, match="not empty") as raised:
         run_adapter(["true"], code=code, inputs=inputs, output=output)
     assert "fresh, empty output folder" in raised.value.diagnostics()
+
+
+@pytest.mark.parametrize(
+    ("argv", "problem"),
+    [
+        ([], "non-empty list"),
+        (["python", "a\0b"], "part 1 of the command holds a NUL character"),
+        (["python", ""], "part 1 of the command is empty"),
+        (["x" * 1001], "the program (part 0) of the command has 1001 characters"),
+        (["true"] * 101, "the command has 101 parts"),
+        (["python", "\ud800"], "cannot be encoded as bytes"),
+    ],
+)
+def test_unstartable_command_is_a_failed_run_not_an_error(
+    adapter: Adapter, argv: list[str], problem: str
+) -> None:
+    """The command is the filer's (adapter.yaml): one the sandbox cannot start is that run's
+    failure (adapter-failed), never a ClaimsError that stops the rerun job (issue 21, 2)."""
+    result = run_adapter(argv, code=adapter.code, inputs=adapter.inputs, output=adapter.output)
+    assert result.status == "failed"
+    assert result.reason.startswith("the sandbox cannot start the command: ")
+    assert problem in result.reason
+    assert os.listdir(adapter.output) == []
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a run as root changes uid")
