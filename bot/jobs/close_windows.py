@@ -50,6 +50,7 @@ from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
+from bot.jobs.stuck import with_rerun_deadline
 from bot.resolution import MarketResolution
 from bot.timestamps import format_moment
 
@@ -481,7 +482,7 @@ class _Applier:
                         workspace.registry,
                         workspace.history,
                         _Records(self.copies),
-                        self.job.options,
+                        with_rerun_deadline(self.job, self.facts[market.market].dates),
                         market=market.market,
                     )
                 except ClaimsError as error:
