@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import ClaimsError
-from bot.sandbox import command
+from bot.sandbox import cgroup, command
 from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout, command_problem
 from bot.sandbox.outputs import Scan, hand_back, scan_outputs, size_text
 from bot.sandbox.processes import Mark, kill_survivors, survivors
@@ -73,7 +73,10 @@ if problems:
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """What one adapter run may use. CPU, memory and file size are per process."""
+    """What one adapter run may use. CPU and file size are per process. Memory and processes
+    bound the whole run where the bot can make a cgroup (as root: `bot/sandbox/cgroup.py`;
+    the sandbox's tmpfs pages count too), and always each process (RLIMIT_AS, RLIMIT_NPROC
+    of the run's uid); a memory failure says which held."""
 
     cpu_seconds: int = 60
     memory_bytes: int = 1 << 30
@@ -98,6 +101,19 @@ class RunResult:
     stderr_tail: str
     outputs: tuple[str, ...]
     duration: float
+    # The most memory the whole run held at once, where a cgroup bounded it (else None).
+    memory_peak: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Whole:
+    """How the run's memory and processes were bounded: as a whole (a cgroup: `bot/sandbox/
+    cgroup.py`), or only per process (the rlimits); whether the cgroup's memory limit killed a
+    process, and its peak."""
+
+    cgroup: bool
+    oom_killed: bool = False
+    peak: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +327,8 @@ def _run_isolated(
     report_read, report_write = os.pipe()
     status = BwrapStatus()
     outcome: Observed | None = None
+    group, _ = cgroup.create(limits.memory_bytes, limits.processes)
+    whole = _Whole(group is not None)
     try:
         if uid is not None:
             os.chown(output, uid, uid)
@@ -326,7 +344,7 @@ def _run_isolated(
         )
         fds, status_write, report_write = (status_write, report_write), -1, -1
         outcome = execute(
-            full,
+            cgroup.join(group, full),
             cwd=None,
             env=dict(ENVIRONMENT),
             pass_fds=fds,
@@ -344,10 +362,13 @@ def _run_isolated(
                 os.close(fd)
         killed = kill_survivors(Mark(pid_namespace=status.inode, uid=uid))
         status.close()
+        if group is not None:
+            whole = _Whole(True, group.oom_killed(), group.peak())
+            group.remove()
         if uid is not None:
             hand_back(output, before.st_uid, before.st_gid)
             os.chmod(output, stat.S_IMODE(before.st_mode))
-    return _finish(outcome, killed, output, limits, note=None)
+    return _finish(outcome, killed, output, limits, note=None, whole=whole)
 
 
 def _stage(source: Path, target: Path, link: bool) -> None:
@@ -400,8 +421,11 @@ def _run_unisolated(
             out.chmod(0o700)
             drop = command.setpriv(uid, _tool("setpriv") or "setpriv")
         environment = {**ENVIRONMENT, "PATH": f"{bindir}:{PATH}", marker[0]: marker[1]}
+        group, _ = cgroup.create(limits.memory_bytes, limits.processes)
         outcome = execute(
-            [*drop, *command.prlimit(limits, _tool("prlimit") or "prlimit"), *argv],
+            cgroup.join(
+                group, [*drop, *command.prlimit(limits, _tool("prlimit") or "prlimit"), *argv]
+            ),
             cwd=str(work),
             env=environment,
             watch=out,
@@ -411,9 +435,13 @@ def _run_unisolated(
             tail_bytes=limits.stream_tail_bytes,
         )
         killed = kill_survivors(Mark(uid=uid, environ="=".join(marker).encode()))
+        whole = _Whole(False)
+        if group is not None:
+            whole = _Whole(True, group.oom_killed(), group.peak())
+            group.remove()
         if uid is not None:
             hand_back(out, os.geteuid(), os.getegid())
-        result = _finish(outcome, killed, out, limits, note=note)
+        result = _finish(outcome, killed, out, limits, note=note, whole=whole)
         for name in result.outputs:
             target = output / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -434,11 +462,12 @@ def _finish(
     limits: SandboxLimits,
     *,
     note: str | None,
+    whole: _Whole,
 ) -> RunResult:
     """Judge a finished run whose processes are all gone and whose output folder is ours."""
     assert outcome is not None  # execute returned, or its exception went up
     scan = scan_outputs(output, limits.output_files, limits.output_bytes)
-    status, reason, code, number, limit = _judge(outcome, scan, limits, note is None)
+    status, reason, code, number, limit = _judge(outcome, scan, limits, note is None, whole)
     found, left = killed
     if found:
         reason += f"; {found} leftover process(es) killed after the run"
@@ -456,6 +485,7 @@ def _finish(
         outcome.stderr.text(),
         scan.files,
         max(0.0, time.monotonic() - outcome.started),
+        whole.peak,
     )
 
 
@@ -478,7 +508,7 @@ def _ending(outcome: Observed, isolated: bool) -> tuple[int | None, int | None]:
 
 
 def _judge(
-    outcome: Observed, scan: Scan, limits: SandboxLimits, isolated: bool
+    outcome: Observed, scan: Scan, limits: SandboxLimits, isolated: bool, whole: _Whole
 ) -> tuple[Literal["ok", "failed"], str, int | None, int | None, Limit | None]:
     code, number = _ending(outcome, isolated)
     stderr = outcome.stderr.text()
@@ -496,8 +526,9 @@ def _judge(
     if number == signal.SIGXFSZ or (failed and big):
         reason = f"file size limit ({size_text(limits.file_bytes)}) hit"
         return "failed", reason, code, number, "file-size"
-    if failed and any(text in stderr for text in _MEMORY_TEXTS):
-        reason = f"memory limit ({size_text(limits.memory_bytes)}) hit"
+    if failed and (whole.oom_killed or any(text in stderr for text in _MEMORY_TEXTS)):
+        per = "for the whole sandbox" if whole.cgroup else "per process"
+        reason = f"memory limit ({size_text(limits.memory_bytes)} {per}) hit"
         return "failed", reason, code, number, "memory"
     if failed and any(text in stderr for text in _PROCESS_TEXTS):
         return "failed", f"process limit ({limits.processes}) hit", code, number, "processes"

@@ -1243,6 +1243,16 @@ FOUND = (
     "  the sandbox share one definition (`bot/sandbox/command.py` `command_problem`): the PR gets",
     "  `adapter-command` with the line, and a rerun of such a command is `adapter-failed`",
     "  (`tests/unit/sandbox/test_command_agreement.py`, a hypothesis property over commands).",
+    "- A wrapped attempt whose rerun never ended in a result (its released-data server down at"
+    " every",
+    "  run, or no rerun job finishing on it) blocked its market on every daily run, before and after",
+    "  the annulment date. Now it blocks only until the market's rerun deadline, a week after the",
+    "  close; then it is `rerun-unrecorded` and the market resolves from its other attempts",
+    "  (`bot/jobs/stuck.py`, `tests/acceptance/test_close_windows_stuck.py`).",
+    '- The sandbox\'s "1 GiB" memory limit was per process: four processes used 3.2 GB, and /tmp',
+    "  pages counted against nothing. Now, as root, each run has its own cgroup bounding memory",
+    "  (tmpfs included) and processes for the whole run (`bot/sandbox/cgroup.py`,",
+    "  `tests/unit/sandbox/test_runner.py`, `test_several_processes_together_stay_within_the_memory_limit`).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 
