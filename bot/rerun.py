@@ -79,6 +79,11 @@ def _tail(text: str) -> str:
     return text if len(text) <= _TAIL_SHOWN else "…" + text[-_TAIL_SHOWN:]
 
 
+def _tried(findings: list[Finding]) -> list[Finding]:
+    """The findings of a try that may pass (`_TRIES`)."""
+    return [finding for finding in findings if finding.code in _TRIES]
+
+
 def _failure(result: RunResult) -> str:
     detail = f"; stderr ends: {_tail(result.stderr_tail)}" if result.stderr_tail.strip() else ""
     return f"the adapter {result.status}: {result.reason}{detail}"
@@ -171,7 +176,9 @@ class AdapterRerun:
             return []
         key, parts = rerun_key(files, self.sandbox)
         cached = self._cached(key)
-        if cached is not None:
+        # A recorded try that may pass counts only where the close job's deadline says how:
+        # anywhere else it is no result (read from records: not rerun; else: tried again).
+        if cached is not None and (self.deadline is not None or not _tried(cached)):
             return self._settled(cached, adapter.path)
         if self.recorded_only:
             return None if self.deadline is None else self._settled(None, adapter.path)
@@ -202,7 +209,7 @@ class AdapterRerun:
         once the rerun deadline has passed; None (no result yet) before it."""
         if self.deadline is None:
             return findings
-        tried = [f for f in findings or () if f.code in _TRIES]
+        tried = _tried(findings or [])
         if findings is not None and not tried:
             return findings
         return self.deadline.unrecorded(path, tried) if self.deadline.passed else None
