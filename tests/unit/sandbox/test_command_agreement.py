@@ -110,6 +110,7 @@ def test_the_pr_check_and_the_sandbox_refuse_the_same_commands(command: list[str
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(PARTS, min_size=1, max_size=4))
 @example(["\x01", "a\nb", "\x7f", "-c", "--", "\u2028"])
+@example(["\U0010ffff" * MAX_ARGUMENT_CHARACTERS] * (MAX_ARGUMENTS - 3))  # the largest there is
 def test_every_command_the_pr_check_accepts_starts_in_the_sandbox(
     tmp_path_factory: pytest.TempPathFactory, arguments: list[str]
 ) -> None:
