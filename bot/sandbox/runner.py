@@ -151,10 +151,10 @@ def run_adapter(
     filer's adapter.yaml, which the PR check refuses the same way).
     """
     argv = _check_arguments(command, code, inputs, output, limits)
-    problem = command_problem(argv)
-    if problem is not None:  # the filer's command (adapter.yaml): a failed run, never raised
-        reason = f"the sandbox cannot start the command: {problem}"
-        return RunResult("failed", reason, None, None, None, "", "", (), 0.0)
+    unstartable = command_problem(argv)
+    if unstartable is not None:  # the filer's command (adapter.yaml): a failed run, not raised
+        why = f"the sandbox cannot start the command: {unstartable}"
+        return RunResult("failed", why, None, None, None, "", "", (), 0.0)
     code, inputs, output = code.resolve(), inputs.resolve(), output.resolve()
     setup, reason = _setup()
     if setup is None and not allow_unisolated:
