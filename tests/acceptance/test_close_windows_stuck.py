@@ -184,4 +184,3 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
     report = close(built.root, DEADLINE, rerun)
     assert report.failed and "market 3 blocked this run" in report.render()
     assert record(built.root) is None
-
