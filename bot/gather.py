@@ -47,7 +47,7 @@ from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
 from bot.records import RecordsCheck, RecordsChecker, RecordsNeeded
 from bot.registry import Registry
-from bot.sandbox.command import command_problem
+from bot.sandbox.command import command_problem, names_problem
 from bot.tree import Tree, TreeError, read_limited
 from bot.verdict import AttemptVerdict
 
@@ -314,7 +314,7 @@ def read_attempt(
         required=attempt is not None and attempt.kind == "wrapped",
     )
     if adapter is not None:
-        reader.problems += _command_problems(adapter)
+        reader.problems += _command_problems(adapter, reader.entries)
     return AttemptFiles(
         **{
             **_fields(base),
@@ -339,21 +339,32 @@ def read_attempt(
     )
 
 
-def _command_problems(adapter: Document) -> list[Finding]:
-    """adapter.yaml's command as the sandbox will take it (`command_problem`, the sandbox's own
-    definition): one it cannot start is refused here, on the PR, never first by a rerun. The
-    document is kept, so a rerun still records the sandbox's refusal as `adapter-failed`."""
+def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> list[Finding]:
+    """adapter.yaml's command as the sandbox will take it, with the sandbox's own rules
+    (`command_problem`; `names_problem` for the working folder it lays out from the adapter
+    folder's top-level names, `entries`, beside the released data's): one it cannot start is
+    refused here, on the PR, never first by a rerun. The document is kept, so a rerun still
+    records the sandbox's refusal as `adapter-failed`."""
     data = adapter.data
-    command = data.get("command") if isinstance(data, dict) else None
-    problem = command_problem(command)
+    if not isinstance(data, dict):
+        return []
+    problem = command_problem(data.get("command"))
+    field: FieldPath = ("command",)
+    if problem is None:
+        code = sorted({name.split("/")[1] for name in entries if name.startswith("adapter/")})
+        released = data.get("released_data")
+        paths = [item.get("path") for item in released if isinstance(item, dict)]
+        inputs = sorted({path.split("/")[0] for path in paths if isinstance(path, str)})
+        problem = names_problem(code, inputs)
+        field = ("released_data",)
     if problem is None:
         return []
     return [
         Finding(
             Code.ADAPTER_COMMAND,
-            f"command: the sandbox cannot start it: {problem}",
+            f"{field[0]}: the sandbox cannot start the command: {problem}",
             adapter.path,
-            adapter.line_of(("command",)),
+            adapter.line_of(field),
         )
     ]
 

@@ -43,12 +43,14 @@ __all__ = [
     "INIT",
     "MAX_ARGUMENTS",
     "MAX_ARGUMENT_CHARACTERS",
+    "MAX_NAMES",
     "PATH",
     "WORKDIR",
     "Layout",
     "command_problem",
     "interpreter",
     "isolated_argv",
+    "names_problem",
     "prlimit",
     "setpriv",
 ]
@@ -160,6 +162,31 @@ def command_problem(argv: object) -> str | None:
             os.fsencode(part)
         except UnicodeError:
             return f"{where} of the command holds text that cannot be encoded as bytes"
+    return None
+
+
+# Top-level names in the adapter folder and the released data together.
+MAX_NAMES = 1000
+
+
+def names_problem(code: list[str], inputs: list[str]) -> str | None:
+    """Why the working folder cannot be laid out from these top-level names, or None: the
+    adapter folder's (`code`) and the released data's (`inputs`, the first part of each of
+    adapter.yaml's `path`s) go side by side in WORKDIR, beside `out/`. The sandbox's rule
+    (`run_adapter`), and the PR check's (`adapter-command`): none may be `out`, none may be
+    in both, and there are at most MAX_NAMES in all."""
+    for names, where in (
+        (code, "the adapter"),
+        (inputs, "the released data (adapter.yaml's paths)"),
+    ):
+        if OUT in names:
+            return f"{where} has its own {OUT}/, which the sandbox keeps for outputs"
+    both = sorted(set(code) & set(inputs))
+    if both:
+        shown = both[0] if both[0].isprintable() and both[0].isascii() else repr(both[0])
+        return f"the adapter folder and the released data both have {shown}"
+    if len(set(code) | set(inputs)) > MAX_NAMES:
+        return f"the adapter folder and the released data hold over {MAX_NAMES} names"
     return None
 
 

@@ -51,7 +51,6 @@ UNISOLATED = "ran WITHOUT network isolation (--allow-unisolated)"
 
 Limit = Literal["cpu", "memory", "file-size", "processes", "wall", "output"]
 
-_MAX_ENTRIES = 1000  # top-level names in the adapter folder and the released data together
 _READABLE_CHECK_CAP = 10_000  # files checked for world-readability before a run as root
 _UID_BASE = 1_000_000_000  # fresh uids come from [base, base + span): no account uses them
 _UID_SPAN = 1 << 20
@@ -210,28 +209,24 @@ def _shown(name: str) -> str:
 
 
 def _entries(code: Path, inputs: Path) -> tuple[tuple[tuple[str, Path], ...], str | None]:
-    """The names the working folder will hold, each with its host path; or why not."""
-    entries: dict[str, Path] = {}
+    """The names the working folder will hold, each with its host path; or why not
+    (`names_problem`, the rule the PR check applies too)."""
+    names: dict[bool, dict[str, Path]] = {False: {}, True: {}}
     for folder, operator in ((code, False), (inputs, True)):
         for entry in sorted(os.scandir(folder), key=lambda item: item.name):
             kind = stat.S_IFMT(entry.stat(follow_symlinks=False).st_mode)
-            name = _shown(entry.name)
             if kind not in (stat.S_IFREG, stat.S_IFDIR):
                 if operator:
                     raise ClaimsError(f"the inputs folder holds {entry.path}, not a file or folder")
+                name = _shown(entry.name)
                 return (), f"the adapter folder holds {name}, which is not a regular file or folder"
-            if entry.name == OUT:
-                where = "the released data (adapter.yaml's paths)" if operator else "the adapter"
-                return (), f"{where} has its own {OUT}/, which the sandbox keeps for outputs"
-            if entry.name in entries:
-                return (), f"the adapter folder and the released data both have {name}"
-            entries[entry.name] = Path(entry.path)
-            if len(entries) > _MAX_ENTRIES:
-                return (
-                    (),
-                    f"the adapter folder and the released data hold over {_MAX_ENTRIES} names",
-                )
-    return tuple(entries.items()), None
+            names[operator][entry.name] = Path(entry.path)
+            if len(names[operator]) > command.MAX_NAMES:
+                break
+    problem = command.names_problem(list(names[False]), list(names[True]))
+    if problem is not None:
+        return (), problem
+    return tuple({**names[False], **names[True]}.items()), None
 
 
 def _check_readable(code: Path, inputs: Path) -> None:

@@ -195,6 +195,10 @@ def _nul_in_command(files: Files) -> None:
     _replace(files, "adapter/adapter.yaml", b"- convert.py", b'- "convert.py\\0--skip-check"')
 
 
+def _out_in_adapter(files: Files) -> None:
+    files["adapter/out/trials.jsonl"] = b"{}\n"
+
+
 def _challenge_path(files: Files) -> None:
     _replace(files, "attempt.yaml", b"kind: run", b"kind: challenge\nchallenge_run: ../../markets")
 
@@ -1212,6 +1216,14 @@ CORPUS: tuple[Entry, ...] = (
         "part 1 of the command holds a NUL character",
         _files(_nul_in_command, WRAPPED),
     ),
+    _entry(
+        "adapter-folder-holds-out",
+        "the adapter folder holds its own out/, where the sandbox binds the run's output folder,"
+        " so no rerun can lay out its working folder",
+        ["adapter-command"],
+        "the adapter has its own out/",
+        _files(_out_in_adapter, WRAPPED),
+    ),
 )
 
 
@@ -1241,7 +1253,8 @@ FOUND = (
     "  schema (the PR check showed only `adapter-not-rerun`), but the sandbox refused to start it,",
     "  so every scheduled rerun job exited 2 and the market never resolved. Now the PR check and",
     "  the sandbox share one definition (`bot/sandbox/command.py` `command_problem`): the PR gets",
-    "  `adapter-command` with the line, and a rerun of such a command is `adapter-failed`",
+    "  `adapter-command` with the line (and so does a working folder the sandbox cannot lay",
+    "  out: `adapter-folder-holds-out`), and a rerun of such a command is `adapter-failed`",
     "  (`tests/unit/sandbox/test_command_agreement.py`, a hypothesis property over commands).",
     "- A wrapped attempt whose rerun never ended in a result (its released-data server down",
     "  at every run, or no rerun job finishing on it) blocked its market on every daily run,",

@@ -88,6 +88,34 @@ def test_a_nul_in_an_argument_is_refused_on_the_pr_with_its_line() -> None:
     assert "part 1 of the command holds a NUL character" in finding.message
 
 
+@pytest.mark.parametrize(
+    ("names", "path", "problem"),
+    [
+        (["adapter/out/keep.txt"], "released/t.jsonl", "the adapter has its own out/"),
+        ([], "out/t.jsonl", "the released data (adapter.yaml's paths) has its own out/"),
+        (["adapter/convert.py"], "convert.py", "both have convert.py"),
+        (["adapter/released/x.py"], "released/t.jsonl", "both have released"),
+    ],
+)
+def test_a_working_folder_the_sandbox_cannot_lay_out_is_refused_on_the_pr(
+    names: list[str], path: str, problem: str
+) -> None:
+    """The sandbox lays the adapter folder and the released data side by side beside out/;
+    names it refuses there (`names_problem`) are `adapter-command` on the PR too."""
+    raw = adapter_yaml(["python", "convert.py"]).replace(b"path: t.jsonl", f"path: {path}".encode())
+    document, problems = parse_yaml(raw, PATH)
+    assert document is not None and not problems
+    assert not validate("adapter", document.data, PATH, document.lines)
+    entries = dict.fromkeys(["adapter/adapter.yaml", *names])
+    (finding,) = _command_problems(document, entries)
+    assert finding.code == Code.ADAPTER_COMMAND and problem in finding.message
+    assert finding.message.startswith("released_data: the sandbox cannot start the command: ")
+    assert finding.line == document.line_of(("released_data",))
+    honest, _ = parse_yaml(adapter_yaml(["python", "convert.py"]), PATH)
+    assert honest is not None
+    assert not _command_problems(honest, dict.fromkeys(["adapter/adapter.yaml", "adapter/a.py"]))
+
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(COMMANDS)
 @example(["python", "convert.py\0"])
