@@ -353,7 +353,8 @@ def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> 
     if problem is None:
         code = sorted({name.split("/")[1] for name in entries if name.startswith("adapter/")})
         released = data.get("released_data")
-        paths = [item.get("path") for item in released if isinstance(item, dict)]
+        items = released if isinstance(released, list) else []
+        paths = [item.get("path") for item in items if isinstance(item, dict)]
         inputs = sorted({path.split("/")[0] for path in paths if isinstance(path, str)})
         problem = names_problem(code, inputs)
         field = ("released_data",)
