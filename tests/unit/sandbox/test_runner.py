@@ -984,7 +984,9 @@ def test_several_processes_together_stay_within_the_memory_limit(adapter: Adapte
 def test_tmpfs_writes_count_against_the_memory_limit(adapter: Adapter) -> None:
     """Pages written to /tmp (a tmpfs, RAM) were charged to no rlimit; they are to the run's
     cgroup, so /tmp and memory together stay within the limit."""
-    limits = SandboxLimits(memory_bytes=256 << 20, output_bytes=512 << 20, wall_seconds=60)
+    limits = SandboxLimits(
+        memory_bytes=256 << 20, file_bytes=1 << 30, output_bytes=512 << 20, wall_seconds=60
+    )
     result = adapter.run(
         """
         import os
@@ -999,5 +1001,5 @@ def test_tmpfs_writes_count_against_the_memory_limit(adapter: Adapter) -> None:
         """,
         limits=limits,
     )
-    assert result.status == "failed", result.reason
+    assert (result.status, result.limit) == ("failed", "memory"), result.reason
     assert result.memory_peak is not None and result.memory_peak <= 256 << 20
