@@ -156,15 +156,16 @@ def _v1(name: str, memory_bytes: int, processes: int) -> Group | None:
 
 
 def _sweep(folder: Path) -> None:
-    """Remove the empty groups a killed bot left in `folder` (an hour old: never a group a
-    concurrent run just made and has yet to join; rmdir refuses a group that is not empty)."""
+    """Remove the groups a killed bot left in `folder`. rmdir refuses a group that still holds
+    a process, and a group is only empty and in use for the moment between its mkdir and the
+    run's joining it, so ten minutes old is safely left over."""
     try:
         entries = list(os.scandir(folder))
     except OSError:
         return
     for entry in entries:
         with contextlib.suppress(OSError):
-            if entry.name.startswith(_PREFIX) and time.time() - entry.stat().st_mtime > 3600:
+            if entry.name.startswith(_PREFIX) and time.time() - entry.stat().st_mtime > 600:
                 os.rmdir(entry.path)
 
 
