@@ -58,3 +58,16 @@ def test_the_command_joins_every_group_before_it_starts(tmp_path: Path) -> None:
     for folder in folders:  # the same process (exec), written before the command ran
         assert (folder / "cgroup.procs").read_text().strip() == pid
     assert cgroup.join(None, ["true"]) == ["true"]
+
+
+def test_groups_a_killed_bot_left_are_swept_when_a_run_starts(v2: Path) -> None:
+    """A bot killed mid-run leaves its group behind (its `finally` never ran); the next run
+    removes such groups once they are ten minutes old, never a fresh one."""
+    old, fresh, other = v2 / "claims-sandbox-old", v2 / "claims-sandbox-fresh", v2 / "system"
+    for folder in (old, fresh, other):
+        folder.mkdir()
+    os.utime(old, (0, 0))
+    os.utime(other, (0, 0))
+    group, _ = cgroup.create(1 << 30, 64)
+    assert group is not None
+    assert not old.exists() and fresh.is_dir() and other.is_dir()
