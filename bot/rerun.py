@@ -66,7 +66,7 @@ _RECORD_BYTES = 1 << 20  # a cached record holds a few findings
 _FINAL = frozenset({Code.ADAPTER_MISMATCH, Code.ADAPTER_IGNORES_DATA})
 # Kept too where a results folder lives for one run (`keep_failures`): the filer's own doing,
 # the same on every run (the adapter failed in the sandbox, released data with another hash or
-# a bad path). Never kept: released data that could not be fetched, or a machine error.
+# a bad path). Never kept: a machine error.
 _OWN_FAILURES = frozenset({Code.ADAPTER_FAILED, Code.RELEASED_DATA_HASH, Code.RELEASED_DATA_PATH})
 # Kept too in such a folder, as a try: a failure that may pass (the filer's server did not
 # serve the released data). The close job waits for another try until the market's rerun
@@ -80,8 +80,11 @@ def _tail(text: str) -> str:
 
 
 def _tried(findings: list[Finding]) -> list[Finding]:
-    """The findings of a try that may pass (`_TRIES`)."""
-    return [finding for finding in findings if finding.code in _TRIES]
+    """The findings of a try that may pass: all of them when each is one (`_TRIES`), else none
+    (any other finding is already a result: the attempt does not qualify whatever comes)."""
+    if findings and all(finding.code in _TRIES for finding in findings):
+        return findings
+    return []
 
 
 def _failure(result: RunResult) -> str:

@@ -274,3 +274,27 @@ def test_a_recorded_try_that_may_pass_counts_only_by_the_close_jobs_deadline(
     assert settled is not None
     assert [f.code for f in settled] == [Code.RERUN_UNRECORDED, Code.RELEASED_DATA_UNAVAILABLE]
     assert "by the rerun deadline 2027-09-05" in settled[0].message
+
+
+def test_a_try_with_a_failure_of_the_filers_own_is_a_result_at_once(
+    attempt, monkeypatch, tmp_path
+) -> None:
+    """One released file with another hash (the filer's own, final) and one not served: the
+    attempt cannot qualify whatever a later try brings, so the close job counts it now."""
+    from datetime import date
+
+    from bot.findings import Finding
+    from bot.rerun import Deadline
+
+    tree, files = attempt
+    found = [
+        Finding(Code.RELEASED_DATA_HASH, "released_data[0]: another sha256", "a"),
+        Finding(Code.RELEASED_DATA_UNAVAILABLE, "released_data[1]: connection refused", "a"),
+    ]
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "fetch_released", lambda *args, **kwargs: list(found))
+    results = tmp_path / "one-run"
+    AdapterRerun(cache=tmp_path / "cache", results=results, keep_failures=True)(tree, files)
+    close = AdapterRerun(cache=tmp_path / "unused", results=results, recorded_only=True)
+    before = replace(close, deadline=Deadline(date(2027, 9, 5), False))
+    assert before(tree, files) == found
