@@ -355,7 +355,9 @@ def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> 
         released = data.get("released_data")
         items = released if isinstance(released, list) else []
         paths = [item.get("path") for item in items if isinstance(item, dict)]
-        inputs = sorted({path.split("/")[0] for path in paths if isinstance(path, str)})
+        # As the released data is laid out (`bot/released.py`): "./out/x" is "out/x".
+        parts = [PurePosixPath(path).parts for path in paths if isinstance(path, str)]
+        inputs = sorted({part[0] for part in parts if part})
         problem = names_problem(code, inputs)
         field = ("released_data",)
     if problem is None:

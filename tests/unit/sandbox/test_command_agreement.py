@@ -22,7 +22,12 @@ from bot.findings import Code
 from bot.gather import _command_problems
 from bot.load.yaml_ import parse_yaml
 from bot.sandbox import isolation, run_adapter
-from bot.sandbox.command import MAX_ARGUMENT_CHARACTERS, MAX_ARGUMENTS, command_problem
+from bot.sandbox.command import (
+    MAX_ARGUMENT_CHARACTERS,
+    MAX_ARGUMENTS,
+    command_problem,
+    names_problem,
+)
 
 REASON = isolation()
 needs_isolation = pytest.mark.skipif(
@@ -93,6 +98,8 @@ def test_a_nul_in_an_argument_is_refused_on_the_pr_with_its_line() -> None:
     [
         (["adapter/out/keep.txt"], "released/t.jsonl", "the adapter has its own out/"),
         ([], "out/t.jsonl", "the released data (adapter.yaml's paths) has its own out/"),
+        ([], "./out//t.jsonl", "the released data (adapter.yaml's paths) has its own out/"),
+        (["adapter/convert.py"], "./convert.py", "both have convert.py"),
         (["adapter/convert.py"], "convert.py", "both have convert.py"),
         (["adapter/released/x.py"], "released/t.jsonl", "both have released"),
     ],
@@ -153,3 +160,30 @@ def test_every_command_the_pr_check_accepts_starts_in_the_sandbox(
     )
     assert result.status == "ok", result.reason
     assert json.loads(result.stdout_tail) == arguments
+
+
+NAMES = st.lists(st.sampled_from(["out", "released", "convert.py", "data", "adapter.yaml"]))
+
+
+@needs_isolation
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(NAMES, NAMES)
+def test_the_pr_check_refuses_exactly_the_working_folders_the_sandbox_refuses(
+    tmp_path_factory: pytest.TempPathFactory, code: list[str], inputs: list[str]
+) -> None:
+    """Top-level names of the adapter folder and the released data, laid out for real: the
+    sandbox starts the run exactly when the PR check's `names_problem` has nothing to say,
+    and refuses it with the same sentence."""
+    root = tmp_path_factory.mktemp("names")
+    for name in ("code", "inputs", "out"):
+        (root / name).mkdir()
+    for name in code:
+        (root / "code" / name).write_text("x")
+    for name in inputs:
+        (root / "inputs" / name).mkdir(exist_ok=True)
+    problem = names_problem(sorted(set(code)), sorted(set(inputs)))
+    result = run_adapter(["true"], code=root / "code", inputs=root / "inputs", output=root / "out")
+    if problem is None:
+        assert result.status == "ok", result.reason
+    else:
+        assert (result.status, result.reason) == ("failed", problem)
