@@ -78,6 +78,8 @@ class Code(StrEnum):
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
     ADAPTER_IGNORES_DATA = "adapter-ignores-data"
+    ADAPTER_COMMAND = "adapter-command"  # at PR time: a command the sandbox cannot start
+    RERUN_UNRECORDED = "rerun-unrecorded"  # the close: no result by the rerun deadline
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
     RELEASED_DATA_PATH = "released-data-path"

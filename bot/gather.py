@@ -47,6 +47,7 @@ from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
 from bot.records import RecordsCheck, RecordsChecker, RecordsNeeded
 from bot.registry import Registry
+from bot.sandbox.command import command_problem, names_problem
 from bot.tree import Tree, TreeError, read_limited
 from bot.verdict import AttemptVerdict
 
@@ -312,6 +313,8 @@ def read_attempt(
         "adapter",
         required=attempt is not None and attempt.kind == "wrapped",
     )
+    if adapter is not None:
+        reader.problems += _command_problems(adapter, reader.entries)
     return AttemptFiles(
         **{
             **_fields(base),
@@ -334,6 +337,39 @@ def read_attempt(
             "records_checked_now": checker is not None,
         }
     )
+
+
+def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> list[Finding]:
+    """adapter.yaml's command as the sandbox will take it, with the sandbox's own rules
+    (`command_problem`; `names_problem` for the working folder it lays out from the adapter
+    folder's top-level names, `entries`, beside the released data's): one it cannot start is
+    refused here, on the PR, never first by a rerun. The document is kept, so a rerun still
+    records the sandbox's refusal as `adapter-failed`."""
+    data = adapter.data
+    if not isinstance(data, dict):
+        return []
+    problem = command_problem(data.get("command"))
+    field: FieldPath = ("command",)
+    if problem is None:
+        code = sorted({name.split("/")[1] for name in entries if name.startswith("adapter/")})
+        released = data.get("released_data")
+        items = released if isinstance(released, list) else []
+        paths = [item.get("path") for item in items if isinstance(item, dict)]
+        # As the released data is laid out (`bot/released.py`): "./out/x" is "out/x".
+        parts = [PurePosixPath(path).parts for path in paths if isinstance(path, str)]
+        inputs = sorted({part[0] for part in parts if part})
+        problem = names_problem(code, inputs)
+        field = ("released_data",)
+    if problem is None:
+        return []
+    return [
+        Finding(
+            Code.ADAPTER_COMMAND,
+            f"{field[0]}: the sandbox cannot start the command: {problem}",
+            adapter.path,
+            adapter.line_of(field),
+        )
+    ]
 
 
 def _fields(files: AttemptFiles) -> dict[str, Any]:

@@ -35,6 +35,7 @@ import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,7 @@ from bot.report.json_ import ReportError, rerun_record_from_json, rerun_record_t
 from bot.sandbox import RunResult, SandboxLimits, run_adapter
 from bot.tree import Tree, read_limited
 
-__all__ = ["BOT_VERSION", "COMPARISON", "AdapterRerun", "rerun_key"]
+__all__ = ["BOT_VERSION", "COMPARISON", "AdapterRerun", "Deadline", "rerun_key"]
 
 BOT_VERSION = __version__
 # What a rerun checks, versioned apart from the bot: raised whenever that changes, so that a
@@ -65,13 +66,25 @@ _RECORD_BYTES = 1 << 20  # a cached record holds a few findings
 _FINAL = frozenset({Code.ADAPTER_MISMATCH, Code.ADAPTER_IGNORES_DATA})
 # Kept too where a results folder lives for one run (`keep_failures`): the filer's own doing,
 # the same on every run (the adapter failed in the sandbox, released data with another hash or
-# a bad path). Never kept: released data that could not be fetched, or a machine error.
+# a bad path). Never kept: a machine error.
 _OWN_FAILURES = frozenset({Code.ADAPTER_FAILED, Code.RELEASED_DATA_HASH, Code.RELEASED_DATA_PATH})
+# Kept too in such a folder, as a try: a failure that may pass (the filer's server did not
+# serve the released data). The close job waits for another try until the market's rerun
+# deadline, and from then on judges the attempt with it (`Deadline`, `rerun-unrecorded`).
+_TRIES = frozenset({Code.RELEASED_DATA_UNAVAILABLE})
 
 
 def _tail(text: str) -> str:
     text = text.strip()
     return text if len(text) <= _TAIL_SHOWN else "…" + text[-_TAIL_SHOWN:]
+
+
+def _tried(findings: list[Finding]) -> list[Finding]:
+    """The findings of a try that may pass: all of them when each is one (`_TRIES`), else none
+    (any other finding is already a result: the attempt does not qualify whatever comes)."""
+    if findings and all(finding.code in _TRIES for finding in findings):
+        return findings
+    return []
 
 
 def _failure(result: RunResult) -> str:
@@ -102,6 +115,28 @@ def rerun_key(files: AttemptFiles, sandbox_limits: SandboxLimits) -> tuple[str, 
     return hashlib.sha256(text.encode()).hexdigest(), parts
 
 
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The close job's rule for a market's wrapped attempts: no attempt holds a market hostage.
+
+    Before `day` (`passed` False) an attempt without a final result (none recorded, or only a
+    try that may pass) has no result: the market waits for the next run. From `day` on it has
+    one: `rerun-unrecorded`, with the failure of the try that was recorded, if any, and the
+    market resolves from its other attempts (docs/markets-and-resolution.md)."""
+
+    day: date
+    passed: bool
+
+    def unrecorded(self, path: str, tried: list[Finding]) -> list[Finding]:
+        last = f"; the last try recorded ended in {tried[0].code.value}" if tried else ""
+        message = (
+            f"no adapter rerun result was recorded for this evidence by the rerun deadline"
+            f" {self.day} (the scheduled reruns never ended in a result){last}: not qualifying,"
+            " and the market resolves from its other attempts"
+        )
+        return [Finding(Code.RERUN_UNRECORDED, message, path), *tried]
+
+
 @dataclass(frozen=True)
 class AdapterRerun:
     """How to rerun adapters: the released-data cache (under `sha256/`), the folder that keeps
@@ -127,6 +162,8 @@ class AdapterRerun:
     # failure is recorded too, so the job holding the token counts it instead of waiting for
     # a result that would never come (docs/running-on-github.md). Read back by `recorded_only`.
     keep_failures: bool = False
+    # Set by the close job for one market (`bot/jobs/stuck.py`): what no result means there.
+    deadline: Deadline | None = None
 
     def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding] | None:
         """Rerun one wrapped attempt's adapter. Returns findings (empty: it reproduced the
@@ -142,10 +179,12 @@ class AdapterRerun:
             return []
         key, parts = rerun_key(files, self.sandbox)
         cached = self._cached(key)
-        if cached is not None:
-            return cached
+        # A recorded try that may pass counts only where the close job's deadline says how:
+        # anywhere else it is no result (read from records: not rerun; else: tried again).
+        if cached is not None and (self.deadline is not None or not _tried(cached)):
+            return self._settled(cached, adapter.path)
         if self.recorded_only:
-            return None
+            return None if self.deadline is None else self._settled(None, adapter.path)
         reason = bot.sandbox.isolation()  # looked up when called: tests replace it
         if reason is not None and not self.allow_unisolated:
             raise ClaimsError(
@@ -161,13 +200,26 @@ class AdapterRerun:
             detail = error.strerror or str(error)
             where = f" ({error.filename})" if error.filename else ""
             message = f"the rerun could not be completed on this machine: {detail}{where}"
+            if self.deadline is not None:
+                return None  # the registry's fault: the close job waits, whatever the date
             return [Finding(Code.ADAPTER_FAILED, message, adapter.path)]  # never kept
         if self._keeps(findings):
             self._store(key, parts, findings)
-        return findings
+        return self._settled(findings, adapter.path)
+
+    def _settled(self, findings: list[Finding] | None, path: str) -> list[Finding] | None:
+        """`findings` as the close job counts them (`deadline`): a result only if final, or
+        once the rerun deadline has passed; None (no result yet) before it."""
+        if self.deadline is None:
+            return findings
+        tried = _tried(findings or [])
+        if findings is not None and not tried:
+            return findings
+        return self.deadline.unrecorded(path, tried) if self.deadline.passed else None
 
     def _keeps(self, findings: list[Finding]) -> bool:
-        kept = _FINAL | _OWN_FAILURES if self.keep_failures or self.recorded_only else _FINAL
+        one_run = self.keep_failures or self.recorded_only
+        kept = _FINAL | _OWN_FAILURES | _TRIES if one_run else _FINAL
         return all(finding.code in kept for finding in findings)
 
     # -- the cache --------------------------------------------------------------------------

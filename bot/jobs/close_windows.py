@@ -57,6 +57,7 @@ from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
+from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
 
 __all__ = [
@@ -588,7 +589,7 @@ class _Applier:
                 workspace.registry,
                 workspace.history,
                 counted,
-                self.job.options,
+                with_rerun_deadline(self.job, self.facts[market.market].dates),
                 market=market.market,
             )
         except ClaimsError as error:

@@ -21,8 +21,10 @@ Nothing else: no /root, /home, /work, no registry, no network (a network namespa
 a loopback of its own), no environment but PATH, HOME=/tmp, LANG=C.UTF-8 and
 PYTHONDONTWRITEBYTECODE=1. The command runs as an unprivileged uid without capabilities,
 under CPU, address-space, file-size and process limits and a wall-clock timeout, in a new
-session (no terminal to inject into), dying with the bot. Names in `code` and `inputs` must
-not collide, and neither may hold `out`.
+session (no terminal to inject into), dying with the bot. As root, where the kernel has the
+memory and pids cgroup controllers, the run also gets a cgroup of its own (`cgroup.py`), so
+memory (tmpfs pages included) and processes are bounded for the whole run, not per process.
+Names in `code` and `inputs` must not collide, and neither may hold `out`.
 
 Every way an adapter misbehaves ends as a `RunResult` (status "failed" with a one-sentence
 reason and which limit, if any); only the operator's mistakes raise `ClaimsError`. Where the

@@ -41,11 +41,16 @@ from typing import Protocol
 __all__ = [
     "ENVIRONMENT",
     "INIT",
+    "MAX_ARGUMENTS",
+    "MAX_ARGUMENT_CHARACTERS",
+    "MAX_NAMES",
     "PATH",
     "WORKDIR",
     "Layout",
+    "command_problem",
     "interpreter",
     "isolated_argv",
+    "names_problem",
     "prlimit",
     "setpriv",
 ]
@@ -59,6 +64,10 @@ OUT = "out"
 PATH = "/usr/local/bin:/usr/bin:/bin"
 # The adapter's whole environment.
 ENVIRONMENT = {"PATH": PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
+# What a command may be: adapter.yaml's schema says the same (`command`: maxItems, maxLength),
+# and a test holds the two together.
+MAX_ARGUMENTS = 100
+MAX_ARGUMENT_CHARACTERS = 1000
 _SHM_BYTES = 64 << 20
 _WORKDIR_BYTES = 1 << 20
 
@@ -118,6 +127,67 @@ def interpreter() -> tuple[Path, Path | None]:
     if Path("/usr") in prefix.parents and Path("/usr/local") not in [prefix, *prefix.parents]:
         return executable, None
     return executable, prefix
+
+
+def command_problem(argv: object) -> str | None:
+    """Why the sandbox cannot start `argv` as a command, in one sentence; None when it can.
+
+    The one definition of a startable command: `run_adapter` refuses what this refuses (a
+    failed run, the filer's doing), and the check of adapter.yaml (`bot/gather.py`) reports
+    the same at PR time (`adapter-command`), so a command the PR check accepts always starts.
+    A list of 1 to MAX_ARGUMENTS strings, each of 1 to MAX_ARGUMENT_CHARACTERS characters,
+    none holding NUL (execve ends an argument there), each encodable as the bytes execve takes
+    (os.fsencode: a lone surrogate is not)."""
+    if not isinstance(argv, list | tuple) or not argv:
+        return "the command must be a non-empty list of strings"
+    if len(argv) > MAX_ARGUMENTS:
+        return f"the command has {len(argv)} parts, over the {MAX_ARGUMENTS} allowed"
+    for index, part in enumerate(argv):
+        where = "the program (part 0)" if index == 0 else f"part {index}"
+        if not isinstance(part, str):
+            return f"{where} of the command is a {type(part).__name__}, not a string"
+        if not part:
+            return f"{where} of the command is empty"
+        if len(part) > MAX_ARGUMENT_CHARACTERS:
+            return (
+                f"{where} of the command has {len(part)} characters, over the"
+                f" {MAX_ARGUMENT_CHARACTERS} allowed"
+            )
+        if "\0" in part:
+            return (
+                f"{where} of the command holds a NUL character (at {part.index(chr(0))}),"
+                " which no program can be given: execve ends an argument there"
+            )
+        try:
+            os.fsencode(part)
+        except UnicodeError:
+            return f"{where} of the command holds text that cannot be encoded as bytes"
+    return None
+
+
+# Top-level names in the adapter folder and the released data together.
+MAX_NAMES = 1000
+
+
+def names_problem(code: list[str], inputs: list[str]) -> str | None:
+    """Why the working folder cannot be laid out from these top-level names, or None: the
+    adapter folder's (`code`) and the released data's (`inputs`, the first part of each of
+    adapter.yaml's `path`s) go side by side in WORKDIR, beside `out/`. The sandbox's rule
+    (`run_adapter`), and the PR check's (`adapter-command`): none may be `out`, none may be
+    in both, and there are at most MAX_NAMES in all."""
+    for names, where in (
+        (code, "the adapter"),
+        (inputs, "the released data (adapter.yaml's paths)"),
+    ):
+        if OUT in names:
+            return f"{where} has its own {OUT}/, which the sandbox keeps for outputs"
+    both = sorted(set(code) & set(inputs))
+    if both:
+        shown = both[0] if both[0].isprintable() and both[0].isascii() else repr(both[0])
+        return f"the adapter folder and the released data both have {shown}"
+    if len(set(code) | set(inputs)) > MAX_NAMES:
+        return f"the adapter folder and the released data hold over {MAX_NAMES} names"
+    return None
 
 
 def prlimit(limits: RlimitSource, path: str = "prlimit") -> list[str]:

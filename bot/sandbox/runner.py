@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import ClaimsError
-from bot.sandbox import command
-from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout
+from bot.sandbox import cgroup, command
+from bot.sandbox.command import ENVIRONMENT, OUT, PATH, Layout, command_problem
 from bot.sandbox.outputs import Scan, hand_back, scan_outputs, size_text
 from bot.sandbox.processes import Mark, kill_survivors, survivors
 from bot.sandbox.supervise import BwrapStatus, Observed, execute
@@ -51,7 +51,6 @@ UNISOLATED = "ran WITHOUT network isolation (--allow-unisolated)"
 
 Limit = Literal["cpu", "memory", "file-size", "processes", "wall", "output"]
 
-_MAX_ENTRIES = 1000  # top-level names in the adapter folder and the released data together
 _READABLE_CHECK_CAP = 10_000  # files checked for world-readability before a run as root
 _UID_BASE = 1_000_000_000  # fresh uids come from [base, base + span): no account uses them
 _UID_SPAN = 1 << 20
@@ -73,7 +72,10 @@ if problems:
 
 @dataclass(frozen=True, slots=True)
 class SandboxLimits:
-    """What one adapter run may use. CPU, memory and file size are per process."""
+    """What one adapter run may use. CPU and file size are per process. Memory and processes
+    bound the whole run where the bot can make a cgroup (as root: `bot/sandbox/cgroup.py`;
+    the sandbox's tmpfs pages count too), and always each process (RLIMIT_AS, RLIMIT_NPROC
+    of the run's uid); a memory failure says which held."""
 
     cpu_seconds: int = 60
     memory_bytes: int = 1 << 30
@@ -98,6 +100,19 @@ class RunResult:
     stderr_tail: str
     outputs: tuple[str, ...]
     duration: float
+    # The most memory the whole run held at once, where a cgroup bounded it (else None).
+    memory_peak: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Whole:
+    """How the run's memory and processes were bounded: as a whole (a cgroup: `bot/sandbox/
+    cgroup.py`), or only per process (the rlimits); whether the cgroup's memory limit killed a
+    process, and its peak."""
+
+    cgroup: bool
+    oom_killed: bool = False
+    peak: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +146,14 @@ def run_adapter(
 
     Raises ClaimsError only for the operator's mistakes (missing folders, an output folder
     that is not empty, folders the sandbox user cannot read); whatever the adapter does ends
-    as a RunResult.
+    as a RunResult, and so does a command the sandbox cannot start (`command_problem`: the
+    filer's adapter.yaml, which the PR check refuses the same way).
     """
     argv = _check_arguments(command, code, inputs, output, limits)
+    unstartable = command_problem(argv)
+    if unstartable is not None:  # the filer's command (adapter.yaml): a failed run, not raised
+        why = f"the sandbox cannot start the command: {unstartable}"
+        return RunResult("failed", why, None, None, None, "", "", (), 0.0)
     code, inputs, output = code.resolve(), inputs.resolve(), output.resolve()
     setup, reason = _setup()
     if setup is None and not allow_unisolated:
@@ -155,10 +175,8 @@ def run_adapter(
 def _check_arguments(
     argv: Sequence[str], code: Path, inputs: Path, output: Path, limits: SandboxLimits
 ) -> list[str]:
-    if isinstance(argv, str | bytes) or not argv:
-        raise ClaimsError(f"the adapter command must be a non-empty list of strings, got {argv!r}")
-    if not all(isinstance(part, str) and part and "\0" not in part for part in argv):
-        raise ClaimsError(f"every part of the adapter command must be a non-empty string: {argv!r}")
+    if isinstance(argv, str | bytes):  # a caller's mistake: a string is no list of parts
+        raise ClaimsError(f"the adapter command must be a list of strings, got {argv!r}")
     for name, folder in (("adapter folder", code), ("inputs folder", inputs)):
         if not folder.is_dir():
             raise ClaimsError(f"the {name} {folder} is not a folder")
@@ -191,28 +209,24 @@ def _shown(name: str) -> str:
 
 
 def _entries(code: Path, inputs: Path) -> tuple[tuple[tuple[str, Path], ...], str | None]:
-    """The names the working folder will hold, each with its host path; or why not."""
-    entries: dict[str, Path] = {}
+    """The names the working folder will hold, each with its host path; or why not
+    (`names_problem`, the rule the PR check applies too)."""
+    names: dict[bool, dict[str, Path]] = {False: {}, True: {}}
     for folder, operator in ((code, False), (inputs, True)):
         for entry in sorted(os.scandir(folder), key=lambda item: item.name):
             kind = stat.S_IFMT(entry.stat(follow_symlinks=False).st_mode)
-            name = _shown(entry.name)
             if kind not in (stat.S_IFREG, stat.S_IFDIR):
                 if operator:
                     raise ClaimsError(f"the inputs folder holds {entry.path}, not a file or folder")
+                name = _shown(entry.name)
                 return (), f"the adapter folder holds {name}, which is not a regular file or folder"
-            if entry.name == OUT:
-                where = "the released data (adapter.yaml's paths)" if operator else "the adapter"
-                return (), f"{where} has its own {OUT}/, which the sandbox keeps for outputs"
-            if entry.name in entries:
-                return (), f"the adapter folder and the released data both have {name}"
-            entries[entry.name] = Path(entry.path)
-            if len(entries) > _MAX_ENTRIES:
-                return (
-                    (),
-                    f"the adapter folder and the released data hold over {_MAX_ENTRIES} names",
-                )
-    return tuple(entries.items()), None
+            names[operator][entry.name] = Path(entry.path)
+            if len(names[operator]) > command.MAX_NAMES:
+                break
+    problem = command.names_problem(list(names[False]), list(names[True]))
+    if problem is not None:
+        return (), problem
+    return tuple({**names[False], **names[True]}.items()), None
 
 
 def _check_readable(code: Path, inputs: Path) -> None:
@@ -308,6 +322,8 @@ def _run_isolated(
     report_read, report_write = os.pipe()
     status = BwrapStatus()
     outcome: Observed | None = None
+    group, _ = cgroup.create(limits.memory_bytes, limits.processes)
+    whole = _Whole(group is not None)
     try:
         if uid is not None:
             os.chown(output, uid, uid)
@@ -323,7 +339,7 @@ def _run_isolated(
         )
         fds, status_write, report_write = (status_write, report_write), -1, -1
         outcome = execute(
-            full,
+            cgroup.join(group, full),
             cwd=None,
             env=dict(ENVIRONMENT),
             pass_fds=fds,
@@ -341,10 +357,13 @@ def _run_isolated(
                 os.close(fd)
         killed = kill_survivors(Mark(pid_namespace=status.inode, uid=uid))
         status.close()
+        if group is not None:
+            whole = _Whole(True, group.oom_killed(), group.peak())
+            group.remove()
         if uid is not None:
             hand_back(output, before.st_uid, before.st_gid)
             os.chmod(output, stat.S_IMODE(before.st_mode))
-    return _finish(outcome, killed, output, limits, note=None)
+    return _finish(outcome, killed, output, limits, note=None, whole=whole)
 
 
 def _stage(source: Path, target: Path, link: bool) -> None:
@@ -397,8 +416,11 @@ def _run_unisolated(
             out.chmod(0o700)
             drop = command.setpriv(uid, _tool("setpriv") or "setpriv")
         environment = {**ENVIRONMENT, "PATH": f"{bindir}:{PATH}", marker[0]: marker[1]}
+        group, _ = cgroup.create(limits.memory_bytes, limits.processes)
         outcome = execute(
-            [*drop, *command.prlimit(limits, _tool("prlimit") or "prlimit"), *argv],
+            cgroup.join(
+                group, [*drop, *command.prlimit(limits, _tool("prlimit") or "prlimit"), *argv]
+            ),
             cwd=str(work),
             env=environment,
             watch=out,
@@ -408,9 +430,13 @@ def _run_unisolated(
             tail_bytes=limits.stream_tail_bytes,
         )
         killed = kill_survivors(Mark(uid=uid, environ="=".join(marker).encode()))
+        whole = _Whole(False)
+        if group is not None:
+            whole = _Whole(True, group.oom_killed(), group.peak())
+            group.remove()
         if uid is not None:
             hand_back(out, os.geteuid(), os.getegid())
-        result = _finish(outcome, killed, out, limits, note=note)
+        result = _finish(outcome, killed, out, limits, note=note, whole=whole)
         for name in result.outputs:
             target = output / name
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -431,11 +457,12 @@ def _finish(
     limits: SandboxLimits,
     *,
     note: str | None,
+    whole: _Whole,
 ) -> RunResult:
     """Judge a finished run whose processes are all gone and whose output folder is ours."""
     assert outcome is not None  # execute returned, or its exception went up
     scan = scan_outputs(output, limits.output_files, limits.output_bytes)
-    status, reason, code, number, limit = _judge(outcome, scan, limits, note is None)
+    status, reason, code, number, limit = _judge(outcome, scan, limits, note is None, whole)
     found, left = killed
     if found:
         reason += f"; {found} leftover process(es) killed after the run"
@@ -453,6 +480,7 @@ def _finish(
         outcome.stderr.text(),
         scan.files,
         max(0.0, time.monotonic() - outcome.started),
+        whole.peak,
     )
 
 
@@ -475,7 +503,7 @@ def _ending(outcome: Observed, isolated: bool) -> tuple[int | None, int | None]:
 
 
 def _judge(
-    outcome: Observed, scan: Scan, limits: SandboxLimits, isolated: bool
+    outcome: Observed, scan: Scan, limits: SandboxLimits, isolated: bool, whole: _Whole
 ) -> tuple[Literal["ok", "failed"], str, int | None, int | None, Limit | None]:
     code, number = _ending(outcome, isolated)
     stderr = outcome.stderr.text()
@@ -493,8 +521,9 @@ def _judge(
     if number == signal.SIGXFSZ or (failed and big):
         reason = f"file size limit ({size_text(limits.file_bytes)}) hit"
         return "failed", reason, code, number, "file-size"
-    if failed and any(text in stderr for text in _MEMORY_TEXTS):
-        reason = f"memory limit ({size_text(limits.memory_bytes)}) hit"
+    if failed and (whole.oom_killed or any(text in stderr for text in _MEMORY_TEXTS)):
+        per = "for the whole sandbox" if whole.cgroup else "per process"
+        reason = f"memory limit ({size_text(limits.memory_bytes)} {per}) hit"
         return "failed", reason, code, number, "memory"
     if failed and any(text in stderr for text in _PROCESS_TEXTS):
         return "failed", f"process limit ({limits.processes}) hit", code, number, "processes"

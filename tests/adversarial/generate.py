@@ -191,6 +191,14 @@ def _output_path(files: Files) -> None:
     _replace(files, "adapter/adapter.yaml", b"- trials.jsonl", b"- ../../judgments.yaml")
 
 
+def _nul_in_command(files: Files) -> None:
+    _replace(files, "adapter/adapter.yaml", b"- convert.py", b'- "convert.py\\0--skip-check"')
+
+
+def _out_in_adapter(files: Files) -> None:
+    files["adapter/out/trials.jsonl"] = b"{}\n"
+
+
 def _challenge_path(files: Files) -> None:
     _replace(files, "attempt.yaml", b"kind: run", b"kind: challenge\nchallenge_run: ../../markets")
 
@@ -1229,6 +1237,23 @@ CORPUS: tuple[Entry, ...] = (
         exit=0,
         status="qualifying",
     ),
+    # issue 21: a command the schema accepted but the sandbox could not start
+    _entry(
+        "adapter-command-holds-nul",
+        "adapter.yaml's command holds a NUL character (YAML's \"\\0\"), which the schema"
+        " accepted and the sandbox cannot start, so every scheduled rerun stopped",
+        ["adapter-command"],
+        "part 1 of the command holds a NUL character",
+        _files(_nul_in_command, WRAPPED),
+    ),
+    _entry(
+        "adapter-folder-holds-out",
+        "the adapter folder holds its own out/, where the sandbox binds the run's output folder,"
+        " so no rerun can lay out its working folder",
+        ["adapter-command"],
+        "the adapter has its own out/",
+        _files(_out_in_adapter, WRAPPED),
+    ),
 )
 
 
@@ -1243,35 +1268,19 @@ def build(entry: Entry, ctx: Context) -> Case:
 
 # The tricks that were not caught when the corpus was written, and how the bot was fixed
 # (each fix has its own test besides the corpus entry).
-FOUND = (
-    "- `timestamp-in-the-future`: a trial dated 2031 in evidence merged in 2027 was valid;"
-    " freeze order",
-    "  bounds trials only from below. Now `trial-in-future`: no trial may start after the evidence",
-    "  landed on the base branch (`bot/judge.py`, `tests/unit/test_judge.py`).",
-    "- `git-tree-dot-dot-entry`: a crafted head commit (`git mktree`) with a file named `..` in"
-    " the",
-    "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",
-    "  Now the pull request's path is `path-characters` (`bot/review.py`,",
-    "  `tests/unit/test_check_changes.py`).",
-    "- `site-name-clash-file-and-folder`: a file `NOTES` beside a folder `NOTES.txt/` was valid,",
-    "  merged, and then every `claims site` build exited 2 (the copy of `NOTES`, `NOTES.txt`, was",
-    "  the folder's own name). Copies now live at one-to-one paths (`evidence_copy_path`, a",
-    "  folder named like a copy gets `.dir`), a report entry the reader refuses is an error panel",
-    "  on its own page and `report-entry-refused` on its pull request, and a page that cannot be",
-    "  drawn is an error page (`bot/site/`, `bot/report/entries.py`,",
-    "  `tests/acceptance/test_site_per_attempt.py`,",
-    "  `test_the_site_builds_from_the_tricks_report`).",
-    "- `name-clash-case-in-working-tree`: `Trials.JSONL` beside `trials.jsonl` was refused only",
-    "  in a pull request; `claims verify` of a working tree passed it. Now `path-collision` there",
-    "  too, by the one check both use (`bot.names.path_collisions`, `bot/load/folder.py`,",
-    "  `test_names_that_collide_after_folding_are_refused_on_a_working_tree`).",
-    "- An annotated snapshot tag off main's first-parent history made `resolve --json` write a",
-    "  `tagged_at` its schema refuses, and `claims site` refused the report. Now null there",
-    "  (`bot/resolution.py`); every verify report of the corpus and every resolve report over",
-    "  each tag state and outcome is read back by its reader",
-    "  (`tests/acceptance/test_report_schemas.py`).",
-    "- Every other trick was already refused; the corpus keeps it so.",
-)
+FOUND_HEADING = "## What the corpus found"
+
+
+def _found() -> list[str]:
+    """The section after the table, as docs/adversarial.md has it: what each trick the corpus
+    (and the reviews beside it) found did, and what the bot answers now. It is written by hand
+    (a hole a job or a workflow holds has no entry in the table), so only the part above it
+    is generated."""
+    text = DOCS.read_text(encoding="utf-8") if DOCS.exists() else ""
+    at = text.find(FOUND_HEADING)
+    if at < 0:
+        return []
+    return text[at + len(FOUND_HEADING) :].strip("\n").splitlines()
 
 
 def render_docs() -> str:
@@ -1309,9 +1318,9 @@ def render_docs() -> str:
         f"{len(CORPUS)} entries. Random mutations of the same honest attempt:"
         " [fuzzing](fuzzing.md).",
         "",
-        "## What the corpus found",
+        FOUND_HEADING,
         "",
-        *FOUND,
+        *_found(),
         "",
     ]
     return "\n".join(lines)

@@ -246,3 +246,55 @@ def test_results_are_kept_only_where_asked_and_never_in_the_released_cache(
     assert kept(tree, files) == []
     assert [p.parent for p in (tmp_path / "reruns").iterdir()] == [tmp_path / "reruns"]
     assert not (tmp_path / "cache" / "reruns").exists()
+
+
+def test_a_recorded_try_that_may_pass_counts_only_by_the_close_jobs_deadline(
+    attempt, monkeypatch, tmp_path
+) -> None:
+    """The rerun job (--keep-rerun-failures) records a fetch that failed as a try. Read back
+    without a deadline it is no result (adapter-not-rerun: fail closed); the close job waits
+    on it before the market's rerun deadline and judges it `rerun-unrecorded` from then on."""
+    from datetime import date
+
+    from bot.findings import Finding
+    from bot.rerun import Deadline
+
+    tree, files = attempt
+    down = Finding(Code.RELEASED_DATA_UNAVAILABLE, "released_data[0]: connection refused", "a")
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "fetch_released", lambda *args, **kwargs: [down])
+    results = tmp_path / "one-run"
+    job = AdapterRerun(cache=tmp_path / "cache", results=results, keep_failures=True)
+    assert job(tree, files) == [down]
+    assert len(list(results.glob("*.json"))) == 1
+    close = AdapterRerun(cache=tmp_path / "unused", results=results, recorded_only=True)
+    assert close(tree, files) is None
+    assert replace(close, deadline=Deadline(date(2027, 9, 5), False))(tree, files) is None
+    settled = replace(close, deadline=Deadline(date(2027, 9, 5), True))(tree, files)
+    assert settled is not None
+    assert [f.code for f in settled] == [Code.RERUN_UNRECORDED, Code.RELEASED_DATA_UNAVAILABLE]
+    assert "by the rerun deadline 2027-09-05" in settled[0].message
+
+
+def test_a_try_with_a_failure_of_the_filers_own_is_a_result_at_once(
+    attempt, monkeypatch, tmp_path
+) -> None:
+    """One released file with another hash (the filer's own, final) and one not served: the
+    attempt cannot qualify whatever a later try brings, so the close job counts it now."""
+    from datetime import date
+
+    from bot.findings import Finding
+    from bot.rerun import Deadline
+
+    tree, files = attempt
+    found = [
+        Finding(Code.RELEASED_DATA_HASH, "released_data[0]: another sha256", "a"),
+        Finding(Code.RELEASED_DATA_UNAVAILABLE, "released_data[1]: connection refused", "a"),
+    ]
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "fetch_released", lambda *args, **kwargs: list(found))
+    results = tmp_path / "one-run"
+    AdapterRerun(cache=tmp_path / "cache", results=results, keep_failures=True)(tree, files)
+    close = AdapterRerun(cache=tmp_path / "unused", results=results, recorded_only=True)
+    before = replace(close, deadline=Deadline(date(2027, 9, 5), False))
+    assert before(tree, files) == found

@@ -1,0 +1,51 @@
+"""No attempt holds a market hostage: the rerun deadline of a market (SPEC 9, issue 21).
+
+A market is recorded once, so the close job never resolves it while one of its wrapped
+attempts has no rerun result: the attempt might still qualify. A result is the adapter's
+comparison, or its own failure (it crashed, timed out, or the sandbox could not start its
+command); the rerun jobs record each. A try that may pass (the filer's server did not serve the
+released data) is recorded too, and so is nothing at all when a rerun job never finished.
+
+Until the market's rerun deadline (`RERUN_GRACE_DAYS` after its window closes, and always
+before its annulment date) such an attempt blocks the market for this run, and the next daily
+run tries again. From the deadline on it is judged: `rerun-unrecorded` (with the recorded try's
+failure, if any), not qualifying, and the market resolves from its other attempts. An error of
+the machine the close job itself reruns on still blocks (the registry's fault), and so do a
+Zenodo or GitHub outage, which stop the archive or the push.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
+
+from bot.dates import MarketDates
+from bot.gather import VerifyOptions
+from bot.rerun import AdapterRerun, Deadline
+
+if TYPE_CHECKING:
+    from bot.jobs.close_windows import Job
+
+__all__ = ["RERUN_GRACE_DAYS", "rerun_deadline", "with_rerun_deadline"]
+
+# Daily scheduled runs a market waits for its wrapped attempts' rerun results.
+RERUN_GRACE_DAYS = 7
+
+
+def rerun_deadline(dates: MarketDates) -> date:
+    """The first day an attempt without a rerun result no longer blocks the market: a week
+    after the window closes, and at the latest the day before the annulment date."""
+    week = dates.window_closes + timedelta(days=RERUN_GRACE_DAYS)
+    return max(dates.window_closes + timedelta(days=1), min(week, dates.annul_on - timedelta(1)))
+
+
+def with_rerun_deadline(job: Job, dates: MarketDates) -> VerifyOptions:
+    """The job's options for resolving one market: its adapter rerun (when it is the bot's)
+    answers by the market's rerun deadline (`bot.rerun.Deadline`) as of the job's date."""
+    options, as_of = job.options, job.as_of
+    rerun = options.rerun_adapter
+    if not isinstance(rerun, AdapterRerun):
+        return options
+    day = rerun_deadline(dates)
+    return replace(options, rerun_adapter=replace(rerun, deadline=Deadline(day, as_of >= day)))

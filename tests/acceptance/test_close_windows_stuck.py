@@ -1,0 +1,186 @@
+"""No attempt holds a market hostage (issue 21, item 2; SPEC 9; `bot/jobs/stuck.py`).
+
+On 611a91f a wrapped attempt whose rerun never ended in a recorded result (an unstartable
+command, its released-data server down at the close) blocked its market on every daily run,
+before and after the annulment date. Now it blocks only until the market's rerun deadline (a
+week after the window closes); from then on it is judged `rerun-unrecorded`, with the failure
+of the try that was recorded, and the market resolves from its other attempts.
+
+The workflow split as `test_close_windows_reruns.py` runs it: the rerun job (`claims verify
+--head COMMIT --rerun-adapters --rerun-cache DIR --keep-rerun-failures`), then the close job
+counting only what it recorded. Market 3: R = 2027-06-30, the window closes 2027-08-29, the
+rerun deadline is 2027-09-05, the annulment date 2027-09-28.
+"""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import bot.rerun
+import bot.sandbox
+from bot.archive.local import LocalArchive
+from bot.dates import MarketDates
+from bot.demo.specimen import AttemptSpec
+from bot.findings import Finding
+from bot.gather import VerifyOptions
+from bot.jobs.close_windows import CloseReport, Job, close_windows
+from bot.jobs.issues import FileIssues
+from bot.jobs.stuck import rerun_deadline
+from bot.rerun import AdapterRerun
+from tests.support import Files
+
+WRAPPED = AttemptSpec(kind="wrapped")
+GOOD = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
+FIRST_RUN = date(2027, 9, 1)
+DEADLINE = date(2027, 9, 5)
+needs_sandbox = pytest.mark.skipif(
+    bot.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+)
+
+
+def close(root: Path, as_of: date, rerun: AdapterRerun | None) -> CloseReport:
+    job = Job(
+        root=root,
+        archive=LocalArchive(root / ".claims" / "archive"),
+        archive_kind="local",
+        repository_url="https://github.com/acme/registry",
+        issues=FileIssues(root / ".claims" / "issues"),
+        options=VerifyOptions(as_of=as_of, rerun_adapter=rerun),
+        clock=lambda: datetime(as_of.year, as_of.month, as_of.day, 3, 17, tzinfo=UTC),
+    )
+    return close_windows(job)
+
+
+def recorded(results: Path) -> AdapterRerun:
+    """The close job's rerun: the rerun jobs' results in `results`, counted, nothing run."""
+    results.mkdir(parents=True, exist_ok=True)
+    return AdapterRerun(cache=results.parent / "unused", results=results, recorded_only=True)
+
+
+def record(root: Path, market: int = 3) -> dict[str, Any] | None:
+    file = root / f"resolutions/market-{market:02d}.yaml"
+    return yaml.safe_load(file.read_text()) if file.exists() else None
+
+
+def rerun_job(run_claims: Any, built: Any, results: Path, released: Path) -> int:
+    """The workflow's rerun job for the wrapped attempt, on main's commit at the close."""
+    result = run_claims(
+        "verify",
+        "--registry",
+        built.root,
+        "--base-ref",
+        "main",
+        "--head",
+        built.repo.head.commit.hexsha,
+        "--rerun-adapters",
+        "--rerun-cache",
+        results,
+        "--keep-rerun-failures",
+        "--released-cache",
+        released,
+        "--quiet",
+        built.root / WRAPPED.folder,
+    )
+    assert "Traceback" not in result.err
+    code: int = result.code
+    return code
+
+
+def dead_url() -> str:
+    """A URL on this machine where no server listens any more (the filer's server is down)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}/released"
+
+
+def test_the_rerun_deadline_is_a_week_after_the_close_and_before_annulment() -> None:
+    dates = MarketDates.of(date(2027, 6, 30), 60, 30)
+    assert (dates.window_closes, rerun_deadline(dates), dates.annul_on) == (
+        date(2027, 8, 29),
+        DEADLINE,
+        date(2027, 9, 28),
+    )
+    short = MarketDates.of(date(2027, 6, 30), 60, 3)
+    assert rerun_deadline(short) == date(2027, 8, 31) < short.annul_on
+
+
+@needs_sandbox
+def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadline(
+    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+) -> None:
+    """The filer's released-data server is down at every run: the rerun job records each try
+    (released-data-unavailable); the market waits until the deadline, then resolves YES from
+    bob-lab's attempt with the wrapped attempt not qualifying, its reasons listed."""
+    monkeypatch.setattr("bot.released.time.sleep", lambda seconds: None)
+    url = dead_url()
+
+    def server_down(files: Files) -> None:
+        text = files["adapter/adapter.yaml"].decode()
+        text = text.replace("https://papers.example.org/monitor-v1/data", url)
+        files["adapter/adapter.yaml"] = text.encode()
+
+    built = make_registry(WRAPPED, change=server_down, also=[GOOD])
+    for day in (FIRST_RUN, date(2027, 9, 4)):
+        results = tmp_path / f"rerun-{day}"
+        assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
+        assert list(results.glob("*.json")), "the failed try is recorded"
+        report = close(built.root, day, recorded(results))
+        assert report.failed
+        assert f"market 3 blocked this run: wrapped attempt(s) {WRAPPED.folder}" in (
+            report.render()
+        )
+        assert record(built.root) is None
+    results = tmp_path / f"rerun-{DEADLINE}"
+    assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
+    report = close(built.root, DEADLINE, recorded(results))
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "YES"
+    attempts = {a["attempt"]: a for a in data["attempts"]}
+    assert attempts[GOOD.folder]["status"] == "qualifying"
+    stuck = attempts[WRAPPED.folder]
+    assert stuck["status"] != "qualifying" and not stuck["counts"]
+    assert {"rerun-unrecorded", "released-data-unavailable"} <= set(stuck["reasons"])
+
+
+def test_an_attempt_with_no_recorded_try_waits_then_is_rerun_unrecorded(
+    make_registry, tmp_path: Path
+) -> None:
+    """No rerun job recorded anything for the attempt (it never finished): blocked before
+    the deadline, judged `rerun-unrecorded` from it on, the market resolving from the rest."""
+    built = make_registry(WRAPPED, also=[GOOD])
+    report = close(built.root, FIRST_RUN, recorded(tmp_path / "first"))
+    assert report.failed and record(built.root) is None
+    report = close(built.root, DEADLINE, recorded(tmp_path / "deadline"))
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "YES"
+    stuck = {a["attempt"]: a for a in data["attempts"]}[WRAPPED.folder]
+    assert stuck["reasons"] == ["rerun-unrecorded"] and not stuck["counts"]
+
+
+def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_deadline(
+    make_registry, monkeypatch, tmp_path: Path
+) -> None:
+    """The registry's own fault (a full disk where the close job reruns) never counts
+    against the filer: the market waits, whatever the date."""
+
+    def full_disk(*args: object, **kwargs: object) -> Any:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "run_adapter", full_disk)
+    monkeypatch.setattr(bot.rerun, "fetch_released", lambda *args, **kwargs: list[Finding]())
+    built = make_registry(WRAPPED, also=[GOOD])
+    rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "results")
+    report = close(built.root, DEADLINE, rerun)
+    assert report.failed and "market 3 blocked this run" in report.render()
+    assert record(built.root) is None
