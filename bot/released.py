@@ -26,7 +26,14 @@ from typing import IO, Any
 import requests
 
 from bot.config import Limits
-from bot.fetch import RefusedAddressError, UnavailableError, build_session, download, refuse_url
+from bot.fetch import (
+    HTTPStatusError,
+    RefusedAddressError,
+    UnavailableError,
+    build_session,
+    download,
+    refuse_url,
+)
 from bot.findings import Code, Finding
 
 __all__ = ["ReleasedFile", "fetch_released"]
@@ -109,7 +116,7 @@ def _is_passing(error: UnavailableError) -> bool:
     address the bot does not fetch from (not public: refused on every try)."""
     if isinstance(error, RefusedAddressError):
         return False
-    return " 4" not in str(error).split(" from ")[0]
+    return not (isinstance(error, HTTPStatusError) and 400 <= error.status < 500)
 
 
 def _check_paths(items: Sequence[Mapping[str, Any]], inputs: Path, file: str) -> list[Finding]:
