@@ -633,6 +633,20 @@ def _redirect_to_huge(ctx: Context) -> Case:
     return _verify(ctx.registry(change=change), "--fetch-raw-logs")
 
 
+def _redirect_to_malformed_url(ctx: Context) -> Case:
+    """raw_log.url answers with a redirect to a broken IPv6 literal (`Location: http://[::1/x`,
+    the test's server's /malformed-redirect): the fetch raised and `verify` traced back."""
+
+    def change(files: Files) -> None:
+        text = files["attempt.yaml"].decode()
+        old = "url: https://evidence.example.org/alice-lab/monitor-v1/harness.log"
+        assert old in text
+        url = f"url: {ctx.server}/malformed-redirect"
+        files["attempt.yaml"] = text.replace(old, url).encode()
+
+    return _verify(ctx.registry(change=change), "--fetch-raw-logs")
+
+
 def _tampering_adapter(ctx: Context) -> Case:
     """The filed trials claim a missed attack was caught; the adapter tries to make the
     released data agree (overwriting its inputs and the attempt's files) before copying."""
@@ -1199,6 +1213,15 @@ CORPUS: tuple[Entry, ...] = (
         exit=0,
         status="not-qualifying",
     ),
+    _entry(
+        "raw-log-url-redirects-to-a-malformed-url",
+        "raw_log.url redirects to `http://[::1/x`, a broken IPv6 literal (checked with"
+        " --fetch-raw-logs)",
+        ["raw-log-unavailable"],
+        "redirects to a malformed URL (Invalid IPv6 URL)",
+        _redirect_to_malformed_url,
+        needs="server",
+    ),
 )
 
 
@@ -1223,6 +1246,14 @@ FOUND = (
     "  attempt folder passed: the tree reader skips such names, so the file escaped every check.",
     "  Now the pull request's path is `path-characters` (`bot/review.py`,",
     "  `tests/unit/test_check_changes.py`).",
+    "- `raw-log-url-redirects-to-a-malformed-url`: a filer's server answered raw_log.url with a",
+    "  redirect to `http://[::1/x` (a broken IPv6 literal); the URL parser's `ValueError` escaped",
+    "  the fetch, so `verify --fetch-raw-logs`, `--rerun-adapters` and `resolve` traced back for",
+    "  the whole registry. Now every answer a server can give (any status, headers, redirect",
+    "  target, body, encoding, reset or drip) is that attempt's `raw-log-unavailable` or",
+    "  `released-data-unavailable`, and a server dripping its headers is cut at",
+    "  `fetch_deadline` (`bot/fetch.py`, `tests/unit/test_fetch_hostile.py`,",
+    "  `tests/acceptance/test_fetch_hostile.py`).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 
