@@ -13,10 +13,19 @@ Why it looks like this:
   have arrived. `Accept-Encoding: identity` asks for the file as stored, so the count is the
   file's size.
 - Bounded time: `fetch_timeout` caps connecting and each wait for bytes; `fetch_deadline` caps
-  the whole body. The body is read with `read1` (whatever bytes have arrived, up to 64 KiB)
-  rather than `iter_content`, which blocks until a full chunk arrives: a server trickling one
-  byte a second would pass every read timeout and never reach a deadline check. (Headers are
-  read by `http.client` under the read timeout only; the CI job's own timeout is the backstop.)
+  the whole download, redirects and headers included. The body is read with `read1` (whatever
+  bytes have arrived, up to 64 KiB) rather than `iter_content`, which blocks until a full chunk
+  arrives: a server trickling one byte a second would pass every read timeout and never reach
+  a deadline check. Headers are read by `http.client`, where no check of ours runs, so a
+  `_Watchdog` shuts the download's sockets down at the deadline (a server dripping its header
+  lines held the fetch as long as it liked). Only the name lookup (`getaddrinfo`) is the
+  system resolver's to bound.
+- Any answer is a finding: whatever a server sends (a malformed `Location`, a lying
+  `Content-Length`, broken chunking, an unknown or stacked `Content-Encoding`, a gzip bomb, a
+  reset, garbage where HTTP was due) ends in `UnavailableError` (`_answering` wraps every call
+  that talks to the server), never another exception: a filer's server costs that attempt a
+  finding, never the whole run (issue 21). A body in a `Content-Encoding` despite `identity` is
+  decoded at most 64 KiB per read (urllib3 >= 2.6), so a bomb is bounded like any long body.
 - Redirects (at most `MAX_REDIRECTS`) are followed here, one hop at a time: requests would read
   each redirect's whole body into memory, and every target must again be a plain http(s) URL.
 - Public addresses only (SSRF): a filer's URL must not make the bot read this machine or its
@@ -29,8 +38,9 @@ Why it looks like this:
   and nothing is resolved again between the check and the connection. Proxies are never used
   (a proxy would resolve the name itself). `Limits.fetch_allowed_addresses` names exact
   addresses that tests' local servers use; nothing turns the check off.
-- Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a scheme other
-  than http(s), credentials in the URL) is a `raw-log-unavailable` finding, never a pass and
+- Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a malformed
+  or refused redirect target, a scheme other than http(s), credentials in the URL) is a
+  `raw-log-unavailable` finding, never a pass and
   never an exception. Own sessions ignore `~/.netrc` and proxy variables (`trust_env=False`),
   so the bot sends no credentials: the log must be public.
 """
