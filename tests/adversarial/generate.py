@@ -23,13 +23,14 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import git
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec, judgments_file, market_document
+from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step
+from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, judgments_file, market_document
 from bot.dump import dump_jsonl, dump_yaml
 from bot.evidence.rules import case_hash
 from bot.load.yaml_ import parse_yaml
@@ -647,6 +648,51 @@ def _redirect_to_malformed_url(ctx: Context) -> Case:
     return _verify(ctx.registry(change=change), "--fetch-raw-logs")
 
 
+def _weirdml_eleven_submissions(ctx: Context) -> Case:
+    """A challenge attempt of a weirdml-v3 run whose operator's log gives a task eleven
+    submissions (the seed allows ten): the run is refused, and with it the attempt."""
+    spec = AttemptSpec(
+        market=11, submitter="hidden-lab", slug="monitor-hidden", kind="challenge",
+        challenge_run="run-1",
+    )  # fmt: skip
+    run = RunSpec(scorer="weirdml-v3")
+    attempt, run_files = challenge_files(spec, run)
+    events = f"scores/{spec.submitter}/{spec.slug}/events.jsonl"
+    lines = run_files[events].decode().splitlines(keepends=True)
+    task = json.loads(lines[0])["task"]
+    extra = [
+        json.dumps({"task": task, "tokens": 6_000_000 + n, "event": "submission", "score": 0})
+        + "\n"
+        for n in range(9)
+    ]
+    run_files[events] = "".join(lines[:3] + extra + lines[3:]).encode()
+    frozen = run.frozen_at + timedelta(hours=1)
+    scored = datetime(2027, 2, 25, 9, 0, tzinfo=UTC)
+    freeze = {f"{run.folder}/{n}": run_files[n] for n in ("run.yaml", "freeze-cases.jsonl")}
+    rest = {
+        f"{run.folder}/{n}": data
+        for n, data in run_files.items()
+        if n not in ("run.yaml", "freeze-cases.jsonl")
+    }
+    steps = [
+        Step("challenge run-1: freeze", frozen - timedelta(hours=1), freeze, merged_at=frozen),
+        Step("challenge run-1: scores", scored - timedelta(hours=1), rest, merged_at=scored),
+    ]
+
+    def hidden(files: Files) -> None:
+        files.clear()
+        files.update(attempt)
+
+    market = market_document(11, "default", kinds=["challenge"])
+    built = ctx.registry(
+        spec,
+        before_scores=hidden,
+        steps=steps,
+        markets={"markets/market-11.yaml": dump_yaml(market)},
+    )
+    return _verify(built)
+
+
 def _tampering_adapter(ctx: Context) -> Case:
     """The filed trials claim a missed attack was caught; the adapter tries to make the
     released data agree (overwriting its inputs and the attempt's files) before copying."""
@@ -1222,6 +1268,14 @@ CORPUS: tuple[Entry, ...] = (
         _redirect_to_malformed_url,
         needs="server",
     ),
+    _entry(
+        "weirdml-eleven-submissions",
+        "a challenge attempt whose weirdml-v3 run's operator log gives a task eleven"
+        " submissions (the seed allows ten)",
+        ["challenge-run-invalid"],
+        "scorer-input-invalid",
+        _weirdml_eleven_submissions,
+    ),
 )
 
 
@@ -1254,6 +1308,12 @@ FOUND = (
     "  `released-data-unavailable`, and a server dripping its headers is cut at",
     "  `fetch_deadline` (`bot/fetch.py`, `tests/unit/test_fetch_hostile.py`,",
     "  `tests/acceptance/test_fetch_hostile.py`).",
+    "- `weirdml-eleven-submissions`: the WeirdML v3 scorer counted any number of submissions, so",
+    "  an operator's log could score a model on its best of fifty tries; the seed gives ten. Now",
+    "  the limit is the run's contract (`run.yaml` `scorer_settings.max_submissions`, default 10)",
+    "  and the first submission past it is `scorer-input-invalid` at its line, so the run and",
+    "  its attempts are refused (`bot/scorers/weirdml_v3.py`,",
+    "  `tests/unit/scorers/test_weirdml_v3.py`, `tests/acceptance/test_challenge_runs.py`).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 
