@@ -19,6 +19,7 @@ import time
 import tracemalloc
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -411,3 +412,32 @@ def test_a_gzip_bomb_is_decoded_a_chunk_at_a_time_within_the_deadline() -> None:
     assert elapsed < TIME_BOUND
     assert sink.largest <= CHUNK_BYTES
     assert peak < 16 * 1024 * 1024, peak
+
+
+def test_an_attempts_released_data_is_fetched_within_one_time_budget(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """Each released file had its own deadline and three tries, so a server dripping every
+    file held one attempt's rerun for files x 3 x fetch_deadline (100 files: 50 hours at the
+    bot's settings, far past the rerun job's 30 minutes, and the job's timeout records
+    nothing). Now all of an attempt's released data shares `released_deadline`."""
+    folder = tmp_path_factory.mktemp("budget")
+    limits = replace(LIMITS, released_deadline=2.0)
+    dripped = Answer.http("200 OK", [("Content-Length", str(len(LOG)))], LOG, drip=DRIP)
+    with hostile_server([dripped]) as server:
+        items = [
+            {"url": server.url(f"/{n}"), "sha256": _sha(LOG), "path": f"data/{n}"} for n in range(3)
+        ]
+        started = time.monotonic()
+        findings = fetch_released(
+            items, folder / "in", folder / "cache", "adapter/adapter.yaml", limits,
+            sleep=lambda _: None,
+        )  # fmt: skip
+        elapsed = time.monotonic() - started
+    assert elapsed < limits.released_deadline + TIMEOUT + 1.0, elapsed
+    assert [f.code for f in findings] == [Code.RELEASED_DATA_UNAVAILABLE] * 3
+    assert "deadline of 1.5 s exceeded" in findings[0].message
+    assert findings[-1].message == (
+        f"released_data[2]: {server.url('/2')} was not fetched: the 2 s for all of"
+        " adapter.yaml's released data ran out"
+    )
