@@ -324,12 +324,12 @@ def _checked_addresses(url: str, host: str, port: int, allowed: Collection[str])
 class _Watchdog:
     """Cuts every connection of one download at its deadline.
 
-    The read timeout bounds each wait for bytes, not the whole answer: a server that sends a
-    header line (or a TLS handshake record) one byte at a time, each within the timeout, would
-    hold `http.client` for as long as it likes, and no check of ours runs until the headers
-    are in. So each connection's socket is registered here as it is opened (before TLS), and
-    at the deadline a timer shuts them all down: the blocked read returns, the download fails,
-    and `download` reports the deadline.
+    The read timeout bounds each wait for bytes, not the whole answer: a server that sends its
+    header lines one byte at a time, each within the timeout, would hold `http.client` for as
+    long as it likes, and no check of ours runs until the headers are in. (Python's ssl bounds
+    a whole handshake by the socket's timeout.) So each connection's socket is registered here
+    as it is opened (before TLS), and at the deadline a timer shuts them all down: the blocked
+    read returns, the download fails, and `download` reports the deadline.
     """
 
     def __init__(self, deadline: float) -> None:
