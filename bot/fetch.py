@@ -13,10 +13,19 @@ Why it looks like this:
   have arrived. `Accept-Encoding: identity` asks for the file as stored, so the count is the
   file's size.
 - Bounded time: `fetch_timeout` caps connecting and each wait for bytes; `fetch_deadline` caps
-  the whole body. The body is read with `read1` (whatever bytes have arrived, up to 64 KiB)
-  rather than `iter_content`, which blocks until a full chunk arrives: a server trickling one
-  byte a second would pass every read timeout and never reach a deadline check. (Headers are
-  read by `http.client` under the read timeout only; the CI job's own timeout is the backstop.)
+  the whole download, redirects and headers included. The body is read with `read1` (whatever
+  bytes have arrived, up to 64 KiB) rather than `iter_content`, which blocks until a full chunk
+  arrives: a server trickling one byte a second would pass every read timeout and never reach
+  a deadline check. Headers are read by `http.client`, where no check of ours runs, so a
+  `_Watchdog` shuts the download's sockets down at the deadline (a server dripping its header
+  lines held the fetch as long as it liked). Only the name lookup (`getaddrinfo`) is the
+  system resolver's to bound.
+- Any answer is a finding: whatever a server sends (a malformed `Location`, a lying
+  `Content-Length`, broken chunking, an unknown or stacked `Content-Encoding`, a gzip bomb, a
+  reset, garbage where HTTP was due) ends in `UnavailableError` (`_answering` wraps every call
+  that talks to the server), never another exception: a filer's server costs that attempt a
+  finding, never the whole run (issue 21). A body in a `Content-Encoding` despite `identity` is
+  decoded at most 64 KiB per read (urllib3 >= 2.6), so a bomb is bounded like any long body.
 - Redirects (at most `MAX_REDIRECTS`) are followed here, one hop at a time: requests would read
   each redirect's whole body into memory, and every target must again be a plain http(s) URL.
 - Public addresses only (SSRF): a filer's URL must not make the bot read this machine or its
@@ -29,8 +38,9 @@ Why it looks like this:
   and nothing is resolved again between the check and the connection. Proxies are never used
   (a proxy would resolve the name itself). `Limits.fetch_allowed_addresses` names exact
   addresses that tests' local servers use; nothing turns the check off.
-- Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a scheme other
-  than http(s), credentials in the URL) is a `raw-log-unavailable` finding, never a pass and
+- Fail closed: a log the bot cannot read (HTTP error, timeout, too many redirects, a malformed
+  or refused redirect target, a scheme other than http(s), credentials in the URL) is a
+  `raw-log-unavailable` finding, never a pass and
   never an exception. Own sessions ignore `~/.netrc` and proxy variables (`trust_env=False`),
   so the bot sends no credentials: the log must be public.
 """
@@ -39,15 +49,19 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import http.client
 import ipaddress
 import socket
+import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import requests
 import requests.adapters
+import urllib3.connection
+import urllib3.connectionpool
 import urllib3.exceptions
 
 from bot.config import Limits
@@ -56,6 +70,7 @@ from bot.findings import Code, Finding
 __all__ = [
     "CHUNK_BYTES",
     "MAX_REDIRECTS",
+    "HTTPStatusError",
     "RefusedAddressError",
     "Sink",
     "UnavailableError",
@@ -213,6 +228,14 @@ class RefusedAddressError(UnavailableError):
     Trying again cannot help (released data is not retried)."""
 
 
+class HTTPStatusError(UnavailableError):
+    """The server answered with a status other than 200 (a redirect is followed instead)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 _Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
 # Checked in this order, so an address gets the most telling name (240.0.0.1 is "reserved",
@@ -298,18 +321,90 @@ def _checked_addresses(url: str, host: str, port: int, allowed: Collection[str])
     return addresses
 
 
+class _Watchdog:
+    """Cuts every connection of one download at its deadline.
+
+    The read timeout bounds each wait for bytes, not the whole answer: a server that sends its
+    header lines one byte at a time, each within the timeout, would hold `http.client` for as
+    long as it likes, and no check of ours runs until the headers are in. (Python's ssl bounds
+    a whole handshake by the socket's timeout.) So each connection's socket is registered here
+    as it is opened (before TLS), and at the deadline a timer shuts them all down: the blocked
+    read returns, the download fails, and `download` reports the deadline.
+    """
+
+    def __init__(self, deadline: float) -> None:
+        self.fired = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.append(sock)
+            fired = self.fired
+        if fired:
+            _cut(sock)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _cut(sock)
+
+
+def _cut(sock: socket.socket) -> None:
+    # A closed socket has no descriptor any more (-1): shutting it down fails harmlessly and
+    # never reaches a descriptor number reused by another connection.
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+
+
+class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
+    """urllib3's connection, its socket handed to a `_Watchdog` as soon as it exists."""
+
+    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watchdog = watchdog
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        self.watchdog.watch(sock)
+        return sock
+
+
+class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
+    """The same for https: the plain socket is watched before the TLS handshake starts."""
+
+    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.watchdog = watchdog
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        self.watchdog.watch(sock)
+        return sock
+
+
 class _PinnedAdapter(requests.adapters.HTTPAdapter):
     """Sends a request to one checked address, whatever its URL's host resolves to now.
 
     Only urllib3's pool address is replaced (`build_connection_pool_key_attributes`, the hook
     requests provides for this): the URL keeps its host, so for https the SNI and the
     certificate check name the host (`server_hostname`, `assert_hostname`), and the caller
-    sends the host as the Host header.
+    sends the host as the Host header. The pool's connections report their sockets to the
+    download's `_Watchdog` (each adapter has pools of its own, used for one request).
     """
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, watchdog: _Watchdog) -> None:
         super().__init__(max_retries=0)
         self.address = address
+        self.watchdog = watchdog
 
     def build_connection_pool_key_attributes(
         self, request: requests.PreparedRequest, verify: Any, cert: Any = None
@@ -324,6 +419,23 @@ class _PinnedAdapter(requests.adapters.HTTPAdapter):
         if params["scheme"] == "https":
             kwargs.update(server_hostname=host, assert_hostname=host)
         return params, kwargs
+
+    def get_connection_with_tls_context(
+        self,
+        request: requests.PreparedRequest,
+        verify: Any,
+        proxies: Any = None,
+        cert: Any = None,
+    ) -> Any:  # urllib3's HTTPConnectionPool (typeshed's stub says ConnectionPool)
+        pool = super().get_connection_with_tls_context(request, verify, proxies, cert)
+        if not isinstance(pool, urllib3.connectionpool.HTTPConnectionPool):
+            raise TypeError(f"unexpected connection pool {type(pool).__name__}")
+        if isinstance(pool, urllib3.connectionpool.HTTPSConnectionPool):
+            pool.ConnectionCls = _WatchedHTTPSConnection
+        else:
+            pool.ConnectionCls = _WatchedHTTPConnection
+        pool.conn_kw = {**pool.conn_kw, "watchdog": self.watchdog}
+        return pool
 
 
 def _never_connected(exc: requests.ConnectionError) -> bool:
@@ -346,21 +458,53 @@ class Sink(Protocol):
 def download(session: requests.Session, url: str, tally: Sink, size: int, limits: Limits) -> None:
     """Stream `url` into `tally`, stopping once more than `size` bytes have arrived.
 
-    Raises `UnavailableError` when the body cannot be read (HTTP error, time-out, refused URL).
+    Raises `UnavailableError` when the body cannot be read, whatever the server answers (an
+    HTTP error, a malformed or refused redirect, a broken answer, a cut connection, a time-out
+    or the deadline); `HTTPStatusError` and `RefusedAddressError` are the kinds a caller may
+    tell apart. Only the sink's own errors (`tally.add`) pass through as they are.
     """
     deadline = time.monotonic() + limits.fetch_deadline
-    timeout = limits.fetch_timeout
+    watchdog = _Watchdog(deadline)
     try:
         with (
             contextlib.ExitStack() as adapters,
-            _open(session, url, limits, deadline, adapters) as response,
+            _open(session, url, limits, deadline, adapters, watchdog) as response,
         ):
             _read_body(response, url, tally, size, deadline, limits)
-    except (requests.Timeout, urllib3.exceptions.ReadTimeoutError) as exc:
+    except UnavailableError as exc:
+        if watchdog.fired:
+            raise _past_deadline(url, limits, tally.count) from exc
+        raise
+    finally:
+        watchdog.stop()
+    if watchdog.fired:  # the cut may end a body without a declared length as if it were whole
+        raise _past_deadline(url, limits, tally.count)
+
+
+@contextlib.contextmanager
+def _answering(url: str, limits: Limits) -> Iterator[None]:
+    """Turn whatever a server's answer makes the HTTP stack raise into `UnavailableError`.
+
+    Wraps only the calls that talk to the server (never the sink), so every exception is the
+    answer's doing: requests' and urllib3's own, and what escapes them from below (a
+    `http.client` parse error, a socket error, a `ValueError` from parsing a URL or a header).
+    """
+    timeout = limits.fetch_timeout
+    try:
+        yield
+    except UnavailableError:
+        raise
+    except (requests.Timeout, urllib3.exceptions.TimeoutError, TimeoutError) as exc:
         raise UnavailableError(f"timed out after {timeout:g} s reading {url}") from exc
     except requests.ConnectionError as exc:
         raise UnavailableError(f"could not connect to {url}: {_detail(exc)}") from exc
-    except (requests.RequestException, urllib3.exceptions.HTTPError) as exc:
+    except (
+        requests.RequestException,
+        urllib3.exceptions.HTTPError,
+        http.client.HTTPException,
+        OSError,
+        ValueError,
+    ) as exc:
         raise UnavailableError(f"could not read {url}: {_detail(exc)}") from exc
 
 
@@ -370,6 +514,7 @@ def _open(
     limits: Limits,
     deadline: float,
     adapters: contextlib.ExitStack,
+    watchdog: _Watchdog,
 ) -> requests.Response:
     """GET `url`, following up to `MAX_REDIRECTS` redirects; return the 200 response, open.
 
@@ -381,22 +526,40 @@ def _open(
     for _ in range(MAX_REDIRECTS + 1):
         _check_deadline(url, deadline, limits, 0)
         try:
-            response = _send(session, current, limits, adapters)
+            with _answering(url, limits):
+                response = _send(session, current, limits, deadline, adapters, watchdog)
         except RefusedAddressError as exc:
             hop = "" if current == url else f"it redirects to {current}, and "
             raise RefusedAddressError(f"refusing to fetch {url}: {hop}{exc}") from exc
         if not response.is_redirect:
             return _check_status(response, url, current)
-        response.close()
-        current = urljoin(current, response.headers["location"])
-        refusal = refuse_url(current)
-        if refusal is not None:
-            raise UnavailableError(f"{url} redirects to a refused URL: {refusal}")
+        with _answering(url, limits):
+            response.close()
+        current = _redirect_target(url, current, response.headers["location"])
     raise UnavailableError(f"more than {MAX_REDIRECTS} redirects from {url}")
 
 
+def _redirect_target(url: str, current: str, location: str) -> str:
+    """Where a redirect from `current` leads; `UnavailableError` for a `Location` that is no
+    URL (a broken IPv6 literal, say) or one the bot does not request (`refuse_url`)."""
+    try:
+        target = urljoin(current, location)
+    except ValueError as exc:
+        message = f"{url} redirects to a malformed URL ({_detail(exc)}): {_cut_text(location)}"
+        raise UnavailableError(message) from exc
+    refusal = refuse_url(target)
+    if refusal is not None:
+        raise UnavailableError(f"{url} redirects to a refused URL: {refusal}")
+    return target
+
+
 def _send(
-    session: requests.Session, url: str, limits: Limits, adapters: contextlib.ExitStack
+    session: requests.Session,
+    url: str,
+    limits: Limits,
+    deadline: float,
+    adapters: contextlib.ExitStack,
+    watchdog: _Watchdog,
 ) -> requests.Response:
     """One GET, no redirects, to a checked address of the URL's host (the first that accepts
     the connection). Headers and TLS settings come from the session; proxies never do."""
@@ -412,7 +575,8 @@ def _send(
     verify = settings["verify"]
     timeout = limits.fetch_timeout
     for index, address in enumerate(addresses):
-        adapter = _PinnedAdapter(address)
+        _check_deadline(url, deadline, limits, 0)  # each address may take a connect timeout
+        adapter = _PinnedAdapter(address, watchdog)
         adapters.callback(adapter.close)
         try:
             return adapter.send(
@@ -434,7 +598,8 @@ def _check_status(response: requests.Response, url: str, current: str) -> reques
         return response
     response.close()
     via = "" if current == url else f" (redirected from {url})"
-    raise UnavailableError(f"HTTP {response.status_code} from {current}{via}")
+    status = response.status_code
+    raise HTTPStatusError(f"HTTP {status} from {current}{via}", status)
 
 
 def _read_body(
@@ -449,8 +614,10 @@ def _read_body(
     while tally.count <= size:
         _check_deadline(url, deadline, limits, tally.count)
         # read1: return whatever has arrived (see the module docstring), decoded if the server
-        # applied a Content-Encoding despite `identity`.
-        chunk = response.raw.read1(CHUNK_BYTES, decode_content=True)
+        # applied a Content-Encoding despite `identity` (at most CHUNK_BYTES decoded per call,
+        # however much the encoded bytes expand: urllib3 >= 2.6 bounds the decoder).
+        with _answering(url, limits):
+            chunk = response.raw.read1(CHUNK_BYTES, decode_content=True)
         if not chunk:
             return
         tally.add(chunk)
@@ -458,9 +625,13 @@ def _read_body(
 
 def _check_deadline(url: str, deadline: float, limits: Limits, count: int) -> None:
     if time.monotonic() > deadline:
-        raise UnavailableError(
-            f"deadline of {limits.fetch_deadline:g} s exceeded reading {url} ({count} bytes read)"
-        )
+        raise _past_deadline(url, limits, count)
+
+
+def _past_deadline(url: str, limits: Limits, count: int) -> UnavailableError:
+    return UnavailableError(
+        f"deadline of {limits.fetch_deadline:g} s exceeded reading {url} ({count} bytes read)"
+    )
 
 
 def _compare_whole(tally: _Tally, sha256: str, size: int) -> list[tuple[Code, str]]:
@@ -494,5 +665,8 @@ def _compare_excerpts(
 
 
 def _detail(exc: Exception) -> str:
-    text = str(exc) or type(exc).__name__
+    return _cut_text(str(exc) or type(exc).__name__)
+
+
+def _cut_text(text: str) -> str:
     return text if len(text) <= _MAX_DETAIL_CHARS else text[: _MAX_DETAIL_CHARS - 1] + "…"

@@ -19,14 +19,21 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import requests
 
 from bot.config import Limits
-from bot.fetch import RefusedAddressError, UnavailableError, build_session, download, refuse_url
+from bot.fetch import (
+    HTTPStatusError,
+    RefusedAddressError,
+    UnavailableError,
+    build_session,
+    download,
+    refuse_url,
+)
 from bot.findings import Code, Finding
 
 __all__ = ["ReleasedFile", "fetch_released"]
@@ -109,7 +116,7 @@ def _is_passing(error: UnavailableError) -> bool:
     address the bot does not fetch from (not public: refused on every try)."""
     if isinstance(error, RefusedAddressError):
         return False
-    return " 4" not in str(error).split(" from ")[0]
+    return not (isinstance(error, HTTPStatusError) and 400 <= error.status < 500)
 
 
 def _check_paths(items: Sequence[Mapping[str, Any]], inputs: Path, file: str) -> list[Finding]:
@@ -154,11 +161,14 @@ def fetch_released(
     limits: Limits = Limits(),
     session: requests.Session | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> list[Finding]:
     """Fetch every released file into `inputs/<path>`. Returns the findings (empty: all good).
 
     `file` is adapter.yaml's display path for the findings. `sleep` waits between retries
-    (tests pass a no-op).
+    (tests pass a no-op). Everything is fetched within `limits.released_deadline` (each
+    download within `fetch_deadline` too); a file not fetched in time is
+    `released-data-unavailable`.
     """
     refused = _check_paths(items, inputs, file)
     if refused:
@@ -166,6 +176,9 @@ def fetch_released(
     findings: list[Finding] = []
     own = session is None
     session = session or build_session()
+    # One budget for every file and retry (`Limits.released_deadline`): a server that answers
+    # each download just before its own deadline cannot hold the rerun job past its timeout.
+    budget_end = clock() + limits.released_deadline
     try:
         for index, data in enumerate(items):
             item = ReleasedFile.from_data(data)
@@ -180,16 +193,28 @@ def fetch_released(
             for attempt in range(_RETRIES):
                 if entry is not None:
                     break
+                remaining = budget_end - clock()
+                if remaining <= 0:
+                    message = (
+                        f"{where}: {item.url} was not fetched: the"
+                        f" {limits.released_deadline:g} s for all of adapter.yaml's released data"
+                        " ran out"
+                    )
+                    findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, message, file))
+                    break
+                within = replace(limits, fetch_deadline=min(limits.fetch_deadline, remaining))
                 try:
-                    entry, served = _fetch_once(session, item, cache, limits)
+                    entry, served = _fetch_once(session, item, cache, within)
                     break
                 except UnavailableError as error:
-                    if attempt + 1 == _RETRIES or not _is_passing(error):
+                    pause = 2.0**attempt
+                    last = attempt + 1 == _RETRIES or budget_end - clock() <= pause
+                    if last or not _is_passing(error):
                         findings.append(
                             Finding(Code.RELEASED_DATA_UNAVAILABLE, f"{where}: {error}", file)
                         )
                         break
-                    sleep(2.0**attempt)
+                    sleep(pause)
             if served is not None:
                 findings.append(
                     Finding(

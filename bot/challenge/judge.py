@@ -19,7 +19,7 @@ from bot.challenge.rules import (
     compare_recomputed,
     without_repeats,
 )
-from bot.challenge.scorers import builtin_scorer
+from bot.challenge.scorers import builtin_scorer, scorer_settings
 from bot.evidence.models import Case
 from bot.evidence.rules import check_names, check_withheld
 from bot.findings import Code, Finding, Severity
@@ -174,6 +174,8 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
     # published.
     scorer_name = files.value("scorer")
     scorer = builtin_scorer(scorer_name) if isinstance(scorer_name, str) else None
+    data = files.document.data if files.document is not None else None
+    settings = scorer_settings(data if isinstance(data, dict) else None)
     results: dict[str, dict[str, ScoredCase]] = {}
     scored: list[ScoredAttempt] = []
     for key, folder in sorted(files.scores.items()):
@@ -197,7 +199,7 @@ def judge_run(files: RunFiles, facts: RunFacts) -> RunJudged:
             stated[case_id] = ScoredCase(result, folder.results_path or folder.folder, record.line)
         source: Literal["recomputed", "score-file"] = "score-file"
         if scorer is not None and folder.input_text is not None and folder.input_path is not None:
-            recomputed, problems = scorer.score(folder.input_text, folder.input_path)
+            recomputed, problems = scorer.score(folder.input_text, folder.input_path, settings)
             findings += problems
             if not problems:
                 source = "recomputed"

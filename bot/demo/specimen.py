@@ -367,7 +367,7 @@ def challenge_files(
     if builtin is not None and builtin.name == "weirdml-v3":
         events = _weirdml_events(trials)
         run_files[f"{scores}/{builtin.input_file}"] = events
-        recomputed, problems = builtin.score(events.decode(), builtin.input_file)
+        recomputed, problems = builtin.score(events.decode(), builtin.input_file, {})
         assert not problems, problems
         for trial in trials:
             trial["result"].update(recomputed[trial["case_id"]])

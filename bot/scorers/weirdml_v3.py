@@ -17,8 +17,10 @@ A log holds one JSON object a line (blank lines are skipped), one event of one t
   by 2 (the width), so it lies in [0, 1]; final best = the best counted effective score;
 - official score = 0.8 x area + 0.2 x final best.
 
-At most three `browse` events per task; a hint must follow a browse of its task. Everything
-here is pure: the CLI (`claims score weirdml-v3`, bot/tools/score.py) reads and writes files.
+At most three `browse` events per task; a hint must follow a browse of its task; at most
+`max_submissions` submissions per task (the seed's "ten submissions": `MAX_SUBMISSIONS`, unless
+the challenge run's `scorer_settings.max_submissions` says otherwise). Everything here is pure:
+the CLI (`claims score weirdml-v3`, bot/tools/score.py) reads and writes files.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ __all__ = [
     "AREA_WEIGHT",
     "FINAL_WEIGHT",
     "MAX_BROWSES",
+    "MAX_SUBMISSIONS",
     "TOKENS_END",
     "TOKENS_START",
     "Event",
@@ -52,6 +55,9 @@ TOKENS_START = 500_000
 TOKENS_END = 50_000_000
 AREA_WEIGHT, FINAL_WEIGHT = 0.8, 0.2
 MAX_BROWSES = 3
+# The seed: "The model typically has 10 such submissions". A run may set another number
+# (run.yaml `scorer_settings.max_submissions`); a log with more is refused, not truncated.
+MAX_SUBMISSIONS = 10
 
 EventKind = Literal["submission", "browse", "hint"]
 _KINDS: tuple[str, ...] = get_args(EventKind)
@@ -138,13 +144,13 @@ def _shown(value: object) -> str:
     return type(value).__name__
 
 
-def read_log(text: str) -> list[Event]:
+def read_log(text: str, max_submissions: int = MAX_SUBMISSIONS) -> list[Event]:
     """The events of a log, checked; the first problem raises `WeirdmlLogError`.
 
     Refused: a line that is not one JSON object (NaN, Infinity, duplicate keys included), a
     missing or unknown key for its event, a value out of range, a task's tokens going down
-    in file order, a fourth browse of a task, a hint before any browse of its task, and a log
-    with no events.
+    in file order, a fourth browse of a task, a hint before any browse of its task, a
+    submission of a task past `max_submissions` (its line), and a log with no events.
     """
     events: list[Event] = []
     # Lines end at LF (CRLF too); str.splitlines would also split at \x0b, \x1c, U+2028...,
@@ -156,8 +162,15 @@ def read_log(text: str) -> list[Event]:
         events.append(_event(line, number))
     if not events:
         raise WeirdmlLogError(1, None, "the log holds no events")
+    first_error: WeirdmlLogError | None = None
     for task_events in _by_task(events).values():
-        _check_sequence(task_events)
+        try:
+            _check_sequence(task_events, max_submissions)
+        except WeirdmlLogError as error:  # the earliest line of any task's problem
+            if first_error is None or error.line < first_error.line:
+                first_error = error
+    if first_error is not None:
+        raise first_error
     return events
 
 
@@ -198,10 +211,10 @@ def _by_task(events: Iterable[Event]) -> dict[str, list[Event]]:
     return tasks
 
 
-def _check_sequence(events: Sequence[Event]) -> None:
-    """One task's events in file order: tokens never go down, at most three browses, and
-    every hint comes after a browse."""
-    browses = 0
+def _check_sequence(events: Sequence[Event], max_submissions: int) -> None:
+    """One task's events in file order: tokens never go down, at most three browses, every
+    hint comes after a browse, and at most `max_submissions` submissions."""
+    browses = submissions = 0
     previous: Event | None = None
     for event in events:
         if previous is not None and event.tokens < previous.tokens:
@@ -224,6 +237,15 @@ def _check_sequence(events: Sequence[Event]) -> None:
             raise WeirdmlLogError(
                 event.line, "event", f"a hint bought before any browsing of task {event.task!r}"
             )
+        if event.kind == "submission":
+            submissions += 1
+            if submissions > max_submissions:
+                raise WeirdmlLogError(
+                    event.line,
+                    "event",
+                    f"submission {submissions} of task {event.task!r}: at most"
+                    f" {max_submissions} submissions per task",
+                )
         previous = event
 
 
@@ -246,12 +268,12 @@ class LogScore:
     mean: float
 
 
-def score_task(events: Sequence[Event]) -> TaskScore:
+def score_task(events: Sequence[Event], max_submissions: int = MAX_SUBMISSIONS) -> TaskScore:
     """Score one task's events (in file order; all of one task). Raises `WeirdmlLogError`
     where the events break the log's rules (see `read_log`), ValueError for mixed tasks."""
     if len({event.task for event in events}) > 1:
         raise ValueError("score_task takes the events of one task")
-    _check_sequence(events)
+    _check_sequence(events, max_submissions)
     factor = 1.0
     best = 0.0
     curve: list[tuple[float, float]] = [(float(TOKENS_START), 0.0)]
@@ -280,8 +302,12 @@ def score_task(events: Sequence[Event]) -> TaskScore:
     return TaskScore(area=area, final_best=best, score=score, curve=tuple(curve))
 
 
-def score_log(events: Sequence[Event]) -> LogScore:
-    """Score every task of a log; the mean is over tasks (0.0 for no tasks)."""
-    tasks = {task: score_task(task_events) for task, task_events in _by_task(events).items()}
+def score_log(events: Sequence[Event], max_submissions: int = MAX_SUBMISSIONS) -> LogScore:
+    """Score every task of a log; the mean is over tasks (0.0 for no tasks). Read the log
+    with the same `max_submissions` (`read_log`)."""
+    tasks = {
+        task: score_task(task_events, max_submissions)
+        for task, task_events in _by_task(events).items()
+    }
     mean = math.fsum(t.score for t in tasks.values()) / len(tasks) if tasks else 0.0
     return LogScore(tasks=tasks, mean=mean)

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.challenge.scorers import SCORERS
+from bot.challenge.scorers import SCORERS, scorer_settings, weirdml_max_submissions
 from bot.load.yaml_ import load_yaml
-from bot.scorers.weirdml_v3 import read_log, score_log
+from bot.scorers.weirdml_v3 import MAX_SUBMISSIONS, read_log, score_log
 from bot.site.model import attempt_page_path, is_slug
 from bot.tree import Tree, TreeError, read_limited
 
@@ -27,10 +27,11 @@ EVENTS = SCORERS[SCORER].input_file  # events.jsonl, beside the operator's resul
 _MAX_LOG_BYTES = 20_000_000
 
 
-def weirdml_curves(text: str) -> Curves:
+def weirdml_curves(text: str, max_submissions: int = MAX_SUBMISSIONS) -> Curves:
     """Each task's best-so-far curve of a WeirdML v3 event log, in the order tasks first
-    appear. Raises the scorer's `WeirdmlLogError` (a ValueError) for a log it refuses."""
-    scores = score_log(read_log(text))
+    appear, read under the run's submission limit (as verify reads it). Raises the scorer's
+    `WeirdmlLogError` (a ValueError) for a log it refuses."""
+    scores = score_log(read_log(text, max_submissions), max_submissions)
     return [(task, list(score.curve)) for task, score in scores.tasks.items()]
 
 
@@ -51,6 +52,7 @@ def challenge_curves(tree: Tree) -> dict[str, Curves]:
         if not isinstance(data, dict) or data.get("scorer") != SCORER:
             continue
         market = data.get("market")
+        limit = weirdml_max_submissions(scorer_settings(data))
         run_curves: list[tuple[str, Sequence[tuple[float, float]]]] = []
         scores = f"challenge-runs/{run}/scores"
         for submitter in _children(tree, scores):
@@ -59,7 +61,7 @@ def challenge_curves(tree: Tree) -> dict[str, Curves]:
                     raw = read_limited(
                         tree, f"{scores}/{submitter}/{attempt}/{EVENTS}", _MAX_LOG_BYTES
                     )
-                    curves = weirdml_curves(raw.decode("utf-8"))
+                    curves = weirdml_curves(raw.decode("utf-8"), limit)
                 except (TreeError, UnicodeDecodeError, ValueError, ArithmeticError):
                     continue
                 run_curves += [(f"{submitter}/{attempt}: {task}", c) for task, c in curves]

@@ -1,4 +1,4 @@
-"""`claims score weirdml-v3 LOG.jsonl [--json OUT] [--plot PNG]`: score an event log.
+"""`claims score weirdml-v3 LOG.jsonl [--json OUT] [--plot PNG] [--max-submissions N]`.
 
 The shell around the pure scorer (bot/scorers/weirdml_v3.py): read the log, print each task's
 area, final best and official score and their mean, and write the JSON and the plot
@@ -16,7 +16,13 @@ from pathlib import Path
 
 from bot.config import Limits
 from bot.report.text import printable
-from bot.scorers.weirdml_v3 import LogScore, WeirdmlLogError, read_log, score_log
+from bot.scorers.weirdml_v3 import (
+    MAX_SUBMISSIONS,
+    LogScore,
+    WeirdmlLogError,
+    read_log,
+    score_log,
+)
 
 __all__ = ["add_score_parser", "log_json", "render_scores", "run_score"]
 
@@ -45,6 +51,25 @@ def add_score_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         (["--plot"], "PNG", "plot the best-so-far curves to this PNG"),
     ):
         weirdml.add_argument(*flags, type=Path, metavar=metavar, help=text)
+    weirdml.add_argument(
+        "--max-submissions",
+        type=_positive,
+        default=MAX_SUBMISSIONS,
+        metavar="N",
+        help="submissions allowed per task; a log with more is refused (default:"
+        f" {MAX_SUBMISSIONS}, the seed's; a challenge run may set its own in run.yaml"
+        " scorer_settings.max_submissions)",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"got {text!r}, expected a positive integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"got {value}, expected a positive integer")
+    return value
 
 
 def run_score(args: argparse.Namespace) -> int:
@@ -53,7 +78,8 @@ def run_score(args: argparse.Namespace) -> int:
 
     raw = read_capped(args.log, Limits().max_jsonl_bytes)
     try:
-        scores = score_log(read_log(_text(raw)))
+        limit = args.max_submissions
+        scores = score_log(read_log(_text(raw), limit), limit)
     except WeirdmlLogError as error:
         print(printable(error.location(str(args.log))), file=sys.stderr)
         return EXIT_REFUSED

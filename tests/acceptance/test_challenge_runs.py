@@ -271,7 +271,7 @@ def test_an_attempt_the_operator_did_not_score_is_caught(make_registry, run_clai
     assert result.reasons()[0]["file"] == f"{RUN.folder}/{SCORES}"
 
 
-def _fake_scorer(text: str, file: str) -> tuple[Recomputed, list[Finding]]:
+def _fake_scorer(text: str, file: str, settings: Any) -> tuple[Recomputed, list[Finding]]:
     """A built-in scorer for the test: each input line {"task": id, "score": s} gives the
     case's `score`; a line without a task is refused."""
     found: Recomputed = {}
@@ -549,6 +549,75 @@ def test_a_fourth_browsing_in_the_operators_log_is_refused(make_registry, run_cl
         ("scorer-input-invalid", f"{RUN.folder}/{EVENTS}", 5)
     ]
     assert "brows" in run["reasons"][0]["message"]
+
+
+def _more_submissions(count: int) -> Callable[[Files], None]:
+    """`count` more submissions (scoring 0: the best, and so the results, stay the same) of
+    the log's first task, after its last event."""
+
+    def submit(files: Files) -> None:
+        events = [json.loads(line) for line in files[EVENTS].decode().splitlines()]
+        extra = [
+            {"task": "sandbagging-000", "tokens": 6_000_000 + n, "event": "submission", "score": 0}
+            for n in range(count)
+        ]
+        files[EVENTS] = dump_jsonl(events[:3] + extra + events[3:])
+
+    return submit
+
+
+def test_an_eleventh_submission_in_the_operators_log_is_refused_at_its_line(
+    make_registry, run_claims
+) -> None:
+    """The seed gives each model ten submissions a task; the scorer counted any number, so an
+    operator's log could score a model on its best of fifty. Now the eleventh is refused."""
+    built = build(make_registry, run_spec=WEIRDML, edit_run=_more_submissions(9))
+    result = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    # Lines 1 and 3 are the task's own two submissions, 4-12 the nine more: 12 is the 11th.
+    assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
+        ("scorer-input-invalid", f"{RUN.folder}/{EVENTS}", 12)
+    ]
+    assert run["reasons"][0]["message"] == (
+        "event: submission 11 of task 'sandbagging-000': at most 10 submissions per task"
+    )
+    assert run_claims("verify", built.attempt).codes() == {"challenge-run-invalid"}
+
+
+def test_ten_submissions_are_the_default_and_a_run_may_allow_more(
+    make_registry, run_claims
+) -> None:
+    ten = build(make_registry, run_spec=WEIRDML, edit_run=_more_submissions(8))
+    (run,) = run_claims("verify", ten.root / "challenge-runs" / "run-1").report["challenge_runs"]
+    assert run["reasons"] == []
+
+    def allow_eleven(files: Files) -> None:
+        _more_submissions(9)(files)
+        document = yaml.safe_load(files["run.yaml"])
+        document["scorer_settings"] = {"max_submissions": 11}
+        files["run.yaml"] = dump_yaml(document)
+
+    eleven = build(make_registry, run_spec=WEIRDML, edit_run=allow_eleven)
+    result = run_claims("verify", eleven.root / "challenge-runs" / "run-1")
+    (run,) = result.report["challenge_runs"]
+    assert run["reasons"] == [] and run["attempts"][0]["source"] == "recomputed"
+    assert run_claims("verify", eleven.attempt).attempt()["status"] == "qualifying"
+
+
+def test_a_runs_scorer_settings_are_schema_checked(make_registry, run_claims) -> None:
+    def unknown(files: Files) -> None:
+        document = yaml.safe_load(files["run.yaml"])
+        document["scorer_settings"] = {"max_submissions": 0, "max_hints": 3}
+        files["run.yaml"] = dump_yaml(document)
+
+    built = build(make_registry, run_spec=WEIRDML, edit_run=unknown)
+    (run,) = run_claims("verify", built.root / "challenge-runs" / "run-1").report["challenge_runs"]
+    messages = sorted(r["message"] for r in run["reasons"] if r["code"] == "schema")
+    assert len(messages) == 2, run["reasons"]
+    assert messages == [
+        "scorer_settings.max_submissions: 0 is less than the minimum of 1",
+        "scorer_settings: Additional properties are not allowed ('max_hints' was unexpected)",
+    ]
 
 
 def test_a_withheld_field_in_a_raw_log_excerpt(make_registry, run_claims) -> None:

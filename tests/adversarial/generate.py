@@ -23,13 +23,14 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import git
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec, judgments_file, market_document
+from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step
+from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, judgments_file, market_document
 from bot.dump import dump_jsonl, dump_yaml
 from bot.evidence.rules import case_hash
 from bot.load.yaml_ import parse_yaml
@@ -639,6 +640,65 @@ def _redirect_to_huge(ctx: Context) -> Case:
         files["attempt.yaml"] = text.replace(old, f"url: {ctx.server}/harness.log").encode()
 
     return _verify(ctx.registry(change=change), "--fetch-raw-logs")
+
+
+def _redirect_to_malformed_url(ctx: Context) -> Case:
+    """raw_log.url answers with a redirect to a broken IPv6 literal (`Location: http://[::1/x`,
+    the test's server's /malformed-redirect): the fetch raised and `verify` traced back."""
+
+    def change(files: Files) -> None:
+        text = files["attempt.yaml"].decode()
+        old = "url: https://evidence.example.org/alice-lab/monitor-v1/harness.log"
+        assert old in text
+        url = f"url: {ctx.server}/malformed-redirect"
+        files["attempt.yaml"] = text.replace(old, url).encode()
+
+    return _verify(ctx.registry(change=change), "--fetch-raw-logs")
+
+
+def _weirdml_eleven_submissions(ctx: Context) -> Case:
+    """A challenge attempt of a weirdml-v3 run whose operator's log gives a task eleven
+    submissions (the seed allows ten): the run is refused, and with it the attempt."""
+    spec = AttemptSpec(
+        market=11, submitter="hidden-lab", slug="monitor-hidden", kind="challenge",
+        challenge_run="run-1",
+    )  # fmt: skip
+    run = RunSpec(scorer="weirdml-v3")
+    attempt, run_files = challenge_files(spec, run)
+    events = f"scores/{spec.submitter}/{spec.slug}/events.jsonl"
+    lines = run_files[events].decode().splitlines(keepends=True)
+    task = json.loads(lines[0])["task"]
+    extra = [
+        json.dumps({"task": task, "tokens": 6_000_000 + n, "event": "submission", "score": 0})
+        + "\n"
+        for n in range(9)
+    ]
+    run_files[events] = "".join(lines[:3] + extra + lines[3:]).encode()
+    frozen = run.frozen_at + timedelta(hours=1)
+    scored = datetime(2027, 2, 25, 9, 0, tzinfo=UTC)
+    freeze = {f"{run.folder}/{n}": run_files[n] for n in ("run.yaml", "freeze-cases.jsonl")}
+    rest = {
+        f"{run.folder}/{n}": data
+        for n, data in run_files.items()
+        if n not in ("run.yaml", "freeze-cases.jsonl")
+    }
+    steps = [
+        Step("challenge run-1: freeze", frozen - timedelta(hours=1), freeze, merged_at=frozen),
+        Step("challenge run-1: scores", scored - timedelta(hours=1), rest, merged_at=scored),
+    ]
+
+    def hidden(files: Files) -> None:
+        files.clear()
+        files.update(attempt)
+
+    market = market_document(11, "default", kinds=["challenge"])
+    built = ctx.registry(
+        spec,
+        before_scores=hidden,
+        steps=steps,
+        markets={"markets/market-11.yaml": dump_yaml(market)},
+    )
+    return _verify(built)
 
 
 def _tampering_adapter(ctx: Context) -> Case:
@@ -1253,6 +1313,23 @@ CORPUS: tuple[Entry, ...] = (
         ["adapter-command"],
         "the adapter has its own out/",
         _files(_out_in_adapter, WRAPPED),
+    ),
+    _entry(
+        "raw-log-url-redirects-to-a-malformed-url",
+        "raw_log.url redirects to `http://[::1/x`, a broken IPv6 literal (checked with"
+        " --fetch-raw-logs)",
+        ["raw-log-unavailable"],
+        "redirects to a malformed URL (Invalid IPv6 URL)",
+        _redirect_to_malformed_url,
+        needs="server",
+    ),
+    _entry(
+        "weirdml-eleven-submissions",
+        "a challenge attempt whose weirdml-v3 run's operator log gives a task eleven"
+        " submissions (the seed allows ten)",
+        ["challenge-run-invalid"],
+        "scorer-input-invalid",
+        _weirdml_eleven_submissions,
     ),
 )
 

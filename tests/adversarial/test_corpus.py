@@ -38,6 +38,16 @@ def _endless(request: Request) -> Response:
     return Response(body(), mimetype="application/octet-stream")
 
 
+class _MalformedRedirect(Response):
+    """A redirect whose Location is no URL: werkzeug would refuse to send it (it parses the
+    Location), so it is set after werkzeug's own headers."""
+
+    def get_wsgi_headers(self, environ: Any) -> Any:
+        headers = super().get_wsgi_headers(environ)
+        headers["Location"] = "http://[::1/x"
+        return headers
+
+
 def _server(request: pytest.FixtureRequest) -> str:
     httpserver: HTTPServer = request.getfixturevalue("httpserver")
     request.getfixturevalue("local_fetches")
@@ -46,6 +56,9 @@ def _server(request: pytest.FixtureRequest) -> str:
         Response(status=302, headers={"Location": huge})
     )
     httpserver.expect_request("/huge").respond_with_handler(_endless)
+    httpserver.expect_request("/malformed-redirect").respond_with_response(
+        _MalformedRedirect(status=302)
+    )
     return httpserver.url_for("").rstrip("/")
 
 

@@ -108,6 +108,19 @@ def test_a_fourth_browsing_exits_1_naming_its_line(
     assert err.startswith(f"{log}:4: event: a fourth hint browsing of task 't'")
 
 
+def test_an_eleventh_submission_exits_1_naming_its_line_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "eleven.jsonl"
+    line = '{{"task": "t", "tokens": {}, "event": "submission", "score": 0.5}}\n'
+    log.write_text("".join(line.format(n) for n in range(1, 12)))
+    code, out, err = _run(capsys, log)
+    assert (code, out) == (1, "")
+    assert err == f"{log}:11: event: submission 11 of task 't': at most 10 submissions per task\n"
+    code, out, _ = _run(capsys, log, "--max-submissions", "11")
+    assert code == 0 and out.startswith("task")
+
+
 def test_bytes_that_are_not_utf8_exit_1_with_their_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

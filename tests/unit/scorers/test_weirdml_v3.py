@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.scorers.weirdml_v3 import (
+    MAX_SUBMISSIONS,
     Event,
     TaskScore,
     WeirdmlLogError,
@@ -189,6 +190,46 @@ def test_three_browsings_are_allowed_and_a_fourth_is_refused_with_its_line() -> 
     error = _refused(_log(*three, _sub(3_500_000, 0.5), _browse(4_000_000)))
     assert (error.line, error.field) == (5, "event")
     assert "fourth" in error.message
+
+
+def test_ten_submissions_a_task_are_allowed_and_the_eleventh_is_refused_at_its_line() -> None:
+    """The seed: "The model typically has 10 such submissions". Counting any number let a log
+    score a model on its best of fifty tries."""
+    assert MAX_SUBMISSIONS == 10
+    ten = [_sub(1_000_000 + n, 0.1 * (n % 3)) for n in range(10)]
+    other = [_sub(2_000_000 + n, 0.5, task="t2") for n in range(10)]  # counted per task
+    assert len(read_log(_log(*ten, *other))) == 20
+    error = _refused(_log(*ten, _browse(3_000_000), _sub(4_000_000, 0.9)))
+    assert (error.line, error.field) == (12, "event")
+    assert error.message == "submission 11 of task 't1': at most 10 submissions per task"
+
+
+def test_the_first_submission_past_the_limit_is_named_whichever_task_it_is() -> None:
+    # t1 appears first but goes past the limit later in the file than t2 does.
+    log = _log(
+        _sub(1, 0.1), _sub(2, 0.1, task="t2"), _sub(3, 0.1, task="t2"), _sub(4, 0.1, task="t2"),
+        _sub(5, 0.1),
+    )  # fmt: skip
+    error = _refused_with(log, 2)
+    assert (error.line, error.message) == (
+        4,
+        "submission 3 of task 't2': at most 2 submissions per task",
+    )
+
+
+def test_a_runs_own_limit_is_the_one_read_and_scored() -> None:
+    eleven = [_sub(1_000_000 * (n + 1), 0.05 * n) for n in range(11)]
+    events = read_log(_log(*eleven), max_submissions=11)
+    assert score_log(events, 11).tasks["t1"].final_best == pytest.approx(0.5)
+    with pytest.raises(WeirdmlLogError) as caught:
+        score_log(events)  # the default limit is checked again when scoring
+    assert caught.value.line == 11
+
+
+def _refused_with(text: str, max_submissions: int) -> WeirdmlLogError:
+    with pytest.raises(WeirdmlLogError) as caught:
+        read_log(text, max_submissions)
+    return caught.value
 
 
 def test_score_task_refuses_a_fourth_browsing_of_events_built_directly() -> None:

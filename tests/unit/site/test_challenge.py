@@ -17,11 +17,11 @@ from tests.unit.site.test_model import _inputs
 LOG = (PROJECT / "examples" / "weirdml-v3" / "log.jsonl").read_text(encoding="utf-8")
 
 
-def _run(root: Path, run: str, scorer: str, attempts: dict[str, str]) -> None:
+def _run(root: Path, run: str, scorer: str, attempts: dict[str, str], settings: str = "") -> None:
     folder = root / "challenge-runs" / run
     folder.mkdir(parents=True)
     (folder / "run.yaml").write_text(
-        f"id: {run}\noperator: Ops\nmarket: 7\nscorer: {scorer}\nwithholdable: []\n",
+        f"id: {run}\noperator: Ops\nmarket: 7\nscorer: {scorer}\nwithholdable: []\n{settings}",
         encoding="utf-8",
     )
     for path, text in attempts.items():
@@ -54,6 +54,24 @@ def test_curves_by_run_and_by_attempt_folder(tmp_path: Path) -> None:
         "lab/good: late",
         "lab/good: hints",
     ]
+
+
+def test_curves_are_read_under_the_runs_submission_limit(tmp_path: Path) -> None:
+    """The site reads a log as verify does: eleven submissions are drawn for a run that
+    allows them, and left out (verify refuses them) for a run at the default ten."""
+    line = '{{"task": "t", "tokens": {}, "event": "submission", "score": 0.5}}\n'
+    eleven = "".join(line.format(1_000_000 + n) for n in range(11))
+    _run(
+        tmp_path,
+        "run-1",
+        "weirdml-v3",
+        {"lab/a": eleven},
+        "scorer_settings:\n  max_submissions: 11\n",
+    )
+    _run(tmp_path, "run-2", "weirdml-v3", {"lab/b": eleven})
+    found = challenge_curves(FolderTree(tmp_path))
+    assert [label for label, _ in found["run-1"]] == ["lab/a: t"]
+    assert "run-2" not in found
 
 
 def test_no_challenge_runs_no_curves(tmp_path: Path) -> None:
