@@ -362,3 +362,60 @@ def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
         ("freeze-order", f"challenge-runs/run-9/{SCORES}")
     ]
     assert "merge the freeze first" in run["reasons"][0]["message"]
+
+
+# ---- JSON types (issue 21, item 4) ----------------------------------------------------------
+
+
+def _hard_markets() -> dict[str, bytes]:
+    """Market 11 whose false-safe bar counts only the run's cases flagged `hard: true`."""
+    document = market_document(11, "default", kinds=["challenge"])
+    document["bars"][0]["over"]["case"]["hard"] = True
+    return {"markets/market-11.yaml": dump_yaml(document)}
+
+
+def _flag_hard(retyped: object) -> Any:
+    """The run flags every case `hard: true`; the attempt's copy writes `retyped` instead on
+    the cases its trials (the operator's scores) count as failures."""
+
+    def run(files: Files) -> None:
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    def attempt(files: Files) -> None:
+        failed = {
+            t["case_id"]
+            for t in records(files, "trials.jsonl")
+            if t["result"]["verdict"] == "false_safe"
+        }
+        assert failed
+
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = retyped if case["case_id"] in failed else True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    return run, attempt
+
+
+@pytest.mark.parametrize("retyped", [1, 1.0], ids=["1", "1.0"])
+def test_challenge_case_retyped_true_as_1_is_a_mismatch(
+    make_registry, run_claims, retyped: object
+) -> None:
+    """A challenge attempt's copy of its run's cases was compared with Python's equality, so
+    `"hard": 1` (or 1.0) passed for the run's `"hard": true`, while the bar
+    selects cases by JSON type: the failures the operator scored dropped out of the bar, and
+    a NO became a YES. Now the copy is compared by JSON type: challenge-case-mismatch."""
+    run, attempt = _flag_hard(retyped)
+    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
+    built = build(make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets())
+    result = run_claims("verify", built.attempt)
+    assert result.code == 1, result.out
+    assert "challenge-case-mismatch" in result.codes(), result.codes()
+    reason = next(r for r in result.reasons() if r["code"] == "challenge-case-mismatch")
+    assert "public differs from the run's" in reason["message"]
+    assert reason["file"].endswith("/freeze-cases.jsonl") and reason["line"] is not None
