@@ -23,6 +23,7 @@ from bot.errors import ClaimsError
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.jsonl import parse_json
+from bot.load.values import MAX_SAFE_INTEGER
 from bot.report.cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
 from bot.timestamps import format_moment, parse_timestamp
@@ -337,7 +338,7 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 
 
 _MAX_DEPTH = 64
-_MAX_INTEGER = 2**53  # what a JSON number carries exactly in every reader
+_MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every reader (I-JSON)
 
 
 def read_report(text: str | bytes) -> object:
@@ -367,7 +368,7 @@ def _check_values(data: object, what: str) -> None:
         elif isinstance(item, float) and not math.isfinite(item):
             raise ReportError(f"{what} holds a number that is not finite ({item})")
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_INTEGER:
-            raise ReportError(f"{what} holds an integer beyond 2**53")
+            raise ReportError(f"{what} holds an integer beyond ±2**53-1 (I-JSON)")
 
 
 def _checked(schema: str, data: object, what: str) -> dict[str, Any]:

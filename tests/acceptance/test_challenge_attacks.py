@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
 from bot.demo.specimen import market_document
 from bot.dump import dump_yaml
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
@@ -419,3 +420,46 @@ def test_challenge_case_retyped_true_as_1_is_a_mismatch(
     reason = next(r for r in result.reasons() if r["code"] == "challenge-case-mismatch")
     assert "public differs from the run's" in reason["message"]
     assert reason["file"].endswith("/freeze-cases.jsonl") and reason["line"] is not None
+
+
+# ---- values no stage can carry (issue 21, item 5) -------------------------------------------
+
+
+def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
+    make_registry, run_claims, tmp_path, monkeypatch, capsys
+) -> None:
+    """An operator's score holding an integer past 2**53 - 1 was read as valid, reached the
+    report (in an operator-score-mismatch message), and then `claims github publish` and
+    `claims site` refused the report: exit 2, no verdict posted, no site built. Now the loader
+    refuses the line where it is read, naming it, and every later job runs."""
+
+    def big(files: Files) -> None:
+        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993))
+
+    built = build(make_registry, edit_run=big)
+    run = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (reason,) = run.report["challenge_runs"][0]["reasons"]
+    assert (reason["code"], reason["file"], reason["line"]) == (
+        "jsonl-invalid",
+        f"{RUN.folder}/{SCORES}",
+        1,
+    )
+    assert reason["message"] == (
+        "result.score: integer 9007199254740993 is outside ±2**53-1 (I-JSON)"
+    )
+    report = tmp_path / "verify.json"
+    capsys.readouterr()
+    args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
+    assert main(["verify", *args, "--json", str(report)]) == 1
+    attempt = run_claims("verify", built.attempt)
+    assert "challenge-run-invalid" in attempt.codes()
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
+    capsys.readouterr()
+    assert main(["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]) == 0
+    out, err = capsys.readouterr()
+    assert "would post on acme/registry #7:" in out and "Traceback" not in err
+    site = ["site", "--registry", str(built.root), "--verify-report", str(report)]
+    assert main([*site, "--out", str(tmp_path / "site")]) == 0, capsys.readouterr().err
+    assert main(["site", *args, "--out", str(tmp_path / "site-2")]) == 0
+    assert (tmp_path / "site" / "index.html").is_file()
