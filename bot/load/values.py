@@ -6,10 +6,12 @@ operator scores and event logs, released data an adapter turns into evidence, th
 documents) is read by `bot/load/` into plain JSON values, and every later stage must carry
 each value it was given: the RFC 8785 form a case is hashed by and a rerun is compared in
 (`rfc8785` refuses integers beyond 2**53 - 1), the reports (`bot/report/json_.py`), the
-publisher and the site. So the loaders accept only what all of them can: I-JSON (RFC 7493):
-text that is UTF-8 (no lone surrogate), finite numbers, no duplicate key, and integers within
-+-(2**53 - 1), "the range where integers are exactly representable" as IEEE doubles
-(https://www.rfc-editor.org/rfc/rfc7493#section-2.2). A value outside it is refused where it
+publisher and the site. So the loaders accept only what all of them can, I-JSON's rules for
+text and numbers (RFC 7493): text that is UTF-8 (no lone surrogate), finite numbers, no
+duplicate key, and integers within +-(2**53 - 1), "the range where integers are exactly
+representable" as IEEE doubles (https://www.rfc-editor.org/rfc/rfc7493#section-2.2).
+Noncharacters (U+FFFF) and control characters, which I-JSON discourages, are text every stage
+carries (escaped where shown), and are accepted. A value outside it is refused where it
 is read, with its file, line and field (`jsonl-invalid` / `yaml-invalid`); no later stage
 meets it (docs/spec-notes.md, "JSON values").
 
