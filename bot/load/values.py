@@ -102,6 +102,9 @@ def json_key(value: object) -> Hashable:
 def json_equal(mine: object, theirs: object) -> bool:
     """Whether two JSON values are the same value (module docstring): `true` is not 1."""
     kind = type(mine)
-    if kind is type(theirs) and kind is not list and kind is not dict:
+    if kind is type(theirs) and kind in _SCALARS:
         return bool(mine == theirs)  # two strings, numbers of one type, booleans, nulls
     return json_key(mine) == json_key(theirs)
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # exactly these: no subclasses

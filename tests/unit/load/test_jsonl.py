@@ -415,3 +415,38 @@ def test_digits_in_strings_and_floats_are_not_integers() -> None:
 def test_parse_json_refuses_integers_beyond_2_53_with_their_field() -> None:
     with pytest.raises(ValueError, match=r"^a\[0\]\.b: integer 9007199254740993 is outside"):
         jsonl.parse_json(b'{"a":[{"b":9007199254740993}]}', 64)
+
+
+# ---- one JSON equality (bot/load/values.py; issue 21, item 4) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "same"),
+    [
+        (True, 1, False),
+        (False, 0, False),
+        (1.0, True, False),
+        (None, False, False),
+        ("1", 1, False),
+        (1, 1.0, True),
+        (0, -0.0, True),
+        ([True], [1], False),
+        ({"a": [False]}, {"a": [0]}, False),
+        ({"a": 1, "b": 2.0}, {"b": 2, "a": 1.0}, True),
+        ([1, 2], [2, 1], False),
+        ({"a": True}, {"a": True, "b": None}, False),
+    ],
+)
+def test_json_values_compare_by_json_type(mine: object, theirs: object, same: bool) -> None:
+    from bot.load.values import json_equal, json_key
+
+    assert json_equal(mine, theirs) is same
+    assert json_equal(theirs, mine) is same
+    assert (json_key(mine) == json_key(theirs)) is same
+
+
+def test_json_equality_of_dict_subclasses_is_by_json_type() -> None:
+    from bot.evidence.models import FoldedKeys
+    from bot.load.values import json_equal
+
+    assert not json_equal(FoldedKeys(a=True), FoldedKeys(a=1))
