@@ -11,6 +11,8 @@ every stage can carry (`bot/load/values.py`: I-JSON), and these properties hold 
    certificate) goes through `claims verify` → the JSON report → `from_json` → Markdown →
    `claims github publish` without a token → `claims site`: no traceback, verify exits 0 or 1,
    publish and site exit 0;
+   The same for an operator's score file of a challenge run, with the attempt's trial of that
+   case saying the same or not;
 2. the rerun comparison (`compare_outputs`) of the filed file with what an adapter wrote never
    passes without comparing: the same values in another spelling are no difference, a changed
    record always is, and a filed file holding a value the loaders refuse is a difference too.
@@ -206,6 +208,34 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
     return code, out, err
 
 
+def _through_every_consumer(
+    root: Path,
+    paths: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`claims verify PATHS` → the JSON report read back → Markdown → `claims github publish`
+    without a token → `claims site`: no traceback, no exit 2."""
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    report, markdown = tmp_path / "report.json", tmp_path / "comment.md"
+    argv = ["verify", "--registry", str(root), *paths, "--as-of", AS_OF]
+    code, _, err = _run([*argv, "--json", str(report), "--markdown", str(markdown)], capsys)
+    assert code in (0, 1), err
+    event(f"verify exits {code}")
+    # Read back as the posting job reads it (untrusted), and rendered again.
+    read = verify_report_from_json(read_report(report.read_bytes()))
+    assert render_markdown(read) == markdown.read_text(encoding="utf-8")
+    publish = ["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]
+    code, out, err = _run(publish, capsys)
+    assert code == 0 and "would post on acme/registry #7:" in out, err
+    site = ["site", "--registry", str(root), "--verify-report", str(report)]
+    code, _, err = _run([*site, "--out", str(tmp_path / "site")], capsys)
+    assert code == 0, err
+
+
 @settings(fuzz_settings(EXAMPLES))
 @given(data=st.data())
 def test_every_accepted_value_reaches_every_consumer(
@@ -224,28 +254,62 @@ def test_every_accepted_value_reaches_every_consumer(
             files["scores.yaml"] = score_table(files, MARKET, RULES_MODEL.confidence)
     for file, content in files.items():
         (built.attempt / file).write_bytes(content)
-    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    report, markdown = tmp_path / "report.json", tmp_path / "comment.md"
     try:
-        argv = ["verify", str(built.attempt), "--as-of", AS_OF]
-        code, _, err = _run([*argv, "--json", str(report), "--markdown", str(markdown)], capsys)
-        assert code in (0, 1), err
-        event(f"verify exits {code}")
-        # Read back as the posting job reads it (untrusted), and rendered again.
-        read = verify_report_from_json(read_report(report.read_bytes()))
-        assert render_markdown(read) == markdown.read_text(encoding="utf-8")
-        publish = ["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]
-        code, out, err = _run(publish, capsys)
-        assert code == 0 and "would post on acme/registry #7:" in out, err
-        site = ["site", "--registry", str(built.root), "--verify-report", str(report)]
-        code, _, err = _run([*site, "--out", str(tmp_path / "site")], capsys)
-        assert code == 0, err
+        _through_every_consumer(built.root, [str(built.attempt)], tmp_path, capsys, monkeypatch)
         # 2. and the rerun comparison, of the filed file with the adapter's honest output.
         found = compare_outputs([name], {name: after}, {name: before}, "attempt")
         assert bool(found) == changed, found
     finally:
+        for file, content in pristine.items():
+            (built.attempt / file).write_bytes(content)
+
+
+@pytest.fixture
+def challenge_registry(make_registry: Callable[..., Built]) -> Registry_:
+    from tests.acceptance.test_challenge_runs import build
+
+    return Registry_(build(make_registry))
+
+
+@settings(fuzz_settings(max(EXAMPLES // 2, 1)))
+@given(data=st.data())
+def test_every_accepted_operator_score_reaches_every_consumer(
+    challenge_registry: Registry_,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    data: st.DataObject,
+) -> None:
+    """The same for an operator's score file (challenge-runs/: docs/challenge-runs.md): any
+    accepted value in any field of a result, and in the attempt's trial of that case too or
+    not, goes through verify of the whole registry, the report, publish and the site."""
+    from tests.acceptance.test_challenge_runs import RUN, SCORES
+
+    built, pristine = challenge_registry.built, challenge_registry.pristine
+    scores = built.root / RUN.folder / SCORES
+    filed = scores.read_bytes()
+    lines = filed.split(b"\n")[:-1]
+    index = data.draw(st.integers(0, len(lines) - 1), label="line")
+    row = json.loads(lines[index])
+    path = data.draw(st.sampled_from([*_paths(row), ("result", "added")]), label="field")
+    value = data.draw(values, label="value")
+    note(f"{SCORES} line {index + 1}: {path} = {value!r:.200}")
+    _set(row, path, value)
+    lines[index] = _line(data, row)
+    scores.write_bytes(b"\n".join(lines) + b"\n")
+    _records(scores.read_bytes(), SCORES)  # the loader accepts it
+    if path[0] == "result" and data.draw(st.booleans(), label="the trial says the same"):
+        trials = pristine["trials.jsonl"].split(b"\n")[:-1]
+        for number, line in enumerate(trials):
+            trial = json.loads(line)
+            if trial["case_id"] == row["case_id"]:
+                _set(trial, path, value)
+                trials[number] = _line(data, trial)
+        (built.attempt / "trials.jsonl").write_bytes(b"\n".join(trials) + b"\n")
+    try:
+        _through_every_consumer(built.root, [], tmp_path, capsys, monkeypatch)
+    finally:
+        scores.write_bytes(filed)
         for file, content in pristine.items():
             (built.attempt / file).write_bytes(content)
 
