@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import __version__
 from bot.challenge.judge import RunVerdict, ScoredAttempt
+from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
 from bot.evidence.schema import validate
@@ -337,7 +338,12 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 # Reading reports back -------------------------------------------------------------------
 
 
-_MAX_DEPTH = 64
+# A report carries values a filer or an operator wrote as they were read (a challenge run's
+# task results, at the report's 7th level), which the loaders accept up to their depth cap: the
+# report's own levels come on top of that, so every report `verify` writes is read back
+# (issue 21: a result nested 58 levels deep made publish and the site refuse the report).
+_REPORT_LEVELS = 16
+_MAX_DEPTH = max(Limits().max_json_depth, Limits().max_yaml_depth) + _REPORT_LEVELS
 _MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every reader (I-JSON)
 
 

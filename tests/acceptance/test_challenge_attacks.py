@@ -463,3 +463,32 @@ def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
     assert main([*site, "--out", str(tmp_path / "site")]) == 0, capsys.readouterr().err
     assert main(["site", *args, "--out", str(tmp_path / "site-2")]) == 0
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
+    make_registry, run_claims, tmp_path, monkeypatch, capsys
+) -> None:
+    """An operator's result nested as deep as the loader accepts is copied into the verify
+    report (the run's `tasks`), six levels down: the report read back was refused ("nested
+    deeper than 64 levels"), so `claims github publish` and `claims site` exited 2. Found by
+    tests/adversarial/test_values.py. Every report verify writes is read back now."""
+    nested: Any = "bottom"
+    for level in range(61):  # the record and its result above: 63 levels, within the 64
+        nested = {"a": nested} if level % 2 else [nested]
+
+    def deep(files: Files) -> None:
+        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(deep=nested))
+
+    built = build(make_registry, edit_run=deep)
+    report = tmp_path / "verify.json"
+    args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
+    assert main(["verify", *args, "--json", str(report)]) in (0, 1)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
+    capsys.readouterr()
+    assert main(["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]) == 0
+    out, err = capsys.readouterr()
+    assert "would post on acme/registry #7:" in out, err
+    site = ["site", "--registry", str(built.root), "--verify-report", str(report)]
+    assert main([*site, "--out", str(tmp_path / "site")]) == 0, capsys.readouterr().err
+    assert main(["site", *args, "--out", str(tmp_path / "site-2")]) == 0
