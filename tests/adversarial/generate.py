@@ -1318,6 +1318,13 @@ FOUND = (
     "  of filer values goes through one JSON equality (`bot/load/values.py` `json_equal`):",
     "  `challenge-case-mismatch` (`bot/challenge/rules.py`; `tests/acceptance/",
     "  test_challenge_attacks.py::test_challenge_case_retyped_true_as_1_is_a_mismatch`).",
+    "- Not a corpus entry (it breaks the jobs after verify): an operator's result nested as deep",
+    "  as the loader accepts is copied into the verify report six levels down, and the report",
+    '  read back was refused ("nested deeper than 64 levels"): `claims github publish` and',
+    "  `claims site` exited 2. Found by `tests/adversarial/test_values.py`; now the report reader",
+    "  allows the loaders' depth plus the report's own levels (`bot/report/json_.py`;",
+    "  `tests/acceptance/test_challenge_attacks.py::",
+    "  test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site`).",
     "- Every other trick was already refused; the corpus keeps it so.",
 )
 
