@@ -27,6 +27,7 @@ from typing import Any
 
 from bot.evidence.models import Case, FoldedKeys, Trial
 from bot.findings import Code, Finding, Severity
+from bot.load.values import json_equal
 from bot.models import Bar, Market
 from bot.names import fold_name
 from bot.stats import clopper_pearson, delong, delong_logit
@@ -99,14 +100,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
 def _matches(value: Any, wanted: Any) -> bool:
     if isinstance(wanted, list):
         return any(_matches(value, item) for item in wanted)
-    # JSON equality: true is not 1.
-    return (type(value) is type(wanted) and value == wanted) or (
-        isinstance(value, int | float)
-        and isinstance(wanted, int | float)
-        and not isinstance(value, bool)
-        and not isinstance(wanted, bool)
-        and value == wanted
-    )
+    return json_equal(value, wanted)  # JSON equality (bot/load/values.py): true is not 1
 
 
 def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> list[int]:

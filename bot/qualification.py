@@ -25,6 +25,7 @@ from bot.evidence.models import (
     RedTeam,
 )
 from bot.findings import Code, Finding
+from bot.load.values import json_equal
 from bot.models import Market, SharedRules
 from bot.names import fold_name
 from bot.records import CertificateSummary, TrialSummary
@@ -376,15 +377,6 @@ def _adversarial(
         reasons.add(Code.ADVERSARIAL_BUDGET, problem, key="adversarial")
 
 
-def _same_value(stated: Any, reported: Any) -> bool:
-    """JSON equality: numbers by value (5 is 5.0), otherwise type and value (true is not 1)."""
-    if isinstance(stated, bool) or isinstance(reported, bool):
-        return type(stated) is type(reported) and stated == reported
-    if isinstance(stated, int | float) and isinstance(reported, int | float):
-        return bool(stated == reported)
-    return type(stated) is type(reported) and bool(stated == reported)
-
-
 def _protocol_differences(
     stated: Mapping[str, Any],
     reported: Mapping[str, Any],
@@ -406,7 +398,7 @@ def _protocol_differences(
             )
         elif isinstance(value, dict) and isinstance(reported[key], dict):
             differences += _protocol_differences(value, reported[key], place)
-        elif not _same_value(value, reported[key]):
+        elif not json_equal(value, reported[key]):  # 5 is 5.0; true is not 1, nor [true] [1]
             differences.append(
                 f"{place} is {_shown(reported[key])}, the market's attack_protocol states"
                 f" {_shown(value)}"

@@ -58,8 +58,9 @@ __all__ = ["BOT_VERSION", "COMPARISON", "AdapterRerun", "Deadline", "rerun_key"]
 BOT_VERSION = __version__
 # What a rerun checks, versioned apart from the bot: raised whenever that changes, so that a
 # result cached under the older checks is not reused. 2: the cases are an output too, and
-# the emptied-data rerun flags each output written the same, not only all of them.
-COMPARISON = 2
+# the emptied-data rerun flags each output written the same, not only all of them. 3: a filed
+# file the comparison cannot make canonical is a difference, never "no differences" (issue 21).
+COMPARISON = 3
 _TAIL_SHOWN = 600
 _RECORD_BYTES = 1 << 20  # a cached record holds a few findings
 # Results worth keeping: the adapter ran and its output was compared with the evidence.

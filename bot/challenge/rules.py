@@ -16,6 +16,7 @@ from bot.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pa
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Record
+from bot.load.values import json_equal
 
 __all__ = [
     "ScoredCase",
@@ -84,7 +85,9 @@ def compare_cases(
             continue
         for name in _COMPARED:
             mine, frozen = getattr(case, name), getattr(theirs, name)
-            if mine != frozen:
+            # By JSON type (bot/load/values.py): `true` copied as 1 is another value, and the
+            # bars, which select cases by JSON type, would not select it.
+            if not json_equal(mine, frozen):
                 message = (
                     f"case {case.case_id!r}: {name} differs from the run's ({run_file} line"
                     f" {theirs.line})"
@@ -119,7 +122,7 @@ def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:
         return len(mine) == len(theirs) and all(
             same_value(a, b, tolerance) for a, b in zip(mine, theirs, strict=True)
         )
-    return type(mine) is type(theirs) and mine == theirs
+    return json_equal(mine, theirs)
 
 
 def _differing(mine: Mapping[str, Any], theirs: Mapping[str, Any], tolerance: float) -> list[str]:

@@ -4,6 +4,11 @@ What an adapter writes is untrusted input: it goes through the same safe loaders
 Each JSONL line is compared in its RFC 8785 canonical form (so key order and number spelling
 do not matter, values do); YAML files are compared as canonical JSON of their data. The report
 names the first differing lines.
+
+A comparison never passes because it could not be made: a submitted file with a line that has
+no RFC 8785 form, or that cannot be read, is a difference (`adapter-mismatch`, naming the
+line), never "no differences". The loaders already refuse every value RFC 8785 cannot write
+(`bot/load/values.py`), so this is the second lock, not the first.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import rfc8785
 
 from bot.findings import Code, Finding
 from bot.load.jsonl import parse_jsonl
+from bot.load.values import json_equal
 from bot.load.yaml_ import parse_yaml
 
 __all__ = ["compare_outputs"]
@@ -30,10 +36,13 @@ def _canonical_lines(raw: bytes, name: str) -> tuple[list[bytes], str | None]:
     if problems:
         first = problems[0]
         return [], f"line {first.line}: {first.message}"
-    try:
-        return [rfc8785.dumps(record.data) for record in records], None  # type: ignore[arg-type]
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
-        return [], f"no RFC 8785 form: {error}"
+    lines = []
+    for record in records:
+        try:
+            lines.append(rfc8785.dumps(record.data))  # type: ignore[arg-type]
+        except (rfc8785.CanonicalizationError, ValueError, TypeError, RecursionError) as error:
+            return [], f"line {record.line}: no RFC 8785 form: {str(error)[:200]}"
+    return lines, None
 
 
 def _canonical_yaml(raw: bytes, name: str) -> tuple[bytes | None, str | None]:
@@ -42,8 +51,17 @@ def _canonical_yaml(raw: bytes, name: str) -> tuple[bytes | None, str | None]:
         return None, problems[0].message if problems else "unreadable"
     try:
         return rfc8785.dumps(document.data), None  # type: ignore[arg-type]
-    except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
-        return None, f"no RFC 8785 form: {error}"
+    except (rfc8785.CanonicalizationError, ValueError, TypeError, RecursionError) as error:
+        return None, f"no RFC 8785 form: {str(error)[:200]}"
+
+
+def _not_compared(name: str, problem: str, file: str) -> Finding:
+    """A submitted file that cannot be compared: a difference, never a pass (fail closed)."""
+    message = (
+        f"{name} could not be compared with the adapter's output ({problem}): an attempt is"
+        " reproduced only when every line of it is compared"
+    )
+    return Finding(Code.ADAPTER_MISMATCH, message, file)
 
 
 def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Finding]:
@@ -55,8 +73,8 @@ def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Find
             )
         ]
     ours, problem = _canonical_lines(submitted, name)
-    if problem is not None:
-        return []  # the evidence check already reports the submitted file
+    if problem is not None:  # the evidence check reports the file too; still no pass
+        return [_not_compared(name, problem, file)]
     differing = [
         index
         for index in range(max(len(ours), len(theirs)))
@@ -93,12 +111,13 @@ def _first_difference(ours: Any, theirs: Any, where: str = "") -> tuple[str, Any
     """The path of the first field where two JSON values differ, and both values there."""
     if isinstance(ours, dict) and isinstance(theirs, dict):
         for key in sorted(set(ours) | set(theirs)):
-            if ours.get(key, _ABSENT) != theirs.get(key, _ABSENT):
+            mine, other = ours.get(key, _ABSENT), theirs.get(key, _ABSENT)
+            if mine is _ABSENT or other is _ABSENT or not json_equal(mine, other):
                 path = f"{where}.{key}" if where else key
                 return _first_difference(ours.get(key, _ABSENT), theirs.get(key, _ABSENT), path)
     if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
         for index, (mine, other) in enumerate(zip(ours, theirs, strict=True)):
-            if mine != other:
+            if not json_equal(mine, other):
                 return _first_difference(mine, other, f"{where}[{index}]")
     return where, ours, theirs
 
@@ -139,14 +158,16 @@ def compare_outputs(
             findings += _jsonl(name, ours, produced[name], file)
             continue
         theirs, problem = _canonical_yaml(produced[name], name)
-        mine, _ = _canonical_yaml(ours, name)
+        mine, unread = _canonical_yaml(ours, name)
         if problem is not None:
             findings.append(
                 Finding(
                     Code.ADAPTER_MISMATCH, f"the adapter's {name} is not safe YAML: {problem}", file
                 )
             )
-        elif mine is not None and mine != theirs:
+        elif mine is None:
+            findings.append(_not_compared(name, unread or "unreadable", file))
+        elif mine != theirs:
             findings.append(
                 Finding(Code.ADAPTER_MISMATCH, f"{name} differs from the adapter's output", file)
             )

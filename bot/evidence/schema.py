@@ -43,6 +43,7 @@ from referencing import Registry, Resource
 
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath
+from bot.load.values import json_key
 from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 
 __all__ = ["SCHEMA_NAMES", "distinct_key", "schema_files", "validate"]
@@ -90,18 +91,9 @@ def _is_date(value: object) -> bool:
 def distinct_key(value: object) -> Hashable:
     """A hashable stand-in for a JSON value: two values get equal keys exactly when JSON Schema
     calls them equal (numbers by value, so 1 == 1.0; booleans apart from numbers; objects by
-    their members whatever the order). Cost: linear in the value's size."""
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int | float):
-        return ("number", value)
-    if isinstance(value, str):
-        return ("string", value)
-    if isinstance(value, list):
-        return ("array", tuple(distinct_key(item) for item in value))
-    if isinstance(value, dict):
-        return ("object", frozenset((key, distinct_key(item)) for key, item in value.items()))
-    return ("other", repr(value))
+    their members whatever the order): `bot.load.values.json_key`, the bot's one JSON
+    equality. Cost: linear in the value's size."""
+    return json_key(value)
 
 
 def _distinct_items(

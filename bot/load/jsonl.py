@@ -4,8 +4,9 @@ Refused, each as a `jsonl-invalid` finding with its line (SECURITY-NOTES, "Parse
 a byte order mark, blank lines, lines over `Limits.max_jsonl_line_bytes` (read with a cap, so
 a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN/Infinity and
 numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
-silently), integers beyond the float range (10**400: `float()` of it raises OverflowError), and
-lines that are not a JSON object. One bad line never hides the next.
+silently), integers outside I-JSON's ±(2**53-1), named by their field (`bot/load/values.py`:
+no later stage could carry them: RFC 8785 forms, reports), and lines that are not a JSON
+object. One bad line never hides the next.
 
 Speed (bench/verify_scale.py): a line is first read by orjson (~5x faster than `json` with the
 strict hooks) where that cannot differ from the strict reading (`_fast_decode`): plain ASCII,
@@ -44,6 +45,7 @@ from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Record
 from bot.load.folder import tree_error
+from bot.load.values import unsafe_value
 from bot.tree import Tree, TreeError
 
 __all__ = [
@@ -184,6 +186,9 @@ def _decode(raw: bytes) -> object:
 _LOOSE_KEY = re.compile(rb'"\s+:')  # a key (or a string) followed by white space and a colon
 _DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_INTEGER = b"0" * 19  # after _DIGITS_AS_ZERO: a run of 19 digits
+# After _DIGITS_AS_ZERO: a run of 16 digits, as long as the shortest integer past 2**53 - 1
+# (9007199254740992): a line without one holds no integer outside I-JSON's range.
+_UNSAFE_INTEGER = b"0" * 16
 
 
 def _members(value: dict[str, Any] | list[Any]) -> int:
@@ -406,6 +411,12 @@ def _parse_jsonl(
         except _Bad as error:
             refuse(str(error), number)
             continue
+        # Look for integers only on a line with 16 digits in a row (bot/load/values.py).
+        long_number = _UNSAFE_INTEGER in raw.translate(_DIGITS_AS_ZERO)
+        unsafe = unsafe_value(value) if long_number else None
+        if unsafe is not None:
+            refuse(unsafe, number)
+            continue
         if sink is None:
             _share(value, memos)
             records.append(Record(number, value))
@@ -434,10 +445,14 @@ def load_jsonl(
 
 def parse_json(raw: bytes, max_depth: int) -> object:
     """One JSON document read as strictly as a JSONL record: no duplicate keys, NaN,
-    infinities, lone surrogates or nesting deeper than `max_depth`. Raises ValueError."""
+    infinities, lone surrogates, nesting deeper than `max_depth` or integers outside I-JSON's
+    ±(2**53-1) (the message names the field). Raises ValueError."""
     try:
         value = _decode(raw)
     except RecursionError:
         raise _Bad(f"nested deeper than {max_depth} levels") from None
     _check_tree(value, max_depth)
+    unsafe = unsafe_value(value)
+    if unsafe is not None:
+        raise _Bad(unsafe)
     return value

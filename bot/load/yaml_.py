@@ -12,6 +12,9 @@ A file with no YAML content (no bytes, or only blank lines, comments and a bare 
 `file-empty`: every YAML file the bot reads must hold a mapping, and "the file is empty" says
 more than a schema error about `None`. An explicit `null` or `~` is content, left to the schema.
 
+Integers outside I-JSON's ±(2**53-1) are `yaml-invalid`, named by their field, as in JSONL
+(`bot/load/values.py`: no later stage could carry them).
+
 Scalars resolve by the YAML 1.2 core schema, not PyYAML's YAML 1.1 one, so `NO`, `on`, `012`,
 `1:30` and `2027-06-30` stay what they look like (strings, or the decimal 12) and the JSON
 Schemas see JSON-like values; dates are checked as strings by the schemas' `format`.
@@ -31,6 +34,7 @@ from bot.config import Limits
 from bot.findings import Code, Finding
 from bot.load.document import Document, FieldPath
 from bot.load.folder import tree_error
+from bot.load.values import field_name, unsafe_integer
 from bot.tree import Tree, TreeError, read_limited
 
 __all__ = ["load_yaml", "parse_yaml"]
@@ -193,7 +197,11 @@ def _build(events: Any, max_depth: int) -> tuple[object, dict[FieldPath, int], b
                 if line is not None:
                     lines[(*frame.where, key)] = line
             else:
-                place(_scalar(event), line)
+                value = _scalar(event)
+                where = place(value, line)
+                if type(value) is int and (problem := unsafe_integer(value)) is not None:
+                    message = f"{field_name(where)}: {problem}"
+                    raise _Refused(message, line, Code.YAML_INVALID)
         elif isinstance(event, yaml.CollectionStartEvent):
             empty = False
             if expecting_key():

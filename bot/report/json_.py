@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from bot import __version__
 from bot.challenge.judge import RunVerdict, ScoredAttempt
+from bot.config import Limits
 from bot.dates import MarketDates
 from bot.errors import ClaimsError
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
 from bot.load.jsonl import parse_json
+from bot.load.values import MAX_SAFE_INTEGER
 from bot.report.cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
 from bot.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
 from bot.timestamps import format_moment, parse_timestamp
@@ -336,8 +338,13 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 # Reading reports back -------------------------------------------------------------------
 
 
-_MAX_DEPTH = 64
-_MAX_INTEGER = 2**53  # what a JSON number carries exactly in every reader
+# A report carries values a filer or an operator wrote as they were read (a challenge run's
+# task results, at the report's 7th level), which the loaders accept up to their depth cap: the
+# report's own levels come on top of that, so every report `verify` writes is read back
+# (issue 21: a result nested 58 levels deep made publish and the site refuse the report).
+_REPORT_LEVELS = 16
+_MAX_DEPTH = max(Limits().max_json_depth, Limits().max_yaml_depth) + _REPORT_LEVELS
+_MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every reader (I-JSON)
 
 
 def read_report(text: str | bytes) -> object:
@@ -367,7 +374,7 @@ def _check_values(data: object, what: str) -> None:
         elif isinstance(item, float) and not math.isfinite(item):
             raise ReportError(f"{what} holds a number that is not finite ({item})")
         elif isinstance(item, int) and not isinstance(item, bool) and abs(item) > _MAX_INTEGER:
-            raise ReportError(f"{what} holds an integer beyond 2**53")
+            raise ReportError(f"{what} holds an integer beyond ±2**53-1 (I-JSON)")
 
 
 def _checked(schema: str, data: object, what: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bot.load.values import json_key
 from bot.stats.errors import StatisticsError
 
 __all__ = ["UnitStructure", "collapse_units", "unit_failures", "unit_failures_among"]
@@ -58,11 +59,12 @@ def _is_null(value: object) -> bool:
     return value is None or (isinstance(value, str) and value == "")
 
 
-def _value_key(value: object) -> tuple[bool, Hashable]:
+def _value_key(value: object) -> Hashable:
     """Return the dictionary key under which ``value`` is compared with other values.
 
-    Values compare with Python equality (so 1 and 1.0 join) except that bools are kept apart
-    from numbers (``True == 1`` in Python, but JSON ``true`` and ``1`` are different values).
+    Values compare as JSON values (``bot.load.values.json_key``): 1 and 1.0 join, but bools
+    are kept apart from numbers (``True == 1`` in Python, but JSON ``true`` and ``1`` are
+    different values).
 
     Raises:
         StatisticsError: the value is not hashable (e.g. a list or a mapping).
@@ -78,7 +80,7 @@ def _value_key(value: object) -> tuple[bool, Hashable]:
         raise StatisticsError(
             f"unit key value {value!r} cannot be compared; unit key values must be scalars"
         ) from error
-    return (isinstance(value, bool), value)
+    return json_key(value)  # JSON equality (bot/load/values.py): 1 is 1.0, true is not 1
 
 
 def _find(parent: list[int], item: int) -> int:

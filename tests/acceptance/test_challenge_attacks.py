@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
 from bot.demo.specimen import market_document
 from bot.dump import dump_yaml
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
@@ -362,3 +363,132 @@ def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
         ("freeze-order", f"challenge-runs/run-9/{SCORES}")
     ]
     assert "merge the freeze first" in run["reasons"][0]["message"]
+
+
+# ---- JSON types (issue 21, item 4) ----------------------------------------------------------
+
+
+def _hard_markets() -> dict[str, bytes]:
+    """Market 11 whose false-safe bar counts only the run's cases flagged `hard: true`."""
+    document = market_document(11, "default", kinds=["challenge"])
+    document["bars"][0]["over"]["case"]["hard"] = True
+    return {"markets/market-11.yaml": dump_yaml(document)}
+
+
+def _flag_hard(retyped: object) -> Any:
+    """The run flags every case `hard: true`; the attempt's copy writes `retyped` instead on
+    the cases its trials (the operator's scores) count as failures."""
+
+    def run(files: Files) -> None:
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    def attempt(files: Files) -> None:
+        failed = {
+            t["case_id"]
+            for t in records(files, "trials.jsonl")
+            if t["result"]["verdict"] == "false_safe"
+        }
+        assert failed
+
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = retyped if case["case_id"] in failed else True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    return run, attempt
+
+
+@pytest.mark.parametrize("retyped", [1, 1.0], ids=["1", "1.0"])
+def test_challenge_case_retyped_true_as_1_is_a_mismatch(
+    make_registry, run_claims, retyped: object
+) -> None:
+    """A challenge attempt's copy of its run's cases was compared with Python's equality, so
+    `"hard": 1` (or 1.0) passed for the run's `"hard": true`, while the bar
+    selects cases by JSON type: the failures the operator scored dropped out of the bar, and
+    a NO became a YES. Now the copy is compared by JSON type: challenge-case-mismatch."""
+    run, attempt = _flag_hard(retyped)
+    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
+    built = build(make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets())
+    result = run_claims("verify", built.attempt)
+    assert result.code == 1, result.out
+    assert "challenge-case-mismatch" in result.codes(), result.codes()
+    reason = next(r for r in result.reasons() if r["code"] == "challenge-case-mismatch")
+    assert "public differs from the run's" in reason["message"]
+    assert reason["file"].endswith("/freeze-cases.jsonl") and reason["line"] is not None
+
+
+# ---- values no stage can carry (issue 21, item 5) -------------------------------------------
+
+
+def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
+    make_registry, run_claims, tmp_path, monkeypatch, capsys
+) -> None:
+    """An operator's score holding an integer past 2**53 - 1 was read as valid, reached the
+    report (in an operator-score-mismatch message), and then `claims github publish` and
+    `claims site` refused the report: exit 2, no verdict posted, no site built. Now the loader
+    refuses the line where it is read, naming it, and every later job runs."""
+
+    def big(files: Files) -> None:
+        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993))
+
+    built = build(make_registry, edit_run=big)
+    run = run_claims("verify", built.root / "challenge-runs" / "run-1")
+    (reason,) = run.report["challenge_runs"][0]["reasons"]
+    assert (reason["code"], reason["file"], reason["line"]) == (
+        "jsonl-invalid",
+        f"{RUN.folder}/{SCORES}",
+        1,
+    )
+    assert reason["message"] == (
+        "result.score: integer 9007199254740993 is outside ±2**53-1 (I-JSON)"
+    )
+    report = tmp_path / "verify.json"
+    capsys.readouterr()
+    args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
+    assert main(["verify", *args, "--json", str(report)]) == 1
+    attempt = run_claims("verify", built.attempt)
+    assert "challenge-run-invalid" in attempt.codes()
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
+    capsys.readouterr()
+    assert main(["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]) == 0
+    out, err = capsys.readouterr()
+    assert "would post on acme/registry #7:" in out and "Traceback" not in err
+    site = ["site", "--registry", str(built.root), "--verify-report", str(report)]
+    assert main([*site, "--out", str(tmp_path / "site")]) == 0, capsys.readouterr().err
+    assert main(["site", *args, "--out", str(tmp_path / "site-2")]) == 0
+    assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
+    make_registry, run_claims, tmp_path, monkeypatch, capsys
+) -> None:
+    """An operator's result nested as deep as the loader accepts is copied into the verify
+    report (the run's `tasks`), six levels down: the report read back was refused ("nested
+    deeper than 64 levels"), so `claims github publish` and `claims site` exited 2. Found by
+    tests/adversarial/test_values.py. Every report verify writes is read back now."""
+    nested: Any = "bottom"
+    for level in range(61):  # the record and its result above: 63 levels, within the 64
+        nested = {"a": nested} if level % 2 else [nested]
+
+    def deep(files: Files) -> None:
+        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(deep=nested))
+
+    built = build(make_registry, edit_run=deep)
+    report = tmp_path / "verify.json"
+    args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
+    assert main(["verify", *args, "--json", str(report)]) in (0, 1)
+    monkeypatch.delenv("GITHUB_TOKEN", raising=False)
+    monkeypatch.setenv("GITHUB_REPOSITORY", "acme/registry")
+    capsys.readouterr()
+    assert main(["github", "publish", str(report), "--pr", "7", "--head", "a" * 40]) == 0
+    out, err = capsys.readouterr()
+    assert "would post on acme/registry #7:" in out, err
+    site = ["site", "--registry", str(built.root), "--verify-report", str(report)]
+    assert main([*site, "--out", str(tmp_path / "site")]) == 0, capsys.readouterr().err
+    assert main(["site", *args, "--out", str(tmp_path / "site-2")]) == 0

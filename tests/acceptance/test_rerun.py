@@ -249,3 +249,49 @@ def test_an_adapter_that_hides_its_output_fails(
     assert result.code == 1, result.out + result.err
     assert result.codes() == {"adapter-failed"}
     assert "unreadable" in result.reasons()[0]["message"]
+
+
+# ---- values no later stage can carry (issue 21, item 1) -------------------------------------
+
+_FAILS_ON_EMPTY_DATA = b"""import os, shutil, sys
+if os.path.getsize(sys.argv[2]) == 0:  # the emptied-data rerun cannot tell: it fails
+    sys.exit(1)
+shutil.copyfile(sys.argv[1], "out/freeze-cases.jsonl")
+shutil.copyfile(sys.argv[2], "out/trials.jsonl")
+"""
+BIG_INTEGER = b'"result":{"n":9007199254740993,'
+
+
+def _edited_with_a_big_integer(spec: AttemptSpec):
+    """Missed attacks filed as caught (the score table derived from the edited trials), and
+    one trial holding an integer beyond 2**53 - 1, which has no RFC 8785 form."""
+
+    def before_scores(files: Files) -> None:
+        files["adapter/convert.py"] = _FAILS_ON_EMPTY_DATA
+        files["trials.jsonl"] = files["trials.jsonl"].replace(b'"false_safe"', b'"caught"')
+
+    def change(files: Files) -> None:
+        files["trials.jsonl"] = files["trials.jsonl"].replace(b'"result":{', BIG_INTEGER, 1)
+
+    return before_scores, change
+
+
+def test_rerun_comparison_refuses_integer_beyond_2_53(make_registry, run_claims, tmp_path) -> None:
+    """Edited trials holding one integer past 2**53 - 1 were "reproduced" (the comparison
+    found no RFC 8785 form for the filed file and reported no difference) and the attempt
+    qualified. Now the loader refuses the line, naming its field, and the comparison counts
+    the file it could not compare as a difference."""
+    spec = AttemptSpec(kind="wrapped", false_safe_rate=0.2, seed=3)
+    honest = make_registry(spec)
+    seed_released(tmp_path / "cache", honest.files)  # what the paper released
+    before_scores, change = _edited_with_a_big_integer(spec)
+    built = make_registry(spec, before_scores=before_scores, change=change)
+    result = _rerun(run_claims, built, tmp_path / "cache")
+    assert result.code == 1, result.out
+    assert result.attempt()["status"] != "qualifying"
+    assert result.codes() == {"jsonl-invalid", "adapter-mismatch"}
+    by_code = {reason["code"]: reason for reason in result.reasons()}
+    refused = by_code["jsonl-invalid"]
+    assert refused["file"].endswith("/trials.jsonl") and refused["line"] == 1
+    assert refused["message"] == "result.n: integer 9007199254740993 is outside ±2**53-1 (I-JSON)"
+    assert "could not be compared" in by_code["adapter-mismatch"]["message"]

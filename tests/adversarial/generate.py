@@ -764,6 +764,68 @@ def _site_name_clash(files: Files) -> None:
     files["NOTES.txt/more"] = b"and more\n"
 
 
+# ---- 12. values one stage accepts and another cannot carry (issue 21) -----------------------
+
+_FAILS_ON_EMPTY_DATA = b"""import os, shutil, sys
+if os.path.getsize(sys.argv[2]) == 0:  # the emptied-data rerun cannot tell: it fails
+    sys.exit(1)
+shutil.copyfile(sys.argv[1], "out/freeze-cases.jsonl")
+shutil.copyfile(sys.argv[2], "out/trials.jsonl")
+"""
+
+
+def _big_integer_in_edited_trials(ctx: Context) -> Case:
+    """Missed attacks filed as caught (the score table agrees), and one trial holding an
+    integer past 2**53 - 1: the rerun comparison found no RFC 8785 form for the filed file and
+    reported no difference, so the edited trials counted as reproduced."""
+    spec = AttemptSpec(kind="wrapped", false_safe_rate=0.2, seed=3)
+
+    def before_scores(files: Files) -> None:
+        files["adapter/convert.py"] = _FAILS_ON_EMPTY_DATA
+        files["trials.jsonl"] = files["trials.jsonl"].replace(b'"false_safe"', b'"caught"')
+
+    def change(files: Files) -> None:
+        _replace(files, "trials.jsonl", b'"result":{', b'"result":{"n":9007199254740993,')
+
+    honest = ctx.registry(spec)
+    built = ctx.registry(spec, before_scores=before_scores, change=change)
+    seed_released(ctx.out / "cache", honest.files)
+    return _verify(built, "--rerun-adapters", "--released-cache", str(ctx.out / "cache"))
+
+
+def _challenge_case_retyped(ctx: Context) -> Case:
+    """The run flags every case `hard: true` and market 11's false-safe bar counts only those;
+    the attempt's copy writes `hard: 1` on the cases the operator scored as failures."""
+    from dataclasses import replace
+
+    from tests.acceptance.test_challenge_runs import SPEC
+    from tests.acceptance.test_challenge_runs import build as challenge
+
+    def run(files: Files) -> None:
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    def attempt(files: Files) -> None:
+        trials = [json.loads(line) for line in files["trials.jsonl"].splitlines()]
+        failed = {t["case_id"] for t in trials if t["result"]["verdict"] == "false_safe"}
+
+        def flag(cases: list[dict[str, Any]]) -> None:
+            for case in cases:
+                case["public"]["hard"] = 1 if case["case_id"] in failed else True
+
+        rewrite(files, "freeze-cases.jsonl", flag)
+
+    document = market_document(11, "default", kinds=["challenge"])
+    document["bars"][0]["over"]["case"]["hard"] = True
+    markets = {**default_markets(), "markets/market-11.yaml": dump_yaml(document)}
+    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
+    built = challenge(ctx.registry, spec=spec, attempt=attempt, edit_run=run, markets=markets)
+    return _verify(built)
+
+
 def _entry(
     name: str,
     trick: str,
@@ -1330,6 +1392,23 @@ CORPUS: tuple[Entry, ...] = (
         ["challenge-run-invalid"],
         "scorer-input-invalid",
         _weirdml_eleven_submissions,
+    ),
+    _entry(
+        "rerun-comparison-big-integer",
+        "a wrapped attempt's edited trials hold an integer past 2**53-1, which has no RFC 8785"
+        " form, and its adapter fails on emptied data",
+        ["jsonl-invalid", "adapter-mismatch"],
+        "result.n: integer 9007199254740993 is outside ±2**53-1 (I-JSON)",
+        _big_integer_in_edited_trials,
+        needs="sandbox",
+    ),
+    _entry(
+        "challenge-case-true-retyped-as-1",
+        "a challenge attempt copies its run's cases with `hard: true` written as `hard: 1` on"
+        " the cases scored as failures, which the bar then no longer selects",
+        ["challenge-case-mismatch"],
+        "public differs from the run's",
+        _challenge_case_retyped,
     ),
 )
 

@@ -504,3 +504,13 @@ def test_a_failing_bounty_names_each_threshold() -> None:
         f" {LISTED.isoformat()}",
         "bounty: 0 qualifying submission(s) < 1",
     ]
+
+
+@pytest.mark.parametrize("reported", [[1, 1], [1, True], [{"a": 1}, True]], ids=str)
+def test_an_own_protocol_term_retyped_inside_a_list_is_refused(reported: Any) -> None:
+    """JSON's true is not 1 at any depth (issue 21, item 4): `[true, true]` reported as
+    `[1, 1]` was the same term to Python's `==`."""
+    stated = {**PROTOCOL, "blind": [{"a": True} if isinstance(reported[0], dict) else True, True]}
+    report = {**stated, "blind": reported}
+    (message,) = _budget(_own(report), budget="own", attack_protocol=stated)
+    assert "adversarial.protocol.blind is" in message

@@ -281,3 +281,29 @@ def test_a_key_written_with_json_escapes_is_found(line: bytes) -> None:
 def test_a_lone_or_broken_escape_is_no_leak_and_no_crash() -> None:
     lines = [rb"\ud800 reference", rb"\u00zz", rb"path\u"]
     assert check_text_leaks("f", lines, ["reference_answer"]) == []
+
+
+@pytest.mark.parametrize(
+    ("frozen", "copied"),
+    [
+        ({"hard": True}, {"hard": 1}),
+        ({"hard": True}, {"hard": 1.0}),
+        ({"hard": False}, {"hard": 0}),
+        ({"tags": [True, "x"]}, {"tags": [1, "x"]}),
+        ({"meta": {"flag": False}}, {"meta": {"flag": 0}}),
+    ],
+)
+def test_a_public_field_retyped_is_a_mismatch(frozen: Any, copied: Any) -> None:
+    """JSON's true is not 1 (issue 21, item 4): Python's `==` said it was, at any depth."""
+    run = {"c1": _case(1, "c1", public=frozen)}
+    own = {"c1": _case(1, "c1", public=copied)}
+    (finding,) = compare_cases(own, run, OWN_FILE, RUN_FILE)
+    assert finding.code is Code.CHALLENGE_CASE_MISMATCH
+    assert "'c1': public differs from the run's" in finding.message
+
+
+def test_one_number_in_another_spelling_is_the_same_case() -> None:
+    """1 and 1.0 are one JSON number (RFC 8785 writes both `1`): the bars select both alike."""
+    run = {"c1": _case(1, "c1", public={"level": 1, "w": [2.0]})}
+    own = {"c1": _case(1, "c1", public={"level": 1.0, "w": [2]})}
+    assert compare_cases(own, run, OWN_FILE, RUN_FILE) == []

@@ -67,3 +67,41 @@ def test_yaml_outputs_compare_by_data() -> None:
         ["scores.yaml"], {"scores.yaml": ours}, {"scores.yaml": unsafe}, "a"
     )
     assert "not safe YAML" in finding.message
+
+
+def test_a_submitted_file_that_cannot_be_compared_is_a_difference() -> None:
+    """Fail closed (issue 21, item 1): a filed line with no RFC 8785 form (an integer past
+    2**53 - 1) made the comparison return no difference at all, whatever the adapter wrote."""
+    submitted = b'{"a":1,"n":9007199254740993}\n{"a":2}\n'
+    (finding,) = _compare(b'{"a":0}\n{"a":9}\n', submitted=submitted)
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert finding.message.startswith(
+        "trials.jsonl could not be compared with the adapter's output (line 1: n: integer"
+        " 9007199254740993 is outside ±2**53-1 (I-JSON))"
+    )
+
+
+def test_a_record_rfc8785_cannot_write_is_a_difference(monkeypatch) -> None:
+    """The second lock: whatever RFC 8785 cannot write (were a loader ever to let it through)
+    stops the comparison with a difference, never a pass."""
+    import rfc8785
+
+    real = rfc8785.dumps
+
+    def refusing(value):
+        if value == {"a": 2, "b": []}:  # the submitted line 2 only
+            raise rfc8785.CanonicalizationError("refused for the test")
+        return real(value)
+
+    monkeypatch.setattr(rfc8785, "dumps", refusing)
+    (finding,) = _compare(SUBMITTED.replace(b'"b":[]', b'"b":[0]'))
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert "(line 2: no RFC 8785 form: refused for the test)" in finding.message
+
+
+def test_a_submitted_yaml_that_cannot_be_read_is_a_difference() -> None:
+    (finding,) = compare_outputs(
+        ["freeze.yaml"], {"freeze.yaml": b"n: 9007199254740993\n"}, {"freeze.yaml": b"n: 1\n"}, "x"
+    )
+    assert finding.code is Code.ADAPTER_MISMATCH
+    assert "freeze.yaml could not be compared" in finding.message

@@ -377,3 +377,76 @@ def test_file_over_the_value_cap_stops_at_the_line_that_crosses_it() -> None:
     (finding,) = findings
     assert finding.line == 4
     assert finding.message.startswith("the file's records hold more than 25 values by this line")
+
+
+# ---- the value domain: I-JSON's integers (bot/load/values.py; issue 21, item 1) -------------
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (b'{"score":9007199254740992}', "score: integer 9007199254740992"),
+        (b'{"result":{"n":-9007199254740992}}', "result.n: integer -9007199254740992"),
+        (b'{"a":[1,{"b":[2,18446744073709551616]}]}', "a[1].b[1]: integer 18446744073709551616"),
+        ('{"é":{"n":99999999999999999999}}'.encode(), "é.n: integer 99999999999999999999"),
+        (b'{"n":' + b"9" * 60 + b"}", "n: integer of 60 digits"),
+    ],
+)
+def test_integers_beyond_2_53_are_refused_with_their_field(line: bytes, message: str) -> None:
+    """No later stage can carry an integer past 2**53 - 1 (RFC 8785 forms, reports), so the
+    loader refuses it where it is read: its line and its field, on the fast path and the
+    strict one alike (the 4th line is not ASCII, the 5th has 19 digits in a row)."""
+    raw = b'{"ok":9007199254740991,"low":-9007199254740991}\n' + line + b"\n{}\n"
+    records, findings = parse_jsonl(io.BytesIO(raw), PATH)
+    assert [r.line for r in records] == [1, 3]
+    (finding,) = findings
+    assert (finding.code, finding.line) == (Code.JSONL_INVALID, 2)
+    assert finding.message == f"{message} is outside ±2**53-1 (I-JSON)"
+
+
+def test_digits_in_strings_and_floats_are_not_integers() -> None:
+    raw = b'{"id":"12345678901234567890","x":1234567890123456789.5,"y":9007199254740993.0}\n'
+    assert read(raw) == (
+        [(1, {"id": "12345678901234567890", "x": 1234567890123456789.5, "y": 9007199254740992.0})],
+        [],
+    )
+
+
+def test_parse_json_refuses_integers_beyond_2_53_with_their_field() -> None:
+    with pytest.raises(ValueError, match=r"^a\[0\]\.b: integer 9007199254740993 is outside"):
+        jsonl.parse_json(b'{"a":[{"b":9007199254740993}]}', 64)
+
+
+# ---- one JSON equality (bot/load/values.py; issue 21, item 4) -------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs", "same"),
+    [
+        (True, 1, False),
+        (False, 0, False),
+        (1.0, True, False),
+        (None, False, False),
+        ("1", 1, False),
+        (1, 1.0, True),
+        (0, -0.0, True),
+        ([True], [1], False),
+        ({"a": [False]}, {"a": [0]}, False),
+        ({"a": 1, "b": 2.0}, {"b": 2, "a": 1.0}, True),
+        ([1, 2], [2, 1], False),
+        ({"a": True}, {"a": True, "b": None}, False),
+    ],
+)
+def test_json_values_compare_by_json_type(mine: object, theirs: object, same: bool) -> None:
+    from bot.load.values import json_equal, json_key
+
+    assert json_equal(mine, theirs) is same
+    assert json_equal(theirs, mine) is same
+    assert (json_key(mine) == json_key(theirs)) is same
+
+
+def test_json_equality_of_dict_subclasses_is_by_json_type() -> None:
+    from bot.evidence.models import FoldedKeys
+    from bot.load.values import json_equal
+
+    assert not json_equal(FoldedKeys(a=True), FoldedKeys(a=1))

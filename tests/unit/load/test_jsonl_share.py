@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from bot.load import jsonl
 from bot.load.document import Record
 from bot.load.jsonl import parse_jsonl
+from bot.load.values import MAX_SAFE_INTEGER
 
 
 def read(lines: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -45,7 +46,9 @@ def test_a_field_with_many_distinct_values_is_left_alone_past_the_cap() -> None:
 
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=3)  # no lone surrogates
-values = st.one_of(text, st.integers(), st.booleans(), st.none(), st.lists(text))
+values = st.one_of(
+    text, st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER), st.booleans(), st.none(), st.lists(text)
+)
 records = st.dictionaries(
     st.sampled_from("abc"),
     st.one_of(values, st.dictionaries(st.sampled_from("xy"), values)),

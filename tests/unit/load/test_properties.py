@@ -16,6 +16,7 @@ from bot.evidence.schema import SCHEMA_NAMES, validate
 from bot.findings import Code, Finding
 from bot.load.document import Document
 from bot.load.jsonl import parse_jsonl
+from bot.load.values import MAX_SAFE_INTEGER
 from bot.load.yaml_ import parse_yaml
 from bot.timestamps import parse_timestamp
 from tests.support import PROJECT
@@ -50,7 +51,7 @@ RAW = st.one_of(st.binary(max_size=400), SYNTAX.map(str.encode), st.text().map(s
 json_leaf = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(),
+    st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),  # what the loaders accept (I-JSON)
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=30),
 )
@@ -144,7 +145,7 @@ SAFE_TEXT = st.text(
 yaml_leaf = st.one_of(
     st.none(),
     st.booleans(),
-    st.integers(),
+    st.integers(-MAX_SAFE_INTEGER, MAX_SAFE_INTEGER),  # what the loaders accept (I-JSON)
     st.floats(allow_nan=False, allow_infinity=False),
     SAFE_TEXT,
 )

@@ -575,3 +575,18 @@ def test_a_syntax_error_counts_lines_as_yaml_does() -> None:
     """CR and NEL break lines in YAML too: a mark on a real line is kept."""
     assert refused("a: 1\rb: [\rc: 2\r}").line == 4
     assert refused("a: 1\x85b\x85").line == 2
+
+
+def test_integers_beyond_2_53_are_refused_with_their_field() -> None:
+    """As in JSONL (bot/load/values.py): no later stage can carry them."""
+    raw = b"ok: 9007199254740991\nrun:\n  seeds:\n  - 1\n  - 0x20000000000000\n"
+    document, findings = parse_yaml(raw, PATH)
+    assert document is None
+    assert findings == [
+        Finding(
+            Code.YAML_INVALID,
+            "run.seeds[1]: integer 9007199254740992 is outside ±2**53-1 (I-JSON)",
+            PATH,
+            5,
+        )
+    ]
