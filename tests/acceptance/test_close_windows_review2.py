@@ -6,10 +6,13 @@ tests/acceptance/test_close_windows_decided_once.py).
 
 from __future__ import annotations
 
+import re
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 import git
+import pytest
 
 from tests.acceptance.test_close_windows import record, zenodo
 from tests.acceptance.test_close_windows_attacks import refuse_main
@@ -60,3 +63,36 @@ def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
         (copy,) = by_doi[data["archive"]["doi"]].files.values()
         issue = (fresh_root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
         assert_decided_once(data, copy, issue)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review: the close job's rerun plan has no bound; close-windows.yml's jq refuses a"
+    " plan over 256 entries (GitHub's matrix cap), so the plan job fails and no market closes",
+)
+def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed(
+    make_registry, run_claims
+) -> None:
+    """Attack: a filer merges 257 wrapped attempts into market 3 (copies of one valid attempt
+    under their own slug). `claims close-windows --plan-reruns` lists them all; the workflow
+    re-checks the plan with `jq` (`.include | length <= 256`: GitHub runs at most 256 jobs
+    of a matrix) and fails the plan job, and the close job runs only when the plan job
+    succeeded: no market of the registry is tagged, archived or resolved on any day while
+    they stay. The plan must always be one the workflow can run (e.g. several attempts a
+    job), and the market resolve by its rerun deadline whatever the count."""
+    from tests.acceptance.test_close_windows_reruns import WRAPPED, plan
+
+    workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
+    cap = int(re.search(r"\.include \| length <= (\d+)", workflow).group(1))  # type: ignore[union-attr]
+    built = make_registry(WRAPPED)
+    (wrapped,) = plan(run_claims, built.root)["include"]
+    source = built.root / wrapped["attempt"]
+    for index in range(cap + 1):
+        shutil.copytree(source, source.parent.parent / "mallory-lab" / f"copy-{index:03d}")
+    built.repo.git.add("attempts")
+    with built.repo.git.custom_environment(
+        GIT_AUTHOR_DATE="2027-08-01T10:00:00Z", GIT_COMMITTER_DATE="2027-08-01T10:00:00Z"
+    ):
+        built.repo.git.commit("-m", "257 wrapped attempts merged in the window")
+    include = plan(run_claims, built.root)["include"]
+    assert len(include) <= cap, f"{len(include)} rerun jobs planned; the workflow runs {cap}"
