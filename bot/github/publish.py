@@ -21,10 +21,11 @@ is left (a new push, or a maintainer closes the others).
 
 The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
 line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
-then one line per evidence digest shown. A comment is a verdict comment only when a bot posted
-it and its header parses (`read_verdict_header`): a marker anywhere else in a comment (a `/judge`
-reply quoting a filer's folder name, a person's paste) is not a verdict, and digests are read
-from the header lines only. The latest verdict comment is edited in place while its key is the
+then one line per evidence digest shown. A comment is a verdict comment only when the bot
+(`VERDICT_AUTHOR`, not any other app's bot user) posted it and its header parses
+(`read_verdict_header`): a marker anywhere else in a comment (a `/judge` reply quoting a filer's
+folder name, a person's paste) is not a verdict, and digests are read from the header lines
+only. The latest verdict comment is edited in place while its key is the
 same; when the verdict changes a new comment is made, so the history of verdicts stays on the
 pull request. All report text goes through
 `report.markdown` (escaped: no markup, HTML or @mentions from filer-controlled text).
@@ -55,6 +56,7 @@ __all__ = [
     "MAX_BODY",
     "MAX_STEP_SUMMARY",
     "PULL_REQUEST_RUN",
+    "VERDICT_AUTHOR",
     "CheckRunPlan",
     "Posted",
     "Publication",
@@ -71,6 +73,9 @@ __all__ = [
 ]
 
 MARKER = "<!-- claims-bot:verdict -->"
+# Who posts the verdict comments: verify.yml's publish job posts with `github.token`, as GitHub
+# Actions' bot user. Another app's bot user (any GitHub App on the repository) is no verdict.
+VERDICT_AUTHOR = "github-actions[bot]"
 # The verdict comment's second line, exactly.
 _KEY = re.compile(r"<!-- claims-bot:verdict-key ([0-9a-f]{16}) -->")
 # Then one line per attempt: the evidence digest the verdict was for (/judge binds a judgment
@@ -326,12 +331,15 @@ def shown_digests(comments: Sequence[CommentRef], before: int) -> frozenset[str]
 
 
 def _sticky(comments: Sequence[CommentRef]) -> tuple[CommentRef, VerdictHeader] | None:
-    """The latest verdict comment: posted by a bot (a person's copy never counts) and opening
-    with the verdict header (a bot's reply that merely holds the marker never counts)."""
+    """The latest verdict comment: posted by the bot, `VERDICT_AUTHOR` (a person's copy, or
+    another app's comment, never counts) and opening with the verdict header (a bot's reply
+    that merely holds the marker never counts)."""
     ours = [
         (c, header)
         for c in comments
-        if c.author_type == "Bot" and (header := read_verdict_header(c.body)) is not None
+        if c.author_type == "Bot"
+        and c.author == VERDICT_AUTHOR
+        and (header := read_verdict_header(c.body)) is not None
     ]
     return max(ours, key=lambda found: found[0].id) if ours else None
 

@@ -667,6 +667,18 @@ class _Applier:
                 )
                 return
             digest = self._keep(tarball, copy)
+        if digest is None and number in self.drafts:
+            # The archive returned a copy an earlier run published (its `find` failed while
+            # the facts were gathered, or did not list it yet): it holds that run's record,
+            # not this one. Never record a second decision citing it: the next run adopts.
+            self._fail(
+                [number],
+                f"market {number} blocked this run: {tag}'s copy {copy.reference} for it was"
+                " published by an earlier run and holds another file than the one this run"
+                " made, so it holds that run's record: the market is never decided a second"
+                " time; the next run adopts the record inside the copy",
+            )
+            return
         self.copies[number] = copy
         if digest is not None:
             self.digests[number] = digest

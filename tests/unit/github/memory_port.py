@@ -106,7 +106,7 @@ class MemoryPort:
     # Comments and labels
     def comments(self, number: int) -> Sequence[CommentRef]:
         return [comment for n, comment in self.existing if n == number] + [
-            CommentRef(index, "bot", "Bot", body)
+            CommentRef(index, "github-actions[bot]", "Bot", body)
             for index, (n, body) in enumerate(self.comments_posted)
             if n == number
         ]
@@ -114,7 +114,7 @@ class MemoryPort:
     def create_comment(self, number: int, body: str) -> CommentRef:
         self.calls.append(f"create_comment {number}")
         self.comments_posted.append((number, body))
-        return CommentRef(len(self.comments_posted), "bot", "Bot", body)
+        return CommentRef(len(self.comments_posted), "github-actions[bot]", "Bot", body)
 
     def edit_comment(self, comment_id: int, body: str) -> None:
         raise NotImplementedError

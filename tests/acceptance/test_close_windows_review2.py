@@ -1,0 +1,98 @@
+"""Hostile review of issue 21 (review2): a market decided twice, or read from the wrong place.
+
+Markets 3 and 5 resolve by R = 2027-06-30 and share `snapshot-2027-06-30` (the helpers of
+tests/acceptance/test_close_windows_decided_once.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import git
+import pytest
+
+from tests.acceptance.test_close_windows import record, zenodo
+from tests.acceptance.test_close_windows_attacks import refuse_main
+from tests.acceptance.test_close_windows_decided_once import (
+    assert_decided_once,
+    close_at,
+    decided,
+    on_branch,
+    with_origin,
+)
+
+
+def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
+    make_registry, fake_zenodo, tmp_path: Path
+) -> None:
+    """The first run published each market's copy, and origin refused the record push. The
+    next day Zenodo fails the one listing of the account's depositions the job makes while
+    gathering facts (a 500), then answers again. The market was not blocked: it was decided a
+    second time on the second day's clock, and `archive` returned the first run's published
+    copy, so the record on main cited a copy holding another record (and got no sha256). Now
+    the market is never recorded from a copy that does not hold its record: it is decided
+    once, from its copy, by this run or the next."""
+    built = make_registry()
+    origin = with_origin(built, tmp_path)
+    refuse_main(origin)
+    first = close_at(built.root, datetime(2027, 9, 1, 13, tzinfo=UTC), zenodo(fake_zenodo))
+    assert first.failed and any("git push" in e for e in first.errors), first.render()
+    decided_first = {m: record(built.root, m) for m in (3, 5)}
+    copies = len(fake_zenodo.published())
+    (origin / "hooks" / "pre-receive").unlink()
+    fresh = git.Repo.clone_from(str(origin), tmp_path / "fresh", branch="main")
+    fresh_root = Path(fresh.working_dir)
+    for _ in (3, 5):  # one listing per market while the facts are gathered
+        fake_zenodo.fail("list", "500")
+    second = close_at(
+        fresh_root, datetime(2027, 9, 2, 13, tzinfo=UTC), zenodo(fake_zenodo, attempts=1)
+    )
+    assert second.failed and "never decided a second time" in second.render(), second.render()
+    assert all(not (fresh_root / f"resolutions/market-{m:02d}.yaml").exists() for m in (3, 5))
+    third = close_at(fresh_root, datetime(2027, 9, 3, 13, tzinfo=UTC), zenodo(fake_zenodo))
+    assert not third.failed, second.render() + third.render()
+    assert len(fake_zenodo.published()) == copies  # no copy made twice
+    by_doi = {d.doi: d for d in fake_zenodo.published()}
+    remote = git.Repo(origin)
+    for market in (3, 5):
+        data = on_branch(remote, market)
+        assert decided(data) == decided(decided_first[market]), second.render()
+        (copy,) = by_doi[data["archive"]["doi"]].files.values()
+        issue = (fresh_root / f".claims/issues/market-{market:02d}-resolution.md").read_text()
+        assert_decided_once(data, copy, issue)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review: the close job's rerun plan has no bound; close-windows.yml's jq refuses a"
+    " plan over 256 entries (GitHub's matrix cap), so the plan job fails and no market closes",
+)
+def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed(
+    make_registry, run_claims
+) -> None:
+    """Attack: a filer merges 257 wrapped attempts into market 3 (copies of one valid attempt
+    under their own slug). `claims close-windows --plan-reruns` lists them all; the workflow
+    re-checks the plan with `jq` (`.include | length <= 256`: GitHub runs at most 256 jobs
+    of a matrix) and fails the plan job, and the close job runs only when the plan job
+    succeeded: no market of the registry is tagged, archived or resolved on any day while
+    they stay. The plan must always be one the workflow can run (e.g. several attempts a
+    job), and the market resolve by its rerun deadline whatever the count."""
+    from tests.acceptance.test_close_windows_reruns import WRAPPED, plan
+
+    workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
+    cap = int(re.search(r"\.include \| length <= (\d+)", workflow).group(1))  # type: ignore[union-attr]
+    built = make_registry(WRAPPED)
+    (wrapped,) = plan(run_claims, built.root)["include"]
+    source = built.root / wrapped["attempt"]
+    for index in range(cap + 1):
+        shutil.copytree(source, source.parent.parent / "mallory-lab" / f"copy-{index:03d}")
+    built.repo.git.add("attempts")
+    with built.repo.git.custom_environment(
+        GIT_AUTHOR_DATE="2027-08-01T10:00:00Z", GIT_COMMITTER_DATE="2027-08-01T10:00:00Z"
+    ):
+        built.repo.git.commit("-m", "257 wrapped attempts merged in the window")
+    include = plan(run_claims, built.root)["include"]
+    assert len(include) <= cap, f"{len(include)} rerun jobs planned; the workflow runs {cap}"
