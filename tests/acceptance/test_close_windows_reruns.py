@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,34 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
     stored = [p for p in (built.root / ".git").rglob("*") if p.is_file()]
     assert not [p for p in stored if token.encode() in p.read_bytes()]
     assert token not in report.render()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review: the rerun plan has no bound; over 256 wrapped attempts the workflow's plan"
+    " job refuses its own matrix and the close job (needs plan success) never runs",
+)
+def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
+    make_registry, run_claims
+) -> None:
+    """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
+    `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
+    holds at most 256 entries, and close-windows.yml's plan job refuses a longer plan (its
+    `jq` check) before it becomes one; the close job runs only when the plan succeeded. So 257
+    wrapped attempts on main (one filer's folders; the PR check is green for an adapter that
+    is never rerun) stop every market from closing, resolving or being recorded, every day.
+    The plan must fit the workflow whatever the registry holds (batch the attempts, or plan
+    the first 256 and let the rest wait for their rerun deadline, per attempt)."""
+    workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
+    assert ".include | length <= 256" in workflow
+    assert "needs.plan.result == 'success'" in workflow
+    built = make_registry(WRAPPED)
+    folder = built.attempt
+    for index in range(256):
+        shutil.copytree(folder, folder.parent / f"{folder.name}-c{index:03d}")
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "256 more wrapped attempts")
+    matrix = plan(run_claims, built.root)
+    attempts = {entry["attempt"] for entry in matrix["include"]}
+    assert built.attempt.relative_to(built.root).as_posix() in attempts  # the plan reads them
+    assert len(matrix["include"]) <= 256, f"{len(matrix['include'])} rerun jobs planned"
