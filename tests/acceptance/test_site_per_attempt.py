@@ -116,7 +116,7 @@ def test_a_report_entry_its_reader_refuses_gets_an_error_panel_not_a_failed_buil
     site = tmp_path / "site"
     page = (site / bad / "index.html").read_text(encoding="utf-8")
     assert "This attempt's verdict cannot be shown" in page
-    assert "integer beyond 2**53" in page
+    assert "integer beyond ±2**53-1 (I-JSON)" in page
     # Another attempt of the same report is shown as usual.
     other = next(a["attempt"] for a in verify["attempts"] if a["attempt"] != bad)
     assert "cannot be shown" not in (site / other / "index.html").read_text("utf-8")
@@ -151,5 +151,5 @@ def test_publish_posts_the_verdict_with_a_refused_entry_failing_its_attempt(
     assert f"check run 'registry: #7 {other}'" in out
     assert f"check run 'registry: #7 {bad}': failure, 'evidence invalid: 1 problem(s)'" in out
     written = summary.read_text(encoding="utf-8")
-    assert "`report-entry-refused`" in written and "integer beyond 2\\*\\*53" in written
+    assert "`report-entry-refused`" in written and "integer beyond ±2\\*\\*53" in written
     assert "check run 'registry: pull request': failure" in out
