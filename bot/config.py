@@ -35,6 +35,11 @@ class Limits:
     max_jsonl_record_values: int = 100_000
     max_jsonl_file_containers: int = 4_000_000
     max_jsonl_file_values: int = 20_000_000
+    # A path in the registry, in UTF-8 bytes from its root: every consumer writes files at
+    # these paths (a `git checkout` of main in every job, the adapter rerun's copy of its
+    # code), and over PATH_MAX (Linux 4096, macOS 1024) that fails for the whole job, not
+    # the attempt: the folder scan refuses a longer one (attempt-location; review of issue 21).
+    max_path_bytes: int = 1024
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024

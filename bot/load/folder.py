@@ -3,8 +3,10 @@
 Symlinks (`symlink`), submodules (`submodule`) and devices, sockets and FIFOs (`special-file`)
 are reported and never opened, so an attempt cannot point the bot at /etc/passwd or at another
 attempt's evidence. File names must be plain ASCII (letters, digits, '.', '_', '-'), so two
-names cannot look alike in a report. A path that is not there is `file-missing`; one the
-operating system will not list or read (permissions, I/O errors) is `file-unreadable`.
+names cannot look alike in a report; a path may be no longer than `Limits.max_path_bytes`
+from the registry's root, so every checkout and copy of it can be written. A path that is not
+there is `file-missing`; one the operating system will not list or read (permissions, I/O
+errors) is `file-unreadable`.
 
 The SHA-256 (for the evidence digest) and the git blob id (to ask git when the file landed)
 are computed in the same single read of each file.
@@ -121,6 +123,17 @@ def _scan(
             if child.kind == "submodule":
                 findings.append(
                     Finding(Code.SUBMODULE, "a git submodule; refused (commit files)", shown)
+                )
+                continue
+            if len(shown.encode("utf-8", "surrogateescape")) > limits.max_path_bytes:
+                findings.append(
+                    Finding(
+                        Code.ATTEMPT_LOCATION,
+                        f"a path of {len(shown.encode('utf-8', 'surrogateescape'))} bytes, over"
+                        f" the {limits.max_path_bytes}-byte limit: no checkout of the registry"
+                        " could write it (use shorter names, fewer folders)",
+                        shown,
+                    )
                 )
                 continue
             if _NAME.match(child.name) is None or child.name.startswith(".git"):

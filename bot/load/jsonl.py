@@ -443,16 +443,20 @@ def load_jsonl(
         return [], [tree_error(error, "cannot read", path)]
 
 
-def parse_json(raw: bytes, max_depth: int) -> object:
+def parse_json(raw: bytes, max_depth: int, *, integers: bool = True) -> object:
     """One JSON document read as strictly as a JSONL record: no duplicate keys, NaN,
     infinities, lone surrogates, nesting deeper than `max_depth` or integers outside I-JSON's
-    ±(2**53-1) (the message names the field). Raises ValueError."""
+    ±(2**53-1) (the message names the field). Raises ValueError.
+
+    `integers=False` leaves the integers to the caller: a report's reader refuses them per
+    entry (`bot/report/json_.py` `_check_values`), so that one entry holding one is that
+    entry's error panel, not a refused report (review of issue 21)."""
     try:
         value = _decode(raw)
     except RecursionError:
         raise _Bad(f"nested deeper than {max_depth} levels") from None
     _check_tree(value, max_depth)
-    unsafe = unsafe_value(value)
+    unsafe = unsafe_value(value) if integers else None
     if unsafe is not None:
         raise _Bad(unsafe)
     return value

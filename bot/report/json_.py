@@ -349,10 +349,12 @@ _MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every r
 
 def read_report(text: str | bytes) -> object:
     """A report's JSON text as data, refusing duplicate keys, NaN and infinities, lone
-    surrogates and deep nesting (`ReportError`). Pass the result to `from_json`."""
+    surrogates and deep nesting (`ReportError`). Pass the result to `from_json`, which
+    refuses an integer outside ±2**53-1 where it is (`_check_values`): in an entry, that
+    entry alone (`bot/report/entries.py`)."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
     try:
-        return parse_json(raw, _MAX_DEPTH)
+        return parse_json(raw, _MAX_DEPTH, integers=False)
     except (ValueError, UnicodeDecodeError) as error:
         raise ReportError(f"the report is not valid JSON: {error}") from None
 

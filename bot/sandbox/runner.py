@@ -23,7 +23,9 @@ and killed.
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -363,7 +365,29 @@ def _run_isolated(
         if uid is not None:
             hand_back(output, before.st_uid, before.st_gid)
             os.chmod(output, stat.S_IMODE(before.st_mode))
+    _check_started(outcome, bytes(status.text))
     return _finish(outcome, killed, output, limits, note=None, whole=whole)
+
+
+class SandboxNotStarted(OSError):
+    """The sandbox itself never started the command: no fault of the adapter's."""
+
+
+def _check_started(outcome: Observed | None, status_text: bytes) -> None:
+    """Raise `SandboxNotStarted` when bubblewrap never started the command's process (its
+    status names no `child-pid`) and no limit of the run stopped it: the join of the run's
+    cgroup failed (exit 125), or bubblewrap could not set the sandbox up. No code of the filer's
+    ran, so it is the machine's fault, never the adapter's failure (review of issue 21: it was
+    recorded as `adapter-failed`, and the close job counted it against the filer at once)."""
+    if outcome is None or outcome.stopped is not None or outcome.report:
+        return
+    if re.search(rb'"child-pid":\s*\d+', status_text):
+        return
+    tail = outcome.stderr.text().strip()[-300:]
+    detail = f": {tail}" if tail else ""
+    raise SandboxNotStarted(
+        errno.EIO, f"the sandbox did not start the adapter's command (machine error){detail}"
+    )
 
 
 def _stage(source: Path, target: Path, link: bool) -> None:

@@ -153,16 +153,18 @@ def evidence_copy_path(attempt: str, relative: str, text: bool) -> str:
     `files/<attempt>/`, `.txt` (served as plain text) or `.bin` added to its name.
 
     One file, one copy, whatever the names (issue 21, item 5: `NOTES` and a folder
-    `NOTES.txt/` once made one path, and every build stopped): the mapping is one to one. A
-    name's bytes other than letters, digits, `.` (not first), `_` and `-` are written `~XX`; a
-    folder whose name ends in `.txt`, `.bin` or `.dir` gets `.dir` added, so no folder is
-    named as a copy is; a name too long for a file system, or a path too deep, is written
-    from its digest (`~~<sha256>`), which no other name can be."""
+    `NOTES.txt/` once made one path, and every build stopped): the mapping is one to one, even
+    where case is folded. A name's bytes other than letters, digits, `.` (not first), `_` and
+    `-` are written `~XX`; a folder whose name ends in `.txt`, `.bin` or `.dir`, in any case,
+    gets `.dir` added, so no folder is named as a copy is; a name too long for a file system,
+    or a path too deep, is written from its digest (`~~<sha256>`), which no other name can be."""
     parts = relative.split("/")
     folders = []
     for part in parts[:-1]:
         name = _copy_name(part)
-        folders.append(f"{name}.dir" if name.endswith(_COPY_SUFFIXES) else name)
+        # In any case: on a case-insensitive file system (a reader's download of the site)
+        # `NOTES.TXT/` is the copy `NOTES.txt` of a file `NOTES` (review of issue 21).
+        folders.append(f"{name}.dir" if name.lower().endswith(_COPY_SUFFIXES) else name)
     suffix = ".txt" if text else ".bin"
     below = "/".join([*folders, _copy_name(parts[-1]) + suffix])
     if len(below) > _MAX_COPY_PATH:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -227,3 +228,68 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
     stored = [p for p in (built.root / ".git").rglob("*") if p.is_file()]
     assert not [p for p in stored if token.encode() in p.read_bytes()]
     assert token not in report.render()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="review: the rerun plan has no bound; over 256 wrapped attempts the workflow's plan"
+    " job refuses its own matrix and the close job (needs plan success) never runs",
+)
+def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
+    make_registry, run_claims
+) -> None:
+    """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
+    `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
+    holds at most 256 entries, and close-windows.yml's plan job refuses a longer plan (its
+    `jq` check) before it becomes one; the close job runs only when the plan succeeded. So 257
+    wrapped attempts on main (one filer's folders; the PR check is green for an adapter that
+    is never rerun) stop every market from closing, resolving or being recorded, every day.
+    The plan must fit the workflow whatever the registry holds (batch the attempts, or plan
+    the first 256 and let the rest wait for their rerun deadline, per attempt)."""
+    workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
+    assert ".include | length <= 256" in workflow
+    assert "needs.plan.result == 'success'" in workflow
+    built = make_registry(WRAPPED)
+    folder = built.attempt
+    for index in range(256):
+        shutil.copytree(folder, folder.parent / f"{folder.name}-c{index:03d}")
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "256 more wrapped attempts")
+    matrix = plan(run_claims, built.root)
+    attempts = {entry["attempt"] for entry in matrix["include"]}
+    assert built.attempt.relative_to(built.root).as_posix() in attempts  # the plan reads them
+    assert len(matrix["include"]) <= 256, f"{len(matrix['include'])} rerun jobs planned"
+
+
+@needs_sandbox
+@pytest.mark.skipif(bot.sandbox.cgroup.available() is not None, reason="no cgroup can be made here")
+def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
+    make_registry, run_claims, monkeypatch, tmp_path: Path
+) -> None:
+    """Review of issue 21 (the registry's own fault counted against a filer). The run's
+    cgroup is made, then gone before the command joins it (a sweep, a machine fault): the
+    join shell exits 125 before bubblewrap starts, no command of the filer's ran, and INIT
+    never reported. The runner judges that "exit code 125", the rerun calls it
+    `adapter-failed`, the rerun job kept it as the filer's own failure (--keep-rerun-failures)
+    and the close job counted it at once: the attempt did not qualify, final, for the
+    machine's fault. Now a run whose command bubblewrap never started is a machine error
+    (`bot/sandbox/runner.py` `SandboxNotStarted`): not recorded, the market waits."""
+    real = bot.sandbox.cgroup.create
+
+    def vanishing(memory_bytes: int, processes: int) -> Any:
+        group, why = real(memory_bytes, processes)
+        if group is not None:
+            group.remove()  # gone before the command joins it
+        return group, why
+
+    monkeypatch.setattr(bot.sandbox.cgroup, "create", vanishing)
+    built = make_registry(WRAPPED)
+    (entry,) = plan(run_claims, built.root)["include"]
+    seed_released(tmp_path / "released", built.files)
+    results = tmp_path / "results"
+    assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 1
+    kept = [json.loads(file.read_text()) for file in results.glob("*.json")]
+    messages = [finding["message"] for record in kept for finding in record["findings"]]
+    assert kept == [], messages  # nothing recorded as the filer's doing
+    report = run(built.root, recorded(results))
+    assert report.failed and record(built.root) is None  # the market waits for a real result

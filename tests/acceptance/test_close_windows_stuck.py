@@ -33,7 +33,7 @@ from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues
 from bot.jobs.stuck import rerun_deadline
 from bot.rerun import AdapterRerun
-from tests.support import Files
+from tests.support import Files, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 GOOD = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
@@ -184,3 +184,67 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
     report = close(built.root, DEADLINE, rerun)
     assert report.failed and "market 3 blocked this run" in report.render()
     assert record(built.root) is None
+
+
+def _rerun_job_of(run_claims: Any, built: Any, folder: str, results: Path, released: Path) -> int:
+    """The workflow's rerun job for the attempt `folder`, on main's commit at the close."""
+    result = run_claims(
+        "verify",
+        "--registry",
+        built.root,
+        "--base-ref",
+        "main",
+        "--head",
+        built.repo.head.commit.hexsha,
+        "--rerun-adapters",
+        "--rerun-cache",
+        results,
+        "--keep-rerun-failures",
+        "--released-cache",
+        released,
+        "--quiet",
+        built.root / folder,
+    )
+    assert "Traceback" not in result.err
+    code: int = result.code
+    return code
+
+
+@needs_sandbox
+@pytest.mark.xfail(
+    strict=True,
+    reason="review: at the rerun deadline an attempt with no record of that run counts as"
+    " rerun-unrecorded, though its rerun job may not have run for the registry's own fault"
+    " (and it reproduced on every earlier run)",
+)
+def test_a_reproduced_attempt_is_not_lost_to_a_rerun_job_the_registry_lost_on_deadline_day(
+    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+) -> None:
+    """Review of issue 21 (a good attempt judged rerun-unrecorded; the registry's outage
+    counted against a filer). A second filer's wrapped attempt whose released data is never
+    served holds the market until its rerun deadline; the honest wrapped attempt reproduces on
+    every run before it. The close job counts only the rerun results of its own run (the
+    workflow's artifacts of this run), so on the deadline day the honest attempt's fate is that
+    day's job alone: when that job did not run or record (an apt mirror down while installing
+    bubblewrap, a lost runner, an artifact upload failing: the registry's faults, which the
+    issue says still block), the honest attempt is judged `rerun-unrecorded`, final, and the
+    market is recorded without it. A result recorded nowhere is no filer's doing: it should
+    block (or an earlier run's reproduction should count)."""
+    monkeypatch.setattr("bot.released.time.sleep", lambda seconds: None)
+    hostage = AttemptSpec(kind="wrapped", submitter="bob-lab", slug="stall-v1", seed=2)
+    built = make_registry(WRAPPED, also=[hostage])
+    released = tmp_path / "released"
+    seed_released(released, built.files)  # the honest attempt's data is served; bob's never
+    for day in (FIRST_RUN, date(2027, 9, 4)):
+        results = tmp_path / f"rerun-{day}"
+        assert _rerun_job_of(run_claims, built, WRAPPED.folder, results, released) == 0
+        assert _rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
+        report = close(built.root, day, recorded(results))
+        assert report.failed and record(built.root) is None  # bob's attempt holds the market
+    # The deadline day: only bob's job ran (the honest attempt's job was lost by the registry).
+    results = tmp_path / f"rerun-{DEADLINE}"
+    assert _rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
+    close(built.root, DEADLINE, recorded(results))
+    data = record(built.root)
+    honest = None if data is None else {a["attempt"]: a for a in data["attempts"]}[WRAPPED.folder]
+    assert honest is None or "rerun-unrecorded" not in honest["reasons"], honest

@@ -231,3 +231,60 @@ def test_names_that_collide_after_folding_are_refused_on_a_working_tree(
         "are one name once case and Unicode forms are folded" in r["message"] for r in collisions
     )
     assert result.codes() == {"path-collision"}
+
+
+# ---- paths no checkout can write (review of issue 21) ------------------------------------------
+
+
+def _head_with_deep_folder(root: Path, folder: str, levels: int) -> str:
+    """A head commit (git plumbing) whose attempt `folder` holds `deep/` and `levels` nested
+    folders of 122-byte names (each a name the folder scan accepts) around one notes.md."""
+
+    def git_(*args: str, stdin: str | None = None) -> str:
+        done = subprocess.run(
+            ["git", *args], cwd=root, input=stdin, capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    blob = git_("hash-object", "-w", "--stdin", stdin="hello\n")
+    tree = git_("mktree", stdin=f"100644 blob {blob}\tnotes.md\n")
+    for level in range(levels):
+        tree = git_("mktree", stdin=f"040000 tree {tree}\t{'d' * 120}{level:02d}\n")
+    parts = folder.split("/")
+    tree = git_("mktree", stdin=git_("ls-tree", f"HEAD:{folder}") + f"\n040000 tree {tree}\tdeep\n")
+    for depth in range(len(parts), 0, -1):  # each parent again, holding the new child
+        parent = "/".join(parts[: depth - 1])
+        rows = []
+        for row in git_("ls-tree", f"HEAD:{parent}" if parent else "HEAD^{tree}").splitlines():
+            meta, child = row.split("\t", 1)
+            if child == parts[depth - 1]:
+                meta = f"{meta.rsplit(' ', 1)[0]} {tree}"
+            rows.append(f"{meta}\t{child}\n")
+        tree = git_("mktree", stdin="".join(rows))
+    return git_("commit-tree", tree, "-p", "HEAD", "-m", "a deep folder")
+
+
+def test_a_path_too_long_to_check_out_is_refused_on_the_pull_request(
+    make_registry, run_claims, tmp_path: Path
+) -> None:
+    """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
+    40 nested folders of 122-byte names (each a name the scan accepts) make a path of ~5 KB.
+    On the review's HEAD `verify --head` called the attempt valid (exit 0), so it merges; then
+    `git checkout` of main fails ("cannot create directory": over PATH_MAX), stopping every
+    job that checks main out (close, Pages), and the adapter rerun cannot copy such a file.
+    Now the scan refuses a path over `Limits.max_path_bytes` as attempt-location, named."""
+    built = make_registry(run="open")
+    folder = built.attempt.relative_to(built.root).as_posix()
+    head = _head_with_deep_folder(built.root, folder, 40)
+    # The premise: no checkout can write this commit's tree.
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", built.root, clone], check=True)
+    checkout = subprocess.run(
+        ["git", "-C", clone, "checkout", "-q", head], capture_output=True, text=True
+    )
+    assert checkout.returncode != 0 and "cannot create directory" in checkout.stderr
+    result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
+    assert result.code == 1, result.err
+    located = [r for r in result.attempt()["reasons"] if r["code"] == "attempt-location"]
+    assert located and located[0]["file"].startswith(f"{folder}/deep/")
+    assert "bytes" in located[0]["message"]

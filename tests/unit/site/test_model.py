@@ -372,3 +372,26 @@ def test_evidence_copies_are_one_to_one_and_safe_whatever_the_names(
             assert part not in ("", ".", "..") and "\\" not in part and not part.startswith(".")
             assert len(part.encode("utf-8")) <= 255 and part.isascii() and part.isprintable()
         assert len(copy.encode()) < 1000
+
+
+def test_evidence_copies_stay_apart_on_a_case_insensitive_file_system() -> None:
+    """Review of issue 21 (item 5's mapping, on a reader's download of the site): a file
+    `NOTES` and a folder `NOTES.TXT/` are no path collision for verify (`notes` and
+    `notes.txt` fold apart), but the folder's suffix was matched by case (`.txt` only), so
+    their copies were `NOTES.txt` and `NOTES.TXT/`: one name on macOS or Windows, where an
+    unzipped copy of the site holds only one of them. A folder ending in `.txt`, `.bin` or
+    `.dir` in any case gets `.dir` added."""
+    from bot.site.model import evidence_copy_path
+
+    folder = "attempts/market-03/alice-lab/monitor-v1"
+    for suffix in (".TXT", ".Txt", ".BIN", ".Dir"):
+        stem = "NOTES"
+        file = evidence_copy_path(folder, stem, suffix.lower() != ".bin")
+        inside = evidence_copy_path(folder, f"{stem}{suffix}/x", True)
+        parts = inside.split("/")
+        folders = {"/".join(parts[:i]).casefold() for i in range(1, len(parts))}
+        assert file.casefold() not in folders, (file, inside)
+    # a folder `a.txt` is copied as `a.txt.dir/`; a folder `a.txt.DIR` must not be that name
+    txt = evidence_copy_path(folder, "a.txt/x", True).split("/")[-2]
+    dir_ = evidence_copy_path(folder, "a.txt.DIR/x", True).split("/")[-2]
+    assert txt.casefold() != dir_.casefold(), (txt, dir_)
