@@ -51,9 +51,10 @@ class Limits:
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0
     # All of one wrapped attempt's released data, every file and every retry (bot/released.py):
-    # the scheduled rerun job stops at 30 minutes, so a filer's slow server must cost its
-    # attempt a finding well before that, never the job (issue 21).
-    released_deadline: float = 1200.0
+    # the scheduled rerun job stops at 30 minutes, and its setup, this budget and the sandbox's
+    # two runs (2 minutes each) fit in it with room to spare, so a filer's slow server costs
+    # its attempt a recorded finding, never the job (issue 21).
+    released_deadline: float = 900.0
     # Downloads (raw logs, released data) go to public addresses only: loopback, private,
     # link-local, multicast, reserved and unspecified ones are refused (bot/fetch.py). These
     # exact addresses are the exception; empty for the bot, set only by tests whose server

@@ -120,10 +120,12 @@ def rerun_key(files: AttemptFiles, sandbox_limits: SandboxLimits) -> tuple[str, 
 class Deadline:
     """The close job's rule for a market's wrapped attempts: no attempt holds a market hostage.
 
-    Before `day` (`passed` False) an attempt without a final result (none recorded, or only a
-    try that may pass) has no result: the market waits for the next run. From `day` on it has
-    one: `rerun-unrecorded`, with the failure of the try that was recorded, if any, and the
-    market resolves from its other attempts (docs/markets-and-resolution.md)."""
+    Before `day` (`passed` False) an attempt whose recorded try may still pass (the filer's
+    released-data server did not answer) has no result: the market waits for the next run.
+    From `day` on it has one: `rerun-unrecorded`, with the failure of the try that was
+    recorded, and the market resolves from its other attempts. An attempt with nothing
+    recorded on the run (its rerun job lost: the registry's fault) has no result on any day
+    (docs/markets-and-resolution.md)."""
 
     day: date
     passed: bool
@@ -213,8 +215,14 @@ class AdapterRerun:
         once the rerun deadline has passed; None (no result yet) before it."""
         if self.deadline is None:
             return findings
-        tried = _tried(findings or [])
-        if findings is not None and not tried:
+        if findings is None:
+            # Nothing recorded for this evidence on this run: its rerun job was lost (a runner,
+            # an install step, an artifact upload), which is the registry's fault, never the
+            # filer's (a filer's rerun ends within the job's time: `Limits.released_deadline`
+            # plus the sandbox's wall clock). The market waits, whatever the date.
+            return None
+        tried = _tried(findings)
+        if not tried:
             return findings
         return self.deadline.unrecorded(path, tried) if self.deadline.passed else None
 

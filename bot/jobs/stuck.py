@@ -4,12 +4,16 @@ A market is recorded once, so the close job never resolves it while one of its w
 attempts has no rerun result: the attempt might still qualify. A result is the adapter's
 comparison, or its own failure (it crashed, timed out, or the sandbox could not start its
 command); the rerun jobs record each. A try that may pass (the filer's server did not serve the
-released data) is recorded too, and so is nothing at all when a rerun job never finished.
+released data) is recorded too. Nothing at all is recorded only when the run lost the rerun job
+(a runner, an install step, an artifact upload): the registry's fault, so the market waits on
+any day (a filer's rerun ends within the job's time: the released-data budget plus the
+sandbox's wall clock).
 
 Until the market's rerun deadline (`RERUN_GRACE_DAYS` after its window closes, and always
-before its annulment date) such an attempt blocks the market for this run, and the next daily
-run tries again. From the deadline on it is judged: `rerun-unrecorded` (with the recorded try's
-failure, if any), not qualifying, and the market resolves from its other attempts. An error of
+before its annulment date) an attempt whose recorded try may pass blocks the market for this
+run, and the next daily run tries again. From the deadline on it is judged: `rerun-unrecorded`
+(with the recorded try's failure), not qualifying, and the market resolves from its other
+attempts. An error of
 the machine the close job itself reruns on still blocks (the registry's fault), and so do a
 Zenodo or GitHub outage, which stop the archive or the push.
 """
