@@ -173,7 +173,7 @@ def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
     argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0
     out = capsys.readouterr().out
-    assert "closed #8: it files under another's slug on the head of #7" in out
+    assert "closed #8: it is not the filer's pull request on the head of #7" in out
     assert fakehub.repo.pulls[8].state == "closed"
     assert fakehub.repo.dispatches == [
         {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}
