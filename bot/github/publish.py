@@ -14,10 +14,12 @@ One verdict per commit: the pull request's run has the fixed name branch protect
 (`PULL_REQUEST_RUN`), and a commit holds one conclusion per name. Anyone can open a PR on
 someone else's commit; its verdict overwrote the first PR's required check (red for an honest
 PR, or green for a PR whose own verdict is red). So while another open pull request (from any
-fork, into the same base branch) has the same head commit, a PR filing under a slug its author
-does not own is closed instead of posting under that name (the others are verified again), and
-any other PR's check fails on the commit, naming the others (`shared_head_run`), until only one
-is left (a new push, or a maintainer closes the others).
+fork, into the same base branch) has the same head commit (`_on_head`): a PR filing under a
+slug its author does not own is closed instead of posting under that name (the others are
+verified again); else, when the account GitHub links the commit's author to opened exactly one
+of them, every other one is closed (by its own run and by that one's); else every PR's check
+fails on the commit, naming the others (`shared_head_run`), until only one is left (a new push
+authored by the filer's account, or a maintainer closes the others).
 
 The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
 line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
