@@ -539,6 +539,9 @@ class _DryRunPort:
     def close_pull_request(self, number: int) -> None:
         raise self._offline("close pull requests")
 
+    def commit_author(self, sha: str) -> str | None:
+        raise self._offline("read a commit's author")
+
     def reviews(self, number: int) -> Sequence[Review]:
         raise self._offline("read reviews")
 
