@@ -394,7 +394,7 @@ def _author_notice(owner: int, login: str) -> str:
 def _closed_notice(closed: Collection[int], login: str) -> str:
     listed = ", ".join(f"#{n}" for n in sorted(closed))
     return (
-        f"**Closed {listed}: it had this pull request's head commit, whose author GitHub links"
+        f"**Closed {listed}: each had this pull request's head commit, whose author GitHub links"
         f" to `{login}`, the account that opened this pull request.**"
     )
 
