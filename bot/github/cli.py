@@ -286,10 +286,13 @@ def _publish(args: argparse.Namespace) -> int:
         f"posted on {port.repository} #{args.pr}: {len(posted.check_runs)} check run(s),"
         f" {comment}, labels +{list(posted.labels_added)} -{list(posted.labels_removed)}"
     )
+    if posted.others_closed:
+        closed = ", ".join(f"#{n}" for n in sorted(posted.others_closed))
+        print(f"closed {closed}: on this head commit, whose author opened #{args.pr}")
     if posted.shared:
         shared = ", ".join(f"#{n}" for n in sorted(posted.shared))
         if posted.closed:
-            print(f"closed #{args.pr}: it files under another's slug on the head of {shared}")
+            print(f"closed #{args.pr}: it is not the filer's pull request on the head of {shared}")
         else:
             print(f"the required check failed: the head commit is also the head of {shared}")
     return 0
@@ -535,6 +538,9 @@ class _DryRunPort:
 
     def close_pull_request(self, number: int) -> None:
         raise self._offline("close pull requests")
+
+    def commit_author(self, sha: str) -> str | None:
+        raise self._offline("read a commit's author")
 
     def reviews(self, number: int) -> Sequence[Review]:
         raise self._offline("read reviews")

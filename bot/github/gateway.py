@@ -228,6 +228,20 @@ class GitHubGateway:
             lambda: self._repo.get_pull(number).edit(state="closed"),
         )
 
+    def commit_author(self, sha: str) -> str | None:
+        def read() -> str | None:
+            try:
+                data = self._repo.get_commit(sha).raw_data
+            except GithubException as error:
+                if error.status in (404, 422):  # no such commit
+                    return None
+                raise
+            author = data.get("author")
+            login = author.get("login") if isinstance(author, dict) else None
+            return login if isinstance(login, str) and login else None
+
+        return self._call(f"GET author of commit {sha}", read)
+
     def reviews(self, number: int) -> Sequence[Review]:
         def read() -> list[Review]:
             return [

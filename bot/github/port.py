@@ -154,6 +154,12 @@ class GitHubPort(Protocol):
         """PATCH /pulls/{number} state=closed (closing a closed one is no error)."""
         ...
 
+    def commit_author(self, sha: str) -> str | None:
+        """GET /commits/{sha} → `author.login`: the account GitHub links the commit's author
+        email to. None when it links it to none (`author` null), or knows no such commit
+        (404, 422). No one can change a commit's author without changing its sha."""
+        ...
+
     def reviews(self, number: int) -> Sequence[Review]: ...
 
     def role(self, login: str) -> Role:

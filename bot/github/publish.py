@@ -14,10 +14,12 @@ One verdict per commit: the pull request's run has the fixed name branch protect
 (`PULL_REQUEST_RUN`), and a commit holds one conclusion per name. Anyone can open a PR on
 someone else's commit; its verdict overwrote the first PR's required check (red for an honest
 PR, or green for a PR whose own verdict is red). So while another open pull request (from any
-fork, into the same base branch) has the same head commit, a PR filing under a slug its author
-does not own is closed instead of posting under that name (the others are verified again), and
-any other PR's check fails on the commit, naming the others (`shared_head_run`), until only one
-is left (a new push, or a maintainer closes the others).
+fork, into the same base branch) has the same head commit (`_on_head`): a PR filing under a
+slug its author does not own is closed instead of posting under that name (the others are
+verified again); else, when the account GitHub links the commit's author to opened exactly one
+of them, every other one is closed (by its own run and by that one's); else every PR's check
+fails on the commit, naming the others (`shared_head_run`), until only one is left (a new push
+authored by the filer's account, or a maintainer closes the others).
 
 The sticky comment opens with a header only `build_publication` writes: `MARKER` as the first
 line exactly, the verdict key (a digest of the evidence, statuses and outcomes) as the second,
@@ -39,12 +41,12 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from bot.app import VerifyReport
 from bot.errors import ClaimsError
 from bot.findings import Code, Finding, Severity
-from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort
+from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort, PullRequestInfo
 from bot.report.cap import cap_findings, count_findings
 from bot.report.markdown import render_markdown
 from bot.report.text import printable
@@ -95,6 +97,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 
 Conclusion = Literal["success", "failure", "neutral"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,8 @@ class Posted:
     labels_removed: tuple[str, ...]
     moved_to: str | None = None  # the PR's head moved here: no comment or labels were posted
     shared: frozenset[int] = frozenset()  # other open PRs with this head commit
-    closed: bool = False  # the PR was closed: it filed under another's slug on a shared head
+    closed: bool = False  # the PR was closed: it was not the filer's, on a shared head
+    others_closed: frozenset[int] = frozenset()  # closed by this run: the commit's author's PR
 
 
 def check_url(text: str) -> str:
@@ -344,13 +348,14 @@ def _sticky(comments: Sequence[CommentRef]) -> tuple[CommentRef, VerdictHeader] 
     return max(ours, key=lambda found: found[0].id) if ours else None
 
 
-def shared_head_run(own: CheckRunPlan, others: Collection[int]) -> CheckRunPlan:
+def shared_head_run(own: CheckRunPlan, others: Collection[int], why: str = "") -> CheckRunPlan:
     """The pull request's required check while `others` (open pull requests) have the same
-    head commit: failure, naming them, with this pull request's own verdict below."""
+    head commit and none can be told to be the filer's (`why`): failure, naming them, with
+    this pull request's own verdict below."""
     listed = ", ".join(f"#{n}" for n in sorted(others))
     title = f"head commit shared with {listed}: no pull request on it passes"
     text = (
-        f"### {title}\n\n{_shared_notice(others)}\n\n"
+        f"### {title}\n\n{_shared_notice(others, why)}\n\n"
         f"This pull request's own verdict: **{own.conclusion}**, {own.title}.\n\n"
     )
     pointer = "\n… cut here: the summary is capped.\n"
@@ -358,38 +363,40 @@ def shared_head_run(own: CheckRunPlan, others: Collection[int]) -> CheckRunPlan:
     return CheckRunPlan(own.name, title, summary, "failure", own.annotations)
 
 
-def _shared_notice(others: Collection[int]) -> str:
+def _shared_notice(others: Collection[int], why: str = "") -> str:
     listed = ", ".join(f"#{n}" for n in sorted(others))
+    because = f" ({why})" if why else ""
     return (
         f"**Another open pull request ({listed}) has this pull request's head commit.** Check"
         f" runs belong to a commit, and `{PULL_REQUEST_RUN}` (the required check) has one"
-        " name, so no pull request on a shared head commit can pass it: the check fails for"
-        " every one of them. To end it, push a new commit here (`git commit --amend --no-edit`"
-        " and push), or a maintainer closes the pull request that is not the filer's and"
-        " runs the `verify` workflow again for this one."
+        " name, so while the bot cannot tell whose commit it is" + because + ", the check"
+        " fails for every pull request on it. The pull request opened by the account GitHub"
+        " links the commit's author to is the filer's, and the others are closed. To end it,"
+        " commit with an email address of your GitHub account and push: set `git config"
+        " user.email` to one of your account's verified addresses (or its"
+        " `ID+login@users.noreply.github.com` address), then `git commit --amend --no-edit"
+        " --reset-author` and push. Or a maintainer closes the pull request that is not the"
+        " filer's and runs the `verify` workflow again for this one."
     )
 
 
-def _sharing(port: GitHubPort, number: int, head_sha: str) -> frozenset[int]:
-    """The other open pull requests whose head is `head_sha`, into the same base branch as
-    pull request `number` (into any branch when it is not open: fail closed). A PR into
-    another branch gets no verdict and cannot be merged into this one through it; retargeted,
-    it starts `check` again (`edited`), and its own run then answers for it."""
-    open_pulls = port.open_pull_requests()
-    bases = {pr.base_branch for pr in open_pulls if pr.number == number}
-    return frozenset(
-        pr.number
-        for pr in open_pulls
-        if pr.head_sha == head_sha
-        and pr.number != number
-        and (not bases or pr.base_branch in bases)
+def _author_notice(owner: int, login: str) -> str:
+    """Why a pull request on a shared head is closed: the commit's author opened `owner`."""
+    return (
+        f"**Closed: this pull request's head commit is also the head of #{owner}, opened by"
+        f" `{login}`, the account GitHub links the commit's author to; this pull request's"
+        " author is not that account.** Check runs belong to a commit and"
+        f" `{PULL_REQUEST_RUN}` (the required check) has one name, so its verdict would have"
+        " replaced theirs. File on a commit of your own."
     )
 
 
-def _with_notice(comment: str, notice: str) -> str:
-    """The sticky comment with `notice` after its header and byline (the header stays first)."""
-    cut = comment.find("\n\n") + 2
-    return comment[:cut] + notice + "\n\n" + comment[cut:] if cut > 1 else comment
+def _closed_notice(closed: Collection[int], login: str) -> str:
+    listed = ", ".join(f"#{n}" for n in sorted(closed))
+    return (
+        f"**Closed {listed}: each had this pull request's head commit, whose author GitHub links"
+        f" to `{login}`, the account that opened this pull request.**"
+    )
 
 
 def _intruder_notice(others: Collection[int]) -> str:
@@ -403,6 +410,107 @@ def _intruder_notice(others: Collection[int]) -> str:
     )
 
 
+def _open_on_head(
+    port: GitHubPort, number: int, head_sha: str
+) -> tuple[PullRequestInfo | None, tuple[PullRequestInfo, ...]]:
+    """Pull request `number` if it is open, and the other open pull requests whose head is
+    `head_sha`, into the same base branch as `number` (into any branch when it is not open:
+    fail closed). A PR into another branch gets no verdict and cannot be merged into this one
+    through it; retargeted, it starts `check` again (`edited`), and its own run then answers
+    for it."""
+    open_pulls = port.open_pull_requests()
+    own = next((pr for pr in open_pulls if pr.number == number), None)
+    others = tuple(
+        pr
+        for pr in open_pulls
+        if pr.head_sha == head_sha
+        and pr.number != number
+        and (own is None or pr.base_branch == own.base_branch)
+    )
+    return own, others
+
+
+@dataclass(frozen=True)
+class _OnHead:
+    """What the other open pull requests on the head commit mean for this one."""
+
+    shared: frozenset[int] = frozenset()  # the others left on the head
+    yields: str = ""  # this PR is not the filer's: the notice it is closed with
+    closing: frozenset[int] = frozenset()  # others to close: this PR is the commit author's
+    why: str = ""  # why none of them can be told to be the filer's (`shared_head_run`)
+    login: str = ""  # the account GitHub links the commit's author to
+
+
+def _on_head(
+    publication: Publication,
+    number: int,
+    head_sha: str,
+    own: PullRequestInfo | None,
+    others: Sequence[PullRequestInfo],
+    commit_author: Callable[[], str | None],
+    own_author: Callable[[], str],
+) -> _OnHead:
+    """The head commit is the filer's work, and no one can change its author without
+    changing its sha. With other open PRs on it: a PR filing under a slug its author does not
+    own yields; else, when the account GitHub links the commit's author to opened exactly
+    one of them, that one is the filer's and every other yields (its own run closes it, and
+    the filer's run closes it too, so one that never runs does not keep the filer red); else
+    all of them fail, naming each other."""
+    if not others:
+        return _OnHead()
+    numbers = frozenset(pr.number for pr in others)
+    if publication.unowned:
+        return _OnHead(numbers, yields=_intruder_notice(numbers))
+    login = commit_author()
+    if login is None:
+        return _OnHead(numbers, why="GitHub links the commit's author to no account")
+    authors = {number: own_author(), **{pr.number: pr.author for pr in others}}
+    owners = sorted(n for n, author in authors.items() if author.casefold() == login.casefold())
+    if len(owners) != 1:
+        many = "several of them" if owners else "none of them"
+        return _OnHead(numbers, why=f"the commit's author, `{login}`, opened {many}", login=login)
+    if owners[0] != number:
+        return _OnHead(numbers, yields=_author_notice(owners[0], login), login=login)
+    if own is None or own.head_sha != head_sha:  # this PR left the head: it closes no other
+        why = "the pull request of the commit's author is no longer open on it"
+        return _OnHead(numbers, why=why, login=login)
+    return _OnHead(closing=numbers, login=login)
+
+
+def _close_intruders(
+    port: GitHubPort, numbers: Collection[int], head_sha: str, owner: int, login: str
+) -> frozenset[int]:
+    """Close each of `numbers` still open on `head_sha`, saying why: the commit's author
+    (`login`) opened `owner`. Returns those closed."""
+    closed = set()
+    for other in sorted(numbers):
+        pr = port.pull_request(other)
+        if pr.state != "open" or pr.head_sha != head_sha:
+            continue  # it left the head meanwhile: no longer sharing it
+        port.create_comment(other, _author_notice(owner, login))
+        port.close_pull_request(other)
+        closed.add(other)
+    return frozenset(closed)
+
+
+def _once(read: Callable[[], T]) -> Callable[[], T]:
+    """`read`, called at most once."""
+    memo: list[T] = []
+
+    def get() -> T:
+        if not memo:
+            memo.append(read())
+        return memo[0]
+
+    return get
+
+
+def _with_notice(comment: str, notice: str) -> str:
+    """The sticky comment with `notice` after its header and byline (the header stays first)."""
+    cut = comment.find("\n\n") + 2
+    return comment[:cut] + notice + "\n\n" + comment[cut:] if cut > 1 else comment
+
+
 def publish(
     port: GitHubPort,
     publication: Publication,
@@ -414,39 +522,57 @@ def publish(
 
     The check runs belong to `head_sha` and are always posted on it; the pull request's run
     last. While another open pull request has the same head commit (read before it is posted,
-    and again after: one opened meanwhile makes it post the failure again):
-    - a pull request filing under a submitter its author does not own (`publication.unowned`)
-      gets no required check on the commit: it is closed with its comment saying why, and
-      `reverify` is called for each of the others (their last verdict may be the failure
-      below, posted while it was open);
-    - any other gets `shared_head_run`: the required check fails for all of them.
+    and again after: one opened meanwhile is weighed again, see `_on_head`):
+    - a pull request filing under a submitter its author does not own (`publication.unowned`),
+      or opened by another account than the one GitHub links the commit's author to while
+      that account opened one of the others, gets no required check on the commit: it is
+      closed with its comment saying why, and `reverify` is called for each of the others
+      (their last verdict may be the failure below, posted while it was open);
+    - the pull request opened by the commit's author closes the others, saying why, and
+      posts its own verdict;
+    - else (no linked author, or its account opened none or several of them) every one gets
+      `shared_head_run`: the required check fails for all of them.
     The comment and labels belong to the pull request: they are posted only while its head is
     still `head_sha`, so a slower run for an older head never overwrites the verdict of a
     newer one (and a pull request whose head moved is not closed).
 
     Raises `GitHubError` when GitHub refuses or stays unreachable (see `gateway`)."""
-    own = [plan for plan in publication.check_runs if plan.name == PULL_REQUEST_RUN]
+    own_plans = [plan for plan in publication.check_runs if plan.name == PULL_REQUEST_RUN]
     runs = [
         _post_check_run(port, plan, head_sha)
         for plan in publication.check_runs
         if plan.name != PULL_REQUEST_RUN
     ]
-    shared = _sharing(port, number, head_sha)
-    intruder = bool(shared) and publication.unowned
-    for plan in [] if intruder else own:
-        first = shared_head_run(plan, shared) if shared else plan
+    commit_author = _once(lambda: port.commit_author(head_sha))
+    own, others = _open_on_head(port, number, head_sha)
+    known = own.author if own else None
+    own_author = _once(lambda: known if known is not None else port.pull_request(number).author)
+    head = _on_head(publication, number, head_sha, own, others, commit_author, own_author)
+    closed = _close_intruders(port, head.closing, head_sha, number, head.login)
+    for plan in [] if head.yields else own_plans:
+        first = shared_head_run(plan, head.shared, head.why) if head.shared else plan
         runs.append(_post_check_run(port, first, head_sha))
-        later = _sharing(port, number, head_sha)
-        if later - shared:
-            shared |= later
-            runs.append(_post_check_run(port, shared_head_run(plan, shared), head_sha))
+        own, later = _open_on_head(port, number, head_sha)
+        if {pr.number for pr in later} - head.shared:  # opened (or reopened) meanwhile
+            head = _on_head(publication, number, head_sha, own, later, commit_author, own_author)
+            closed |= _close_intruders(port, head.closing, head_sha, number, head.login)
+            # failing while shared (and closed below when it yields: the others re-post)
+            again = shared_head_run(plan, head.shared, head.why) if head.shared else plan
+            if again != first:
+                runs.append(_post_check_run(port, again, head_sha))
+    shared = head.shared
     moved_to = port.pull_request(number).head_sha
     if moved_to != head_sha:
-        return Posted(tuple(runs), None, None, (), (), moved_to=moved_to, shared=shared)
+        return Posted(
+            tuple(runs), None, None, (), (), moved_to=moved_to, shared=shared, others_closed=closed
+        )
     comment = publication.comment
-    if shared:
-        notice = _intruder_notice(shared) if intruder else _shared_notice(shared)
-        comment = _with_notice(comment, notice)
+    if head.yields:
+        comment = _with_notice(comment, head.yields)
+    elif shared:
+        comment = _with_notice(comment, _shared_notice(shared, head.why))
+    elif closed:
+        comment = _with_notice(comment, _closed_notice(closed, head.login))
     latest = _sticky(port.comments(number))
     created, edited = None, None
     if latest is not None and latest[1].key == publication.verdict_key:
@@ -460,12 +586,21 @@ def publish(
     stale = sorted(name for name in current - publication.labels if name.startswith(LABEL_FAMILIES))
     for name in stale:
         port.remove_label(number, name)
-    if intruder:
+    if head.yields:
         port.close_pull_request(number)
         for other in sorted(shared):
             if reverify is not None:
                 reverify(other)
-    return Posted(tuple(runs), created, edited, added, tuple(stale), shared=shared, closed=intruder)
+    return Posted(
+        tuple(runs),
+        created,
+        edited,
+        added,
+        tuple(stale),
+        shared=shared,
+        closed=bool(head.yields),
+        others_closed=closed,
+    )
 
 
 def render_publication(publication: Publication, repository: str, number: int) -> str:

@@ -4,11 +4,12 @@ client (through `bot.github.gateway`) over real HTTP.
 Use the `fakehub` fixture (tests/conftest.py): `hub.base_url` ends in `/api/v3` (as on GitHub
 Enterprise Server); `hub.state.repo("acme/registry")` holds that repository's pull requests,
 check runs (with their annotations), comments, labels, collaborator roles, reviews, the
-commit -> pull requests map, and the files of each commit with a log of the commits `PUT
-contents` made. `hub.requests` logs every request (`method`, `path` after the prefix, `query`,
-`json`, `status`). `hub.fail_next(method, path_pattern, status, ...)` makes the next matching
-request fail; `apply=True` performs it first (the server did the write, the answer was lost);
-status 0 closes the connection without an answer.
+commit -> pull requests map, the account each commit's author is linked to, and the files of
+each commit with a log of the commits `PUT contents` made. `hub.requests` logs every request
+(`method`, `path` after the prefix, `query`, `json`, `status`). `hub.fail_next(method,
+path_pattern, status, ...)` makes the next matching request fail; `apply=True` performs it
+first (the server did the write, the answer was lost); status 0 closes the connection
+without an answer.
 
 Answers are GitHub's own examples (tests/github/rest_examples.json, written by
 make_rest_examples.py from github/rest-api-description), filled in from the state, every URL on
@@ -137,6 +138,9 @@ class Repo:
     roles: dict[str, str] = field(default_factory=dict)  # login -> role_name; absent: 404
     reviews: dict[int, list[Review]] = field(default_factory=dict)
     commit_pulls: dict[str, list[int]] = field(default_factory=dict)  # sha -> PR numbers
+    # sha -> the account GitHub links the commit's author email to (GET /commits/{sha}
+    # `author.login`); a PR head or seeded commit not listed here has `author` null.
+    commit_authors: dict[str, str] = field(default_factory=dict)
     branches: dict[str, str] = field(default_factory=dict)  # branch -> commit sha
     trees: dict[str, dict[str, bytes]] = field(default_factory=dict)  # commit -> files
     commits: list[dict[str, Any]] = field(default_factory=list)  # what PUT contents made
@@ -480,6 +484,21 @@ class FakeHub:
         )
         return data
 
+    def commit_json(self, repo: Repo, sha: str) -> dict[str, Any]:
+        data = copy.deepcopy(EXAMPLES["commit"])
+        api, web = f"{{api}}/repos/{repo.full_name}", f"{{web}}/{repo.full_name}"
+        login = repo.commit_authors.get(sha)
+        data.update(
+            url=f"{api}/commits/{sha}",
+            sha=sha,
+            html_url=f"{web}/commit/{sha}",
+            author=self._user(login) if login else None,
+            committer=self._user("web-flow"),
+        )
+        data["commit"].update(url=f"{api}/git/commits/{sha}")
+        data["commit"]["tree"].update(url=f"{api}/git/trees/{sha}")
+        return data
+
     def label_json(self, repo: Repo, name: str) -> dict[str, Any]:
         data = copy.deepcopy(EXAMPLES["label"])
         data.update(
@@ -553,6 +572,13 @@ def _list_pulls(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> A
 
 def _commit_pulls(hub: FakeHub, repo: Repo, query: Any, data: Any, sha: str) -> Any:
     return [hub.pull_json(repo, repo.pulls[n], simple=True) for n in repo.commit_pulls.get(sha, [])]
+
+
+def _get_commit(hub: FakeHub, repo: Repo, query: Any, data: Any, sha: str) -> Any:
+    heads = {p.head_sha for p in repo.pulls.values()} | set(repo.commit_pulls)
+    if sha not in heads | set(repo.trees) | set(repo.commit_authors):
+        raise _error(422, f"No commit found for SHA: {sha}")
+    return hub.commit_json(repo, sha)
 
 
 def _reviews(hub: FakeHub, repo: Repo, query: Any, data: Any, number: str) -> Any:
@@ -800,6 +826,7 @@ _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/pulls", "GET", _list_pulls),
     (_R + r"/pulls/(\d+)/reviews", "GET", _reviews),
     (_R + r"/commits/([0-9a-f]+)/pulls", "GET", _commit_pulls),
+    (_R + r"/commits/([^/]+)", "GET", _get_commit),
     (_R + r"/collaborators/([^/]+)/permission", "GET", _permission),
     (_R + r"/check-runs", "POST", _create_run),
     (_R + r"/check-runs/(\d+)", "GET", _get_run),

@@ -83,6 +83,7 @@ KEEP: dict[str, tuple[str, list[str]]] = {
             "author_association",
         ],
     ),
+    "commit": ("commit", ["url", "sha", "html_url", "commit", "author", "committer", "parents"]),
     "label": ("label", ["id", "url", "name", "description", "color", "default"]),
     "repository-collaborator-permission-response-if-user-has-admin-permissions": (
         "collaborator-permission",

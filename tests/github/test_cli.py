@@ -173,9 +173,35 @@ def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
     argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0
     out = capsys.readouterr().out
-    assert "closed #8: it files under another's slug on the head of #7" in out
+    assert "closed #8: it is not the filer's pull request on the head of #7" in out
     assert fakehub.repo.pulls[8].state == "closed"
     assert fakehub.repo.dispatches == [
         {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}
     ]
     assert fakehub.repo.runs_named("registry: pull request") == []
+
+
+def test_the_commit_authors_pull_request_closes_the_other_as_the_posting_job_runs_it(
+    monkeypatch: pytest.MonkeyPatch,
+    fakehub: FakeHub,
+    github_env: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Alice authored the head commit (GitHub links its author to her account) and opened #7;
+    Mallory's #8 has the same head: #7's publish closes #8 and says so."""
+    fakehub.repo.commit_files("main", {})
+    fakehub.repo.commit_authors[HEAD] = "alice"
+    fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
+    fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
+    report = tmp_path / "alice.json"
+    report.write_text(dumps(reports.qualifying().to_json()))
+    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
+    monkeypatch.setattr(gateway, "connect", fast)
+    argv = ["github", "publish", str(report), "--pr", "7", "--head", HEAD]
+    assert main([*argv, "--default-branch", "main"]) == 0
+    out = capsys.readouterr().out
+    assert "closed #8: on this head commit, whose author opened #7" in out
+    assert (fakehub.repo.pulls[7].state, fakehub.repo.pulls[8].state) == ("open", "closed")
+    assert fakehub.repo.dispatches == []

@@ -47,6 +47,26 @@ def test_merged_pull_request_and_pulls_of_commit(fakehub: FakeHub, gateway: GitH
     assert gateway.pulls_of_commit("e" * 40) == []
 
 
+def test_commit_author_is_the_linked_account_or_none(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    """GET /commits/{sha} → `author.login`; null (an email linked to no account) and a commit
+    GitHub does not know (422) are None; a server error is retried, then an error."""
+    linked, unlinked = "d" * 40, "e" * 40
+    fakehub.repo.commit_authors[linked] = "alice"
+    fakehub.repo.add_pull(7, "bob", unlinked)
+    assert gateway.commit_author(linked) == "alice"
+    assert gateway.commit_author(unlinked) is None
+    assert gateway.commit_author("f" * 40) is None
+    assert [(r.path, r.status) for r in fakehub.calls("GET", r".*/commits/.*")][-1] == (
+        f"/repos/acme/registry/commits/{'f' * 40}",
+        422,
+    )
+    fakehub.fail_next("GET", r".*/commits/.*", 403, body={"message": "Resource not accessible"})
+    with pytest.raises(GitHubError, match="GET author of commit"):
+        gateway.commit_author(linked)
+
+
 def test_fork_pull_request_found_only_at_its_head(fakehub: FakeHub, gateway: GitHubGateway) -> None:
     fakehub.repo.add_pull(8, "alice", SHA, head_branch="main", head_repo="alice/registry")
     fakehub.repo.add_pull(9, "carol", "f" * 40, head_branch="main", head_repo="carol/registry")

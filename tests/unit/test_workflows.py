@@ -343,6 +343,7 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
     for name in ("locate", "verify"):
         assert set(jobs[name]["permissions"].values()) == {"read"}, name
     assert jobs["publish"]["permissions"] == {
+        "contents": "read",  # a shared head commit's author (GET /commits/{sha})
         "checks": "write",
         "pull-requests": "write",
         "issues": "write",

@@ -42,6 +42,7 @@ class MemoryPort:
     opened: list[IssueRef] = field(default_factory=list)
     moved: int = 0  # how many put_file calls answer 409 first (someone else committed)
     moved_status: int = 409
+    commit_authors: dict[str, str] = field(default_factory=dict)  # sha -> author.login
 
     # Pull requests and people
     def pull_request(self, number: int) -> PullRequestInfo:
@@ -70,6 +71,10 @@ class MemoryPort:
 
     def close_pull_request(self, number: int) -> None:
         self.pulls[number] = replace(self.pulls[number], state="closed")
+
+    def commit_author(self, sha: str) -> str | None:
+        self.calls.append(f"commit_author {sha}")
+        return self.commit_authors.get(sha)
 
     def reviews(self, number: int) -> Sequence[Review]:
         return ()
