@@ -3,6 +3,7 @@ out, no I/O. docs/challenge-runs.md says what each one guards against."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,7 +17,7 @@ from bot.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pa
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding
 from bot.load.document import Record
-from bot.load.values import json_equal
+from bot.load.values import json_difference, json_equal
 
 __all__ = [
     "ScoredCase",
@@ -91,7 +92,11 @@ def compare_cases(
                 message = (
                     f"case {case.case_id!r}: {name} differs from the run's ({run_file} line"
                     f" {theirs.line})"
-                    + (": the hidden suite publishes no content" if name == "content" else "")
+                    + (
+                        ": the hidden suite publishes no content"
+                        if name == "content"
+                        else _shown_difference(name, mine, frozen)
+                    )
                 )
                 findings.append(Finding(Code.CHALLENGE_CASE_MISMATCH, message, own_file, case.line))
                 break
@@ -103,6 +108,27 @@ def compare_cases(
             )
             findings.append(Finding(Code.CHALLENGE_CASE_MISMATCH, message, own_file))
     return findings
+
+
+def _shown_difference(name: str, mine: object, frozen: object) -> str:
+    """The first field where a copied case differs, and what to write, as ": public.hard is 1
+    here, true in the run (copy the run's line as it is)"."""
+    found = json_difference(mine, frozen, (name,))
+    if found is None:  # pragma: no cover - only called when the values differ
+        return ""
+    field, here, there = found
+    return (
+        f": {field} is {_json_shown(here)} here, {_json_shown(there)} in the run"
+        " (copy the run's line as it is)"
+    )
+
+
+def _json_shown(value: object, limit: int = 60) -> str:
+    """A value as JSON writes it (`true`, not Python's `True`), cut at `limit` characters."""
+    if not isinstance(value, str | int | float | bool | list | dict) and value is not None:
+        return repr(value)  # absent
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:

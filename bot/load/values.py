@@ -31,6 +31,7 @@ from collections.abc import Hashable
 __all__ = [
     "MAX_SAFE_INTEGER",
     "field_name",
+    "json_difference",
     "json_equal",
     "json_key",
     "unsafe_integer",
@@ -108,3 +109,36 @@ def json_equal(mine: object, theirs: object) -> bool:
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})  # exactly these: no subclasses
+
+
+def json_difference(
+    mine: object, theirs: object, path: tuple[str | int, ...] = ()
+) -> tuple[str, object, object] | None:
+    """The first place (document order) where two JSON values differ, as the field's name
+    (`field_name`) and the two values there; None when `json_equal` holds. For messages that
+    name the field and what to write ("public.hard: 1 here, true in the run")."""
+    if json_equal(mine, theirs):
+        return None
+    if type(mine) is dict and type(theirs) is dict:
+        for key in [*mine, *(k for k in theirs if k not in mine)]:
+            if key not in mine or key not in theirs:
+                return field_name((*path, key)), mine.get(key, _ABSENT), theirs.get(key, _ABSENT)
+            found = json_difference(mine[key], theirs[key], (*path, key))
+            if found is not None:
+                return found
+    if type(mine) is list and type(theirs) is list and len(mine) == len(theirs):
+        for index, (one, other) in enumerate(zip(mine, theirs, strict=True)):
+            found = json_difference(one, other, (*path, index))
+            if found is not None:
+                return found
+    return field_name(path), mine, theirs
+
+
+class _Absent:
+    """A member one side lacks (shown as "absent")."""
+
+    def __repr__(self) -> str:
+        return "absent"
+
+
+_ABSENT = _Absent()

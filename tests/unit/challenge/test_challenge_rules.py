@@ -302,6 +302,21 @@ def test_a_public_field_retyped_is_a_mismatch(frozen: Any, copied: Any) -> None:
     assert "'c1': public differs from the run's" in finding.message
 
 
+def test_a_retyped_field_is_named_with_both_values_as_json_writes_them() -> None:
+    """The message names the first field that differs and both values in JSON's spelling, so
+    the filer knows what to copy (`true`, never Python's `True`)."""
+    run = {"c1": _case(1, "c1", public={"level": 2, "meta": {"flag": True, "n": 1}})}
+    own = {"c1": _case(1, "c1", public={"level": 2.0, "meta": {"flag": 1, "n": 1}})}
+    (finding,) = compare_cases(own, run, OWN_FILE, RUN_FILE)
+    assert finding.message.endswith(
+        ": public.meta.flag is 1 here, true in the run (copy the run's line as it is)"
+    ), finding.message
+    run = {"c1": _case(1, "c1", public={"a": 1})}
+    own = {"c1": _case(1, "c1", public={"a": 1, "b": [1]})}
+    (finding,) = compare_cases(own, run, OWN_FILE, RUN_FILE)
+    assert ": public.b is [1] here, absent in the run" in finding.message
+
+
 def test_one_number_in_another_spelling_is_the_same_case() -> None:
     """1 and 1.0 are one JSON number (RFC 8785 writes both `1`): the bars select both alike."""
     run = {"c1": _case(1, "c1", public={"level": 1, "w": [2.0]})}
