@@ -12,6 +12,7 @@ closes his.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -19,15 +20,41 @@ from typing import Any
 
 import pytest
 
+from bot.cli import main
 from bot.demo.specimen import AttemptSpec
+from bot.github import gateway
+from bot.github.gateway import Retry
 from bot.github.publish import PULL_REQUEST_RUN
-from tests.acceptance.test_github_flow import claims, hub  # noqa: F401 - fixtures
 from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
 
 Claims = Callable[..., tuple[int, str]]
 SLUG = "new-lab"
 ALICE, MALLORY, MAINTAINER = "alice", "mallory", "maint"
+
+
+@pytest.fixture
+def hub(fakehub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
+    """The fake GitHub as verify.yml's environment names it; the gateway without pauses."""
+    monkeypatch.setenv("GITHUB_API_URL", fakehub.base_url)
+    monkeypatch.setenv("GITHUB_REPOSITORY", fakehub.repository)
+    monkeypatch.setenv("GITHUB_TOKEN", "ghs-test-token")
+    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
+    monkeypatch.setattr(gateway, "connect", fast)
+    fakehub.repo.roles.update({MAINTAINER: "maintain", ALICE: "read", MALLORY: "read"})
+    return fakehub
+
+
+@pytest.fixture
+def claims(capsys: pytest.CaptureFixture[str]) -> Claims:
+    """Run one `claims` command in-process as a workflow step would; exit code and output."""
+
+    def run(*argv: object) -> tuple[int, str]:
+        code = main([str(arg) for arg in argv])
+        out = capsys.readouterr()
+        return code, out.out + out.err
+
+    return run
 
 
 def _first_filing(make_registry: Any) -> tuple[Built, str]:

@@ -54,7 +54,6 @@ def test_a_new_slug_is_free_and_maintainers_file_anywhere() -> None:
     assert check_identity(_filer("maint", owners, maintainer=True), [FOLDER]) == []
 
 
-
 def _first_filer(author: str, head_author: str | None, maintainer: bool = False) -> Filer:
     return Filer(7, author, maintainer, owners={"alice-lab": SlugOwners()}, head_author=head_author)
 
@@ -94,6 +93,7 @@ def test_the_head_commits_author_changes_nothing_for_an_owned_slug() -> None:
     assert "belongs to alice (from submitters.yaml)" in finding.message
     merged = SlugOwners(("alice",), "merged pull requests")
     assert check_identity(replace(_filer("alice", merged), head_author="bob"), [FOLDER]) == []
+
 
 def _review(login: str, state: str, sha: str = SHA) -> Review:
     return Review(login, state, sha, MERGED)
