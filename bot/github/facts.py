@@ -1,8 +1,9 @@
 """Ask GitHub (through a `GitHubPort`) and git what the identity and landing rules need.
 
 The rules themselves are pure (`bot/github/identity.py`); this module only gathers:
-`gather_filer` (the PR's author, maintainer roles, approvals on the head commit, and the owners
-of each submitter slug the PR files under) and `landing_confirmer` (for each freeze's landing
+`gather_filer` (the PR's author, maintainer roles, approvals on the head commit, the owners
+of each submitter slug the PR files under, and the head commit's GitHub author when a slug is
+new) and `landing_confirmer` (for each freeze's landing
 commit, the pull requests GitHub lists for it).
 """
 
@@ -110,12 +111,17 @@ def gather_filer(
             {login for sha in commits for login in _merged_by(port, sha, pull.base_branch)}
         )
         owners[slug] = SlugOwners(tuple(authors), "merged pull requests")
+    maintainer = is_maintainer(pull.author)
+    # A first filing must be opened by its head commit's author (`check_identity`): asked
+    # once, only when a slug is new and the author is no maintainer (who files for anyone).
+    first = not maintainer and any(o.source == "new" for o in owners.values())
     return Filer(
         pr=pull.number,
         author=pull.author,
-        maintainer=is_maintainer(pull.author),
+        maintainer=maintainer,
         approved=maintainer_approved(port.reviews(pull.number), pull.head_sha, is_maintainer),
         owners=owners,
+        head_author=port.commit_author(pull.head_sha) if first else None,
     )
 
 

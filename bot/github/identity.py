@@ -7,8 +7,12 @@ functions plain values.
   maintainer approved the PR's current head commit, and for each submitter slug the PR files
   under, its owners: the logins `submitters.yaml` lists for it on the base branch, else the
   authors of the merged pull requests that brought files under `attempts/*/<slug>/` to main;
-  a slug never used on main and not listed is free, and its first filer claims it.
-- `check_identity`: `not-submitter` for each slug the author does not own.
+  a slug never used on main and not listed is free, and its first filer claims it; and the
+  account GitHub links the PR's head commit's author to (`head_author`, None when none).
+- `check_identity`: `not-submitter` for each slug the author does not own, and for each new
+  slug whose head commit GitHub says another account authored (a first filing is opened by
+  its commit's author: anyone can push a commit fetched from a public fork and open a PR on
+  it before its author does).
 - `landing_refusal`: a freeze's landing commit must be the merge (or squash) commit of a merged
   pull request (`merge_commit_sha`), merged within `LANDING_TOLERANCE` of the commit's date.
 """
@@ -54,6 +58,9 @@ class Filer:
     maintainer: bool = False
     approved: bool = False  # a maintainer approved the PR's current head commit
     owners: Mapping[str, SlugOwners] = field(default_factory=dict)  # by slug
+    # The account GitHub links the head commit's author email to; None when it links none
+    # (or was not asked: no slug of the PR is new).
+    head_author: str | None = None
 
 
 def slug_of(folder: str) -> str | None:
@@ -64,7 +71,8 @@ def slug_of(folder: str) -> str | None:
 
 def check_identity(filer: Filer, folders: Sequence[str]) -> list[Finding]:
     """`not-submitter` for each slug of `folders` whose owners do not include the author
-    (logins compared case-insensitively, as GitHub does). Maintainers file under any slug."""
+    (logins compared case-insensitively, as GitHub does), and for each new slug whose head
+    commit GitHub says another account authored. Maintainers file under any slug."""
     if filer.maintainer:
         return []
     findings = []
@@ -76,6 +84,7 @@ def check_identity(filer: Filer, folders: Sequence[str]) -> list[Finding]:
     for slug, folder in sorted(first.items()):
         owners = filer.owners.get(slug, SlugOwners())
         if owners.source == "new":
+            findings += _first_filing(filer, slug, folder)
             continue
         if filer.author.lower() in {login.lower() for login in owners.logins}:
             continue
@@ -90,6 +99,27 @@ def check_identity(filer: Filer, folders: Sequence[str]) -> list[Finding]:
             )
         )
     return findings
+
+
+def _first_filing(filer: Filer, slug: str, folder: str) -> list[Finding]:
+    """A new slug is claimed by its first filer, who must be the head commit's author when
+    GitHub names one: else anyone who fetched the commit from the author's public fork could
+    open a pull request on it first and, merged, own the slug and its evidence. When GitHub
+    names no one (an email linked to no account) nothing tells who wrote it: no finding."""
+    login = filer.head_author
+    if login is None or login.casefold() == filer.author.casefold():
+        return []
+    return [
+        Finding(
+            Code.NOT_SUBMITTER,
+            f"pull request #{filer.pr} by {filer.author} is the first filing under the new"
+            f" submitter {slug}, but GitHub links its head commit's author to {login}: a"
+            " first filing under a new slug is opened by the author of its commit: let"
+            f" @{login} open it, or commit with an email linked to your own GitHub account:"
+            " git commit --amend --no-edit --reset-author",
+            folder,
+        )
+    ]
 
 
 def landing_refusal(

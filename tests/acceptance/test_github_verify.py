@@ -39,6 +39,7 @@ class FakePort:
     review_list: dict[int, list[Review]] = field(default_factory=dict)
     roles: dict[str, str] = field(default_factory=lambda: {MAINTAINER: "maintain"})
     asked: list[str] = field(default_factory=list)
+    commit_authors: dict[str, str] = field(default_factory=dict)  # sha -> linked login
 
     @property
     def repository(self) -> str:
@@ -62,6 +63,9 @@ class FakePort:
 
     def role(self, login: str) -> str:
         return self.roles.get(login, "none")
+
+    def commit_author(self, sha: str) -> str | None:  # asked for a new slug's first filing
+        return self.commit_authors.get(sha)
 
     def __getattr__(self, name: str) -> Any:  # the methods verify never calls
         raise AssertionError(f"claims github verify must not call {name}")

@@ -342,6 +342,10 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
     # Only reads before the posting job; the posting job holds only what posting needs.
     for name in ("locate", "verify"):
         assert set(jobs[name]["permissions"].values()) == {"read"}, name
+    assert jobs["verify"]["permissions"] == {
+        "contents": "read",  # also a new slug's head commit author (GET /commits/{sha})
+        "pull-requests": "read",
+    }
     assert jobs["publish"]["permissions"] == {
         "contents": "read",  # a shared head commit's author (GET /commits/{sha})
         "checks": "write",

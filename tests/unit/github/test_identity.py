@@ -54,6 +54,47 @@ def test_a_new_slug_is_free_and_maintainers_file_anywhere() -> None:
     assert check_identity(_filer("maint", owners, maintainer=True), [FOLDER]) == []
 
 
+def _first_filer(author: str, head_author: str | None, maintainer: bool = False) -> Filer:
+    return Filer(7, author, maintainer, owners={"alice-lab": SlugOwners()}, head_author=head_author)
+
+
+def test_a_squatter_on_the_commit_authors_new_slug_is_not_the_submitter() -> None:
+    """Mallory opens a PR on Alice's commit (fetched from her public fork) before she does:
+    the slug is new, but GitHub links the commit's author to alice, not to mallory."""
+    (finding,) = check_identity(_first_filer("mallory", "alice"), [FOLDER])
+    assert (finding.code, finding.file) == (Code.NOT_SUBMITTER, FOLDER)
+    assert "#7 by mallory is the first filing under the new submitter alice-lab" in finding.message
+    assert "GitHub links its head commit's author to alice" in finding.message
+    assert "let @alice open it" in finding.message
+    assert "git commit --amend --no-edit --reset-author" in finding.message
+
+
+def test_the_commit_author_files_a_new_slug_whatever_the_case() -> None:
+    assert check_identity(_first_filer("Alice", "alice"), [FOLDER]) == []
+
+
+def test_a_new_slug_whose_commit_github_links_to_no_account_is_free() -> None:
+    """No account linked to the commit's email: nothing tells who wrote it; no finding."""
+    assert check_identity(_first_filer("mallory", None), [FOLDER]) == []
+
+
+def test_a_maintainer_files_a_new_slug_on_someone_elses_commit() -> None:
+    assert check_identity(_first_filer("maint", "alice", maintainer=True), [FOLDER]) == []
+
+
+def test_the_head_commits_author_changes_nothing_for_an_owned_slug() -> None:
+    """An owned slug is decided by its owners alone: the commit's author neither helps an
+    outsider nor hinders an owner who files a colleague's commit."""
+    listed = SlugOwners(("alice",), "submitters.yaml")
+    owner = replace(_filer("alice", listed), head_author="bob")
+    assert check_identity(owner, [FOLDER]) == []
+    outsider = replace(_filer("mallory", listed), head_author="mallory")
+    (finding,) = check_identity(outsider, [FOLDER])
+    assert "belongs to alice (from submitters.yaml)" in finding.message
+    merged = SlugOwners(("alice",), "merged pull requests")
+    assert check_identity(replace(_filer("alice", merged), head_author="bob"), [FOLDER]) == []
+
+
 def _review(login: str, state: str, sha: str = SHA) -> Review:
     return Review(login, state, sha, MERGED)
 
