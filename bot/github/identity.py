@@ -115,7 +115,7 @@ def _first_filing(filer: Filer, slug: str, folder: str) -> list[Finding]:
             f"pull request #{filer.pr} by {filer.author} is the first filing under the new"
             f" submitter {slug}, but GitHub links its head commit's author to {login}: a"
             " first filing under a new slug is opened by the author of its commit: let"
-            f" @{login} open it, or commit with an email linked to your own GitHub account:"
+            f" {login} open it, or commit with an email linked to your own GitHub account:"
             " git commit --amend --no-edit --reset-author",
             folder,
         )

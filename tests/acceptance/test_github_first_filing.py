@@ -110,7 +110,7 @@ def test_a_squatter_alone_on_the_authors_commit_is_not_the_submitter_and_yields_
     report = _verify(claims, built, tmp_path, 8, head)
     (message,) = _not_submitter(report)
     assert f"#8 by {MALLORY} is the first filing under the new submitter {SLUG}" in message
-    assert "let @alice open it" in message and "--reset-author" in message
+    assert "let alice open it" in message and "--reset-author" in message
     assert _required(hub, head) == "failure"
     assert [c.path for c in hub.calls("GET", r"/repos/acme/registry/commits/.*")] == [
         f"/repos/acme/registry/commits/{head}"

@@ -65,7 +65,7 @@ def test_a_squatter_on_the_commit_authors_new_slug_is_not_the_submitter() -> Non
     assert (finding.code, finding.file) == (Code.NOT_SUBMITTER, FOLDER)
     assert "#7 by mallory is the first filing under the new submitter alice-lab" in finding.message
     assert "GitHub links its head commit's author to alice" in finding.message
-    assert "let @alice open it" in finding.message
+    assert "let alice open it" in finding.message
     assert "git commit --amend --no-edit --reset-author" in finding.message
 
 
