@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from bot.app import VerifyReport, Workspace
     from bot.gather import LandingConfirmer
     from bot.github.identity import Filer
+    from bot.github.locate import Located
 
 __all__ = ["GitHubFacts", "VerifyRunner", "add_github_parser", "run_github", "verify_pull_request"]
 
@@ -98,8 +99,10 @@ def add_github_parser(commands: Any) -> None:
         help="find the pull request of a workflow_run event",
         description="For a workflow_run of the check workflow, find its open pull request"
         " from the API (head owner, branch and SHA; never from an artifact) and print"
-        " pr=N, head_sha=SHA and base_ref=BRANCH lines for $GITHUB_OUTPUT. Exit 1 when there"
-        " is none.",
+        " found=true, pr=N, head_sha=SHA and base_ref=BRANCH lines for $GITHUB_OUTPUT. When"
+        " there is no pull request to post to (its head moved, it was closed, it targets"
+        " another branch) print found=false, say why on stderr and in $GITHUB_STEP_SUMMARY,"
+        " and exit 0: the later steps skip. Exit 2 on an error (the API failed, a bad event).",
     )
     locate.add_argument("--event", type=Path, metavar="FILE", help="default: $GITHUB_EVENT_PATH")
     locate.add_argument(
@@ -357,15 +360,10 @@ def _locate(args: argparse.Namespace) -> int:
                 "only pull requests into the default branch get a verdict",
             )
         port = _connect(_publish_repository(args))
-        if port is None:
+        if port is None:  # nothing was looked up: exit 1 (an Actions job always has a token)
             print(f"no GITHUB_TOKEN: would read pull request #{args.pr}", file=sys.stderr)
             return EXIT_NOTHING
-        found = locate_by_number(port, args.pr, args.default_branch)
-        if isinstance(found, str):
-            print(printable(f"no pull request to post to: {found}"), file=sys.stderr)
-            return EXIT_NOTHING
-        print(found.output(), end="")
-        return EXIT_OK
+        return _located(locate_by_number(port, args.pr, args.default_branch))
     run = workflow_run_event(load_event(_event_path(args.event)))
     repository = _repository(args.repo, run.repository)
     port = _connect(repository)
@@ -376,10 +374,35 @@ def _locate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_NOTHING
-    located = locate_pull_request(port, run)
+    return _located(locate_pull_request(port, run))
+
+
+# What `claims github locate` prints when there is no pull request to post to: the verify
+# workflow's later steps and jobs run only on `found=true` (a stale or closed PR is a normal
+# outcome, not a failed run).
+NOT_FOUND = "found=false\n"
+
+
+def _located(located: Located | str) -> int:
+    """Print what `locate` found for $GITHUB_OUTPUT; exit 0 either way (no PR to post to is
+    a normal outcome: `found=false`, and why on stderr and in the job summary)."""
     if isinstance(located, str):
-        print(printable(f"no pull request to post to: {located}"), file=sys.stderr)
-        return EXIT_NOTHING
+        why = f"no pull request to post to: {located}"
+        print(printable(why), file=sys.stderr)
+        print(NOT_FOUND, end="")
+        summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary:
+            from bot.report.markdown import escape
+
+            line = printable(f"**Nothing posted**: {escape(located, 2_000)}.\n")
+            try:
+                with Path(summary).open("a", encoding="utf-8") as out:
+                    out.write(line)
+            except OSError as error:
+                raise ClaimsError(
+                    f"cannot write the job summary {summary}: {error.strerror}"
+                ) from None
+        return EXIT_OK
     print(located.output(), end="")
     return EXIT_OK
 
@@ -408,7 +431,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _judge(args: argparse.Namespace) -> int:
     from bot.github.events import issue_comment_event, load_event
-    from bot.github.responder import git_attempt_reader, respond
+    from bot.github.responder import PAGES_WORKFLOW, git_attempt_reader, respond
 
     event = issue_comment_event(load_event(_event_path(args.event)))
     if event.action != "created":
@@ -437,6 +460,8 @@ def _judge(args: argparse.Namespace) -> int:
     )
     if outcome.ignored:
         print(printable(f"ignored: {outcome.ignored}"))
+    if outcome.site_rebuilt:
+        print(f"site: started {PAGES_WORKFLOW} on {outcome.branch}")
     return EXIT_OK
 
 

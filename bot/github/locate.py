@@ -8,7 +8,9 @@ makes the run stale, and nothing is posted for it.
 
 The answer is printed as `key=value` lines the workflow appends to $GITHUB_OUTPUT, so each
 value is validated first: digits, 40 hex digits, and a branch name
-`git check-ref-format --branch` accepts, in printable ASCII.
+`git check-ref-format --branch` accepts, in printable ASCII. `found=true` comes first; when
+there is no pull request to post to, `found=false` is the only line (bot/github/cli.py), and
+the workflow's later steps and jobs run only on `found == 'true'`.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ class Located:
 
     def output(self) -> str:
         """The $GITHUB_OUTPUT lines."""
-        return f"pr={self.pr}\nhead_sha={self.head_sha}\nbase_ref={self.base_ref}\n"
+        return f"found=true\npr={self.pr}\nhead_sha={self.head_sha}\nbase_ref={self.base_ref}\n"
 
 
 def is_safe_branch(name: str) -> bool:

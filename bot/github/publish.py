@@ -4,9 +4,11 @@
 `build_publication` is pure: from a `VerifyReport` (read back with `from_json`, so checked) it
 renders one check run per attempt (named `registry: #<PR> <attempt folder>`: a unique name,
 since a `GITHUB_TOKEN` check run may land in any check suite of the commit, and the PR's own,
-since check runs belong to a commit that other PRs may share), one for the pull request itself
-(what it changes that it may not, and registry problems), the sticky comment, the labels and
-the job summary. `publish` posts them: each check run as one POST with the first 50
+since check runs belong to a commit that other PRs may share), one per challenge run the report
+holds (`registry: #<PR> <run folder>`, its findings as annotations, failing when it has an
+error), one for the pull request itself (what it changes that it may not, any invalid attempt
+or challenge run, and registry problems), the sticky comment, the labels and the job
+summary. `publish` posts them: each check run as one POST with the first 50
 annotations, a PATCH per further 50 (GitHub takes at most 50 a request; title and summary go
 with every call) and a last PATCH with the conclusion; then the comment; then the labels.
 
@@ -41,16 +43,19 @@ import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from bot.app import VerifyReport
 from bot.errors import ClaimsError
 from bot.findings import Code, Finding, Severity
 from bot.github.port import Annotation, CheckRunRef, CommentRef, GitHubPort, PullRequestInfo
 from bot.report.cap import cap_findings, count_findings
-from bot.report.markdown import render_markdown
+from bot.report.markdown import render_challenge_run, render_markdown
 from bot.report.text import printable
 from bot.verdict import AttemptVerdict
+
+if TYPE_CHECKING:
+    from bot.challenge.judge import RunVerdict
 
 __all__ = [
     "BATCH",
@@ -233,18 +238,47 @@ def _attempt_run(verdict: AttemptVerdict, footer: str, pr: int | None) -> CheckR
     )
 
 
+def _challenge_run(run: RunVerdict, footer: str, pr: int | None) -> CheckRunPlan:
+    """A challenge run's own check, named after the pull request and the run's folder as an
+    attempt's is: failure when any finding is an error, else success (its warnings and
+    notices shown); each finding that names a file is an annotation."""
+    errors = [f for f in run.findings if f.severity is Severity.ERROR]
+    conclusion: Conclusion
+    if errors:
+        conclusion = "failure"
+        title = f"challenge run invalid: {count_findings(errors)} problem(s)"
+    else:
+        conclusion = "success"
+        title = f"challenge run valid: {run.cases} case(s), {len(run.scored)} attempt(s) scored"
+    pointer = "\n… cut here: the summary is capped; the JSON report has everything.\n"
+    summary = _capped(render_challenge_run(run), MAX_BODY - len(footer), pointer) + footer
+    return CheckRunPlan(
+        _plain(f"registry: {f'#{pr} ' if pr else ''}{run.folder}", _MAX_NAME),
+        title,
+        summary,
+        conclusion,
+        tuple(_annotations(run.findings)),
+    )
+
+
 def _pull_request_run(report: VerifyReport, footer: str) -> CheckRunPlan:
     """The pull request's own check, under one fixed name so branch protection can require
-    it: failure while the PR changes what it may not or any attempt's evidence is invalid;
-    neutral for the registry's problems (a maintainer's to fix); else success."""
+    it: failure while the PR changes what it may not or any attempt's or challenge run's
+    evidence is invalid; neutral for the registry's problems (a maintainer's to fix); else
+    success."""
     pr_errors = [f for f in report.pr_problems if f.severity is Severity.ERROR]
     registry_errors = [f for f in report.registry_problems if f.severity is Severity.ERROR]
     invalid = [v for v in report.attempts if v.evidence == "invalid"]
+    invalid_runs = [run for run in report.challenge_runs if run.evidence == "invalid"]
     conclusion: Conclusion
     if pr_errors:
         conclusion, title = "failure", f"changes {count_findings(pr_errors)} thing(s) it may not"
-    elif invalid:
-        conclusion, title = "failure", f"evidence invalid in {len(invalid)} attempt(s)"
+    elif invalid or invalid_runs:
+        where = [
+            *([f"{len(invalid)} attempt(s)"] if invalid else []),
+            *([f"{len(invalid_runs)} challenge run(s)"] if invalid_runs else []),
+        ]
+        conclusion, title = "failure", f"evidence invalid in {' and '.join(where)}"
     elif registry_errors:
         conclusion, title = "neutral", "the registry has problems a maintainer must fix"
     else:
@@ -293,6 +327,7 @@ def build_publication(
     footer = f"\n---\n{links}\n"
     runs = (
         *(_attempt_run(v, footer, pr) for v in report.attempts),
+        *(_challenge_run(run, footer, pr) for run in report.challenge_runs),
         _pull_request_run(report, footer),
     )
     key = verdict_key_of(report)

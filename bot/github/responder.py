@@ -24,7 +24,11 @@
    in all: /judge runs are not queued (judge.yml gives each comment its own concurrency
    group, so no comment can cancel another's run), the contents API's blob sha orders them.
 6. Reply with what was recorded, then re-post the verdict (`Reposter`: the CLI starts the
-   verify workflow for the PR, which reruns adapters in its sandbox job and posts).
+   verify workflow for the PR, which reruns adapters in its sandbox job and posts), then start
+   the site's build (`PAGES_WORKFLOW`, a `workflow_dispatch` on the default branch): the commit
+   was made with the job's GITHUB_TOKEN, and GitHub starts no `push` workflow for a push made
+   with it (a dispatch is the exception), so without this the public site kept showing the
+   pre-judgment statuses until some other push to the default branch.
 
 Replies carry untrusted text only inside code spans (`commands.code_span`); the only @mention
 is the commenter's.
@@ -50,6 +54,7 @@ from bot.github.publish import shown_digests
 from bot.load.yaml_ import parse_yaml
 
 __all__ = [
+    "PAGES_WORKFLOW",
     "PUT_TRIES",
     "AttemptAtHead",
     "AttemptReader",
@@ -67,6 +72,8 @@ _BRANCH_MOVED = frozenset({409, 422})  # contents API: the file's sha is stale
 # Tries of the judgments.yaml commit when the branch moved under it (concurrent /judge runs on
 # one attempt, merges): each try reads the file again and merges into what is there.
 PUT_TRIES = 5
+# The site's workflow (.github/workflows/pages.yml), started after a /judge commit (step 6).
+PAGES_WORKFLOW = "pages.yml"
 # Unknown command words a reply names (a comment of 65,536 characters holds thousands, and
 # GitHub refuses a reply over 65,536 characters).
 _MAX_UNKNOWN_SHOWN = 10
@@ -100,6 +107,7 @@ class Outcome:
     branch: str = ""
     commit: str = ""
     reposted: bool = False
+    site_rebuilt: bool = False  # PAGES_WORKFLOW was started on the branch committed to
 
 
 def render_help() -> str:
@@ -222,9 +230,11 @@ def respond(
     port.create_comment(event.issue_number, body)
     reposted = False
     if outcome.commit:
-        # 6. The verdict again, now that the judgments changed.
+        # 6. The verdict again, now that the judgments changed; then the site, whose statuses
+        # read judgments.yaml (a GITHUB_TOKEN commit starts no push workflow of its own).
         repost(port.pull_request(event.issue_number))
         reposted = True
+        port.dispatch_workflow(PAGES_WORKFLOW, outcome.branch, {})
     return Outcome(
         reply=body,
         path=outcome.path,
@@ -232,6 +242,7 @@ def respond(
         branch=outcome.branch,
         commit=outcome.commit,
         reposted=reposted,
+        site_rebuilt=reposted,
     )
 
 

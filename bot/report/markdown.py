@@ -19,8 +19,9 @@ from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
     from bot.app import VerifyReport
+    from bot.challenge.judge import RunVerdict
 
-__all__ = ["MAX_COMMENT", "escape", "render_markdown"]
+__all__ = ["MAX_COMMENT", "escape", "render_challenge_run", "render_markdown"]
 
 MAX_COMMENT = 60_000
 _MAX_FINDINGS_SHOWN = 50
@@ -93,6 +94,24 @@ def _table(findings: Sequence[Finding]) -> list[str]:
     return rows
 
 
+def _run_section(run: RunVerdict) -> list[str]:
+    """A challenge run's section: its heading, what it scored, its findings."""
+    parts = [
+        f"#### Challenge run {escape(run.folder, 200)}: {run.evidence}",
+        "",
+        f"- market {run.market or '?'}, scorer `{escape(run.scorer or '?', 100)}`,"
+        f" {run.cases} hash-only cases, {len(run.scored)} attempt(s) scored",
+    ]
+    if run.findings:
+        parts += _table(run.findings)
+    return parts
+
+
+def render_challenge_run(run: RunVerdict) -> str:
+    """One challenge run's section alone (its check run's summary on a pull request)."""
+    return "\n".join(_run_section(run)) + "\n"
+
+
 def render_markdown(report: VerifyReport) -> str:
     """Return the comment body: a summary table, then each attempt's bars and problems."""
     verdicts, registry_findings = report.attempts, report.registry_problems
@@ -125,15 +144,7 @@ def render_markdown(report: VerifyReport) -> str:
         if reasons:
             parts += _table(reasons)
     for run in report.challenge_runs:
-        parts += [
-            "",
-            f"#### Challenge run {escape(run.folder, 200)}: {run.evidence}",
-            "",
-            f"- market {run.market or '?'}, scorer `{escape(run.scorer or '?', 100)}`,"
-            f" {run.cases} hash-only cases, {len(run.scored)} attempt(s) scored",
-        ]
-        if run.findings:
-            parts += _table(run.findings)
+        parts += ["", *_run_section(run)]
     if report.pr_problems:
         parts += ["", "#### What this pull request may not change", *_table(report.pr_problems)]
     if registry_findings:

@@ -58,10 +58,13 @@ def test_locate_prints_the_github_output_lines(
     memory.pulls[5] = _pr(5, FORK_SHA, base_branch="master")  # octokit's default branch
     _connect_to(monkeypatch, memory)
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
-    assert (code, capsys.readouterr().out) == (0, f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=master\n")
+    assert (code, capsys.readouterr().out) == (
+        0,
+        f"found=true\npr=5\nhead_sha={FORK_SHA}\nbase_ref=master\n",
+    )
 
 
-def test_locate_a_pull_request_into_another_branch_prints_nothing(
+def test_locate_a_pull_request_into_another_branch_prints_found_false(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The event's repository names its default branch (master); a PR into main is not
@@ -71,7 +74,7 @@ def test_locate_a_pull_request_into_another_branch_prints_nothing(
     _connect_to(monkeypatch, memory)
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
     captured = capsys.readouterr()
-    assert (code, captured.out) == (1, "")
+    assert (code, captured.out) == (0, "found=false\n")  # a normal outcome: the later steps skip
     assert "no open pull request into master has the head Codertocat:changes" in captured.err
 
 
@@ -84,11 +87,13 @@ def test_locate_by_number_needs_the_default_branch(
     monkeypatch.setenv("GITHUB_REPOSITORY", "octo-org/octo-repo")
     assert main(["github", "locate", "--pr", "5"]) == 2
     assert "--pr needs --default-branch" in capsys.readouterr().err
-    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 1
-    assert "targets legacy, not the default branch main" in capsys.readouterr().err
+    assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "found=false\n"
+    assert "targets legacy, not the default branch main" in captured.err
     memory.pulls[5] = _pr(5, FORK_SHA)
     assert main(["github", "locate", "--pr", "5", "--default-branch", "main"]) == 0
-    assert capsys.readouterr().out == f"pr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n"
+    assert capsys.readouterr().out == f"found=true\npr=5\nhead_sha={FORK_SHA}\nbase_ref=main\n"
 
 
 def test_locate_finds_nothing_for_a_stale_head(
@@ -99,7 +104,7 @@ def test_locate_finds_nothing_for_a_stale_head(
     _connect_to(monkeypatch, memory)
     code = main(["github", "locate", "--event", str(EVENTS / "workflow_run.completed.fork.json")])
     captured = capsys.readouterr()
-    assert (code, captured.out) == (1, "")
+    assert (code, captured.out) == (0, "found=false\n")
     assert "no pull request to post to: no open pull request" in captured.err
 
 
@@ -192,9 +197,12 @@ def test_judge_from_a_maintainer_end_to_end(
     assert {v["evidence_digest"] for v in checks.values()} == {digest}
     ((number, reply),) = memory.comments_posted
     assert number == 1 and reply.startswith("@Codertocat recorded 2 judgment(s)")
-    # the verdict is re-posted by the verify workflow, started for this pull request
-    assert memory.dispatches == [("verify.yml", "main", {"pr": "1"})]
-    assert "re-post: started verify.yml for #1 on main" in capsys.readouterr().out
+    # the verdict is re-posted by the verify workflow, started for this pull request; then the
+    # site is rebuilt (the commit, made with the job's token, starts no push workflow)
+    assert memory.dispatches == [("verify.yml", "main", {"pr": "1"}), ("pages.yml", "main", {})]
+    out = capsys.readouterr().out
+    assert "re-post: started verify.yml for #1 on main" in out
+    assert "site: started pages.yml on main" in out
 
 
 def test_judge_from_someone_else_is_refused(

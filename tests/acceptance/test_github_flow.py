@@ -195,7 +195,7 @@ def test_a_forks_pull_request_from_check_to_judgment(
     code, out = claims("github", "locate", "--event", event)
     assert code == 0, out
     found = located(out)
-    assert found == {"pr": "7", "head_sha": head, "base_ref": "main"}
+    assert found == {"found": "true", "pr": "7", "head_sha": head, "base_ref": "main"}
     lookup = hub.calls("GET", r"/repos/acme/registry/pulls")[-1]
     assert lookup.query["head"] == f"{FILER}:attempt"
 
@@ -257,7 +257,10 @@ def test_a_forks_pull_request_from_check_to_judgment(
         == (written["files"][f"{folder}/judgments.yaml"])
     )
     assert f"@{MAINTAINER} recorded {len(checks)} judgment(s)" in hub.repo.comments_on(7)[-1].body
-    assert hub.repo.dispatches == [{"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}]
+    assert hub.repo.dispatches == [
+        {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}},
+        {"workflow": "pages.yml", "ref": "main", "inputs": {}},  # the site, with the judgment
+    ]
 
     # verify.yml again, dispatched with the PR's number only: the verdict re-posted.
     code, out = claims("github", "locate", "--pr", "7", "--default-branch", "main")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bot.app import VerifyReport
+from bot.challenge.judge import RunVerdict
 from bot.findings import Code, Finding, Severity
 from bot.verdict import AttemptVerdict
 
@@ -66,6 +67,30 @@ def not_submitter(attempt: str = ATTEMPT, pr: int = 8, author: str = "mallory") 
     )
     verdict = AttemptVerdict(attempt, 3, "run", digest="0" * 64, pr_problems=(problem,))
     return _checked(VerifyReport((verdict,), (), (problem,)))
+
+
+RUN_FOLDER = "challenge-runs/run-1"
+
+
+def challenge_run(
+    problems: int = 0, warnings: int = 0, attempt_problems: int = 0, message: str = "got X"
+) -> VerifyReport:
+    """A pull request filing challenge run `run-1` (market 3), with `problems` errors and
+    `warnings` warnings on its results file (one per line) and, with `attempt_problems`, an
+    attempt beside it (`invalid`)."""
+    findings = tuple(
+        Finding(
+            Code.CHALLENGE_CASE_MISMATCH if i < problems else Code.SNAPSHOT_LATE,
+            f"{message} {i}",
+            f"{RUN_FOLDER}/results.jsonl",
+            i + 1,
+            Severity.ERROR if i < problems else Severity.WARNING,
+        )
+        for i in range(problems + warnings)
+    )
+    run = RunVerdict("run-1", RUN_FOLDER, 3, "builtin", "acme", findings, cases=4)
+    attempts = invalid(attempt_problems).attempts if attempt_problems else ()
+    return _checked(VerifyReport(tuple(attempts), challenge_runs=(run,)))
 
 
 def _checked(report: VerifyReport) -> VerifyReport:

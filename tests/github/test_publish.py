@@ -415,3 +415,71 @@ def test_a_pull_request_opened_while_the_verdict_posts_still_fails_the_commit(
         "failure",
     ]
     assert _required(fakehub)[0] == "failure"
+
+
+CHALLENGE_RUN = f"registry: #7 {reports.RUN_FOLDER}"
+
+
+def test_a_challenge_run_gets_a_check_run_of_its_own() -> None:
+    """Issue 22: a challenge run's findings had no check run; it gets one named after the PR
+    and the run's folder, as an attempt's is, failing when it has an error."""
+    bad = build_publication(reports.challenge_run(2, warnings=1), HEAD, pr=7)
+    assert [(r.name, r.conclusion) for r in bad.check_runs] == [
+        (CHALLENGE_RUN, "failure"),
+        (PULL_REQUEST_RUN, "failure"),  # the required check fails with it
+    ]
+    run, pull = bad.check_runs
+    assert run.title == "challenge run invalid: 2 problem(s)"
+    assert pull.title == "evidence invalid in 1 challenge run(s)"
+    assert [(a.path, a.start_line, a.level, a.title) for a in run.annotations] == [
+        (f"{reports.RUN_FOLDER}/results.jsonl", 1, "failure", "challenge-case-mismatch"),
+        (f"{reports.RUN_FOLDER}/results.jsonl", 2, "failure", "challenge-case-mismatch"),
+        (f"{reports.RUN_FOLDER}/results.jsonl", 3, "warning", "snapshot-late"),
+    ]
+    assert run.summary.startswith(f"#### Challenge run {reports.RUN_FOLDER}: invalid")
+    assert "challenge-case-mismatch" in run.summary and "got X 1" in run.summary
+    assert "4 hash-only cases" in run.summary and f"head `{HEAD[:12]}`" in run.summary
+    # only warnings: valid, a success that still shows them
+    (run, pull) = build_publication(reports.challenge_run(0, warnings=1), HEAD, pr=7).check_runs
+    assert (run.name, run.conclusion, pull.conclusion) == (CHALLENGE_RUN, "success", "success")
+    assert run.title == "challenge run valid: 4 case(s), 0 attempt(s) scored"
+    assert [a.level for a in run.annotations] == ["warning"]
+    # without a PR number (tests of the text) the name is the folder's, as an attempt's is
+    (run, _) = build_publication(reports.challenge_run(), HEAD).check_runs
+    assert run.name == f"registry: {reports.RUN_FOLDER}"
+
+
+def test_a_challenge_run_beside_an_attempt_gets_its_own_check_run() -> None:
+    runs = build_publication(reports.challenge_run(1, attempt_problems=2), HEAD, pr=7).check_runs
+    assert [(r.name, r.conclusion) for r in runs] == [
+        (f"registry: #7 {reports.ATTEMPT}", "failure"),
+        (CHALLENGE_RUN, "failure"),
+        (PULL_REQUEST_RUN, "failure"),
+    ]
+    assert runs[2].title == "evidence invalid in 1 attempt(s) and 1 challenge run(s)"
+    # the attempt's run shows only the attempt, the challenge run's only the run
+    assert reports.RUN_FOLDER not in runs[0].summary
+    assert reports.ATTEMPT not in runs[1].summary
+
+
+def test_a_challenge_runs_text_is_inert_in_its_check_run() -> None:
+    report = reports.challenge_run(1, message="@octocat <img src=x> [x](http://evil)")
+    run, _ = build_publication(report, HEAD, pr=7).check_runs
+    assert "@octocat" not in run.summary and "@\u2060octocat" in run.summary
+    assert not re.search(r"(?<!\\)<img", run.summary) and "](http://evil)" not in run.summary
+
+
+def test_a_challenge_runs_check_run_is_posted_with_its_annotations(
+    fakehub: FakeHub, gateway: GitHubGateway
+) -> None:
+    _pr(fakehub)
+    report = reports.challenge_run(60)
+    posted = publish(gateway, build_publication(report, HEAD, pr=7), 7, HEAD)
+    assert len(posted.check_runs) == 2
+    (run,) = fakehub.repo.runs_named(CHALLENGE_RUN)
+    # annotations capped per code and file as the JSON report lists them; the title counts all
+    assert (run.head_sha, run.conclusion, len(run.annotations)) == (HEAD, "failure", 20)
+    assert run.title == "challenge run invalid: 60 problem(s)"
+    (required,) = fakehub.repo.runs_named(PULL_REQUEST_RUN)
+    assert required.conclusion == "failure"
+    assert fakehub.repo.labels[7] == ["evidence:invalid"]

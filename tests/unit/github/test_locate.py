@@ -47,7 +47,7 @@ def test_a_forks_pull_request_is_found_by_head_owner_branch_and_sha() -> None:
     memory = port(fork_pr(), fork_pr(number=13, head_repo="someone/octo-repo"))
     located = locate_pull_request(memory, FORK)
     assert located == Located(12, SHA, BASE)
-    assert located.output() == f"pr=12\nhead_sha={SHA}\nbase_ref={BASE}\n"
+    assert located.output() == f"found=true\npr=12\nhead_sha={SHA}\nbase_ref={BASE}\n"
     assert memory.calls == [f"find_pull_request Codertocat:changes {SHA}"]
 
 
