@@ -71,8 +71,13 @@ def plan(run_claims: Any, root: Path, as_of: date = CLOSED) -> dict[str, Any]:
     return matrix
 
 
+def entries(planned: dict[str, Any]) -> list[dict[str, str]]:
+    """The plan's attempts, batch after batch, as the rerun jobs run them."""
+    return [entry for batch in planned["batches"] for entry in batch]
+
+
 def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
-    """One matrix entry as the workflow's rerun job runs it (the sandbox, no token)."""
+    """One attempt of a batch as the workflow's rerun job runs it (the sandbox, no token)."""
     result = run_claims(
         "verify",
         "--registry",
@@ -124,12 +129,13 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
 ) -> None:
     built = make_registry(WRAPPED)
     closing = built.repo.head.commit.hexsha
-    assert plan(run_claims, built.root, date(2027, 8, 29)) == {"include": []}  # still open
+    assert entries(plan(run_claims, built.root, date(2027, 8, 29))) == []  # still open
     matrix = plan(run_claims, built.root)
-    assert matrix == {"include": [{"attempt": WRAPPED.folder, "commit": closing}]}
+    assert matrix["batches"] == [[{"attempt": WRAPPED.folder, "commit": closing}]]
+    assert matrix["waiting"] == []
     seed_released(tmp_path / "released", built.files)
     results = tmp_path / "rerun-cache"
-    for entry in matrix["include"]:
+    for entry in entries(matrix):
         assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 0
     report = run(built.root, recorded(results))
     assert not report.failed, report.render()
@@ -150,7 +156,7 @@ def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
         files["adapter/convert.py"] = b"raise SystemExit(3)\n"
 
     built = make_registry(WRAPPED, change=broken)
-    (entry,) = plan(run_claims, built.root)["include"]
+    (entry,) = entries(plan(run_claims, built.root))
     seed_released(tmp_path / "released", built.files)
     kept, unkept = tmp_path / "kept", tmp_path / "unkept"
     assert rerun_job(run_claims, built, entry, tmp_path / "released", kept) == 1
@@ -284,7 +290,7 @@ def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
 
     monkeypatch.setattr(bot.sandbox.cgroup, "create", vanishing)
     built = make_registry(WRAPPED)
-    (entry,) = plan(run_claims, built.root)["include"]
+    (entry,) = entries(plan(run_claims, built.root))
     seed_released(tmp_path / "released", built.files)
     results = tmp_path / "results"
     assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 1
