@@ -56,8 +56,8 @@ from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
-from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
+from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
 

@@ -165,6 +165,7 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
     that copy's digest."""
     from tests.acceptance.test_close_windows_reruns import (
         WRAPPED,
+        entries,
         needs_sandbox,
         plan,
         recorded,

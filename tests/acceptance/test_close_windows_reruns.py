@@ -236,13 +236,8 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
     assert token not in report.render()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review: the rerun plan has no bound; over 256 wrapped attempts the workflow's plan"
-    " job refuses its own matrix and the close job (needs plan success) never runs",
-)
 def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
-    make_registry, run_claims
+    make_registry, run_claims, tmp_path: Path
 ) -> None:
     """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
     `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
@@ -250,11 +245,13 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     `jq` check) before it becomes one; the close job runs only when the plan succeeded. So 257
     wrapped attempts on main (one filer's folders; the PR check is green for an adapter that
     is never rerun) stop every market from closing, resolving or being recorded, every day.
-    The plan must fit the workflow whatever the registry holds (batch the attempts, or plan
-    the first 256 and let the rest wait for their rerun deadline, per attempt)."""
+    The plan must fit the workflow whatever the registry holds: now several attempts a job
+    (bot/jobs/rerun_batches.py), checked here by the workflow's own plan step."""
+    from tests import close_workflow
+
     workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
-    assert ".include | length <= 256" in workflow
     assert "needs.plan.result == 'success'" in workflow
+    max_jobs, per_job = close_workflow.caps()
     built = make_registry(WRAPPED)
     folder = built.attempt
     for index in range(256):
@@ -262,9 +259,14 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     built.repo.git.add("-A")
     built.repo.git.commit("-q", "-m", "256 more wrapped attempts")
     matrix = plan(run_claims, built.root)
-    attempts = {entry["attempt"] for entry in matrix["include"]}
+    attempts = [entry["attempt"] for entry in entries(matrix)]
     assert built.attempt.relative_to(built.root).as_posix() in attempts  # the plan reads them
-    assert len(matrix["include"]) <= 256, f"{len(matrix['include'])} rerun jobs planned"
+    assert len(attempts) == len(set(attempts)) == 257 and matrix["waiting"] == []
+    assert len(matrix["batches"]) <= max_jobs, f"{len(matrix['batches'])} rerun jobs planned"
+    assert max(len(batch) for batch in matrix["batches"]) <= per_job
+    ran = close_workflow.run_plan_step(tmp_path, matrix)
+    assert ran.code == 0, ran.err
+    assert ran.outputs["reruns"] == "257"
 
 
 @needs_sandbox
