@@ -95,9 +95,8 @@ def plan_figures(attempts: int, markets: int) -> None:
         f"  attempts a job                     {min(sizes, default=0)}-{max(sizes, default=0)}"
         f" (cap {MAX_ATTEMPTS_PER_JOB})"
     )
-    print(
-        f"  attempts planned / waiting         {plan.attempts:,} / {sum(c for _, c in plan.waiting):,}"
-    )
+    waiting = sum(count for _, count in plan.waiting)
+    print(f"  attempts planned / waiting         {plan.attempts:,} / {waiting:,}")
     print(f"  plan artifact (plan.json)          {len(text.encode()):,} bytes")
     print(
         f"  plan job's matrix output           {len(matrix.encode()):,} bytes (GitHub: 1 MB a job)"
