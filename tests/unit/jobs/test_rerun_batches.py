@@ -141,6 +141,7 @@ def test_the_workflows_plan_step_accepts_an_empty_plan(tmp_path: Path) -> None:
         lambda p: p["batches"][0][0].update(commit="HEAD"),
         lambda p: p["batches"][0][0].update(extra="x"),
         lambda p: p.update(seconds_per_job=10**6),
+        lambda p: p.update(seconds_per_attempt=1.5),
         lambda p: p.update(waiting=[{"market": "3; id", "attempts": 1}]),
         lambda p: p.pop("waiting"),
     ],
@@ -183,3 +184,41 @@ def test_an_attempt_that_cannot_fit_the_budget_is_not_started_and_fails_the_job(
     ran = close_workflow.run_rerun_step(tmp_path, planned, 0)
     assert ran.calls == []
     assert ran.code == 1 and "2 were not started within the budget" in ran.out
+
+
+def test_the_workflows_plan_step_names_a_market_that_waits(tmp_path: Path) -> None:
+    room = MAX_RERUN_JOBS * MAX_ATTEMPTS_PER_JOB
+    planned = batch_reruns(markets({3: 10, 4: room})).as_json()
+    ran = close_workflow.run_plan_step(tmp_path, planned)
+    assert ran.code == 0, ran.err
+    assert ran.outputs["reruns"] == "10"
+    assert (
+        f"::warning::market 4: its {room} wrapped attempts do not fit this run's rerun jobs;"
+        " it is blocked this run" in ran.out
+    )
+
+
+def test_the_cli_plan_names_a_market_that_waits(make_registry, run_claims, monkeypatch) -> None:
+    """A plan with room for one attempt (the caps made small): market 3's two wrapped
+    attempts wait, none planned, named on stderr (the close without their results blocks the
+    market: test_close_windows_reruns.py)."""
+    import functools
+    import shutil
+
+    import bot.jobs.close_windows as close_module
+    from bot.demo.specimen import AttemptSpec
+
+    monkeypatch.setattr(
+        close_module, "batch_reruns", functools.partial(batch_reruns, max_jobs=1, per_job=1)
+    )
+    built = make_registry(AttemptSpec(kind="wrapped"))
+    shutil.copytree(built.attempt, built.attempt.parent / f"{built.attempt.name}-two")
+    built.repo.git.add("-A")
+    built.repo.git.commit("-q", "-m", "a second wrapped attempt")
+    result = run_claims(
+        "close-windows", "--registry", built.root, "--plan-reruns", "--as-of", "2027-09-01"
+    )
+    assert result.code == 0, result.err
+    planned = json.loads(result.out)
+    assert planned["batches"] == [] and planned["waiting"] == [{"market": 3, "attempts": 2}]
+    assert "market 3: its 2 wrapped attempts do not fit" in result.err
