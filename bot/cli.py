@@ -174,8 +174,10 @@ def _parser() -> argparse.ArgumentParser:
     close.add_argument(
         "--plan-reruns",
         action="store_true",
-        help="print the job matrix of the wrapped attempts this run would resolve,"
-        ' {"include": [{"attempt": FOLDER, "commit": SHA}]}, and change nothing',
+        help="print the rerun plan of the wrapped attempts this run would resolve, batched"
+        ' for the workflow\'s rerun jobs, {"batches": [[{"attempt": FOLDER, "commit": SHA},'
+        ' ...], ...], "seconds_per_attempt": N, "seconds_per_job": N, "waiting": [{"market":'
+        ' N, "attempts": N}]}, and change nothing',
     )
     _check_options(
         close,
@@ -430,7 +432,8 @@ def _close_windows(args: argparse.Namespace) -> int:
 
 
 def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
-    """`claims close-windows --plan-reruns`: the rerun jobs' matrix, as JSON on stdout."""
+    """`claims close-windows --plan-reruns`: the rerun plan, as JSON on stdout (a market that
+    does not fit is named on stderr)."""
     import json
 
     from bot.archive.local import LocalArchive
@@ -447,7 +450,15 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    print(json.dumps(rerun_matrix(job), separators=(",", ":")))
+    plan = rerun_matrix(job)
+    for market, count in plan.waiting:
+        print(
+            f"market {market}: its {count} wrapped attempts do not fit this run's rerun jobs"
+            " with the markets before it: none is planned, and it is blocked this run"
+            " (docs/running-on-github.md, the schedule's limits)",
+            file=sys.stderr,
+        )
+    print(json.dumps(plan.as_json(), separators=(",", ":")))
     return EXIT_VALID
 
 

@@ -51,9 +51,10 @@ class Limits:
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0
     # All of one wrapped attempt's released data, every file and every retry (bot/released.py):
-    # the scheduled rerun job stops at 30 minutes, and its setup, this budget and the sandbox's
-    # two runs (2 minutes each) fit in it with room to spare, so a filer's slow server costs
-    # its attempt a recorded finding, never the job (issue 21).
+    # with the sandbox's two runs (2 minutes each) it is an attempt's worst case, which the
+    # scheduled rerun job starts only while it fits the job's budget
+    # (bot/jobs/rerun_batches.py), so a filer's slow server costs its attempt a recorded
+    # finding, never the job (issue 21).
     released_deadline: float = 900.0
     # Downloads (raw logs, released data) go to public addresses only: loopback, private,
     # link-local, multicast, reserved and unspecified ones are refused (bot/fetch.py). These

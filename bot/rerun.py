@@ -218,8 +218,9 @@ class AdapterRerun:
         if findings is None:
             # Nothing recorded for this evidence on this run: its rerun job was lost (a runner,
             # an install step, an artifact upload), which is the registry's fault, never the
-            # filer's (a filer's rerun ends within the job's time: `Limits.released_deadline`
-            # plus the sandbox's wall clock). The market waits, whatever the date.
+            # filer's (a filer's rerun ends within `Limits.released_deadline` plus the
+            # sandbox's wall clock, and the job starts it only while that fits its budget:
+            # bot/jobs/rerun_batches.py). The market waits, whatever the date.
             return None
         tried = _tried(findings)
         if not tried:

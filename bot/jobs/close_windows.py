@@ -57,6 +57,7 @@ from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
+from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
 
@@ -306,12 +307,12 @@ class _Unasked:
         raise AssertionError("the rerun plan reads no copy")
 
 
-def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
-    """`{"include": [{"attempt": FOLDER, "commit": SHA}, ...]}`: the wrapped attempts of the
-    markets this run resolves, each with the commit whose tree the resolution reads them from
-    (the snapshot tag's commit, or main's commit at the close where the tag is yet to be made;
-    for a late close also the branch's tip, which is read when the tag does not count). The
-    scheduled workflow reruns each in a job with no token scope and no secret."""
+def rerun_matrix(job: Job) -> RerunPlan:
+    """The rerun plan (`bot/jobs/rerun_batches.py`): the wrapped attempts of the markets this
+    run resolves, each with the commit whose tree the resolution reads them from (the snapshot
+    tag's commit, or main's commit at the close where the tag is yet to be made; for a late
+    close also the branch's tip, which is read when the tag does not count), batched into the
+    scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole."""
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.tree import GitTree
@@ -321,7 +322,7 @@ def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
     by_market = {f.market: f for f in facts}
     history, git = _open(job)
     try:
-        wanted: list[tuple[int, str]] = []
+        markets: list[tuple[int, list[dict[str, str]]]] = []
         for market in plan.markets:
             if not market.has("resolve"):
                 continue
@@ -329,22 +330,23 @@ def rerun_matrix(job: Job) -> dict[str, list[dict[str, str]]]:
             commits = [fact.tag.commit if fact.tag is not None else fact.close_commit]
             if market.phase == "late-close":
                 commits.append(history.repo.commit(git.branch).hexsha)
-            wanted += [(market.market, c) for c in dict.fromkeys(commits) if c is not None]
-        include: list[dict[str, str]] = []
-        for number, commit in wanted:
-            try:
-                snapshot = load_registry(GitTree(history.repo, commit, history.prefix))
-            except ClaimsError:
-                continue  # the close reports a tree it cannot read
-            folder = f"attempts/market-{number:02d}"
-            if snapshot.tree.entry(folder) is None:
-                continue
-            include += [
-                {"attempt": attempt, "commit": commit}
-                for attempt in snapshot.attempt_folders([folder])
-                if is_wrapped(snapshot, attempt)
-            ]
-        return {"include": include}
+            entries: list[dict[str, str]] = []
+            for commit in dict.fromkeys(c for c in commits if c is not None):
+                try:
+                    snapshot = load_registry(GitTree(history.repo, commit, history.prefix))
+                except ClaimsError:
+                    continue  # the close reports a tree it cannot read
+                folder = f"attempts/market-{market.market:02d}"
+                if snapshot.tree.entry(folder) is None:
+                    continue
+                entries += [
+                    {"attempt": attempt, "commit": commit}
+                    for attempt in snapshot.attempt_folders([folder])
+                    if is_wrapped(snapshot, attempt)
+                ]
+            if entries:
+                markets.append((market.market, entries))
+        return batch_reruns(markets)
     finally:
         history.close()
 

@@ -165,6 +165,7 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
     that copy's digest."""
     from tests.acceptance.test_close_windows_reruns import (
         WRAPPED,
+        entries,
         needs_sandbox,
         plan,
         recorded,
@@ -182,7 +183,7 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
     five = record(built.root, 5)
     assert five["outcome"] == "OTHER"
     # The next day the rerun job has recorded the wrapped attempt's result.
-    (entry,) = plan(run_claims, built.root, date(2027, 9, 2))["include"]
+    (entry,) = entries(plan(run_claims, built.root, date(2027, 9, 2)))
     seed_released(tmp_path / "released", built.files)
     results = tmp_path / "rerun-cache"
     assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 0

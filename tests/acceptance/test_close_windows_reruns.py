@@ -71,8 +71,13 @@ def plan(run_claims: Any, root: Path, as_of: date = CLOSED) -> dict[str, Any]:
     return matrix
 
 
+def entries(planned: dict[str, Any]) -> list[dict[str, str]]:
+    """The plan's attempts, batch after batch, as the rerun jobs run them."""
+    return [entry for batch in planned["batches"] for entry in batch]
+
+
 def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
-    """One matrix entry as the workflow's rerun job runs it (the sandbox, no token)."""
+    """One attempt of a batch as the workflow's rerun job runs it (the sandbox, no token)."""
     result = run_claims(
         "verify",
         "--registry",
@@ -124,12 +129,13 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
 ) -> None:
     built = make_registry(WRAPPED)
     closing = built.repo.head.commit.hexsha
-    assert plan(run_claims, built.root, date(2027, 8, 29)) == {"include": []}  # still open
+    assert entries(plan(run_claims, built.root, date(2027, 8, 29))) == []  # still open
     matrix = plan(run_claims, built.root)
-    assert matrix == {"include": [{"attempt": WRAPPED.folder, "commit": closing}]}
+    assert matrix["batches"] == [[{"attempt": WRAPPED.folder, "commit": closing}]]
+    assert matrix["waiting"] == []
     seed_released(tmp_path / "released", built.files)
     results = tmp_path / "rerun-cache"
-    for entry in matrix["include"]:
+    for entry in entries(matrix):
         assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 0
     report = run(built.root, recorded(results))
     assert not report.failed, report.render()
@@ -150,7 +156,7 @@ def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
         files["adapter/convert.py"] = b"raise SystemExit(3)\n"
 
     built = make_registry(WRAPPED, change=broken)
-    (entry,) = plan(run_claims, built.root)["include"]
+    (entry,) = entries(plan(run_claims, built.root))
     seed_released(tmp_path / "released", built.files)
     kept, unkept = tmp_path / "kept", tmp_path / "unkept"
     assert rerun_job(run_claims, built, entry, tmp_path / "released", kept) == 1
@@ -230,13 +236,8 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
     assert token not in report.render()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review: the rerun plan has no bound; over 256 wrapped attempts the workflow's plan"
-    " job refuses its own matrix and the close job (needs plan success) never runs",
-)
 def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
-    make_registry, run_claims
+    make_registry, run_claims, tmp_path: Path
 ) -> None:
     """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
     `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
@@ -244,11 +245,13 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     `jq` check) before it becomes one; the close job runs only when the plan succeeded. So 257
     wrapped attempts on main (one filer's folders; the PR check is green for an adapter that
     is never rerun) stop every market from closing, resolving or being recorded, every day.
-    The plan must fit the workflow whatever the registry holds (batch the attempts, or plan
-    the first 256 and let the rest wait for their rerun deadline, per attempt)."""
+    The plan must fit the workflow whatever the registry holds: now several attempts a job
+    (bot/jobs/rerun_batches.py), checked here by the workflow's own plan step."""
+    from tests import close_workflow
+
     workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
-    assert ".include | length <= 256" in workflow
     assert "needs.plan.result == 'success'" in workflow
+    max_jobs, per_job = close_workflow.caps()
     built = make_registry(WRAPPED)
     folder = built.attempt
     for index in range(256):
@@ -256,9 +259,14 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     built.repo.git.add("-A")
     built.repo.git.commit("-q", "-m", "256 more wrapped attempts")
     matrix = plan(run_claims, built.root)
-    attempts = {entry["attempt"] for entry in matrix["include"]}
+    attempts = [entry["attempt"] for entry in entries(matrix)]
     assert built.attempt.relative_to(built.root).as_posix() in attempts  # the plan reads them
-    assert len(matrix["include"]) <= 256, f"{len(matrix['include'])} rerun jobs planned"
+    assert len(attempts) == len(set(attempts)) == 257 and matrix["waiting"] == []
+    assert len(matrix["batches"]) <= max_jobs, f"{len(matrix['batches'])} rerun jobs planned"
+    assert max(len(batch) for batch in matrix["batches"]) <= per_job
+    ran = close_workflow.run_plan_step(tmp_path, matrix)
+    assert ran.code == 0, ran.err
+    assert ran.outputs["reruns"] == "257"
 
 
 @needs_sandbox
@@ -284,7 +292,7 @@ def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
 
     monkeypatch.setattr(bot.sandbox.cgroup, "create", vanishing)
     built = make_registry(WRAPPED)
-    (entry,) = plan(run_claims, built.root)["include"]
+    (entry,) = entries(plan(run_claims, built.root))
     seed_released(tmp_path / "released", built.files)
     results = tmp_path / "results"
     assert rerun_job(run_claims, built, entry, tmp_path / "released", results) == 1

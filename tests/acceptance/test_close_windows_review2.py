@@ -6,13 +6,11 @@ tests/acceptance/test_close_windows_decided_once.py).
 
 from __future__ import annotations
 
-import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
 import git
-import pytest
 
 from tests.acceptance.test_close_windows import record, zenodo
 from tests.acceptance.test_close_windows_attacks import refuse_main
@@ -65,13 +63,8 @@ def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
         assert_decided_once(data, copy, issue)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="review: the close job's rerun plan has no bound; close-windows.yml's jq refuses a"
-    " plan over 256 entries (GitHub's matrix cap), so the plan job fails and no market closes",
-)
 def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed(
-    make_registry, run_claims
+    make_registry, run_claims, tmp_path: Path
 ) -> None:
     """Attack: a filer merges 257 wrapped attempts into market 3 (copies of one valid attempt
     under their own slug). `claims close-windows --plan-reruns` lists them all; the workflow
@@ -79,13 +72,15 @@ def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed
     of a matrix) and fails the plan job, and the close job runs only when the plan job
     succeeded: no market of the registry is tagged, archived or resolved on any day while
     they stay. The plan must always be one the workflow can run (e.g. several attempts a
-    job), and the market resolve by its rerun deadline whatever the count."""
-    from tests.acceptance.test_close_windows_reruns import WRAPPED, plan
+    job), and the market resolve by its rerun deadline whatever the count. Now the plan holds
+    at most 256 batches of attempts (bot/jobs/rerun_batches.py), and the workflow's own plan
+    step, run here, accepts it."""
+    from tests import close_workflow
+    from tests.acceptance.test_close_windows_reruns import WRAPPED, entries, plan
 
-    workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
-    cap = int(re.search(r"\.include \| length <= (\d+)", workflow).group(1))  # type: ignore[union-attr]
+    cap, per_job = close_workflow.caps()
     built = make_registry(WRAPPED)
-    (wrapped,) = plan(run_claims, built.root)["include"]
+    (wrapped,) = entries(plan(run_claims, built.root))
     source = built.root / wrapped["attempt"]
     for index in range(cap + 1):
         shutil.copytree(source, source.parent.parent / "mallory-lab" / f"copy-{index:03d}")
@@ -94,5 +89,10 @@ def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed
         GIT_AUTHOR_DATE="2027-08-01T10:00:00Z", GIT_COMMITTER_DATE="2027-08-01T10:00:00Z"
     ):
         built.repo.git.commit("-m", "257 wrapped attempts merged in the window")
-    include = plan(run_claims, built.root)["include"]
-    assert len(include) <= cap, f"{len(include)} rerun jobs planned; the workflow runs {cap}"
+    planned = plan(run_claims, built.root)
+    batches = planned["batches"]
+    assert len(batches) <= cap, f"{len(batches)} rerun jobs planned; the workflow runs {cap}"
+    assert all(1 <= len(batch) <= per_job for batch in batches)
+    assert len(entries(planned)) == cap + 2 and planned["waiting"] == []  # every one planned
+    ran = close_workflow.run_plan_step(tmp_path, planned)
+    assert ran.code == 0, ran.err

@@ -1,0 +1,111 @@
+"""The scheduled close's adapter reruns, batched to fit GitHub Actions' limits.
+
+`claims close-windows --plan-reruns` prints a `RerunPlan` as JSON; close-windows.yml's plan job
+re-checks it with `jq` (against the numbers below: tests/unit/test_workflows.py reads both),
+uploads it as the run's `close-plan` artifact and makes a job matrix of its batch numbers.
+Each rerun job downloads the plan and reruns its batch's attempts one after another in the
+sandbox, each attempt's result recorded on its own as before (one attempt's failure is that
+attempt's), starting an attempt only while its worst case still fits the job's budget.
+
+The limits (docs/running-on-github.md, "The schedule's limits"):
+
+- a job matrix holds at most `MAX_RERUN_JOBS` (256) jobs: GitHub's cap;
+- one attempt's rerun takes at most `attempt_seconds()`: the released-data budget
+  (`Limits.released_deadline`, 900 s) and the sandbox's two runs (`SandboxLimits.wall_seconds`,
+  2 x 120 s): 1,140 s;
+- a rerun job runs for at most `JOB_TIMEOUT_MINUTES` (360, GitHub's maximum for a hosted
+  runner) and starts attempts for `JOB_BUDGET_SECONDS` (320 minutes; the rest is setup and the
+  upload), an attempt only when its worst case ends within that budget: so `guaranteed_per_job()`
+  (16) attempts always run, however slow each is;
+- a job holds at most `MAX_ATTEMPTS_PER_JOB` (64) attempts, which fit when they average under
+  five minutes (`JOB_BUDGET_SECONDS / 64`).
+
+A plan spreads its attempts evenly over as few jobs as the cap allows: `ceil(n / 256)` a job,
+so up to 256 attempts each get a job of their own, and up to 4,096 (256 x 16) every attempt
+fits its worst case. The markets are taken whole in market order: a market whose attempts do
+not all fit what is left of the `MAX_RERUN_JOBS x MAX_ATTEMPTS_PER_JOB` (16,384) places is
+listed in `waiting` and none of its attempts is planned, since the close counts only this run's
+results and a market resolves only when all of its wrapped attempts have one. Such a market is
+blocked this run (a wrapped attempt without a result, which the rerun deadline treats as the
+registry's fault: it blocks on any day, never turns into the filer's failure) and is planned
+again on the next run. An attempt a job did not start within its budget is likewise unrecorded
+and blocks its market for this run only.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.config import Limits
+from bot.sandbox.runner import SandboxLimits
+
+__all__ = [
+    "JOB_BUDGET_SECONDS",
+    "JOB_TIMEOUT_MINUTES",
+    "MAX_ATTEMPTS_PER_JOB",
+    "MAX_RERUN_JOBS",
+    "RerunPlan",
+    "attempt_seconds",
+    "batch_reruns",
+    "guaranteed_per_job",
+]
+
+MAX_RERUN_JOBS = 256
+MAX_ATTEMPTS_PER_JOB = 64
+JOB_TIMEOUT_MINUTES = 360
+JOB_BUDGET_SECONDS = 320 * 60
+
+
+def attempt_seconds(limits: Limits | None = None, sandbox: SandboxLimits | None = None) -> int:
+    """The longest one attempt's rerun can take: all of its released data, then the sandbox's
+    two runs (the adapter run and its repeat)."""
+    limits, sandbox = limits or Limits(), sandbox or SandboxLimits()
+    return math.ceil(limits.released_deadline + 2 * sandbox.wall_seconds)
+
+
+def guaranteed_per_job() -> int:
+    """Attempts a job runs even when every one takes its worst case."""
+    return JOB_BUDGET_SECONDS // attempt_seconds()
+
+
+@dataclass(frozen=True, slots=True)
+class RerunPlan:
+    """`batches`: one list of `{"attempt": FOLDER, "commit": SHA}` a rerun job; `waiting`: the
+    markets left out whole, `{"market": N, "attempts": COUNT}` (planned on a later run)."""
+
+    batches: tuple[tuple[Mapping[str, str], ...], ...]
+    waiting: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def attempts(self) -> int:
+        return sum(len(batch) for batch in self.batches)
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "batches": [[dict(entry) for entry in batch] for batch in self.batches],
+            "seconds_per_attempt": attempt_seconds(),
+            "seconds_per_job": JOB_BUDGET_SECONDS,
+            "waiting": [{"market": market, "attempts": count} for market, count in self.waiting],
+        }
+
+
+def batch_reruns(
+    by_market: Sequence[tuple[int, Sequence[Mapping[str, str]]]],
+    max_jobs: int = MAX_RERUN_JOBS,
+    per_job: int = MAX_ATTEMPTS_PER_JOB,
+) -> RerunPlan:
+    """Each market's rerun entries, in market order, batched into at most `max_jobs` jobs of at
+    most `per_job` attempts; a market that does not fit whole waits (`RerunPlan.waiting`)."""
+    room = max_jobs * per_job
+    planned: list[Mapping[str, str]] = []
+    waiting: list[tuple[int, int]] = []
+    for market, entries in by_market:
+        if len(planned) + len(entries) > room:
+            waiting.append((market, len(entries)))
+        else:
+            planned += entries
+    size = max(1, math.ceil(len(planned) / max_jobs))
+    batches = tuple(tuple(planned[i : i + size]) for i in range(0, len(planned), size))
+    return RerunPlan(batches, tuple(waiting))
