@@ -13,7 +13,6 @@ endpoint is a finding, never an error; only a repository the token cannot read a
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -124,11 +123,9 @@ def read_setup(reader: SetupReader, repository: str, web: str = "https://github.
         )
     branch = str(repo.data.get("default_branch") or "main")
     ruleset_list = _read_all(reader, f"{api}/rulesets", {"includes_parents": "true"})
-    ids = {
-        int(item["id"])
-        for item in _items(ruleset_list)
-        if isinstance(item.get("id"), int) and item.get("target") in ("branch", "tag")
-    }
+    # Every listed ruleset is read in full: the list's items may leave out `target` (GitHub's
+    # own example does), and only the full ruleset has its conditions and bypass list.
+    ids = {int(item["id"]) for item in _items(ruleset_list) if isinstance(item.get("id"), int)}
     branch_rules = _read_all(reader, f"{api}/rules/branches/{branch}", {})
     ids |= {
         int(r["ruleset_id"]) for r in _items(branch_rules) if isinstance(r.get("ruleset_id"), int)
@@ -436,12 +433,16 @@ def _tag_rulesets(facts: SetupFacts) -> tuple[list[dict[str, Any]], list[int]]:
     """The active tag rulesets that take in the snapshot tags, and the ids not readable."""
     found, unread = [], []
     for item in _items(facts.ruleset_list):
-        if item.get("target") != "tag" or not isinstance(item.get("id"), int):
+        if item.get("target") not in (None, "tag") or not isinstance(item.get("id"), int):
             continue
         ruleset = _ruleset(facts, item["id"])
         if ruleset is None:
             unread.append(item["id"])
-        elif ruleset.get("enforcement") == "active" and _matches(ruleset, SAMPLE_TAG):
+        elif (
+            ruleset.get("target") == "tag"
+            and ruleset.get("enforcement") == "active"
+            and _matches(ruleset, SAMPLE_TAG)
+        ):
             found.append(ruleset)
     return found, unread
 
@@ -712,7 +713,11 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
     owners = parse_codeowners(facts.codeowners.content.decode("utf-8", "replace"))
     if not owners:
         return SetupCheck(
-            name, "change", f"{facts.codeowners.path} names no owner; see {_CODEOWNERS_DOC}"
+            name,
+            "change",
+            f"{facts.codeowners.path} names no owner: name the maintainers"
+            f" ({facts.web}/{facts.repository}/edit/{facts.default_branch}/"
+            f"{facts.codeowners.path}); see {_CODEOWNERS_DOC}",
         )
     changes, unknown = [], []
     for team, answer in facts.teams.items():
@@ -763,7 +768,7 @@ _LABEL: dict[Status, str] = {"ok": "ok", "change": "CHANGE", "cannot-check": "CA
 def render_checks(facts: SetupFacts, checks: Sequence[SetupCheck]) -> str:
     """The doctor's report: a header, one line per requirement, a total."""
     lines = [f"claims github doctor: {facts.repository} (default branch {facts.default_branch})"]
-    lines += [f"{_LABEL[c.status]:<12}  {c.name}: {c.message}" for c in checks]
+    lines += [f"{_LABEL[c.status]:<12}  {c.name}: {' '.join(c.message.split())}" for c in checks]
     changes = sum(c.status == "change" for c in checks)
     unknown = sum(c.status == "cannot-check" for c in checks)
     if not changes and not unknown:
@@ -773,4 +778,4 @@ def render_checks(facts: SetupFacts, checks: Sequence[SetupCheck]) -> str:
             f"{len(checks) - changes - unknown} of {len(checks)} requirements hold; {changes} to"
             f" change, {unknown} not checked; see {DOCS}#check-the-setup-claims-github-doctor"
         )
-    return "\n".join(re.sub(r"\s+", " ", line) for line in lines) + "\n"
+    return "\n".join(lines) + "\n"
