@@ -87,7 +87,7 @@ class SetupFacts:
     workflow_permissions: ApiRead  # .../actions/permissions/workflow
     actions_permissions: ApiRead  # .../actions/permissions
     pages: ApiRead  # GET /repos/{o}/{r}/pages
-    codeowners: FileAtRef | None
+    codeowners: FileAtRef | str | None  # str: why it could not be read
     teams: Mapping[str, ApiRead]  # org/team -> its members
     roles: Mapping[str, Role | None]  # None: could not ask
 
@@ -142,15 +142,18 @@ def read_setup(reader: SetupReader, repository: str, web: str = "https://github.
             f"{api}/environments/{ZENODO_ENVIRONMENT}/deployment-branch-policies",
             {"per_page": "100"},
         )
-    codeowners = next(
-        (found for path in CODEOWNERS_PATHS if (found := reader.file(path, branch)) is not None),
-        None,
-    )
+    codeowners: FileAtRef | str | None = None
+    try:
+        codeowners = next(
+            (f for path in CODEOWNERS_PATHS if (f := reader.file(path, branch)) is not None),
+            None,
+        )
+    except GitHubError as error:  # a private repository the token may not read
+        codeowners = error.message
+    found = codeowners if isinstance(codeowners, FileAtRef) else None
     teams: dict[str, ApiRead] = {}
     logins: list[str] = []
-    for owner in parse_codeowners(
-        codeowners.content.decode("utf-8", "replace") if codeowners else ""
-    ):
+    for owner in parse_codeowners(found.content.decode("utf-8", "replace") if found else ""):
         if "/" in owner:
             org, team = owner.split("/", 1)
             teams[owner] = _read_all(reader, f"/orgs/{org}/teams/{team}/members", {})
@@ -204,10 +207,15 @@ def _read_all(reader: SetupReader, path: str, params: Mapping[str, str]) -> ApiR
 
 
 def _items(answer: ApiRead, key: str | None = None) -> list[dict[str, Any]]:
+    """The objects of a list answer (of `answer.data[key]` with a key); nothing else."""
     data = answer.data
     if key is not None and isinstance(data, dict):
         data = data.get(key)
-    return [item for item in data if isinstance(item, dict)] if isinstance(data, list) else []
+    return _objects(data)
+
+
+def _objects(value: object) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
 def parse_codeowners(text: str) -> list[str]:
@@ -250,7 +258,7 @@ def _settings(facts: SetupFacts, page: str = "") -> str:
 
 def _cannot(name: str, what: str, answer: ApiRead, needs: str) -> SetupCheck:
     said = f" ({answer.status}" + (f": {answer.message}" if answer.message else "") + ")"
-    return SetupCheck(name, "cannot-check", f"cannot check: {what}{said}; the token needs {needs}")
+    return SetupCheck(name, "cannot-check", f"{what}{said}: the token needs {needs}")
 
 
 def _branch_rules(facts: SetupFacts, kind: str) -> list[dict[str, Any]]:
@@ -293,7 +301,7 @@ def _rules_unknown(facts: SetupFacts, name: str, what: str) -> SetupCheck | None
 def _required_check(facts: SetupFacts) -> SetupCheck:
     name = "required-check"
     for rule in _branch_rules(facts, "required_status_checks"):
-        for item in _items(ApiRead(200, rule.get("parameters") or {}), "required_status_checks"):
+        for item in _objects((rule.get("parameters") or {}).get("required_status_checks")):
             app = item.get("integration_id")
             if item.get("context") == REQUIRED_CHECK and app in (None, GITHUB_ACTIONS_APP_ID):
                 return SetupCheck(
@@ -703,6 +711,13 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
         f"{_settings(facts, 'access')}; API: PUT /repos/{facts.repository}/collaborators/LOGIN"
         " permission=maintain"
     )
+    if isinstance(facts.codeowners, str):
+        return SetupCheck(
+            name,
+            "cannot-check",
+            f"CODEOWNERS ({facts.codeowners}): the token needs read access to the"
+            " repository's contents",
+        )
     if facts.codeowners is None:
         return SetupCheck(
             name,
@@ -752,7 +767,7 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
     if changes:
         return SetupCheck(name, "change", "; ".join(changes) + f"; see {_CODEOWNERS_DOC}")
     if unknown:
-        return SetupCheck(name, "cannot-check", "cannot check: " + "; ".join(unknown))
+        return SetupCheck(name, "cannot-check", "; ".join(unknown))
     return SetupCheck(
         name,
         "ok",

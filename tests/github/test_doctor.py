@@ -383,3 +383,15 @@ def test_the_checks_are_a_pure_function_of_what_was_read(fakehub: FakeHub) -> No
     assert [c.name for c in check_setup(facts)] == NAMES
     assert all(c.ok for c in check_setup(facts))
     assert len(fakehub.requests) == calls  # checking asks nothing more
+
+
+def test_a_codeowners_file_the_token_cannot_read(
+    fakehub: FakeHub, doctor: Callable[..., tuple[int, dict[str, str]]]
+) -> None:
+    set_up_well(fakehub)
+    fakehub.fail_next("GET", r"/repos/acme/registry/contents/\.github/CODEOWNERS", 403)
+    code, lines = doctor()
+    assert code == 1
+    assert lines["maintainers"].startswith(
+        "CANNOT CHECK: CODEOWNERS (GET .github/CODEOWNERS at main: GitHub answered 403"
+    )
