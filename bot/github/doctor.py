@@ -257,7 +257,10 @@ def _settings(facts: SetupFacts, page: str = "") -> str:
 
 
 def _cannot(name: str, what: str, answer: ApiRead, needs: str) -> SetupCheck:
-    said = f" ({answer.status}" + (f": {answer.message}" if answer.message else "") + ")"
+    if answer.ok:  # answered, with the setting left out (GitHub hides it from this token)
+        said = " (not shown to this token)"
+    else:
+        said = f" ({answer.status}" + (f": {answer.message}" if answer.message else "") + ")"
     return SetupCheck(name, "cannot-check", f"{what}{said}: the token needs {needs}")
 
 

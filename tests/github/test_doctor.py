@@ -326,7 +326,8 @@ def test_a_token_without_admin_rights_cannot_check_the_admin_settings(
     cannot = {n for n, line in lines.items() if line.startswith("CANNOT CHECK: ")}
     assert cannot == {"merge-methods", "bot-bypass", "zenodo-secret", "workflow-permissions"}
     assert "the token needs admin access" in lines["bot-bypass"]
-    assert "bypass list of ruleset 1" in lines["bot-bypass"]
+    assert "the bypass list of ruleset 1 (not shown to this token)" in lines["bot-bypass"]
+    assert "merge buttons" in lines["merge-methods"]
     assert "(403: Resource not accessible by integration)" in lines["zenodo-secret"]
     assert "Environments: read and Secrets: read" in lines["zenodo-secret"]
     # what anyone who may read the repository can see is still checked
