@@ -199,7 +199,7 @@ def _read_all(reader: SetupReader, path: str, params: Mapping[str, str]) -> ApiR
     for page in range(1, _MAX_PAGES + 1):
         answer = reader.read(path, {**params, "per_page": "100", "page": str(page)})
         if not answer.ok or not isinstance(answer.data, list):
-            return answer if page == 1 else ApiRead(200, items)
+            return answer  # a list read in part is not read: fail closed
         items += answer.data
         if len(answer.data) < 100:
             break
@@ -476,7 +476,7 @@ def _snapshot_tags(facts: SetupFacts) -> SetupCheck:
                 " updates and deletions of snapshot-* tags",
             )
     if unread:
-        answer = facts.rulesets[unread[0]]
+        answer = facts.rulesets.get(unread[0], ApiRead(0, message=f"over {_MAX_RULESETS} rulesets"))
         return _cannot(name, f"tag ruleset {unread[0]}", answer, "read access to the repository")
     return SetupCheck(
         name,
