@@ -153,6 +153,17 @@ def add_github_parser(commands: Any) -> None:
     )
     judge.set_defaults(github_handler=_judge)
 
+    doctor = sub.add_parser(
+        "doctor",
+        help="check a repository's GitHub settings against docs/running-on-github.md",
+        description="Read the repository's settings through the API (GITHUB_TOKEN; an admin's"
+        " token sees them all) and print, for each requirement of docs/running-on-github.md,"
+        " ok or what to change and where. Exit 0 when all hold, 1 when one needs a change or"
+        " cannot be checked with this token, 2 without a token or repository.",
+    )
+    doctor.add_argument("--repository", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
+    doctor.set_defaults(github_handler=_doctor)
+
 
 def run_github(args: argparse.Namespace, verify: VerifyRunner) -> int:
     """Run the `claims github` subcommand `args` names; `ClaimsError`s reach bot/cli.py."""
@@ -405,6 +416,32 @@ def _located(located: Located | str) -> int:
         return EXIT_OK
     print(located.output(), end="")
     return EXIT_OK
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from bot.github.doctor import check_setup, read_setup, render_checks
+
+    repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
+    if not _REPOSITORY.fullmatch(repository):
+        raise ClaimsError(
+            f"no repository: got {repository!r}, expected OWNER/NAME",
+            "pass --repository OWNER/NAME or set GITHUB_REPOSITORY",
+        )
+    if not os.environ.get("GITHUB_TOKEN"):
+        raise ClaimsError(
+            f"no GITHUB_TOKEN: cannot read {repository}'s settings",
+            "set GITHUB_TOKEN to a token of a repository admin (e.g. `GITHUB_TOKEN=$(gh auth"
+            " token)`); without admin rights some requirements cannot be checked",
+        )
+    gateway = importlib.import_module("bot.github.gateway")
+    reader = gateway.connect(
+        os.environ["GITHUB_TOKEN"], repository, os.environ.get("GITHUB_API_URL") or None
+    )
+    web = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
+    facts = read_setup(reader, repository, web)
+    checks = check_setup(facts)
+    print(printable(render_checks(facts, checks)), end="")
+    return EXIT_OK if all(check.ok for check in checks) else EXIT_NOTHING
 
 
 def _registry_root(given: Path | None) -> Path:

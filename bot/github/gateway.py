@@ -37,6 +37,7 @@ from github.PullRequest import PullRequest
 
 from bot.github.port import (
     Annotation,
+    ApiRead,
     CheckRunRef,
     CommentRef,
     FileAtRef,
@@ -449,6 +450,30 @@ class GitHubGateway:
 
         return self._call(f"PUT {path} on {branch}", put)
 
+    # Raw reads (the settings `claims github doctor` checks) ----------------------------
+
+    def read(self, path: str, params: Mapping[str, str] | None = None) -> ApiRead:
+        """GET `path` (from the API root: "/repos/o/r/pages") through PyGithub's requester:
+        PyGithub has no objects for rulesets, rules, environment secrets or Actions' workflow
+        permissions, and its objects would hide what the doctor must tell apart (a field the
+        token may not see, a 403 or a 404). A 401, 403 (not a rate limit), 404 or 422 is
+        returned as data; rate limits and 5xx are waited out as for every call."""
+
+        def get() -> ApiRead:
+            try:
+                _, data = self._client.requester.requestJsonAndCheck(
+                    "GET", path, parameters=dict(params or {})
+                )
+            except GithubException as error:
+                if error.status in (401, 404, 422) or (
+                    error.status == 403 and _failure(error, self._retry, 0).wait is None
+                ):
+                    return _refusal(error)
+                raise
+            return ApiRead(200, data)
+
+        return self._call(f"GET {path}", get)
+
     # Actions ------------------------------------------------------------------------------
 
     def dispatch_workflow(self, workflow: str, ref: str, inputs: Mapping[str, str]) -> None:
@@ -458,6 +483,11 @@ class GitHubGateway:
             self._repo.get_workflow(workflow).create_dispatch(ref, dict(inputs), throw=True)
 
         self._call(f"POST dispatch of {workflow} on {ref}", dispatch)
+
+
+def _refusal(error: GithubException) -> ApiRead:
+    data = error.data if isinstance(error.data, dict) else {}
+    return ApiRead(error.status, data, str(data.get("message") or "")[:200])
 
 
 def _assert_port(gateway: GitHubGateway) -> GitHubPort:

@@ -20,6 +20,7 @@ from bot.errors import ClaimsError
 __all__ = [
     "MAINTAINER_ROLES",
     "Annotation",
+    "ApiRead",
     "CheckRunRef",
     "CommentRef",
     "FileAtRef",
@@ -43,6 +44,21 @@ class GitHubError(ClaimsError):
     def __init__(self, message: str, hint: str = "", status: int | None = None) -> None:
         super().__init__(message, hint)
         self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class ApiRead:
+    """One GET's answer as data: `status` 200 with its JSON, or the refusal (403, 404, 401)
+    with GitHub's message. `claims github doctor` reads settings a token may not see, and a
+    refusal there is a finding, not an error."""
+
+    status: int
+    data: object = None
+    message: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,13 @@ the fake's own host. What GitHub validates and matters to the bot is validated h
 50 annotations a request and their levels, a check run's output title and summary, a comment
 body of at most 65,536 characters (422 otherwise), a stale blob sha on `PUT contents` (409).
 Lists are paginated with `per_page`/`page` and a Link header.
+
+`repo.settings` (a `Settings`) holds what `claims github doctor` reads: the merge buttons,
+rulesets (branch rules are computed from them), classic branch protection, environments with
+their branch policies and secret names, Actions' permissions, Pages; `state.teams` the members
+of organisation teams. With `settings.admin` False the token is not an admin's: the settings
+endpoints GitHub shows to admins only answer 403, and a ruleset's bypass list and the
+repository's merge buttons are left out, as GitHub leaves them out.
 """
 
 from __future__ import annotations
@@ -31,13 +38,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-__all__ = ["FakeHub", "Issue", "Pull", "Repo", "Request", "State"]
+__all__ = ["Environment", "FakeHub", "Issue", "Pull", "Repo", "Request", "Settings", "State"]
 
 EXAMPLES: dict[str, Any] = json.loads(
     Path(__file__).with_name("rest_examples.json").read_text("utf-8")
@@ -128,6 +136,40 @@ class Issue:
 
 
 @dataclass
+class Environment:
+    """A deployment environment: `branches` None deploys from any branch, else only from
+    those (custom branch policies); the names of its secrets; required reviewers or not."""
+
+    branches: list[str] | None = None
+    secrets: list[str] = field(default_factory=list)
+    reviewers: bool = False
+
+
+@dataclass
+class Settings:
+    admin: bool = True  # the token's user is an admin of the repository
+    default_branch: str = "main"
+    allow_merge_commit: bool = True
+    allow_squash_merge: bool = True
+    allow_rebase_merge: bool = True
+    # id -> a ruleset as GET /rulesets/{id} has it (name, target, enforcement, bypass_actors,
+    # conditions, rules)
+    rulesets: dict[int, dict[str, Any]] = field(default_factory=dict)
+    protection: dict[str, Any] | None = None  # classic protection of the default branch
+    environments: dict[str, Environment] = field(default_factory=dict)
+    workflow_permissions: dict[str, Any] = field(
+        default_factory=lambda: {
+            "default_workflow_permissions": "read",
+            "can_approve_pull_request_reviews": False,
+        }
+    )
+    actions: dict[str, Any] = field(
+        default_factory=lambda: {"enabled": True, "allowed_actions": "all"}
+    )
+    pages: dict[str, Any] | None = None  # GET /pages (build_type, ...); None: Pages is off
+
+
+@dataclass
 class Repo:
     full_name: str
     ids: Iterator[int]
@@ -148,6 +190,7 @@ class Repo:
     issues: dict[int, Issue] = field(default_factory=dict)  # issues that are no pull request
     # Called with each commit PUT contents makes (a test mirrors it into a real git repository).
     on_commit: Any = None
+    settings: Settings = field(default_factory=Settings)
 
     def add_pull(self, number: int, author: str, head_sha: str, **fields: Any) -> Pull:
         fields.setdefault("head_branch", f"{author}-attempt")
@@ -188,6 +231,7 @@ class Repo:
 class State:
     repos: dict[str, Repo] = field(default_factory=dict)
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1001))
+    teams: dict[str, list[str]] = field(default_factory=dict)  # "org/team" -> member logins
 
     def repo(self, full_name: str) -> Repo:
         if full_name not in self.repos:
@@ -309,6 +353,13 @@ class FakeHub:
         try:
             if not authorized:
                 raise _error(401, "Requires authentication")
+            team = re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/members", path)
+            if team and method == "GET":
+                key = f"{team[1]}/{team[2]}"
+                if key not in self.state.teams:
+                    raise _error(404, "Not Found")
+                members = [self._user(login) for login in self.state.teams[key]]
+                return self._paged(200, members, path, query)
             for pattern, verb, handler in _ROUTES:
                 match = re.fullmatch(pattern, path)
                 if match and verb == method:
@@ -820,6 +871,163 @@ def _dispatch(hub: FakeHub, repo: Repo, query: Any, data: Any, workflow: str) ->
     return 204, None
 
 
+# The settings `claims github doctor` reads ----------------------------------------------------
+
+
+def _admin_only(repo: Repo) -> None:
+    if not repo.settings.admin:
+        raise _error(403, "Resource not accessible by integration")
+
+
+def _get_repo(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    settings = repo.settings
+    item = copy.deepcopy(EXAMPLES["full-repository"])
+    item.update(hub._repository(repo.full_name))
+    item["default_branch"] = settings.default_branch
+    item["permissions"] = {"admin": settings.admin, "push": True, "pull": True}
+    for key in ("allow_merge_commit", "allow_squash_merge", "allow_rebase_merge"):
+        if settings.admin:
+            item[key] = getattr(settings, key)
+        else:  # shown to admins only
+            item.pop(key, None)
+    return item
+
+
+def _ruleset_json(hub: FakeHub, repo: Repo, ruleset_id: int, full: bool) -> dict[str, Any]:
+    ruleset = repo.settings.rulesets[ruleset_id]
+    item = copy.deepcopy(EXAMPLES["repository-ruleset" if full else "repository-ruleset-item"])
+    item.update(id=ruleset_id, source=repo.full_name, source_type="Repository")
+    item["_links"] = {
+        "self": {"href": f"{{api}}/repos/{repo.full_name}/rulesets/{ruleset_id}"},
+        "html": {"href": f"{{web}}/{repo.full_name}/rules/{ruleset_id}"},
+    }
+    keys = ("name", "target", "enforcement", "conditions", "rules", "bypass_actors")
+    item.update({key: ruleset[key] for key in keys[: 6 if full else 3] if key in ruleset})
+    if not full or not repo.settings.admin:
+        item.pop("bypass_actors", None)  # GitHub shows the bypass list to admins only
+    return item
+
+
+def _list_rulesets(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    return [_ruleset_json(hub, repo, i, False) for i in sorted(repo.settings.rulesets)]
+
+
+def _get_ruleset(hub: FakeHub, repo: Repo, query: Any, data: Any, ruleset_id: str) -> Any:
+    if int(ruleset_id) not in repo.settings.rulesets:
+        raise _error(404, "Not Found")
+    return _ruleset_json(hub, repo, int(ruleset_id), True)
+
+
+def _ref_matches(repo: Repo, ruleset: dict[str, Any], ref: str) -> bool:
+    names = (ruleset.get("conditions") or {}).get("ref_name") or {}
+    default = f"refs/heads/{repo.settings.default_branch}"
+
+    def hit(patterns: list[str]) -> bool:
+        return any(
+            p == "~ALL" or (p == "~DEFAULT_BRANCH" and ref == default) or fnmatchcase(ref, p)
+            for p in patterns
+        )
+
+    return hit(names.get("include") or []) and not hit(names.get("exclude") or [])
+
+
+def _branch_rules(hub: FakeHub, repo: Repo, query: Any, data: Any, branch: str) -> Any:
+    out = []
+    for ruleset_id, ruleset in sorted(repo.settings.rulesets.items()):
+        target = ruleset.get("target", "branch")
+        if target != "branch" or ruleset.get("enforcement") != "active":
+            continue
+        if not _ref_matches(repo, ruleset, f"refs/heads/{branch}"):
+            continue
+        for rule in ruleset.get("rules") or []:
+            item = copy.deepcopy(EXAMPLES["repository-rule-item"])
+            item.pop("parameters", None)
+            item.update(rule, ruleset_id=ruleset_id, ruleset_source=repo.full_name)
+            item["ruleset_source_type"] = "Repository"
+            out.append(item)
+    return out
+
+
+def _protection(hub: FakeHub, repo: Repo, query: Any, data: Any, branch: str) -> Any:
+    _admin_only(repo)
+    if branch != repo.settings.default_branch or repo.settings.protection is None:
+        raise _error(404, "Branch not protected")
+    item = copy.deepcopy(EXAMPLES["branch-protection"])
+    for key in list(item):
+        if key != "url":
+            item.pop(key)
+    item.update(copy.deepcopy(repo.settings.protection))
+    item["url"] = f"{{api}}/repos/{repo.full_name}/branches/{branch}/protection"
+    return item
+
+
+def _environment(repo: Repo, name: str) -> Environment:
+    if name not in repo.settings.environments:
+        raise _error(404, "Not Found")
+    return repo.settings.environments[name]
+
+
+def _get_environment(hub: FakeHub, repo: Repo, query: Any, data: Any, name: str) -> Any:
+    env = _environment(repo, name)
+    item = copy.deepcopy(EXAMPLES["environment"])
+    item.update(
+        name=name,
+        url=f"{{api}}/repos/{repo.full_name}/environments/{name}",
+        html_url=f"{{web}}/{repo.full_name}/deployments/activity_log?environments_filter={name}",
+    )
+    rules = [r for r in item["protection_rules"] if r.get("type") != "branch_policy"]
+    item["protection_rules"] = [
+        r for r in rules if env.reviewers or r.get("type") != "required_reviewers"
+    ]
+    item["deployment_branch_policy"] = (
+        None
+        if env.branches is None
+        else {"protected_branches": False, "custom_branch_policies": True}
+    )
+    return item
+
+
+def _branch_policies(hub: FakeHub, repo: Repo, query: Any, data: Any, name: str) -> Any:
+    env = _environment(repo, name)
+    branches = env.branches or []
+    policies = [
+        {"id": 361000 + n, "node_id": f"GBP{n}", "name": branch, "type": "branch"}
+        for n, branch in enumerate(branches)
+    ]
+    return {"total_count": len(policies), "branch_policies": policies}
+
+
+def _environment_secrets(hub: FakeHub, repo: Repo, query: Any, data: Any, name: str) -> Any:
+    _admin_only(repo)
+    env = _environment(repo, name)
+    example = EXAMPLES["actions-secret-paginated"]["secrets"][0]
+    secrets = [{**example, "name": secret} for secret in env.secrets]
+    return {"total_count": len(secrets), "secrets": secrets}
+
+
+def _workflow_permissions(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    _admin_only(repo)
+    item = copy.deepcopy(EXAMPLES["actions-default-workflow-permissions"])
+    item.update(repo.settings.workflow_permissions)
+    return item
+
+
+def _actions_permissions(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    _admin_only(repo)
+    item = copy.deepcopy(EXAMPLES["actions-repository-permissions"])
+    item.update(repo.settings.actions)
+    return item
+
+
+def _pages(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
+    if repo.settings.pages is None:
+        raise _error(404, "Not Found")
+    item = copy.deepcopy(EXAMPLES["page"])
+    item.update(url=f"{{api}}/repos/{repo.full_name}/pages", cname=None)
+    item.update(repo.settings.pages)
+    return item
+
+
 _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/pulls/(\d+)", "GET", _get_pull),
     (_R + r"/pulls/(\d+)", "PATCH", _edit_pull),
@@ -844,6 +1052,17 @@ _ROUTES: list[tuple[str, str, Any]] = [
     (_R + r"/actions/workflows/([^/]+)/dispatches", "POST", _dispatch),
     (_R + r"/issues", "GET", _list_issues),
     (_R + r"/issues", "POST", _create_issue),
+    (_R, "GET", _get_repo),
+    (_R + r"/rulesets", "GET", _list_rulesets),
+    (_R + r"/rulesets/(\d+)", "GET", _get_ruleset),
+    (_R + r"/rules/branches/(.+)", "GET", _branch_rules),
+    (_R + r"/branches/(.+)/protection", "GET", _protection),
+    (_R + r"/environments/([^/]+)", "GET", _get_environment),
+    (_R + r"/environments/([^/]+)/deployment-branch-policies", "GET", _branch_policies),
+    (_R + r"/environments/([^/]+)/secrets", "GET", _environment_secrets),
+    (_R + r"/actions/permissions/workflow", "GET", _workflow_permissions),
+    (_R + r"/actions/permissions", "GET", _actions_permissions),
+    (_R + r"/pages", "GET", _pages),
 ]
 
 

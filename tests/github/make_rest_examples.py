@@ -46,8 +46,9 @@ PULL = [
     "author_association",
 ]
 
-# example name in the description -> (name in the output, the fields kept)
-KEEP: dict[str, tuple[str, list[str]]] = {
+# example name in the description -> (name in the output, the fields kept; None: all). An
+# example that is a list (`...-items`) is kept as its first item.
+KEEP: dict[str, tuple[str, list[str] | None]] = {
     "pull-request": ("pull-request", [*PULL, "merged"]),
     "pull-request-simple": ("pull-request-simple", PULL),
     "check-run": (
@@ -120,6 +121,29 @@ KEEP: dict[str, tuple[str, list[str]]] = {
             "author_association",
         ],
     ),
+    # `claims github doctor` (bot/github/doctor.py): the settings it reads
+    "full-repository-default-response": (
+        "full-repository",
+        [
+            *REPO,
+            "default_branch",
+            "allow_merge_commit",
+            "allow_squash_merge",
+            "allow_rebase_merge",
+            "permissions",
+        ],
+    ),
+    "repository-rule-items": ("repository-rule-item", None),
+    "repository-ruleset-items": ("repository-ruleset-item", None),
+    "repository-ruleset": ("repository-ruleset", None),
+    "branch-protection": ("branch-protection", None),
+    "environment": ("environment", None),
+    "deployment-branch-policies-list": ("deployment-branch-policies-list", None),
+    "actions-secret-paginated": ("actions-secret-paginated", None),
+    "actions-default-workflow-permissions": ("actions-default-workflow-permissions", None),
+    "actions-repository-permissions": ("actions-repository-permissions", None),
+    "page": ("page", None),
+    "team-member-items": ("team-member", USER),
 }
 # nested objects: the fields kept
 NESTED = {
@@ -156,6 +180,8 @@ def _trim(value: Any, fields: list[str] | None) -> Any:
 def _rewrite(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _rewrite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rewrite(item) for item in value]
     if isinstance(value, str):
         for origin, placeholder in (
             ("https://api.github.com", "{api}"),
@@ -168,7 +194,13 @@ def _rewrite(value: Any) -> Any:
 
 def build(description: dict[str, Any]) -> dict[str, Any]:
     examples = description["components"]["examples"]
-    return {out: _trim(examples[name]["value"], fields) for name, (out, fields) in KEEP.items()}
+    out: dict[str, Any] = {}
+    for name, (key, fields) in KEEP.items():
+        value = examples[name]["value"]
+        if isinstance(value, list):
+            value = value[0]
+        out[key] = _trim(value, fields) if fields is not None else _rewrite(value)
+    return out
 
 
 def main(argv: list[str]) -> int:
