@@ -36,7 +36,7 @@ LONG = "x" * 50_000  # a path the filer's server redirects to (http.client reads
 
 
 class _Redirecting(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         if self.path.startswith("/r/"):
             self.send_response(302)
             self.send_header("Location", f"/{LONG}{self.path[3:]}")
