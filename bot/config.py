@@ -45,6 +45,12 @@ class Limits:
     max_attempt_file_bytes: int = 600 * 1024 * 1024
     # A wrapped attempt's released data: bytes per file.
     max_released_bytes: int = 2 * 1024 * 1024 * 1024
+    # All of one wrapped attempt's released data, in bytes (bot/released.py): the rerun job
+    # writes each file twice (the cache and the inputs copy), and a full disk there is a
+    # machine error, recorded as nothing, which blocks the market on every day: so a filer's
+    # files must fit the runner's 14 GB with room to spare (review 3 of issue 21: 100 files
+    # of 2 GiB each were allowed).
+    max_released_total_bytes: int = 3 * 1024 * 1024 * 1024
     # A wrapped attempt's paper's freeze (paper_freeze.url, with --fetch-raw-logs).
     max_paper_freeze_bytes: int = 256 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.

@@ -97,7 +97,7 @@ def _fetch_once(
             sink = _HashingFile(stream)
             download(session, item.url, sink, limits.max_released_bytes, limits)
         if sink.count > limits.max_released_bytes:
-            raise UnavailableError(
+            raise _TooLargeError(
                 f"{item.url} serves more than the"
                 f" {limits.max_released_bytes}-byte limit for released data"
             )
@@ -111,10 +111,15 @@ def _fetch_once(
         temporary.unlink(missing_ok=True)
 
 
+class _TooLargeError(UnavailableError):
+    """The server serves more bytes than the file may have: the same on every try."""
+
+
 def _is_passing(error: UnavailableError) -> bool:
     """Worth another try: a time-out, a refused connection or a 5xx, not a 4xx, nor an
-    address the bot does not fetch from (not public: refused on every try)."""
-    if isinstance(error, RefusedAddressError):
+    address the bot does not fetch from (not public: refused on every try), nor a file over
+    its byte limit."""
+    if isinstance(error, RefusedAddressError | _TooLargeError):
         return False
     return not (isinstance(error, HTTPStatusError) and 400 <= error.status < 500)
 
@@ -167,7 +172,8 @@ def fetch_released(
 
     `file` is adapter.yaml's display path for the findings. `sleep` waits between retries
     (tests pass a no-op). Everything is fetched within `limits.released_deadline` (each
-    download within `fetch_deadline` too); a file not fetched in time is
+    download within `fetch_deadline` too), and in `limits.max_released_total_bytes` all
+    together; a file not fetched in time, or past that byte budget, is
     `released-data-unavailable`.
     """
     refused = _check_paths(items, inputs, file)
@@ -179,6 +185,10 @@ def fetch_released(
     # One budget for every file and retry (`Limits.released_deadline`): a server that answers
     # each download just before its own deadline cannot hold the rerun job past its timeout.
     budget_end = clock() + limits.released_deadline
+    # And one byte budget (`Limits.max_released_total_bytes`): each file is written twice
+    # (cache, inputs), and a disk the filer's files fill is a machine error, recorded as nothing.
+    total = limits.max_released_total_bytes
+    used = 0
     try:
         for index, data in enumerate(items):
             item = ReleasedFile.from_data(data)
@@ -189,9 +199,20 @@ def fetch_released(
                 continue
             target = inputs / PurePosixPath(item.path)
             entry = _cached(cache, item.sha256)
+            room = total - used
+            over = (
+                f"{where}: {item.url} was not fetched: the {total}-byte limit for all of"
+                f" adapter.yaml's released data ran out ({used} bytes before it)"
+            )
+            if entry is not None and entry.stat().st_size > room:
+                findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, over, file))
+                continue
             served = None
             for attempt in range(_RETRIES):
                 if entry is not None:
+                    break
+                if room <= 0:
+                    findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, over, file))
                     break
                 remaining = budget_end - clock()
                 if remaining <= 0:
@@ -202,9 +223,17 @@ def fetch_released(
                     )
                     findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, message, file))
                     break
-                within = replace(limits, fetch_deadline=min(limits.fetch_deadline, remaining))
+                within = replace(
+                    limits,
+                    fetch_deadline=min(limits.fetch_deadline, remaining),
+                    max_released_bytes=min(limits.max_released_bytes, room),
+                )
                 try:
                     entry, served = _fetch_once(session, item, cache, within)
+                    break
+                except _TooLargeError as error:
+                    shown = over if room < limits.max_released_bytes else f"{where}: {error}"
+                    findings.append(Finding(Code.RELEASED_DATA_UNAVAILABLE, shown, file))
                     break
                 except UnavailableError as error:
                     pause = 2.0**attempt
@@ -224,6 +253,7 @@ def fetch_released(
                     )
                 )
             if entry is not None:
+                used += entry.stat().st_size
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(entry, target)
     finally:

@@ -34,7 +34,7 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -62,7 +62,10 @@ BOT_VERSION = __version__
 # file the comparison cannot make canonical is a difference, never "no differences" (issue 21).
 COMPARISON = 3
 _TAIL_SHOWN = 600
-_RECORD_BYTES = 1 << 20  # a cached record holds a few findings
+_RECORD_BYTES = 1 << 20  # a cached record holds a few findings: read back at most this much
+# Each message of a record too long for `_RECORD_BYTES` is cut to these lengths in turn until
+# it fits (`_record_text`): a message can name what a filer's server sent (a redirect target).
+_RECORD_MESSAGE_CUTS = (4000, 1000, 250, 60)
 # Results worth keeping: the adapter ran and its output was compared with the evidence.
 _FINAL = frozenset({Code.ADAPTER_MISMATCH, Code.ADAPTER_IGNORES_DATA})
 # Kept too where a results folder lives for one run (`keep_failures`): the filer's own doing,
@@ -260,7 +263,7 @@ class AdapterRerun:
             record.parent.mkdir(parents=True, exist_ok=True)
             handle, name = tempfile.mkstemp(dir=record.parent, prefix=".partial-")
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
-                stream.write(rerun_record_to_json(key, parts, findings))
+                stream.write(_record_text(key, parts, findings))
             Path(name).replace(record)
         except OSError:
             return
@@ -342,6 +345,23 @@ class AdapterRerun:
             except OSError:
                 submitted[name] = None
         return submitted
+
+
+def _record_text(key: str, parts: Mapping[str, Any], findings: list[Finding]) -> str:
+    """The record as `_cached` reads it back: within `_RECORD_BYTES`, each message cut (to
+    `_RECORD_MESSAGE_CUTS` in turn) until it fits. A record over the limit was read truncated,
+    counted as no record, and its market blocked on every day (review 3 of issue 21: a
+    filer's server redirecting each released file to a 50 000-character URL)."""
+    text = rerun_record_to_json(key, parts, findings)
+    for cut in _RECORD_MESSAGE_CUTS:
+        if len(text.encode("utf-8")) <= _RECORD_BYTES:
+            break
+        shown = [
+            replace(f, message=f.message if len(f.message) <= cut else f.message[: cut - 1] + "…")
+            for f in findings
+        ]
+        text = rerun_record_to_json(key, parts, shown)
+    return text
 
 
 def _empty_copy(source: Path, target: Path) -> None:

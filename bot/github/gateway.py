@@ -231,12 +231,10 @@ class GitHubGateway:
 
     def commit_author(self, sha: str) -> str | None:
         def read() -> str | None:
-            try:
-                data = self._repo.get_commit(sha).raw_data
-            except GithubException as error:
-                if error.status in (404, 422):  # no such commit
-                    return None
-                raise
+            # A commit GitHub does not know (404, 422) is an error like any other: the callers
+            # ask of a pull request's head, and None would read as "linked to no account",
+            # which lets a first filing pass (review 3 of issue 21).
+            data = self._repo.get_commit(sha).raw_data
             author = data.get("author")
             login = author.get("login") if isinstance(author, dict) else None
             return login if isinstance(login, str) and login else None

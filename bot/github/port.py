@@ -172,8 +172,10 @@ class GitHubPort(Protocol):
 
     def commit_author(self, sha: str) -> str | None:
         """GET /commits/{sha} → `author.login`: the account GitHub links the commit's author
-        email to. None when it links it to none (`author` null), or knows no such commit
-        (404, 422). No one can change a commit's author without changing its sha."""
+        email to. None when it links it to none (`author` null); `GitHubError` when GitHub
+        answers otherwise, a commit it does not know (404, 422) included: the callers ask of a
+        pull request's head, and must not read a failed lookup as an unlinked author (a first
+        filing would pass). No one can change a commit's author without changing its sha."""
         ...
 
     def reviews(self, number: int) -> Sequence[Review]: ...

@@ -50,14 +50,16 @@ def test_merged_pull_request_and_pulls_of_commit(fakehub: FakeHub, gateway: GitH
 def test_commit_author_is_the_linked_account_or_none(
     fakehub: FakeHub, gateway: GitHubGateway
 ) -> None:
-    """GET /commits/{sha} → `author.login`; null (an email linked to no account) and a commit
-    GitHub does not know (422) are None; a server error is retried, then an error."""
+    """GET /commits/{sha} → `author.login`; null (an email linked to no account) is None; a
+    commit GitHub does not know (422) is an error (review 3: None let a first filing pass), and
+    so is a server error, after retries."""
     linked, unlinked = "d" * 40, "e" * 40
     fakehub.repo.commit_authors[linked] = "alice"
     fakehub.repo.add_pull(7, "bob", unlinked)
     assert gateway.commit_author(linked) == "alice"
     assert gateway.commit_author(unlinked) is None
-    assert gateway.commit_author("f" * 40) is None
+    with pytest.raises(GitHubError, match="GET author of commit"):
+        gateway.commit_author("f" * 40)
     assert [(r.path, r.status) for r in fakehub.calls("GET", r".*/commits/.*")][-1] == (
         f"/repos/acme/registry/commits/{'f' * 40}",
         422,
