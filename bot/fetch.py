@@ -378,17 +378,9 @@ class _WatchedHTTPConnection(urllib3.connection.HTTPConnection):
         return sock
 
 
-class _WatchedHTTPSConnection(urllib3.connection.HTTPSConnection):
-    """The same for https: the plain socket is watched before the TLS handshake starts."""
-
-    def __init__(self, *args: Any, watchdog: _Watchdog, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.watchdog = watchdog
-
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        self.watchdog.watch(sock)
-        return sock
+class _WatchedHTTPSConnection(_WatchedHTTPConnection, urllib3.connection.HTTPSConnection):
+    """The same for https (the same methods, before urllib3's https ones in the MRO): the plain
+    socket is watched before the TLS handshake starts."""
 
 
 class _PinnedAdapter(requests.adapters.HTTPAdapter):
