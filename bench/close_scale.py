@@ -60,7 +60,7 @@ from bot.rerun import AdapterRerun
 from tests.archive.fakezenodo import TOKEN, FakeZenodo, serve
 from tests.conftest import RegistryFactory
 from tests.github.fakehub import FakeHub
-from tests.support import Files, seed_released
+from tests.support import Files, rerun_job_argv, seed_released
 
 CLOSED = date(2027, 9, 1)
 WRAPPED = AttemptSpec(kind="wrapped")
@@ -132,23 +132,8 @@ def _claims(*argv: object) -> tuple[int, str]:
 
 
 def _rerun(built: Any, entry: dict[str, str], released: Path, results: Path) -> int:
-    code, _ = _claims(
-        "verify",
-        "--registry",
-        built.root,
-        "--base-ref",
-        "main",
-        "--head",
-        entry["commit"],
-        "--rerun-adapters",
-        "--rerun-cache",
-        results,
-        "--keep-rerun-failures",
-        "--released-cache",
-        released,
-        "--quiet",
-        built.root / entry["attempt"],
-    )
+    attempt = built.root / entry["attempt"]
+    code, _ = _claims(*rerun_job_argv(built.root, entry["commit"], attempt, results, released))
     return code
 
 

@@ -204,3 +204,26 @@ def assert_report_reads_back(kind: str, report: object) -> None:
     assert problems == [], [f"{p.file}: {p.message}" for p in problems[:5]]
     reader = VerifyReport if kind == "verify-report" else ResolveReport
     reader.from_json(report)  # raises ReportError where a site build would stop
+
+
+def rerun_job_argv(
+    root: Path, head: str, attempt: Path, results: Path, released: Path, *, quiet: bool = True
+) -> list[str | Path]:
+    """`claims verify`'s arguments as the close workflow's rerun job gives them for one
+    attempt (close-windows.yml: the sandbox, no token, its result kept in `results`)."""
+    argv: list[str | Path] = [
+        "verify",
+        "--registry",
+        root,
+        "--base-ref",
+        "main",
+        "--head",
+        head,
+        "--rerun-adapters",
+        "--rerun-cache",
+        results,
+        "--keep-rerun-failures",
+        "--released-cache",
+        released,
+    ]
+    return [*argv, "--quiet", attempt] if quiet else [*argv, attempt]

@@ -575,10 +575,9 @@ def _zenodo_environment(facts: SetupFacts) -> SetupCheck:
         )
     changes = []
     policy = env.data.get("deployment_branch_policy")
-    names = {str(p.get("name")) for p in _items(facts.zenodo_branches, "branch_policies")}
-    types = {
-        str(p.get("type") or "branch") for p in _items(facts.zenodo_branches, "branch_policies")
-    }
+    policies = _items(facts.zenodo_branches, "branch_policies")
+    names = {str(p.get("name")) for p in policies}
+    types = {str(p.get("type") or "branch") for p in policies}
     if not isinstance(policy, dict) or not policy.get("custom_branch_policies"):
         changes.append(f"set its deployment branches to Selected, {facts.default_branch} only")
     elif not facts.zenodo_branches.ok:

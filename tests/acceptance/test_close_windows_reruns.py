@@ -28,7 +28,7 @@ from bot.gather import VerifyOptions
 from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues
 from bot.rerun import AdapterRerun
-from tests.support import Files, seed_released
+from tests.support import Files, rerun_job_argv, seed_released
 
 CLOSED = date(2027, 9, 1)
 WRAPPED = AttemptSpec(kind="wrapped")
@@ -78,23 +78,8 @@ def entries(planned: dict[str, Any]) -> list[dict[str, str]]:
 
 def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
     """One attempt of a batch as the workflow's rerun job runs it (the sandbox, no token)."""
-    result = run_claims(
-        "verify",
-        "--registry",
-        built.root,
-        "--base-ref",
-        "main",
-        "--head",
-        entry["commit"],
-        "--rerun-adapters",
-        "--rerun-cache",
-        out,
-        "--keep-rerun-failures",
-        "--released-cache",
-        cache,
-        "--quiet",
-        built.root / entry["attempt"],
-    )
+    attempt = built.root / entry["attempt"]
+    result = run_claims(*rerun_job_argv(built.root, entry["commit"], attempt, out, cache))
     code: int = result.code
     return code
 

@@ -33,7 +33,7 @@ from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues
 from bot.jobs.stuck import rerun_deadline
 from bot.rerun import AdapterRerun
-from tests.support import Files, seed_released
+from tests.support import Files, rerun_job_argv, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 GOOD = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
@@ -71,26 +71,7 @@ def record(root: Path, market: int = 3) -> dict[str, Any] | None:
 
 def rerun_job(run_claims: Any, built: Any, results: Path, released: Path) -> int:
     """The workflow's rerun job for the wrapped attempt, on main's commit at the close."""
-    result = run_claims(
-        "verify",
-        "--registry",
-        built.root,
-        "--base-ref",
-        "main",
-        "--head",
-        built.repo.head.commit.hexsha,
-        "--rerun-adapters",
-        "--rerun-cache",
-        results,
-        "--keep-rerun-failures",
-        "--released-cache",
-        released,
-        "--quiet",
-        built.root / WRAPPED.folder,
-    )
-    assert "Traceback" not in result.err
-    code: int = result.code
-    return code
+    return _rerun_job_of(run_claims, built, WRAPPED.folder, results, released)
 
 
 def dead_url() -> str:
@@ -184,23 +165,8 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
 
 def _rerun_job_of(run_claims: Any, built: Any, folder: str, results: Path, released: Path) -> int:
     """The workflow's rerun job for the attempt `folder`, on main's commit at the close."""
-    result = run_claims(
-        "verify",
-        "--registry",
-        built.root,
-        "--base-ref",
-        "main",
-        "--head",
-        built.repo.head.commit.hexsha,
-        "--rerun-adapters",
-        "--rerun-cache",
-        results,
-        "--keep-rerun-failures",
-        "--released-cache",
-        released,
-        "--quiet",
-        built.root / folder,
-    )
+    head = built.repo.head.commit.hexsha
+    result = run_claims(*rerun_job_argv(built.root, head, built.root / folder, results, released))
     assert "Traceback" not in result.err
     code: int = result.code
     return code

@@ -21,7 +21,7 @@ import pytest
 
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec
-from tests.support import Files, seed_released
+from tests.support import Files, rerun_job_argv, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 needs_sandbox = pytest.mark.skipif(
@@ -95,22 +95,8 @@ def test_the_rerun_job_answers_for_the_attempt_whatever_its_files_do(
     built = make_registry(WRAPPED, change=change)
     released, results = tmp_path / "released", tmp_path / "rerun-cache"
     seed_released(released, built.files)
-    result = run_claims(
-        "verify",
-        "--registry",
-        built.root,
-        "--base-ref",
-        "main",
-        "--head",
-        built.repo.head.commit.hexsha,
-        "--rerun-adapters",
-        "--rerun-cache",
-        results,
-        "--keep-rerun-failures",
-        "--released-cache",
-        released,
-        built.root / WRAPPED.folder,
-    )
+    head, attempt = built.repo.head.commit.hexsha, built.root / WRAPPED.folder
+    result = run_claims(*rerun_job_argv(built.root, head, attempt, results, released, quiet=False))
     assert result.code in (0, 1), result.err
     # (an adapter's own traceback may be quoted inside a finding, never the bot's at a line start)
     assert not re.search(r"^Traceback", result.err + result.out, re.MULTILINE)
