@@ -227,3 +227,29 @@ def rerun_job_argv(
         released,
     ]
     return [*argv, "--quiet", attempt] if quiet else [*argv, attempt]
+
+
+class FakeSandbox:
+    """Stands in for bot.sandbox.run_adapter: copies every released file to out/ (as the
+    specimen's convert.py does: the cases and the trials) and counts the runs."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, command: list[str], *, inputs: Path, output: Path, **_: Any) -> Any:
+        from bot.sandbox import RunResult
+
+        self.calls += 1
+        written = convert_like_the_specimen(inputs, output)
+        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
+
+
+def fake_sandbox(monkeypatch: Any) -> FakeSandbox:
+    """A `FakeSandbox` in place of the adapter sandbox (isolation taken as available)."""
+    import bot.rerun
+    import bot.sandbox
+
+    fake = FakeSandbox()
+    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
+    return fake

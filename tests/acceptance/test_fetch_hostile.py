@@ -10,18 +10,14 @@ the tests' loopback allow-list (`local_fetches`).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from pytest_httpserver import HTTPServer
 
-import bot.rerun
-import bot.sandbox
 from bot.demo.specimen import AttemptSpec
-from bot.sandbox import RunResult
 from tests.hostile_server import Answer, HostileServer, hostile_server
-from tests.support import Files, convert_like_the_specimen, seed_cache
+from tests.support import FakeSandbox, Files, fake_sandbox, seed_cache
 
 BROKEN_IPV6 = "http://[::1/x"
 # The issue's answer, then (for a redirect that is followed) more of the same.
@@ -85,25 +81,9 @@ def test_verify_fetch_raw_logs_gives_the_hostile_servers_attempt_a_finding_and_c
     assert result.code == 1  # an attempt's evidence is invalid: not an error of the job
 
 
-class FakeSandbox:
-    """Stands in for bot.sandbox.run_adapter (as in test_wrapped.py): copies the released
-    files to out/ as the specimen's convert.py does."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, command: list[str], *, code: Path, inputs: Path, output: Path, **_: Any):
-        self.calls += 1
-        written = convert_like_the_specimen(inputs, output)
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
-
-
 @pytest.fixture
 def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
-    fake = FakeSandbox()
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
-    return fake
+    return fake_sandbox(monkeypatch)
 
 
 def _wrapped_with_cases_at(url: str):  # type: ignore[no-untyped-def]

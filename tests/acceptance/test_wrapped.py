@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ import bot.rerun
 import bot.sandbox
 from bot.demo.specimen import AttemptSpec
 from bot.sandbox import RunResult
-from tests.support import Files, convert_like_the_specimen, seed_released
+from tests.support import FakeSandbox, Files, fake_sandbox, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 CLOSED = "2027-09-01"  # market 3's window has closed, before its annulment date
@@ -29,25 +28,9 @@ OTHER = AttemptSpec(
 )
 
 
-class FakeSandbox:
-    """Stands in for bot.sandbox.run_adapter: copies every released file to out/ (as the
-    specimen's convert.py does: the cases and the trials) and counts the runs."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, command: list[str], *, code: Path, inputs: Path, output: Path, **_: Any):
-        self.calls += 1
-        written = convert_like_the_specimen(inputs, output)
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
-
-
 @pytest.fixture
 def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
-    fake = FakeSandbox()
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
-    return fake
+    return fake_sandbox(monkeypatch)
 
 
 # ---- without a rerun, a wrapped attempt does not count ------------------------------------

@@ -24,27 +24,14 @@ from bot.registry import load_registry
 from bot.rerun import AdapterRerun
 from bot.sandbox import RunResult, SandboxLimits
 from bot.tree import FolderTree
-from tests.support import RULES, convert_like_the_specimen, seed_released
+from tests.support import RULES, FakeSandbox, convert_like_the_specimen, fake_sandbox, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 
 
-class FakeSandbox:
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, command: list[str], *, inputs: Path, output: Path, **_: Any) -> RunResult:
-        self.calls += 1
-        written = convert_like_the_specimen(inputs, output)
-        return RunResult("ok", "exit code 0", 0, None, None, "", "", written, 0.1)
-
-
 @pytest.fixture
 def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
-    fake = FakeSandbox()
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
-    return fake
+    return fake_sandbox(monkeypatch)
 
 
 @pytest.fixture
