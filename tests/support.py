@@ -253,3 +253,16 @@ def fake_sandbox(monkeypatch: Any) -> FakeSandbox:
     monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
     monkeypatch.setattr(bot.rerun, "run_adapter", fake)
     return fake
+
+
+def connect_without_waits(monkeypatch: Any) -> None:
+    """`bot.github.gateway.connect` with no sleeps between retries and no throttle, for tests
+    that run the CLI against the fake GitHub."""
+    import functools
+
+    from bot.github import gateway
+
+    fast = functools.partial(
+        gateway.connect, retry=gateway.Retry(sleep=lambda _: None), throttle=False
+    )
+    monkeypatch.setattr(gateway, "connect", fast)

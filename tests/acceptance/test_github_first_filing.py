@@ -12,7 +12,6 @@ closes his.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -22,11 +21,10 @@ import pytest
 
 from bot.cli import main
 from bot.demo.specimen import AttemptSpec
-from bot.github import gateway
-from bot.github.gateway import Retry
 from bot.github.publish import PULL_REQUEST_RUN
 from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
+from tests.support import connect_without_waits
 
 Claims = Callable[..., tuple[int, str]]
 SLUG = "new-lab"
@@ -39,8 +37,7 @@ def hub(fakehub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
     monkeypatch.setenv("GITHUB_API_URL", fakehub.base_url)
     monkeypatch.setenv("GITHUB_REPOSITORY", fakehub.repository)
     monkeypatch.setenv("GITHUB_TOKEN", "ghs-test-token")
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     fakehub.repo.roles.update({MAINTAINER: "maintain", ALICE: "read", MALLORY: "read"})
     return fakehub
 

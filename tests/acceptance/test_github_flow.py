@@ -14,7 +14,6 @@ the test builds; wrapped attempts are rerun in the real sandbox.
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,13 +28,11 @@ from bot.app import VerifyReport
 from bot.cli import main
 from bot.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.demo.specimen import AttemptSpec
-from bot.github import gateway
-from bot.github.gateway import Retry
 from bot.report.json_ import read_report
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.conftest import Built
 from tests.github.fakehub import FakeHub
-from tests.support import seed_released
+from tests.support import connect_without_waits, seed_released
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 MAINTAINER = "maint"
@@ -48,8 +45,7 @@ def hub(fakehub: FakeHub, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Fa
     monkeypatch.setenv("GITHUB_API_URL", fakehub.base_url)
     monkeypatch.setenv("GITHUB_REPOSITORY", fakehub.repository)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path / "step-summary.md"))
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     fakehub.repo.roles[MAINTAINER] = "maintain"
     fakehub.repo.roles[FILER] = "read"
     return fakehub

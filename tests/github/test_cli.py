@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
 
 from bot.cli import main
-from bot.github import gateway
-from bot.github.gateway import Retry
 from bot.report.json_ import dumps
 from tests.github import reports
 from tests.github.fakehub import FakeHub
+from tests.support import connect_without_waits
 
 HEAD = reports.HEAD
 
@@ -60,8 +58,7 @@ def test_with_a_token_it_posts(
 ) -> None:
     fakehub.repo.add_pull(7, "alice", HEAD)
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     url = "https://github.com/acme/registry/actions/runs/1"
     argv = ["github", "publish", str(report_file), "--pr", "7", "--head", HEAD]
     assert main([*argv, "--details-url", url]) == 0
@@ -90,8 +87,7 @@ def test_a_report_for_an_older_head_posts_only_its_check_runs(
 ) -> None:
     fakehub.repo.add_pull(7, "alice", "c" * 40)  # pushed again since this report's run
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     assert main(["github", "publish", str(report_file), "--pr", "7", "--head", HEAD]) == 0
     assert capsys.readouterr().out == (
         f"posted on acme/registry {HEAD[:12]}: 2 check run(s); no comment or labels:"
@@ -168,8 +164,7 @@ def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
     report = tmp_path / "intruder.json"
     report.write_text(dumps(reports.not_submitter().to_json()))
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0
     out = capsys.readouterr().out
@@ -197,8 +192,7 @@ def test_the_commit_authors_pull_request_closes_the_other_as_the_posting_job_run
     report = tmp_path / "alice.json"
     report.write_text(dumps(reports.qualifying().to_json()))
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "7", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0
     out = capsys.readouterr().out

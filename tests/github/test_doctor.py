@@ -3,7 +3,6 @@ broken in turn, and a token without admin rights."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import pytest
@@ -11,8 +10,8 @@ import pytest
 from bot.cli import main
 from bot.github import gateway
 from bot.github.doctor import GITHUB_ACTIONS_APP_ID, check_setup, read_setup
-from bot.github.gateway import Retry
 from tests.github.fakehub import Environment, FakeHub, Repo
+from tests.support import connect_without_waits
 
 CODEOWNERS = b"*  @acme/maintainers\n/attempts/market-*/\n/bot/  @acme/maintainers @carol\n"
 ACTIONS = {"actor_type": "Integration", "actor_id": GITHUB_ACTIONS_APP_ID, "bypass_mode": "always"}
@@ -94,8 +93,7 @@ def doctor(
     monkeypatch.setenv("GITHUB_REPOSITORY", fakehub.repository)
     monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
     monkeypatch.delenv("GITHUB_SERVER_URL", raising=False)
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
 
     def run(*argv: str) -> tuple[int, dict[str, str]]:
         code = main(["github", "doctor", *argv])

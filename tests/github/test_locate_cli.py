@@ -5,7 +5,6 @@ verify.yml's locate step stays green and every later step skips; an API failure 
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.github import gateway
-from bot.github.gateway import Retry
 from bot.report.markdown import escape
 from tests.github.fakehub import FakeHub
+from tests.support import connect_without_waits
 
 EVENTS = Path(__file__).resolve().parent / "events"
 FORK_EVENT = EVENTS / "workflow_run.completed.fork.json"
@@ -43,8 +41,7 @@ def summary(monkeypatch: pytest.MonkeyPatch, hub: FakeHub, tmp_path: Path) -> Pa
     monkeypatch.setenv("GITHUB_REPOSITORY", hub.repository)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))
     monkeypatch.delenv("GITHUB_EVENT_PATH", raising=False)
-    fast = functools.partial(gateway.connect, retry=Retry(sleep=lambda _: None), throttle=False)
-    monkeypatch.setattr(gateway, "connect", fast)
+    connect_without_waits(monkeypatch)
     return path
 
 
