@@ -157,6 +157,7 @@ WIDTH = 100
 _CITED = re.compile(rf"{re.escape(SPEC)} §|google/langextract#461")
 _BANNER = re.compile(r"^(?P<head>\s*# ?-+ .*? )-{3,}$")
 _MD_LIST = re.compile(r"^(?P<indent>\s*)(?P<marker>[-*] |\d+\. )?")
+_GENERATED = re.compile(r"^<!-- .* writes (from here|up to here)")
 _MD_NOT_PROSE = re.compile(r"^\s*(?:[-*] |\d+\. |#|\||```|~~~|>|<)")
 
 
@@ -193,12 +194,17 @@ def _python_prose(lines: list[str]) -> list[str | None]:
 def _markdown_prose(lines: list[str]) -> list[str | None]:
     prefixes: list[str | None] = []
     fenced = False
+    generated = False  # a block a program writes (docs/statistics.md): never rewrapped by hand
     for line in lines:
-        if line.lstrip().startswith(("```", "~~~")):
+        if _GENERATED.match(line):
+            generated = "writes from here" in line
+            prefixes.append(None)
+        elif line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             prefixes.append(None)
         elif (
-            fenced
+            generated
+            or fenced
             or (line.startswith("    ") and not line.lstrip().startswith(("- ", "* ")))
             or line.lstrip().startswith(("#", "|", ">", "<"))
         ):

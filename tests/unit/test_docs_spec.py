@@ -283,6 +283,16 @@ def test_markdown_in_fences_is_never_rewrapped() -> None:
     assert cite.reflow(cite.rewrite(text), "docs/x.md") == cite.rewrite(text)
 
 
+def test_a_block_a_program_writes_is_never_rewrapped() -> None:
+    cite = _script()
+    title = "**The issue's table**, " + "word " * 15 + "with SPEC 6's exact bound, in brackets):"
+    text = f"<!-- bench/coverage.py writes from here: do not edit -->\n\n{title}\n\n"
+    text += "<!-- bench/coverage.py writes up to here -->\n" + title + "\n"
+    lines = cite.reflow(cite.rewrite(text), "docs/statistics.md").splitlines()
+    assert lines[2] == cite.rewrite(title)  # one line, as the bench writes it
+    assert len(lines) == 7 and all(len(line) <= 100 for line in lines[5:])
+
+
 def test_check_mode_changes_nothing_and_says_whether_a_file_would_change(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     page = tmp_path / "docs" / "page.md"
