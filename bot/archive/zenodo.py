@@ -132,7 +132,9 @@ class ZenodoArchive:
         `market`, only the copy made for it (its title `OWNER/REPO: TAG, market-NN`)."""
         url = tree_url(repository_url, tag)
         query = search_query(tag, repository_url)
-        params = {"q": query, "all_versions": "true", "size": "100"}
+        # `allversions` (zenodo-rdm's search argument, invenio-drafts-resources); the old
+        # Zenodo's `all_versions` would be taken for a facet filter and do nothing.
+        params = {"q": query, "allversions": "true", "size": "100"}
         answer = self._json("find", "GET", f"{self.base_url}/deposit/depositions", params=params)
         own = answer if isinstance(answer, list) else []
         title = copy_title(repository_url, tag, market) if market is not None else None

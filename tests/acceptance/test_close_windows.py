@@ -31,6 +31,7 @@ from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues, GitHubIssues
 from bot.jobs.records import ResolutionRecord
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
+from tests.support import job_token
 
 TAG = "snapshot-2027-06-30"
 CLOSED = date(2027, 9, 1)  # after the window, before the annulment date
@@ -402,7 +403,8 @@ def test_issues_on_github_once(make_registry, fakehub) -> None:
     from bot.github.gateway import Retry, connect
 
     built = make_registry()
-    port = connect("t", "acme/registry", fakehub.base_url, Retry(sleep=lambda _: None), False)
+    token = job_token("close-windows.yml", "close")  # the close job's permissions
+    port = connect(token, "acme/registry", fakehub.base_url, Retry(sleep=lambda _: None), False)
     assert not run(built.root, issues=GitHubIssues(port), as_of=LATE).failed
     assert not run(built.root, issues=GitHubIssues(port), as_of=date(2027, 10, 2)).failed
     titles = sorted((i.title, tuple(i.labels)) for i in fakehub.repo.issues.values())

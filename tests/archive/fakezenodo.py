@@ -6,7 +6,7 @@ deposition with `links.bucket`, `state`, `submitted`, `files[].checksum` as bare
 bucket upload answering `checksum: "md5:<hex>"`; publish answering 202; errors as
 `{"status", "message", "errors": [{"field", "message"}]}`) and /work/shared/ZENODO-GITHUB.md
 section 3 (records search by `metadata.related_identifiers.identifier:"..."` with
-`all_versions`, hits under `hits.hits`).
+`allversions`, hits under `hits.hits`).
 
 Routes (under /api):
   POST /deposit/depositions                      create (metadata optional)       201
@@ -16,9 +16,18 @@ Routes (under /api):
   POST /deposit/depositions/<id>/actions/publish DOI 10.5072/zenodo.<id>          202
   PUT  /files/<bucket>/<key>                     stores the bytes                 201
   GET  /files/<bucket>/<key>                     the bytes
-  GET  /records?q=&all_versions=true             published, not deleted           200
+  GET  /records?q=&allversions=true              published, not deleted           200
   GET  /records/<id>                             410 once deleted, 404 unknown
   GET  /records/<id>/files/<key>/content         a published record's file          200
+
+As zenodo-rdm does, the depositions list (`GET /deposit/depositions`) leaves `links.bucket`
+out of each hit (zenodo-rdm does not index the bucket: site/zenodo_rdm/legacy/services.py,
+`has_bucket_id`); `GET /deposit/depositions/<id>` has it. So a client resuming a draft it found
+by listing must read the deposition again for its bucket.
+
+Every request is checked against zenodo-rdm's legacy deposit API (tests/apicheck.py, the
+hand-kept tests/data/apis/zenodo-deposit.json): one unlike it is answered 400 and kept in
+`violations`, and `serve` fails the test when it stops.
 
 Search is loose on purpose, like a full-text phrase match: a hit's identifier need only
 *contain* the quoted phrase, so the client must filter hits itself.
@@ -43,6 +52,8 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from werkzeug.wrappers import Request, Response
+
+from tests import apicheck
 
 TOKEN = "fake-zenodo-token"
 HANG_SECONDS = 5.0  # the longest a "hang" holds a request; the client's timeout is far shorter
@@ -87,6 +98,7 @@ class FakeZenodo:
         self.faults: dict[str, list[tuple[str, float]]] = {}
         self.log: list[tuple[str, str, int]] = []  # (method, path, status)
         self.queries: list[str] = []  # every q= the fake was asked
+        self.violations: list[str] = []  # requests unlike zenodo-rdm's legacy deposit API
         self.now = datetime(2027, 7, 1, 12, 0, tzinfo=UTC)
         self.next_id = 1001
         self.released = threading.Event()
@@ -131,6 +143,18 @@ class FakeZenodo:
         return response(environ, start_response)
 
     def handle(self, request: Request) -> Response:
+        path = request.environ.get("RAW_URI") or request.environ.get("PATH_INFO", "")
+        path = path.split("?", 1)[0].removeprefix("/api")
+        problems = apicheck.zenodo().problems(
+            request.method,
+            path,
+            list(request.args.items(multi=True)),
+            request.get_data(cache=True),
+            request.headers.get("Content-Type", ""),
+        )
+        if problems:
+            self.violations += problems
+            return _json({"status": 400, "message": "; ".join(problems)}, 400)
         route, args = self._route(request)
         if route is None:
             return _error(404, "The requested URL was not found on the server.")
@@ -193,7 +217,10 @@ class FakeZenodo:
         query = request.args.get("q", "")
         self.queries.append(query)
         hits = [d for d in self.depositions.values() if d.owner == 1 and self._matches(d, query)]
-        return _json([self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)])
+        listed = [self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)]
+        for item in listed:
+            del item["links"]["bucket"]  # not indexed: only a read of the deposition has it
+        return _json(listed)
 
     def _get(self, request: Request, ident: str, damaged: bool = False) -> Response:
         deposition = self.depositions.get(int(ident))
@@ -408,3 +435,7 @@ def serve(fake: FakeZenodo) -> Iterator[FakeZenodo]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=HANG_SECONDS)
+    if fake.violations:
+        raise AssertionError(
+            f"requests unlike {apicheck.zenodo().source}:\n" + "\n".join(fake.violations)
+        )
