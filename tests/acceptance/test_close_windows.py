@@ -198,6 +198,9 @@ def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(
     for market, outcome in ((3, "YES"), (5, "OTHER")):
         deposition = by_title[f"acme/registry: {TAG}, market-{market:02d}"]
         metadata = deposition.metadata
+        # the registry is the copy's creator as an organisation, not a person
+        registry = {"type": "organizational", "name": "AI Safety Claims registry"}
+        assert deposition.rdm_creators == [{"person_or_org": registry}]
         assert metadata["keywords"][0] == TAG and f"market-{market}" in metadata["keywords"]
         assert metadata["related_identifiers"][0]["identifier"] == f"{REPOSITORY}/tree/{TAG}"
         ((name, data),) = deposition.files.items()

@@ -19,6 +19,12 @@ Routes (under /api):
   GET  /records?q=&allversions=true              published, not deleted           200
   GET  /records/<id>                             410 once deleted, 404 unknown
   GET  /records/<id>/files/<key>/content         a published record's file          200
+  GET  /records/<id>/draft                       the draft in InvenioRDM's shape    200
+  PUT  /records/<id>/draft                       its creators (person_or_org)       200
+
+The legacy API makes every creator a person (zenodo-rdm); the InvenioRDM draft routes are
+where a client writes an organisation. A legacy metadata update resets the creators to
+people, as zenodo-rdm's legacy reader does; `Deposition.rdm_creators` holds what was written.
 
 As zenodo-rdm does, the depositions list (`GET /deposit/depositions`) leaves `links.bucket`
 out of each hit (zenodo-rdm does not index the bucket: site/zenodo_rdm/legacy/services.py,
@@ -69,6 +75,9 @@ class Deposition:
     submitted: bool = False
     deleted: bool = False  # the published record was deleted (Zenodo answers 410)
     owner: int = 1  # the token's user is 1; another user's depositions are not listed
+    # the creators as InvenioRDM holds them, once written through /records/<id>/draft (None:
+    # as the legacy metadata gave them, every one a person)
+    rdm_creators: list[dict[str, Any]] | None = None
 
     @property
     def bucket(self) -> str:
@@ -194,6 +203,8 @@ class FakeZenodo:
             ("GET", r"/api/records", "search"),
             ("GET", r"/api/records/(\d+)", "record"),
             ("GET", r"/api/records/(\d+)/files/(.+)/content", "content"),
+            ("GET", r"/api/records/(\d+)/draft", "draft_read"),
+            ("PUT", r"/api/records/(\d+)/draft", "draft_update"),
         ]
         for want, pattern, route in table:
             match = re.fullmatch(pattern, path)
@@ -239,6 +250,7 @@ class FakeZenodo:
         if deposition.submitted:
             return _error(400, "Deposition is published: use the edit action first.")
         deposition.metadata = dict(json.loads(request.get_data()).get("metadata") or {})
+        deposition.rdm_creators = None  # zenodo-rdm's legacy reader makes each one a person
         deposition.modified = self.now
         return _json(self._deposition(deposition))
 
@@ -260,6 +272,58 @@ class FakeZenodo:
         deposition.submitted = True
         deposition.modified = self.now
         return _json(self._deposition(deposition), 202)
+
+    def _draft(self, deposition: Deposition) -> dict[str, Any]:
+        """The draft as InvenioRDM's records API shows it (the fields this fake keeps)."""
+        meta = deposition.metadata
+        return {
+            "id": str(deposition.id),
+            "revision_id": 3,
+            "is_published": False,
+            "status": "draft",
+            "metadata": {
+                "resource_type": {"id": meta.get("upload_type", "")},
+                "title": meta.get("title", ""),
+                "description": meta.get("description", ""),
+                "publication_date": meta.get("publication_date", ""),
+                "version": meta.get("version", ""),
+                "creators": self._rdm_creators(deposition),
+                "publisher": "Zenodo",
+            },
+            "access": {"record": "public", "files": "public"},
+            "files": {"enabled": True},
+            "links": {"self": f"{self.base_url}/records/{deposition.id}/draft"},
+        }
+
+    @staticmethod
+    def _rdm_creators(deposition: Deposition) -> list[dict[str, Any]]:
+        if deposition.rdm_creators is not None:
+            return deposition.rdm_creators
+        out = []
+        for creator in deposition.metadata.get("creators") or []:
+            family, comma, given = str(creator.get("name", "")).partition(",")
+            person = {"type": "personal", "family_name": family.strip() if comma else family}
+            if comma:
+                person["given_name"] = given.strip()
+            out.append({"person_or_org": person})
+        return out
+
+    def _draft_read(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or deposition.submitted or deposition.owner != 1:
+            return _error(404, "The draft was not found.")
+        return _json(self._draft(deposition))
+
+    def _draft_update(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or deposition.submitted or deposition.owner != 1:
+            return _error(404, "The draft was not found.")
+        if request.mimetype != "application/json":
+            return _error(415, "Unsupported media type")
+        data = json.loads(request.get_data())
+        deposition.rdm_creators = list(data["metadata"]["creators"])
+        deposition.modified = self.now
+        return _json(self._draft(deposition))
 
     def _upload(self, request: Request, ident: str, key: str, damaged: bool = False) -> Response:
         deposition = self.depositions.get(int(ident))
@@ -323,7 +387,7 @@ class FakeZenodo:
             "modified": _moment(deposition.modified),
             "updated": _moment(deposition.modified),
             "title": deposition.metadata.get("title", ""),
-            "metadata": deposition.metadata,
+            "metadata": self._legacy_metadata(deposition),
             "state": "done",
             "submitted": True,
             "files": [
@@ -347,9 +411,19 @@ class FakeZenodo:
             return _error(410, "PID has been deleted.")
         return _json(self._record_json(deposition))
 
+    def _legacy_metadata(self, deposition: Deposition) -> dict[str, Any]:
+        """The metadata as the legacy serializer shows it: each creator by its `name`."""
+        metadata = dict(deposition.metadata)
+        if deposition.rdm_creators is not None:
+            metadata["creators"] = [
+                {"name": c["person_or_org"].get("name") or c["person_or_org"]["family_name"]}
+                for c in deposition.rdm_creators
+            ]
+        return metadata
+
     def _deposition(self, deposition: Deposition) -> dict[str, Any]:
         base, ident = self.base_url, deposition.id
-        metadata = dict(deposition.metadata)
+        metadata = self._legacy_metadata(deposition)
         if not deposition.submitted:
             metadata["prereserve_doi"] = {"doi": f"10.5072/zenodo.{ident}", "recid": ident}
         answer: dict[str, Any] = {
