@@ -309,7 +309,13 @@ def test_the_readers_take_githubs_example_payloads() -> None:
     assert {c.is_pull_request for c in comments} == {False}
     derived = Path(__file__).parent / "events" / "issue_comment.created.pull_request.json"
     assert events.issue_comment_event(json.loads(derived.read_text("utf-8"))).is_pull_request
-    assert EXAMPLES["workflow_dispatch"]
+    # verify.yml's locate step reads the default branch of a dispatched run's payload (the PR
+    # number comes as the `pr` input, from `inputs`)
+    dispatches = EXAMPLES["workflow_dispatch"]
+    assert dispatches and all(
+        events.is_branch_name(e["repository"]["default_branch"]) and isinstance(e["inputs"], dict)
+        for e in dispatches
+    )
 
 
 def _event_paths(workflow: str) -> set[str]:
@@ -386,3 +392,65 @@ def test_a_listed_draft_is_read_again_for_its_bucket(fake_zenodo: FakeZenodo) ->
     upload = next(i for i, (m, p) in enumerate(rerun) if m == "PUT" and "/files/" in p)
     assert read < upload  # the bucket came from reading the deposition again
     assert record.record_id == str(ident)
+
+
+# The script that writes the trimmed descriptions -----------------------------------------------
+
+
+def test_the_trimming_inlines_references_and_admits_null_where_openapi_says_nullable() -> None:
+    from tests.data.apis import regenerate
+
+    owner = {"name": "owner", "in": "path", "required": True, "schema": {"type": "string"}}
+    paths: dict[str, Any] = {}
+    for method, template in regenerate.OPERATIONS:
+        operation: dict[str, Any] = {
+            "operationId": f"{method} {template}",
+            "parameters": [
+                {"$ref": "#/components/parameters/owner"},
+                {"name": "X-Header", "in": "header", "schema": {"type": "string"}},
+            ],
+        }
+        paths.setdefault(template, {})[method.lower()] = operation
+    paths["/repos/{owner}/{repo}/check-runs"]["post"]["requestBody"] = {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "description": "dropped",
+                    "properties": {
+                        "title": {"$ref": "#/components/schemas/text"},
+                        "description": {"type": "string"},
+                    },
+                }
+            }
+        },
+    }
+    description = {
+        "openapi": "3.0.3",
+        "info": {"version": "1.0"},
+        "paths": paths,
+        "components": {
+            "parameters": {"owner": owner},
+            "schemas": {"text": {"type": "string", "nullable": True, "example": "x"}},
+        },
+    }
+    out = regenerate.github_rest(description, "9.9.9")
+    assert "@octokit/openapi 9.9.9" in out["source"]
+    (create,) = [
+        op
+        for op in out["operations"]
+        if (op["method"], op["path"]) == ("POST", "/repos/{owner}/{repo}/check-runs")
+    ]
+    assert create["parameters"] == [owner]  # the reference resolved, the header left out
+    assert all("body" not in op for op in out["operations"] if op is not create)
+    schema = create["body"]["schema"]
+    assert schema["properties"] == {
+        "title": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+        "description": {"type": "string"},  # a property named like the annotation stays
+    }
+    assert "description" not in schema
+    checker = apicheck.ApiDescription(out)
+    body = json.dumps({"title": None}).encode()
+    assert checker.problems("POST", "/repos/a/r/check-runs", [], body) == []
+    assert checker.problems("POST", "/repos/a/r/check-runs", [], b'{"title": 3}')
