@@ -29,6 +29,9 @@ Every request is checked against GitHub's REST API description (tests/apicheck.p
 operations the gateway uses, from @octokit/openapi): one unlike it (method and path, query
 parameters, JSON body) is answered 400 and kept in `hub.violations`; `stop()` (and so the
 `fakehub` fixture) then fails the test, naming each.
+To serve a new operation: add it to OPERATIONS in tests/data/apis/regenerate.py and rerun
+that on `npm pack @octokit/openapi@23.0.2`, give it its scope in PERMISSIONS, then a route
+here (tests/github/test_fakes_as_github.py checks the description and PERMISSIONS agree).
 
 Tokens: a token `job:WORKFLOW:JOB` (`job_token` in tests/support.py) holds the `permissions:`
 of that job in .github/workflows/WORKFLOW, as a GITHUB_TOKEN does: a call needing a scope the
