@@ -188,6 +188,7 @@ _ZENODO = [
     (r"PUT .*/deposit/depositions/\d+$", "Zenodo: describe (metadata)"),
     (r"POST .*/actions/publish$", "Zenodo: publish"),
     (r"GET .*/deposit/depositions/\d+$", "Zenodo: read a deposition"),
+    (r"(GET|PUT) .*/records/\d+/draft$", "Zenodo: the creators on the InvenioRDM draft"),
     (r"GET .*/records/\d+.*", "Zenodo: read a record"),
 ]
 

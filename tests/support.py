@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -266,3 +266,27 @@ def connect_without_waits(monkeypatch: Any) -> None:
         gateway.connect, retry=gateway.Retry(sleep=lambda _: None), throttle=False
     )
     monkeypatch.setattr(gateway, "connect", fast)
+
+
+# The workflow job that runs each `claims github` command (.github/workflows/).
+COMMAND_JOBS: dict[str, tuple[str, str]] = {
+    "locate": ("verify.yml", "locate"),
+    "verify": ("verify.yml", "verify"),
+    "publish": ("verify.yml", "publish"),
+    "judge": ("judge.yml", "judge"),
+}
+
+
+def job_token(workflow: str, job: str) -> str:
+    """A token the fake GitHub (tests/github/fakehub.py) gives exactly the `permissions:` of
+    `job` in .github/workflows/`workflow`, as the job's GITHUB_TOKEN holds them."""
+    return f"job:{workflow}:{job}"
+
+
+def command_token(argv: Sequence[object]) -> str:
+    """The token of the job that runs `claims github COMMAND ...` (`argv` without `claims`);
+    a command no job runs gets an unrestricted token."""
+    words = [str(word) for word in argv]
+    if len(words) >= 2 and words[0] == "github" and words[1] in COMMAND_JOBS:
+        return job_token(*COMMAND_JOBS[words[1]])
+    return "t0ken"

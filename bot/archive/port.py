@@ -85,6 +85,8 @@ class ArchiveMetadata:
     # Whose record the copy holds: `market-NN` (one copy per market), or a reopened market's
     # `market-NN-reopened-<time>`; None: a copy of the tag alone.
     market: str | None = None
+    # The creators that are organisations (the registry itself), not people.
+    organisations: tuple[str, ...] = ()
 
     @property
     def repository(self) -> str:
@@ -103,8 +105,27 @@ class ArchiveMetadata:
         market = f"-{self.market}" if self.market is not None else ""
         return f"{self.repository.replace('/', '-')}-{self.tag}{market}.tar.gz"
 
+    def rdm_creators(self) -> list[dict[str, object]]:
+        """The creators as InvenioRDM records them (`person_or_org`): an organisation by its
+        name; a person's "Family, Given" split at the comma as zenodo-rdm's legacy reader
+        splits it. The legacy deposit API cannot say "organisation" (zenodo-rdm makes every
+        legacy creator a person), so the Zenodo client writes these on the draft through
+        InvenioRDM's records API when `organisations` is not empty."""
+        out: list[dict[str, object]] = []
+        for name in self.creators:
+            if name in self.organisations:
+                out.append({"person_or_org": {"type": "organizational", "name": name}})
+                continue
+            family, comma, given = name.partition(",")
+            person: dict[str, object] = {"type": "personal", "family_name": family.strip()}
+            if comma and given.strip():
+                person["given_name"] = given.strip()
+            out.append({"person_or_org": person})
+        return out
+
     def zenodo_metadata(self) -> dict[str, object]:
-        """The legacy deposit API's `metadata` object."""
+        """The legacy deposit API's `metadata` object (each creator by `name` only: the
+        legacy API has no organisational creator; see `rdm_creators`)."""
         keywords = list(dict.fromkeys([self.tag, *self.keywords]))
         return {
             "upload_type": "software",

@@ -2,8 +2,11 @@
 
 A copy is made in four steps: create a deposition (with its metadata, so that the draft is
 findable from the start), upload the tarball to the deposition's bucket, set the metadata,
-publish. A crash or a kill may stop the job between any two, so `archive()` first looks for
-what an earlier run left (`find()`: the token's own depositions, published or draft, by the
+publish. Setting the metadata includes writing organisations among the creators through
+InvenioRDM's records API (`/records/{id}/draft`), since the legacy API has only people.
+
+A crash or a kill may stop the job between any two, so `archive()` first looks for what an
+earlier run left (`find()`: the token's own depositions, published or draft, by the
 related identifier `https://github.com/OWNER/REPO/tree/TAG`; never the public records search,
 where anyone's record may name that URL) and finishes that one. It never makes a second
 deposition for a tag that has one.
@@ -132,7 +135,9 @@ class ZenodoArchive:
         `market`, only the copy made for it (its title `OWNER/REPO: TAG, market-NN`)."""
         url = tree_url(repository_url, tag)
         query = search_query(tag, repository_url)
-        params = {"q": query, "all_versions": "true", "size": "100"}
+        # `allversions` (zenodo-rdm's search argument, invenio-drafts-resources); the old
+        # Zenodo's `all_versions` would be taken for a facet filter and do nothing.
+        params = {"q": query, "allversions": "true", "size": "100"}
         answer = self._json("find", "GET", f"{self.base_url}/deposit/depositions", params=params)
         own = answer if isinstance(answer, list) else []
         title = copy_title(repository_url, tag, market) if market is not None else None
@@ -175,6 +180,8 @@ class ZenodoArchive:
             self._upload(state, tarball, metadata.file_name, local)
             self._reached("uploaded", state)
         state = self._describe(state, fields)
+        if metadata.organisations:
+            self._creators(state, metadata)
         self._reached("described", state)
         _only_file(state, metadata.file_name, local)
         published = self._publish(state)
@@ -293,6 +300,22 @@ class ZenodoArchive:
         url = f"{self.base_url}/deposit/depositions/{quote(state.id, safe='')}"
         response = self._send("metadata", "PUT", url, json={"metadata": fields}, expect={200})
         return _state(_object(response, "metadata"), None)
+
+    def _creators(self, state: DepositionState, metadata: ArchiveMetadata) -> None:
+        """Write the creators on the draft through InvenioRDM's records API, where an
+        organisation is `person_or_org.type: organizational`: zenodo-rdm's legacy API makes
+        every creator a person (`PersonSchema.type = Constant("personal")` in
+        site/zenodo_rdm/legacy/deserializers/metadata.py). The draft is read and written back
+        whole with only its creators changed (InvenioRDM's PUT replaces the draft; it ignores
+        the read-only keys). Safe to repeat; a rerun's legacy metadata step resets the
+        creators to people, and this step follows it again."""
+        url = f"{self.base_url}/records/{quote(state.id, safe='')}/draft"
+        draft = _object(self._send("creators", "GET", url), "creators")
+        fields = draft.get("metadata")
+        if not isinstance(fields, dict):
+            raise ZenodoError("creators", f"the draft of deposition {state.id} has no metadata")
+        fields["creators"] = metadata.rdm_creators()
+        self._send("creators", "PUT", url, json=draft, expect={200})
 
     def _publish(self, state: DepositionState) -> DepositionState:
         """POST publish (202); after any failure, read the deposition: published already (the

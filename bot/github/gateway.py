@@ -184,9 +184,16 @@ class GitHubGateway:
                     return found
             if failure.wait is None:
                 raise GitHubError(f"{what}: {failure.error.message}", status=failure.error.status)
-            if tries >= self._retry.attempts or waited + failure.wait > self._retry.max_wait:
+            too_long = waited + failure.wait > self._retry.max_wait
+            if tries >= self._retry.attempts or too_long:
+                asked = (
+                    f" (GitHub asks to wait {failure.wait:.0f} s more, past the"
+                    f" {self._retry.max_wait:.0f} s this job waits)"
+                    if too_long
+                    else ""
+                )
                 raise GitHubError(
-                    f"{what}: {failure.error.message}; gave up after {tries} tries",
+                    f"{what}: {failure.error.message}; gave up after {tries} tries{asked}",
                     "GitHub is rate limiting or failing; run the job again later",
                     status=failure.error.status,
                 )
@@ -376,11 +383,16 @@ class GitHubGateway:
         )
 
     def add_labels(self, number: int, names: Sequence[str]) -> None:
-        # Adding a label twice is harmless: GitHub keeps one.
+        # Adding a label twice is harmless: GitHub keeps one. The body is `{"labels": [...]}`,
+        # the one form GitHub's REST API description gives; PyGithub's `add_to_labels` sends
+        # a bare list, which GitHub still takes but no longer describes.
         if names:
+            url = f"{self._repo.url}/issues/{number}/labels"
             self._call(
                 f"POST labels on #{number}",
-                lambda: self._repo.get_issue(number).add_to_labels(*names),
+                lambda: self._client.requester.requestJsonAndCheck(
+                    "POST", url, input={"labels": list(names)}
+                ),
             )
 
     def remove_label(self, number: int, name: str) -> None:

@@ -652,6 +652,7 @@ class _Applier:
                 f" ({record_path(number)})."
             ),
             creators=(CREATOR,),
+            organisations=(CREATOR,),
             keywords=(f"market-{number}",),
             market=self.facts[number].copy_key or f"market-{number:02d}",
         )

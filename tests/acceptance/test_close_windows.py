@@ -31,6 +31,7 @@ from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues, GitHubIssues
 from bot.jobs.records import ResolutionRecord
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
+from tests.support import job_token
 
 TAG = "snapshot-2027-06-30"
 CLOSED = date(2027, 9, 1)  # after the window, before the annulment date
@@ -197,6 +198,9 @@ def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(
     for market, outcome in ((3, "YES"), (5, "OTHER")):
         deposition = by_title[f"acme/registry: {TAG}, market-{market:02d}"]
         metadata = deposition.metadata
+        # the registry is the copy's creator as an organisation, not a person
+        registry = {"type": "organizational", "name": "AI Safety Claims registry"}
+        assert deposition.rdm_creators == [{"person_or_org": registry}]
         assert metadata["keywords"][0] == TAG and f"market-{market}" in metadata["keywords"]
         assert metadata["related_identifiers"][0]["identifier"] == f"{REPOSITORY}/tree/{TAG}"
         ((name, data),) = deposition.files.items()
@@ -402,7 +406,8 @@ def test_issues_on_github_once(make_registry, fakehub) -> None:
     from bot.github.gateway import Retry, connect
 
     built = make_registry()
-    port = connect("t", "acme/registry", fakehub.base_url, Retry(sleep=lambda _: None), False)
+    token = job_token("close-windows.yml", "close")  # the close job's permissions
+    port = connect(token, "acme/registry", fakehub.base_url, Retry(sleep=lambda _: None), False)
     assert not run(built.root, issues=GitHubIssues(port), as_of=LATE).failed
     assert not run(built.root, issues=GitHubIssues(port), as_of=date(2027, 10, 2)).failed
     titles = sorted((i.title, tuple(i.labels)) for i in fakehub.repo.issues.values())

@@ -24,7 +24,7 @@ from bot.demo.specimen import AttemptSpec
 from bot.github.publish import PULL_REQUEST_RUN
 from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
-from tests.support import connect_without_waits
+from tests.support import command_token, connect_without_waits
 
 Claims = Callable[..., tuple[int, str]]
 SLUG = "new-lab"
@@ -43,10 +43,12 @@ def hub(fakehub: FakeHub, monkeypatch: pytest.MonkeyPatch) -> FakeHub:
 
 
 @pytest.fixture
-def claims(capsys: pytest.CaptureFixture[str]) -> Claims:
+def claims(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Claims:
     """Run one `claims` command in-process as a workflow step would; exit code and output."""
 
     def run(*argv: object) -> tuple[int, str]:
+        # the token of the job that runs the command: the fake refuses calls outside it
+        monkeypatch.setenv("GITHUB_TOKEN", command_token(argv))
         code = main([str(arg) for arg in argv])
         out = capsys.readouterr()
         return code, out.out + out.err

@@ -32,7 +32,7 @@ from bot.report.json_ import read_report
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.conftest import Built
 from tests.github.fakehub import FakeHub
-from tests.support import connect_without_waits, seed_released
+from tests.support import command_token, connect_without_waits, seed_released
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 MAINTAINER = "maint"
@@ -56,11 +56,13 @@ def claims(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> Callable[..., tuple[int, str]]:
     """Run one `claims` command in-process as a workflow step would: with the job's token, or
-    (token=False) in a job holding none. Returns the exit code and stdout."""
+    (token=False) in a job holding none. The token holds the permissions of the job that runs
+    the command (`command_token`): the fake refuses a call outside them. Returns the exit code
+    and stdout."""
 
     def run(*argv: object, token: bool = True) -> tuple[int, str]:
         if token:
-            monkeypatch.setenv("GITHUB_TOKEN", "ghs-test-token")
+            monkeypatch.setenv("GITHUB_TOKEN", command_token(argv))
         else:
             monkeypatch.delenv("GITHUB_TOKEN", raising=False)
         code = main([str(arg) for arg in argv])

@@ -6,7 +6,7 @@ deposition with `links.bucket`, `state`, `submitted`, `files[].checksum` as bare
 bucket upload answering `checksum: "md5:<hex>"`; publish answering 202; errors as
 `{"status", "message", "errors": [{"field", "message"}]}`) and /work/shared/ZENODO-GITHUB.md
 section 3 (records search by `metadata.related_identifiers.identifier:"..."` with
-`all_versions`, hits under `hits.hits`).
+`allversions`, hits under `hits.hits`).
 
 Routes (under /api):
   POST /deposit/depositions                      create (metadata optional)       201
@@ -16,9 +16,24 @@ Routes (under /api):
   POST /deposit/depositions/<id>/actions/publish DOI 10.5072/zenodo.<id>          202
   PUT  /files/<bucket>/<key>                     stores the bytes                 201
   GET  /files/<bucket>/<key>                     the bytes
-  GET  /records?q=&all_versions=true             published, not deleted           200
+  GET  /records?q=&allversions=true              published, not deleted           200
   GET  /records/<id>                             410 once deleted, 404 unknown
   GET  /records/<id>/files/<key>/content         a published record's file          200
+  GET  /records/<id>/draft                       the draft in InvenioRDM's shape    200
+  PUT  /records/<id>/draft                       its creators (person_or_org)       200
+
+The legacy API makes every creator a person (zenodo-rdm); the InvenioRDM draft routes are
+where a client writes an organisation. A legacy metadata update resets the creators to
+people, as zenodo-rdm's legacy reader does; `Deposition.rdm_creators` holds what was written.
+
+As zenodo-rdm does, the depositions list (`GET /deposit/depositions`) leaves `links.bucket`
+out of each hit (zenodo-rdm does not index the bucket: site/zenodo_rdm/legacy/services.py,
+`has_bucket_id`); `GET /deposit/depositions/<id>` has it. So a client resuming a draft it found
+by listing must read the deposition again for its bucket.
+
+Every request is checked against zenodo-rdm's legacy deposit API (tests/apicheck.py, the
+hand-kept tests/data/apis/zenodo-deposit.json): one unlike it is answered 400 and kept in
+`violations`, and `serve` fails the test when it stops.
 
 Search is loose on purpose, like a full-text phrase match: a hit's identifier need only
 *contain* the quoted phrase, so the client must filter hits itself.
@@ -44,6 +59,8 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from werkzeug.wrappers import Request, Response
 
+from tests import apicheck
+
 TOKEN = "fake-zenodo-token"
 HANG_SECONDS = 5.0  # the longest a "hang" holds a request; the client's timeout is far shorter
 
@@ -58,6 +75,9 @@ class Deposition:
     submitted: bool = False
     deleted: bool = False  # the published record was deleted (Zenodo answers 410)
     owner: int = 1  # the token's user is 1; another user's depositions are not listed
+    # the creators as InvenioRDM holds them, once written through /records/<id>/draft (None:
+    # as the legacy metadata gave them, every one a person)
+    rdm_creators: list[dict[str, Any]] | None = None
 
     @property
     def bucket(self) -> str:
@@ -87,6 +107,7 @@ class FakeZenodo:
         self.faults: dict[str, list[tuple[str, float]]] = {}
         self.log: list[tuple[str, str, int]] = []  # (method, path, status)
         self.queries: list[str] = []  # every q= the fake was asked
+        self.violations: list[str] = []  # requests unlike zenodo-rdm's legacy deposit API
         self.now = datetime(2027, 7, 1, 12, 0, tzinfo=UTC)
         self.next_id = 1001
         self.released = threading.Event()
@@ -131,6 +152,18 @@ class FakeZenodo:
         return response(environ, start_response)
 
     def handle(self, request: Request) -> Response:
+        path = request.environ.get("RAW_URI") or request.environ.get("PATH_INFO", "")
+        path = path.split("?", 1)[0].removeprefix("/api")
+        problems = apicheck.zenodo().problems(
+            request.method,
+            path,
+            list(request.args.items(multi=True)),
+            request.get_data(cache=True),
+            request.headers.get("Content-Type", ""),
+        )
+        if problems:
+            self.violations += problems
+            return _json({"status": 400, "message": "; ".join(problems)}, 400)
         route, args = self._route(request)
         if route is None:
             return _error(404, "The requested URL was not found on the server.")
@@ -170,6 +203,8 @@ class FakeZenodo:
             ("GET", r"/api/records", "search"),
             ("GET", r"/api/records/(\d+)", "record"),
             ("GET", r"/api/records/(\d+)/files/(.+)/content", "content"),
+            ("GET", r"/api/records/(\d+)/draft", "draft_read"),
+            ("PUT", r"/api/records/(\d+)/draft", "draft_update"),
         ]
         for want, pattern, route in table:
             match = re.fullmatch(pattern, path)
@@ -193,7 +228,10 @@ class FakeZenodo:
         query = request.args.get("q", "")
         self.queries.append(query)
         hits = [d for d in self.depositions.values() if d.owner == 1 and self._matches(d, query)]
-        return _json([self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)])
+        listed = [self._deposition(d) for d in sorted(hits, key=lambda d: -d.id)]
+        for item in listed:
+            del item["links"]["bucket"]  # not indexed: only a read of the deposition has it
+        return _json(listed)
 
     def _get(self, request: Request, ident: str, damaged: bool = False) -> Response:
         deposition = self.depositions.get(int(ident))
@@ -212,6 +250,7 @@ class FakeZenodo:
         if deposition.submitted:
             return _error(400, "Deposition is published: use the edit action first.")
         deposition.metadata = dict(json.loads(request.get_data()).get("metadata") or {})
+        deposition.rdm_creators = None  # zenodo-rdm's legacy reader makes each one a person
         deposition.modified = self.now
         return _json(self._deposition(deposition))
 
@@ -233,6 +272,58 @@ class FakeZenodo:
         deposition.submitted = True
         deposition.modified = self.now
         return _json(self._deposition(deposition), 202)
+
+    def _draft(self, deposition: Deposition) -> dict[str, Any]:
+        """The draft as InvenioRDM's records API shows it (the fields this fake keeps)."""
+        meta = deposition.metadata
+        return {
+            "id": str(deposition.id),
+            "revision_id": 3,
+            "is_published": False,
+            "status": "draft",
+            "metadata": {
+                "resource_type": {"id": meta.get("upload_type", "")},
+                "title": meta.get("title", ""),
+                "description": meta.get("description", ""),
+                "publication_date": meta.get("publication_date", ""),
+                "version": meta.get("version", ""),
+                "creators": self._rdm_creators(deposition),
+                "publisher": "Zenodo",
+            },
+            "access": {"record": "public", "files": "public"},
+            "files": {"enabled": True},
+            "links": {"self": f"{self.base_url}/records/{deposition.id}/draft"},
+        }
+
+    @staticmethod
+    def _rdm_creators(deposition: Deposition) -> list[dict[str, Any]]:
+        if deposition.rdm_creators is not None:
+            return deposition.rdm_creators
+        out = []
+        for creator in deposition.metadata.get("creators") or []:
+            family, comma, given = str(creator.get("name", "")).partition(",")
+            person = {"type": "personal", "family_name": family.strip() if comma else family}
+            if comma:
+                person["given_name"] = given.strip()
+            out.append({"person_or_org": person})
+        return out
+
+    def _draft_read(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or deposition.submitted or deposition.owner != 1:
+            return _error(404, "The draft was not found.")
+        return _json(self._draft(deposition))
+
+    def _draft_update(self, request: Request, ident: str, damaged: bool = False) -> Response:
+        deposition = self.depositions.get(int(ident))
+        if deposition is None or deposition.submitted or deposition.owner != 1:
+            return _error(404, "The draft was not found.")
+        if request.mimetype != "application/json":
+            return _error(415, "Unsupported media type")
+        data = json.loads(request.get_data())
+        deposition.rdm_creators = list(data["metadata"]["creators"])
+        deposition.modified = self.now
+        return _json(self._draft(deposition))
 
     def _upload(self, request: Request, ident: str, key: str, damaged: bool = False) -> Response:
         deposition = self.depositions.get(int(ident))
@@ -296,7 +387,7 @@ class FakeZenodo:
             "modified": _moment(deposition.modified),
             "updated": _moment(deposition.modified),
             "title": deposition.metadata.get("title", ""),
-            "metadata": deposition.metadata,
+            "metadata": self._legacy_metadata(deposition),
             "state": "done",
             "submitted": True,
             "files": [
@@ -320,9 +411,19 @@ class FakeZenodo:
             return _error(410, "PID has been deleted.")
         return _json(self._record_json(deposition))
 
+    def _legacy_metadata(self, deposition: Deposition) -> dict[str, Any]:
+        """The metadata as the legacy serializer shows it: each creator by its `name`."""
+        metadata = dict(deposition.metadata)
+        if deposition.rdm_creators is not None:
+            metadata["creators"] = [
+                {"name": c["person_or_org"].get("name") or c["person_or_org"]["family_name"]}
+                for c in deposition.rdm_creators
+            ]
+        return metadata
+
     def _deposition(self, deposition: Deposition) -> dict[str, Any]:
         base, ident = self.base_url, deposition.id
-        metadata = dict(deposition.metadata)
+        metadata = self._legacy_metadata(deposition)
         if not deposition.submitted:
             metadata["prereserve_doi"] = {"doi": f"10.5072/zenodo.{ident}", "recid": ident}
         answer: dict[str, Any] = {
@@ -408,3 +509,7 @@ def serve(fake: FakeZenodo) -> Iterator[FakeZenodo]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=HANG_SECONDS)
+    if fake.violations:
+        raise AssertionError(
+            f"requests unlike {apicheck.zenodo().source}:\n" + "\n".join(fake.violations)
+        )

@@ -24,6 +24,26 @@ their branch policies and secret names, Actions' permissions, Pages; `state.team
 of organisation teams. With `settings.admin` False the token is not an admin's: the settings
 endpoints GitHub shows to admins only answer 403, and a ruleset's bypass list and the
 repository's merge buttons are left out, as GitHub leaves them out.
+
+Every request is checked against GitHub's REST API description (tests/apicheck.py, the
+operations the gateway uses, from @octokit/openapi): one unlike it (method and path, query
+parameters, JSON body) is answered 400 and kept in `hub.violations`; `stop()` (and so the
+`fakehub` fixture) then fails the test, naming each.
+To serve a new operation: add it to OPERATIONS in tests/data/apis/regenerate.py and rerun
+that on `npm pack @octokit/openapi@23.0.2`, give it its scope in PERMISSIONS, then a route
+here (tests/github/test_fakes_as_github.py checks the description and PERMISSIONS agree).
+
+Tokens: a token `job:WORKFLOW:JOB` (`job_token` in tests/support.py) holds the `permissions:`
+of that job in .github/workflows/WORKFLOW, as a GITHUB_TOKEN does: a call needing a scope the
+job lacks (PERMISSIONS: operation -> scope) is answered 403 "Resource not accessible by
+integration" with `x-accepted-github-permissions`, as GitHub answers. Any other token may do
+everything (an admin's personal token). Every answer carries GitHub's rate-limit headers
+(`x-ratelimit-limit/remaining/reset/used/resource`); once `hub.rate.used` reaches
+`hub.rate.limit` each request is answered 403 with `x-ratelimit-remaining: 0`, as GitHub
+answers a primary rate limit.
+
+`GET /repos/{o}/{r}/issues` lists pull requests too, each with its `pull_request` key, as
+GitHub does.
 """
 
 from __future__ import annotations
@@ -35,7 +55,8 @@ import itertools
 import json
 import re
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
@@ -45,7 +66,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-__all__ = ["Environment", "FakeHub", "Issue", "Pull", "Repo", "Request", "Settings", "State"]
+import yaml
+
+from tests import apicheck
+
+__all__ = [
+    "PERMISSIONS",
+    "Environment",
+    "FakeHub",
+    "Issue",
+    "Pull",
+    "RateLimit",
+    "Repo",
+    "Request",
+    "Settings",
+    "State",
+    "job_permissions",
+]
 
 EXAMPLES: dict[str, Any] = json.loads(
     Path(__file__).with_name("rest_examples.json").read_text("utf-8")
@@ -61,6 +98,122 @@ LEVELS = {"notice", "warning", "failure"}
 # What GET /collaborators/{u}/permission calls `permission` for each role (maintain -> write,
 # triage -> read).
 PERMISSION = {"admin": "admin", "maintain": "write", "write": "write", "triage": "read"}
+WORKFLOWS = Path(__file__).resolve().parents[2] / ".github" / "workflows"
+
+# What each operation the gateway uses needs of a GitHub App's (so the GITHUB_TOKEN's)
+# permissions, from GitHub's "Permissions required for GitHub Apps" page
+# (docs.github.com/rest/authentication/permissions-required-for-github-apps): (scope, level),
+# or several (any one suffices: issue comments and labels also answer to pull-requests on a
+# pull request). None: only `metadata: read`, which every token holds. Scopes a GITHUB_TOKEN
+# never holds (administration, secrets, members) make the call a 403 for any job token.
+_R_ = "/repos/{owner}/{repo}"
+PERMISSIONS: dict[tuple[str, str], tuple[tuple[str, str], ...] | None] = {
+    ("GET", _R_ + "/pulls/{pull_number}"): (("pull-requests", "read"),),
+    ("PATCH", _R_ + "/pulls/{pull_number}"): (("pull-requests", "write"),),
+    ("GET", _R_ + "/pulls"): (("pull-requests", "read"),),
+    ("GET", _R_ + "/pulls/{pull_number}/reviews"): (("pull-requests", "read"),),
+    ("GET", _R_ + "/commits/{commit_sha}/pulls"): (("pull-requests", "read"),),
+    ("GET", _R_ + "/commits/{ref}"): (("contents", "read"),),
+    ("GET", _R_ + "/collaborators/{username}/permission"): None,
+    ("POST", _R_ + "/check-runs"): (("checks", "write"),),
+    ("GET", _R_ + "/check-runs/{check_run_id}"): (("checks", "read"),),
+    ("PATCH", _R_ + "/check-runs/{check_run_id}"): (("checks", "write"),),
+    ("GET", _R_ + "/commits/{ref}/check-runs"): (("checks", "read"),),
+    ("GET", _R_ + "/issues/{issue_number}/comments"): (
+        ("issues", "read"),
+        ("pull-requests", "read"),
+    ),
+    ("POST", _R_ + "/issues/{issue_number}/comments"): (
+        ("issues", "write"),
+        ("pull-requests", "write"),
+    ),
+    ("GET", _R_ + "/issues/comments/{comment_id}"): (("issues", "read"), ("pull-requests", "read")),
+    ("PATCH", _R_ + "/issues/comments/{comment_id}"): (
+        ("issues", "write"),
+        ("pull-requests", "write"),
+    ),
+    ("GET", _R_ + "/issues/{issue_number}/labels"): (("issues", "read"), ("pull-requests", "read")),
+    ("POST", _R_ + "/issues/{issue_number}/labels"): (
+        ("issues", "write"),
+        ("pull-requests", "write"),
+    ),
+    ("DELETE", _R_ + "/issues/{issue_number}/labels/{name}"): (
+        ("issues", "write"),
+        ("pull-requests", "write"),
+    ),
+    ("GET", _R_ + "/issues"): (("issues", "read"),),
+    ("POST", _R_ + "/issues"): (("issues", "write"),),
+    ("GET", _R_ + "/contents/{path}"): (("contents", "read"),),
+    ("PUT", _R_ + "/contents/{path}"): (("contents", "write"),),
+    ("POST", _R_ + "/actions/workflows/{workflow_id}/dispatches"): (("actions", "write"),),
+    ("GET", _R_): None,
+    ("GET", _R_ + "/rulesets"): None,
+    ("GET", _R_ + "/rulesets/{ruleset_id}"): None,
+    ("GET", _R_ + "/rules/branches/{branch}"): None,
+    ("GET", _R_ + "/branches/{branch}/protection"): (("administration", "read"),),
+    ("GET", _R_ + "/environments/{environment_name}"): (("actions", "read"),),
+    ("GET", _R_ + "/environments/{environment_name}/deployment-branch-policies"): (
+        ("actions", "read"),
+    ),
+    ("GET", _R_ + "/environments/{environment_name}/secrets"): (("secrets", "read"),),
+    ("GET", _R_ + "/actions/permissions/workflow"): (("administration", "read"),),
+    ("GET", _R_ + "/actions/permissions"): (("administration", "read"),),
+    ("GET", _R_ + "/pages"): (("pages", "read"),),
+    ("GET", "/orgs/{org}/teams/{team_slug}/members"): (("members", "read"),),
+}
+_LEVELS = {"none": 0, "read": 1, "write": 2}
+# The scopes `permissions: read-all` / `write-all` give (docs.github.com/actions/reference/
+# workflow-syntax-for-github-actions#permissions).
+_SCOPES = (
+    "actions",
+    "attestations",
+    "checks",
+    "contents",
+    "deployments",
+    "discussions",
+    "id-token",
+    "issues",
+    "models",
+    "packages",
+    "pages",
+    "pull-requests",
+    "repository-projects",
+    "security-events",
+    "statuses",
+)
+
+
+def job_permissions(workflow: str, job: str) -> dict[str, str]:
+    """The GITHUB_TOKEN scopes of `job` in .github/workflows/`workflow`: the job's
+    `permissions:`, else the workflow's (a block lists what it grants; the rest is none)."""
+    document = yaml.safe_load((WORKFLOWS / workflow).read_text("utf-8"))
+    jobs = document.get("jobs") or {}
+    if job not in jobs:
+        raise KeyError(f"{workflow} has no job {job!r}")
+    block = jobs[job].get("permissions", document.get("permissions", "write-all"))
+    if block in ("read-all", "write-all"):
+        return {scope: block.removesuffix("-all") for scope in _SCOPES}
+    return {str(k): str(v) for k, v in (block or {}).items()}
+
+
+@dataclass
+class RateLimit:
+    """The token's primary budget, as the x-ratelimit-* headers tell it (a GITHUB_TOKEN:
+    1,000 requests an hour per repository). `reset` is epoch seconds."""
+
+    limit: int = 1000
+    used: int = 0
+    reset: int = field(default_factory=lambda: int(time.time()) + 3600)
+    resource: str = "core"
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "x-ratelimit-limit": str(self.limit),
+            "x-ratelimit-remaining": str(max(self.limit - self.used, 0)),
+            "x-ratelimit-reset": str(self.reset),
+            "x-ratelimit-used": str(self.used),
+            "x-ratelimit-resource": self.resource,
+        }
 
 
 def _now() -> str:
@@ -277,6 +430,9 @@ class FakeHub:
         self.repository = repository
         self.state.repo(repository)
         self.requests: list[Request] = []
+        self.violations: list[str] = []  # requests unlike GitHub's REST API description
+        self.rate = RateLimit()
+        self._grants: dict[str, dict[str, str] | None] = {}
         self._faults: list[_Fault] = []
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -294,10 +450,27 @@ class FakeHub:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, check: bool = True) -> None:
+        """Stop serving; with `check`, fail (AssertionError) when some request was unlike
+        GitHub's REST API description."""
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(5)
+        if check and self.violations:
+            raise AssertionError(
+                "requests unlike GitHub's REST API description"
+                f" ({apicheck.github().source}):\n" + "\n".join(self.violations)
+            )
+
+    def grants(self, token: str) -> dict[str, str] | None:
+        """The scopes `token` holds (None: every one)."""
+        if token not in self._grants:
+            grants = None
+            if token.startswith("job:"):
+                _, workflow, job = token.split(":", 2)
+                grants = job_permissions(workflow, job)
+            self._grants[token] = grants
+        return self._grants[token]
 
     def fail_next(
         self,
@@ -322,30 +495,73 @@ class FakeHub:
     # Serving -----------------------------------------------------------------------
 
     def serve(
-        self, method: str, target: str, body: bytes, authorized: bool
+        self, method: str, target: str, body: bytes, headers: Callable[[str], str | None]
     ) -> tuple[int, dict[str, str], Any]:
         parts = urlsplit(target)
-        path = unquote(parts.path)
-        path = path[len(PREFIX) :] if path.startswith(PREFIX) else path
-        query = dict(parse_qsl(parts.query))
+        raw = parts.path[len(PREFIX) :] if parts.path.startswith(PREFIX) else parts.path
+        path = unquote(raw)
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        query = dict(pairs)
         try:
             data = json.loads(body) if body else None
         except ValueError:
             data = None
+        authorization = (headers("Authorization") or "").split()
+        token = authorization[-1] if authorization else ""
+        problems = apicheck.github().problems(
+            method, raw, pairs, body, headers("Content-Type") or ""
+        )
         with self._lock:
+            if problems:
+                self.violations += problems
+                refusal = _error(400, "Problems parsing request: " + "; ".join(problems))
+                self.requests.append(Request(method, path, query, data, 400))
+                return refusal.status, refusal.headers, refusal.body
             fault = next(
                 (f for f in self._faults if f.method == method and re.fullmatch(f.pattern, path)),
                 None,
             )
             if fault is not None:
                 self._faults.remove(fault)
-            answer = (0, {}, None)
+            answer: tuple[int, dict[str, str], Any] = (0, {}, None)
             if fault is None or fault.apply:
-                answer = self._route(method, path, query, data, authorized)
+                answer = self._limited(method, raw, token) or self._route(
+                    method, path, query, data, bool(token)
+                )
             if fault is not None:
                 answer = (fault.status, fault.headers, fault.body)
+            elif answer[0]:
+                answer = (answer[0], {**self.rate.headers(), **answer[1]}, answer[2])
             self.requests.append(Request(method, path, query, data, answer[0]))
             return answer
+
+    def _limited(self, method: str, raw: str, token: str) -> tuple[int, dict[str, str], Any] | None:
+        """A 403 when the rate limit is spent or `token`'s job lacks the scope the call needs
+        (GitHub's answers to both); None: go on. Every answered request counts."""
+        if self.rate.used >= self.rate.limit:
+            doc = "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"
+            message = "API rate limit exceeded for installation. If you reach out to GitHub"
+            message += " Support for help, please include the request ID."
+            body = {"message": message, "documentation_url": doc, "status": "403"}
+            return 403, {}, body
+        self.rate.used += 1
+        grants = self.grants(token)
+        found = apicheck.github().match(method, raw)
+        if grants is None or found is None:
+            return None
+        needs = PERMISSIONS.get((method, found[0].path), (("unknown", "write"),))
+        if needs is None:
+            return None
+        held = [_LEVELS.get(grants.get(scope, "none"), 0) >= _LEVELS[lv] for scope, lv in needs]
+        if any(held):
+            return None
+        accepted = "; ".join(f"{scope.replace('-', '_')}={level}" for scope, level in needs)
+        body = {
+            "message": "Resource not accessible by integration",
+            "documentation_url": "https://docs.github.com/rest",
+            "status": "403",
+        }
+        return 403, {"x-accepted-github-permissions": accepted}, body
 
     def _route(
         self, method: str, path: str, query: dict[str, str], data: Any, authorized: bool
@@ -533,6 +749,22 @@ class FakeHub:
             updated_at=issue.created_at,
             closed_at=None,
         )
+        return data
+
+    def pull_issue_json(self, repo: Repo, pull: Pull) -> dict[str, Any]:
+        """A pull request as the issues API lists it: an issue with a `pull_request` key."""
+        data = self.issue_json(
+            repo, Issue(pull.number, pull.title, "", repo.labels.get(pull.number, []), pull.state)
+        )
+        web = f"{{web}}/{repo.full_name}/pull/{pull.number}"
+        data.update(user=self._user(pull.author), html_url=web)
+        data["pull_request"] = {
+            "url": f"{{api}}/repos/{repo.full_name}/pulls/{pull.number}",
+            "html_url": web,
+            "diff_url": f"{web}.diff",
+            "patch_url": f"{web}.patch",
+            "merged_at": pull.merged_at,
+        }
         return data
 
     def commit_json(self, repo: Repo, sha: str) -> dict[str, Any]:
@@ -729,7 +961,8 @@ def _runs_of_commit(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any, 
 
 
 def _issue(repo: Repo, number: str) -> int:
-    _pull(repo, number)  # the fake's issues are its pull requests
+    if int(number) not in repo.issues:
+        _pull(repo, number)  # a pull request is an issue too
     return int(number)
 
 
@@ -837,14 +1070,19 @@ def _put_content(hub: FakeHub, repo: Repo, query: Any, data: Any, path: str) -> 
 
 
 def _list_issues(hub: FakeHub, repo: Repo, query: dict[str, str], data: Any) -> Any:
+    """Issues and pull requests (GitHub: "every pull request is an issue, but not every
+    issue is a pull request"; a pull request carries the `pull_request` key), newest first."""
     state = query.get("state", "open")
     wanted = [name for name in query.get("labels", "").split(",") if name]
-    issues = [
-        i
-        for i in repo.issues.values()
-        if state in ("all", i.state) and all(name in i.labels for name in wanted)
-    ]
-    return [hub.issue_json(repo, i) for i in sorted(issues, key=lambda i: -i.number)]
+    items: list[tuple[int, dict[str, Any]]] = []
+    for issue in repo.issues.values():
+        if state in ("all", issue.state) and all(name in issue.labels for name in wanted):
+            items.append((issue.number, hub.issue_json(repo, issue)))
+    for pull in repo.pulls.values():
+        labels = repo.labels.get(pull.number, [])
+        if state in ("all", pull.state) and all(name in labels for name in wanted):
+            items.append((pull.number, hub.pull_issue_json(repo, pull)))
+    return [item for _, item in sorted(items, key=lambda pair: -pair[0])]
 
 
 def _create_issue(hub: FakeHub, repo: Repo, query: Any, data: Any) -> Any:
@@ -1073,8 +1311,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
-            authorized = bool(self.headers.get("Authorization"))
-            status, headers, data = hub.serve(self.command, self.path, body, authorized)
+            status, headers, data = hub.serve(self.command, self.path, body, self.headers.get)
             if status == 0:  # the answer is lost
                 self.close_connection = True
                 return

@@ -10,7 +10,7 @@ from bot.cli import main
 from bot.report.json_ import dumps
 from tests.github import reports
 from tests.github.fakehub import FakeHub
-from tests.support import connect_without_waits
+from tests.support import connect_without_waits, job_token
 
 HEAD = reports.HEAD
 
@@ -57,7 +57,7 @@ def test_with_a_token_it_posts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     fakehub.repo.add_pull(7, "alice", HEAD)
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     url = "https://github.com/acme/registry/actions/runs/1"
     argv = ["github", "publish", str(report_file), "--pr", "7", "--head", HEAD]
@@ -86,7 +86,7 @@ def test_a_report_for_an_older_head_posts_only_its_check_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     fakehub.repo.add_pull(7, "alice", "c" * 40)  # pushed again since this report's run
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     assert main(["github", "publish", str(report_file), "--pr", "7", "--head", HEAD]) == 0
     assert capsys.readouterr().out == (
@@ -163,7 +163,7 @@ def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
     fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
     report = tmp_path / "intruder.json"
     report.write_text(dumps(reports.not_submitter().to_json()))
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0
@@ -191,7 +191,7 @@ def test_the_commit_authors_pull_request_closes_the_other_as_the_posting_job_run
     fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
     report = tmp_path / "alice.json"
     report.write_text(dumps(reports.qualifying().to_json()))
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "7", "--head", HEAD]
     assert main([*argv, "--default-branch", "main"]) == 0

@@ -14,7 +14,7 @@ import pytest
 from bot.cli import main
 from bot.report.markdown import escape
 from tests.github.fakehub import FakeHub
-from tests.support import connect_without_waits
+from tests.support import connect_without_waits, job_token
 
 EVENTS = Path(__file__).resolve().parent / "events"
 FORK_EVENT = EVENTS / "workflow_run.completed.fork.json"
@@ -36,7 +36,7 @@ def hub() -> Iterator[FakeHub]:
 def summary(monkeypatch: pytest.MonkeyPatch, hub: FakeHub, tmp_path: Path) -> Path:
     """The Actions environment with a token, pointed at the fake; the job summary file."""
     path = tmp_path / "step-summary.md"
-    monkeypatch.setenv("GITHUB_TOKEN", "t0ken")
+    monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "locate"))
     monkeypatch.setenv("GITHUB_API_URL", hub.base_url)
     monkeypatch.setenv("GITHUB_REPOSITORY", hub.repository)
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(path))

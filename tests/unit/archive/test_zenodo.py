@@ -134,6 +134,36 @@ def test_a_full_cycle_publishes_one_copy_that_unpacks_to_the_tagged_tree(
     assert meta["creators"] == [{"name": "AI Safety Claims registry"}]
 
 
+def test_the_registry_is_archived_as_an_organisation(
+    fake_zenodo: FakeZenodo, tarball: Path
+) -> None:
+    # The legacy API makes every creator a person; the client writes the creators again on
+    # the InvenioRDM draft, where an organisation is `organizational`.
+    registry = "AI Safety Claims registry"
+    people = metadata(creators=(registry, "Lovelace, Ada"))
+    client(fake_zenodo).archive(TAG, tarball, replace(people, organisations=(registry,)))
+    deposition = fake_zenodo.depositions[only_published(fake_zenodo)]
+    assert deposition.rdm_creators == [
+        {"person_or_org": {"type": "organizational", "name": registry}},
+        {"person_or_org": {"type": "personal", "family_name": "Lovelace", "given_name": "Ada"}},
+    ]
+    assert deposition.metadata["creators"] == [{"name": registry}, {"name": "Lovelace, Ada"}]
+    # written after the legacy metadata (which would make them people again), before publish
+    calls = [(m, p.rsplit("/", 1)[-1]) for m, p, _ in fake_zenodo.log]
+    assert calls.index(("PUT", "draft")) > max(
+        i for i, (m, p) in enumerate(calls) if m == "PUT" and p.isdigit()
+    )
+    assert calls.index(("PUT", "draft")) < calls.index(("POST", "publish"))
+
+
+def test_without_organisations_the_draft_is_left_alone(
+    fake_zenodo: FakeZenodo, tarball: Path
+) -> None:
+    client(fake_zenodo).archive(TAG, tarball, metadata())
+    assert fake_zenodo.depositions[only_published(fake_zenodo)].rdm_creators is None
+    assert not any(p.endswith("/draft") for _, p, _ in fake_zenodo.log)
+
+
 def test_the_record_is_what_resolution_reads(fake_zenodo: FakeZenodo, tarball: Path) -> None:
     record = client(fake_zenodo).archive(TAG, tarball, metadata())
     stored = record.as_record()
