@@ -468,7 +468,10 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
     from bot.gather import VerifyOptions
 
     fetcher = paper = None
-    if args.fetch_raw_logs:
+    pins = _pins(args)
+    if pins is not None:
+        fetcher, paper = pins.raw_log, pins.paper_freeze
+    elif args.fetch_raw_logs:
         from bot.fetch import check_paper_freeze_url, check_raw_log_url
 
         fetcher, paper = check_raw_log_url, check_paper_freeze_url
@@ -479,6 +482,28 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
         fetch_paper_freeze=paper,
         records_cache=_verify_cache(args),
     )
+
+
+def _pins(args: argparse.Namespace) -> Any:
+    """--pin-results DIR: with --fetch-raw-logs, fetch each pin and record it there (the
+    token-less pin job); alone, count the records there and fetch nothing (bot/pins.py)."""
+    folder = getattr(args, "pin_results", None)
+    if folder is None:
+        if getattr(args, "keep_pins", False):
+            raise ClaimsError(
+                "--keep-pins needs --pin-results DIR", "name the folder to keep them in"
+            )
+        return None
+    from bot.pins import PinFetch
+
+    if args.fetch_raw_logs:
+        return PinFetch(results=Path(folder), keep_files=bool(getattr(args, "keep_pins", False)))
+    if getattr(args, "keep_pins", False):
+        raise ClaimsError(
+            "--keep-pins keeps what is fetched, so it needs --fetch-raw-logs",
+            "add --fetch-raw-logs, or leave out --keep-pins to count the records",
+        )
+    return PinFetch(results=Path(folder), recorded_only=True)
 
 
 def _verify_cache(args: argparse.Namespace) -> Any:
@@ -567,6 +592,21 @@ def _check_options(
         help="keep rerun results here and reuse them while nothing they depend on changed"
         " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it."
         " verify without --rerun-adapters: count the results recorded here, run nothing",
+    )
+    parser.add_argument(
+        "--pin-results",
+        type=Path,
+        metavar="DIR",
+        help="with --fetch-raw-logs: record each pin's fetch here, one JSON file a pin"
+        " (raw_log.url, paper_freeze.url); without it: count the records kept here and fetch"
+        " nothing (a pin with no record is pin-not-fetched); trusted state: only the bot may"
+        " write it",
+    )
+    parser.add_argument(
+        "--keep-pins",
+        action="store_true",
+        help="with --fetch-raw-logs --pin-results DIR: also keep each fetched file that matches"
+        " its pin as DIR/sha256/HEX (the close job's archive carries them)",
     )
     if rerun_by_default:
         parser.add_argument(

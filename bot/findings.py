@@ -60,6 +60,11 @@ class Code(StrEnum):
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
     PAPER_FREEZE_MISMATCH = "paper-freeze-mismatch"  # wrapped: paper_freeze.url, when fetched
     PAPER_FREEZE_UNAVAILABLE = "paper-freeze-unavailable"
+    # Pins fetched by a job of their own (--pin-results): what it fetched (a notice), no
+    # record of a pin (error), and at the close no fetch by the pin deadline (error).
+    PIN_FETCHED = "pin-fetched"
+    PIN_NOT_FETCHED = "pin-not-fetched"
+    PIN_UNRECORDED = "pin-unrecorded"
     FREEZE_ORDER = "freeze-order"
     FREEZE_DATE_UNCONFIRMED = "freeze-date-unconfirmed"  # a notice: offline, GitHub not asked
     FREEZE_ONLY = "freeze-only"
