@@ -332,11 +332,20 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
     assert set(verify["on"]["workflow_dispatch"]["inputs"]) == {"pr"}
     assert verify["on"]["workflow_dispatch"]["inputs"]["pr"]["type"] == "number"
     jobs = dict(_jobs(verify))
-    assert list(jobs) == ["locate", "rerun", "verify", "publish"]
-    # Adapter code runs only where there is nothing to steal.
-    assert jobs["rerun"]["permissions"] == {}
-    assert "secrets." not in yaml.safe_dump(jobs["rerun"])
-    assert "GITHUB_TOKEN" not in yaml.safe_dump(jobs["rerun"])
+    assert list(jobs) == ["locate", "rerun", "pins", "verify", "publish"]
+    # Adapter code runs, and filers' URLs are fetched, only where there is nothing to steal.
+    for name in ("rerun", "pins"):
+        assert jobs[name]["permissions"] == {}, name
+        assert "secrets." not in yaml.safe_dump(jobs[name]), name
+        assert "GITHUB_TOKEN" not in yaml.safe_dump(jobs[name]), name
+        assert "github.token" not in yaml.safe_dump(jobs[name]), name
+    # The pins job fetches and records; the verify job counts the records, fetching nothing.
+    pins_script = " ".join(str(step.get("run", "")) for step in jobs["pins"]["steps"])
+    assert "--fetch-raw-logs --pin-results pin-results" in pins_script
+    verify_script = " ".join(str(step.get("run", "")) for step in jobs["verify"]["steps"])
+    assert "--pin-results pin-results" in verify_script
+    assert "--fetch-raw-logs" not in verify_script
+    assert "pins" in jobs["verify"]["needs"]
     assert jobs["rerun"]["strategy"]["fail-fast"] is False
     assert "locate.outputs.matrix" in jobs["rerun"]["strategy"]["matrix"]
     # Only reads before the posting job; the posting job holds only what posting needs.
