@@ -179,6 +179,12 @@ def _parser() -> argparse.ArgumentParser:
         ' ...], ...], "seconds_per_attempt": N, "seconds_per_job": N, "waiting": [{"market":'
         ' N, "attempts": N}]}, and change nothing',
     )
+    close.add_argument(
+        "--plan-pins",
+        action="store_true",
+        help="print the pin plan: every attempt this run would resolve, batched for the"
+        " workflow's pin jobs (the --plan-reruns format), and change nothing",
+    )
     _check_options(
         close,
         rerun_by_default=True,
@@ -404,7 +410,7 @@ def _close_windows(args: argparse.Namespace) -> int:
     root = _registry_root(args.registry, Path.cwd())
     today = _today()
     as_of = args.as_of or today
-    if args.plan_reruns:
+    if args.plan_reruns or args.plan_pins:
         return _plan_reruns(root, args, as_of)
     if as_of != today and not args.dry_run:
         raise ClaimsError(
@@ -438,7 +444,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
-    from bot.jobs.close_windows import Job, rerun_matrix
+    from bot.jobs.close_windows import Job, pin_matrix, rerun_matrix
     from bot.jobs.issues import FileIssues
 
     job = Job(
@@ -450,10 +456,15 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    plan = rerun_matrix(job)
+    plan = pin_matrix(job) if args.plan_pins else rerun_matrix(job)
+    which = (
+        "attempts do not fit this run's pin jobs"
+        if args.plan_pins
+        else ("wrapped attempts do not fit this run's rerun jobs")
+    )
     for market, count in plan.waiting:
         print(
-            f"market {market}: its {count} wrapped attempts do not fit this run's rerun jobs"
+            f"market {market}: its {count} {which}"
             " with the markets before it: none is planned, and it is blocked this run"
             " (docs/running-on-github.md, the schedule's limits)",
             file=sys.stderr,

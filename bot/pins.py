@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +60,7 @@ RECORD_VERSION = 1
 _RECORD_BYTES = 1 << 20  # a record holds a URL and a few findings
 _MESSAGE_CHARS = 2000  # a message can name what a filer's server sent: cut to this
 _URL_CHARS = 4000
+_DISK_RESERVE = 2 * 1024 * 1024 * 1024  # left free on a pin job's disk by the bodies it keeps
 _HEX = re.compile(r"[0-9a-f]{64}")
 # The findings a fetch of each kind can give; a record naming another code is refused.
 _CODES = {
@@ -241,6 +243,18 @@ def read_record(text: str, key: str) -> PinRecord:
     return record
 
 
+def _room(folder: Path, size: int) -> bool:
+    """True when `size` more bytes leave `_DISK_RESERVE` free where `folder` is: a pin job
+    keeps bodies only while the runner's disk holds them (a body not kept is listed in the
+    archive's manifest as not carried, never a lost job)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return False
+    return free - size >= _DISK_RESERVE
+
+
 class _Pin(NamedTuple):
     """One pin as the attempt states it (sha256 lower-cased)."""
 
@@ -354,6 +368,8 @@ class PinFetch:
         limits: Limits,
     ) -> PinRecord:
         keep = self.keep_files and (pin.size or 0) <= limits.max_archived_pin_bytes
+        if keep:
+            keep = _room(self.results, pin.size or limits.max_paper_freeze_bytes)
         if not keep:
             fetched: Fetched = fetch(None)
             return self._record(pin, fetched, kept=False)
@@ -466,14 +482,16 @@ class PinFetch:
         )
         return [Finding(Code.PIN_UNRECORDED, message, file, line), *tried]
 
-    def kept_of(self, prefix: str) -> list[PinRecord]:
-        """The records counted this run whose pin file lies under `prefix` and whose body is
-        kept, one per body, by pinned sha256."""
-        chosen: dict[tuple[str, str], PinRecord] = {}
-        for file, records in sorted(self.used.items()):
-            if not file.startswith(prefix):
-                continue
-            for record in records:
-                if record.kept:
-                    chosen.setdefault((file, record.pinned_sha256), record)
+    def counted(self, prefix: str) -> list[PinRecord]:
+        """The records counted this run whose pin file lies under `prefix`, one per pin, in
+        the order of file, kind and URL."""
+        chosen: dict[tuple[str, str, str, str], PinRecord] = {}
+        for file, records in self.used.items():
+            if file.startswith(prefix):
+                for record in records:
+                    chosen.setdefault((file, record.kind, record.url, record.key), record)
         return [chosen[k] for k in sorted(chosen)]
+
+    def body(self, record: PinRecord) -> Path:
+        """Where a kept body is (`record.kept`)."""
+        return self.results / "sha256" / record.pinned_sha256

@@ -137,8 +137,9 @@ def test_kept_bodies_are_checked_when_read_back(httpserver: HTTPServer, tmp_path
     assert not list((tmp_path / "sha256").glob(".partial-*"))
     pins = PinFetch(tmp_path, recorded_only=True)
     assert codes(raw_log(pins, url)) == ["pin-fetched"]
-    assert [r.pinned_sha256 for r in pins.kept_of("attempts/market-03/")] == [sha(LOG)]
-    assert pins.kept_of("attempts/market-04/") == []
+    (counted,) = pins.counted("attempts/market-03/")
+    assert counted.kept and pins.body(counted) == body
+    assert pins.counted("attempts/market-04/") == []
     body.write_bytes(LOG[:-1] + b"!")
     found = raw_log(PinFetch(tmp_path, recorded_only=True), url)
     assert codes(found) == ["pin-not-fetched"]

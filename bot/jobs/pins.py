@@ -1,0 +1,108 @@
+"""What a market's snapshot archive carries of its attempts' pins (SPEC 10, issue 22).
+
+At the close the workflow's pin jobs fetch every attempt's pinned raw log and paper's freeze
+again and keep each file that matches its pin (`claims verify --fetch-raw-logs --pin-results
+DIR --keep-pins`); the close job counts those records (`bot/pins.py`) and puts the kept files
+into each market's archive beside the tagged tree, so that the evidence survives its filers'
+servers:
+
+    TAG/pins/manifest.json      every pin of the market's attempts, carried or not, and why
+    TAG/pins/sha256/<hex>       each carried file, named by its SHA-256
+
+Caps (`Limits.max_archived_pin_bytes` a file, `Limits.max_archived_pins_bytes` an archive):
+pins are taken in the manifest's order (attempt file, kind, URL), and a file past a cap is not
+carried: the manifest says so with the cap, and the close's report names it
+(`pin-not-archived`, a warning: the file was fetched and matched its pin, so the attempt
+counts as it is). The manifest is canonical JSON, so the same pins give the same archive.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.config import Limits
+from bot.findings import Code, Finding, Severity
+from bot.gather import VerifyOptions
+from bot.jobs.stuck import pin_fetch_of
+
+__all__ = ["PINS_FOLDER", "PINS_MANIFEST", "CarriedPins", "archived_pins"]
+
+PINS_FOLDER = "pins"
+PINS_MANIFEST = f"{PINS_FOLDER}/manifest.json"
+
+
+@dataclass(frozen=True)
+class CarriedPins:
+    """What a market's archive carries: `files` (archive path -> the kept file), the
+    manifest's bytes (None: the close counted no pins, so there is no manifest) and a warning
+    for each pin past a cap or not kept."""
+
+    files: dict[str, Path] = field(default_factory=dict)
+    manifest: bytes | None = None
+    problems: list[Finding] = field(default_factory=list)
+
+
+def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> CarriedPins:
+    """The pins of market `market`'s attempts counted this run, within the caps."""
+    pins = pin_fetch_of(options)
+    if pins is None:
+        return CarriedPins()
+    per_file, per_archive = limits.max_archived_pin_bytes, limits.max_archived_pins_bytes
+    files: dict[str, Path] = {}
+    entries: list[dict[str, object]] = []
+    problems: list[Finding] = []
+    total = 0
+    for record in pins.counted(f"attempts/market-{market:02d}/"):
+        path = f"{PINS_FOLDER}/sha256/{record.pinned_sha256}"
+        size = record.served_bytes or 0
+        note: str | None = None
+        if not record.matches:
+            note = "not carried: the URL did not serve the pinned file"
+        elif path in files:
+            pass  # the same file, pinned twice: carried once
+        elif size > per_file:
+            note = f"not carried: {size} bytes, over the {per_file}-byte cap for one file"
+        elif total + size > per_archive:
+            note = (
+                f"not carried: {size} bytes, past the {per_archive}-byte cap for one archive's"
+                f" pins ({total} bytes carried before it)"
+            )
+        elif not record.kept:
+            note = "not carried: the pin job had no room to keep it"
+        else:
+            files[path] = pins.body(record)
+            total += size
+        carried = note is None
+        entries.append(
+            {
+                "file": record.file,
+                "kind": record.kind,
+                "url": record.url,
+                "sha256": record.pinned_sha256,
+                "bytes": record.served_bytes,
+                "carried": carried,
+                "path": path if carried else None,
+                "note": note,
+            }
+        )
+        if note is not None and record.matches:
+            message = (
+                f"market {market}'s archive does not carry {record.kind.replace('_', '.')}"
+                f" {record.url} (sha256 {record.pinned_sha256}): {note}"
+            )
+            problems.append(
+                Finding(Code.PIN_NOT_ARCHIVED, message, record.file, None, Severity.WARNING)
+            )
+    if not entries:
+        return CarriedPins()
+    manifest = {
+        "about": "the pinned files of this market's attempts, fetched at the close"
+        " (docs/archives.md); each carried file is pins/sha256/<its sha256>",
+        "caps": {"file_bytes": per_file, "archive_bytes": per_archive},
+        "carried_bytes": total,
+        "pins": entries,
+    }
+    text = json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return CarriedPins(files, text.encode("utf-8"), problems)
