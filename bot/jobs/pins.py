@@ -89,7 +89,7 @@ def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> Carrie
         )
         if note is not None and record.matches:
             message = (
-                f"market {market}'s archive does not carry {record.kind.replace('_', '.')}"
+                f"market {market}'s archive does not carry {record.kind}.url"
                 f" {record.url} (sha256 {record.pinned_sha256}): {note}"
             )
             problems.append(

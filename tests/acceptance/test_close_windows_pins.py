@@ -153,7 +153,7 @@ def test_a_pin_past_the_cap_is_listed_not_carried_and_named(
     pin_jobs(run_claims, built.root, pins)
     report = close(built.root, pins, limits=Limits(max_archived_pin_bytes=100))
     assert not report.failed, report.render()  # a warning: the attempt counts as it is
-    assert "warning: pin-not-archived: market 3's archive does not carry raw.log" in (
+    assert "warning: pin-not-archived: market 3's archive does not carry raw_log.url" in (
         report.render()
     )
     assert "over the 100-byte cap for one file" in report.render()
