@@ -559,6 +559,7 @@ def _rerun(args: argparse.Namespace) -> Any:
         results=Path(results) if results else None,
         allow_unisolated=args.allow_unisolated,
         keep_failures=bool(getattr(args, "keep_rerun_failures", False)) and bool(results),
+        keep_released=bool(getattr(args, "keep_released", False)) and bool(results),
     )
 
 
@@ -618,6 +619,12 @@ def _check_options(
         action="store_true",
         help="with --fetch-raw-logs --pin-results DIR: also keep each fetched file that matches"
         " its pin as DIR/sha256/HEX (the close job's archive carries them)",
+    )
+    parser.add_argument(
+        "--keep-released",
+        action="store_true",
+        help="with --rerun-adapters --rerun-cache DIR: also keep each released file that"
+        " matched its sha256 as DIR/released/sha256/HEX (the close job's archive carries them)",
     )
     if rerun_by_default:
         parser.add_argument(

@@ -51,6 +51,7 @@ __all__ = [
     "PinFetch",
     "PinRecord",
     "PinRecordError",
+    "has_room",
     "pin_key",
     "read_record",
 ]
@@ -243,7 +244,7 @@ def read_record(text: str, key: str) -> PinRecord:
     return record
 
 
-def _room(folder: Path, size: int) -> bool:
+def has_room(folder: Path, size: int) -> bool:
     """True when `size` more bytes leave `_DISK_RESERVE` free where `folder` is: a pin job
     keeps bodies only while the runner's disk holds them (a body not kept is listed in the
     archive's manifest as not carried, never a lost job)."""
@@ -369,7 +370,7 @@ class PinFetch:
     ) -> PinRecord:
         keep = self.keep_files and (pin.size or 0) <= limits.max_archived_pin_bytes
         if keep:
-            keep = _room(self.results, pin.size or limits.max_paper_freeze_bytes)
+            keep = has_room(self.results, pin.size or limits.max_paper_freeze_bytes)
         if not keep:
             fetched: Fetched = fetch(None)
             return self._record(pin, fetched, kept=False)

@@ -211,7 +211,12 @@ def _add_verify(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]
     verify.add_argument("--as-of", type=date.fromisoformat, metavar="DATE", help="YYYY-MM-DD")
     verify.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
     verify.set_defaults(
-        paths=[], fetch_raw_logs=False, keep_pins=False, allow_unisolated=False, github_handler=None
+        paths=[],
+        fetch_raw_logs=False,
+        keep_pins=False,
+        keep_released=False,
+        allow_unisolated=False,
+        github_handler=None,
     )
 
 

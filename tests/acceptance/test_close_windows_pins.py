@@ -25,11 +25,13 @@ from pytest_httpserver import HTTPServer
 
 from bot.archive.local import LocalArchive
 from bot.config import Limits
+from bot.demo.specimen import AttemptSpec
 from bot.gather import VerifyOptions
 from bot.jobs.close_windows import CloseReport, Job, close_windows
 from bot.jobs.issues import FileIssues
 from bot.pins import PinFetch
-from tests.support import Files
+from bot.rerun import AdapterRerun
+from tests.support import Files, fake_sandbox, released_files, rerun_job_argv, seed_released
 
 TAG = "snapshot-2027-06-30"
 CLOSED = date(2027, 9, 1)
@@ -45,10 +47,18 @@ def _raw_log_at(url: str) -> Any:
 
 
 def close(
-    root: Path, pins: Path, as_of: date = CLOSED, limits: Limits | None = None
+    root: Path,
+    pins: Path,
+    as_of: date = CLOSED,
+    limits: Limits | None = None,
+    reruns: Path | None = None,
 ) -> CloseReport:
-    """The close job: the pin jobs' records counted, nothing fetched."""
+    """The close job: the pin jobs' records (and the rerun jobs' results) counted, nothing
+    fetched or run."""
     counted = PinFetch(pins, recorded_only=True)
+    rerun = None
+    if reruns is not None:
+        rerun = AdapterRerun(cache=reruns.parent / "unused", results=reruns, recorded_only=True)
     job = Job(
         root=root,
         archive=LocalArchive(root / ".claims" / "archive"),
@@ -59,6 +69,7 @@ def close(
             as_of=as_of,
             fetch_raw_log=counted.raw_log,
             fetch_paper_freeze=counted.paper_freeze,
+            rerun_adapter=rerun,
         ),
         clock=lambda: datetime.combine(as_of, datetime.min.time(), UTC).replace(hour=3),
         limits=limits or Limits(),
@@ -236,3 +247,55 @@ def test_the_archive_with_pins_is_deterministic(make_registry: Any, tmp_path: Pa
         member = tar.getmember(f"{TAG}/pins/sha256/abc")
     assert names[-2:] == [f"{TAG}/pins/manifest.json", f"{TAG}/pins/sha256/abc"]
     assert member.size == 300_000 and member.mode == 0o644
+
+
+def test_a_wrapped_attempts_archive_carries_its_log_paper_freeze_and_released_data(
+    make_registry: Any,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
+    monkeypatch: Any,
+) -> None:
+    """The rerun jobs keep the released data they checked (--keep-released), the pin jobs the
+    raw log and the paper's freeze: market 3's copy carries all four, each by its sha256."""
+    fake_sandbox(monkeypatch)
+    log_url, paper_url = httpserver.url_for("/harness.log"), httpserver.url_for("/prereg")
+
+    def urls(files: Files) -> None:
+        _raw_log_at(log_url)(files)
+        text = files["freeze.yaml"].decode()
+        old = text.split("paper_freeze:", 1)[1].split("url: ", 1)[1].split("\n", 1)[0]
+        files["freeze.yaml"] = text.replace(old, paper_url).encode()
+
+    built = make_registry(AttemptSpec(kind="wrapped"), change=urls)
+    log = (built.attempt / "raw-log" / "harness.log").read_bytes()
+    paper = b"monitor-v1"  # what the specimen's paper_freeze.sha256 hashes
+    httpserver.expect_request("/harness.log").respond_with_data(log)
+    httpserver.expect_request("/prereg").respond_with_data(paper)
+    pins, reruns, released = tmp_path / "pins", tmp_path / "reruns", tmp_path / "released"
+    (entry,) = pin_jobs(run_claims, built.root, pins)
+    seed_released(released, built.files)
+    attempt = built.root / entry["attempt"]
+    result = run_claims(*rerun_job_argv(built.root, entry["commit"], attempt, reruns, released))
+    assert result.code == 0, result.out
+
+    report = close(built.root, pins, reruns=reruns)
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "YES"
+    carried = members(built.root)
+    manifest = json.loads(carried[f"{TAG}/pins/manifest.json"])
+    kinds = [(p["kind"], p["carried"]) for p in manifest["pins"]]
+    assert kinds == [
+        ("released_data", True),
+        ("released_data", True),
+        ("raw_log", True),
+        ("paper_freeze", True),
+    ]
+    expected = [*released_files(built.files), log, paper]
+    for pin, body in zip(manifest["pins"], expected, strict=True):
+        assert pin["sha256"] == hashlib.sha256(body).hexdigest()
+        assert pin["bytes"] == len(body)
+        assert carried[f"{TAG}/{pin['path']}"] == body
+    assert manifest["carried_bytes"] == sum(len(b) for b in expected)
