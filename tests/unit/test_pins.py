@@ -207,3 +207,20 @@ def test_at_the_close_an_unanswered_pin_waits_until_the_deadline(
     assert codes(lost) == ["pin-not-fetched"]
     # A mismatch is a result, not a try: counted at once, whatever the date.
     assert Code.RAW_LOG_HASH_MISMATCH not in {f.code for f in before}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--keep-pins"], "--keep-pins needs --pin-results DIR"),
+        (["--keep-pins", "--pin-results", "pins"], "--keep-pins keeps what is fetched"),
+    ],
+)
+def test_keep_pins_is_refused_where_nothing_is_kept(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    project = Path(__file__).resolve().parents[2]  # a registry: its examples
+    assert main(["verify", "--registry", str(project), *argv]) == 2
+    assert message in capsys.readouterr().err
