@@ -384,3 +384,35 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
     assert f"raw_log.url has sha256 {hashlib.sha256(served).hexdigest()}" in summary
     assert f"raw_log.url {url} fetched: {5 * MB} bytes" in summary
     assert any(a["title"] == "raw-log-hash-mismatch" for a in run.annotations)
+
+
+def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
+    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    """The pins job failed (no artifact): the verify job counts nothing, and the check fails
+    with pin-not-fetched for the pin, never a silent pass."""
+    built = make_registry(run="open")
+    head = built.repo.head.commit.hexsha
+    folder = built.attempt.relative_to(built.root).as_posix()
+    merged_pulls_on_github(hub, built.repo)
+    hub.repo.add_pull(9, FILER, head, head_branch="attempt", head_repo=f"{FILER}/registry")
+    empty = tmp_path / "pin-results"
+    empty.mkdir()
+    report = tmp_path / "report.json"
+    code, out = claims(
+        "github", "verify", "--pr", 9, "--head", head, "--base-ref", "main",
+        "--registry", built.root, "--json", report, "--pin-results", empty,
+    )  # fmt: skip
+    assert code == 1, out
+    (verdict,) = VerifyReport.from_json(read_report(report.read_bytes())).attempts
+    (finding,) = [f for f in verdict.findings if f.severity == "error"]
+    assert finding.code == "pin-not-fetched"
+    assert finding.message.startswith(
+        "raw_log.url https://evidence.example.org/alice-lab/monitor-v1/harness.log was not"
+        " fetched: the pin job recorded nothing for it"
+    )
+    code, out = claims("github", "publish", report, "--pr", 9, "--head", head)
+    assert code == 0, out
+    run = hub.repo.runs_named(f"registry: #9 {folder}")[-1]
+    assert run.conclusion == "failure"
+    assert any(a["title"] == "pin-not-fetched" for a in run.annotations)
