@@ -179,6 +179,12 @@ def _parser() -> argparse.ArgumentParser:
         ' ...], ...], "seconds_per_attempt": N, "seconds_per_job": N, "waiting": [{"market":'
         ' N, "attempts": N}]}, and change nothing',
     )
+    close.add_argument(
+        "--plan-pins",
+        action="store_true",
+        help="print the pin plan: every attempt this run would resolve, batched for the"
+        " workflow's pin jobs (the --plan-reruns format), and change nothing",
+    )
     _check_options(
         close,
         rerun_by_default=True,
@@ -404,7 +410,7 @@ def _close_windows(args: argparse.Namespace) -> int:
     root = _registry_root(args.registry, Path.cwd())
     today = _today()
     as_of = args.as_of or today
-    if args.plan_reruns:
+    if args.plan_reruns or args.plan_pins:
         return _plan_reruns(root, args, as_of)
     if as_of != today and not args.dry_run:
         raise ClaimsError(
@@ -438,7 +444,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
-    from bot.jobs.close_windows import Job, rerun_matrix
+    from bot.jobs.close_windows import Job, pin_matrix, rerun_matrix
     from bot.jobs.issues import FileIssues
 
     job = Job(
@@ -450,10 +456,15 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    plan = rerun_matrix(job)
+    plan = pin_matrix(job) if args.plan_pins else rerun_matrix(job)
+    which = (
+        "attempts do not fit this run's pin jobs"
+        if args.plan_pins
+        else ("wrapped attempts do not fit this run's rerun jobs")
+    )
     for market, count in plan.waiting:
         print(
-            f"market {market}: its {count} wrapped attempts do not fit this run's rerun jobs"
+            f"market {market}: its {count} {which}"
             " with the markets before it: none is planned, and it is blocked this run"
             " (docs/running-on-github.md, the schedule's limits)",
             file=sys.stderr,
@@ -468,7 +479,10 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
     from bot.gather import VerifyOptions
 
     fetcher = paper = None
-    if args.fetch_raw_logs:
+    pins = _pins(args)
+    if pins is not None:
+        fetcher, paper = pins.raw_log, pins.paper_freeze
+    elif args.fetch_raw_logs:
         from bot.fetch import check_paper_freeze_url, check_raw_log_url
 
         fetcher, paper = check_raw_log_url, check_paper_freeze_url
@@ -479,6 +493,28 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
         fetch_paper_freeze=paper,
         records_cache=_verify_cache(args),
     )
+
+
+def _pins(args: argparse.Namespace) -> Any:
+    """--pin-results DIR: with --fetch-raw-logs, fetch each pin and record it there (the
+    token-less pin job); alone, count the records there and fetch nothing (bot/pins.py)."""
+    folder = getattr(args, "pin_results", None)
+    if folder is None:
+        if getattr(args, "keep_pins", False):
+            raise ClaimsError(
+                "--keep-pins needs --pin-results DIR", "name the folder to keep them in"
+            )
+        return None
+    from bot.pins import PinFetch
+
+    if args.fetch_raw_logs:
+        return PinFetch(results=Path(folder), keep_files=bool(getattr(args, "keep_pins", False)))
+    if getattr(args, "keep_pins", False):
+        raise ClaimsError(
+            "--keep-pins keeps what is fetched, so it needs --fetch-raw-logs",
+            "add --fetch-raw-logs, or leave out --keep-pins to count the records",
+        )
+    return PinFetch(results=Path(folder), recorded_only=True)
 
 
 def _verify_cache(args: argparse.Namespace) -> Any:
@@ -523,6 +559,7 @@ def _rerun(args: argparse.Namespace) -> Any:
         results=Path(results) if results else None,
         allow_unisolated=args.allow_unisolated,
         keep_failures=bool(getattr(args, "keep_rerun_failures", False)) and bool(results),
+        keep_released=bool(getattr(args, "keep_released", False)) and bool(results),
     )
 
 
@@ -567,6 +604,27 @@ def _check_options(
         help="keep rerun results here and reuse them while nothing they depend on changed"
         " (default: $CLAIMS_RERUN_CACHE, else none); trusted state: only the bot may write it."
         " verify without --rerun-adapters: count the results recorded here, run nothing",
+    )
+    parser.add_argument(
+        "--pin-results",
+        type=Path,
+        metavar="DIR",
+        help="with --fetch-raw-logs: record each pin's fetch here, one JSON file a pin"
+        " (raw_log.url, paper_freeze.url); without it: count the records kept here and fetch"
+        " nothing (a pin with no record is pin-not-fetched); trusted state: only the bot may"
+        " write it",
+    )
+    parser.add_argument(
+        "--keep-pins",
+        action="store_true",
+        help="with --fetch-raw-logs --pin-results DIR: also keep each fetched file that matches"
+        " its pin as DIR/sha256/HEX (the close job's archive carries them)",
+    )
+    parser.add_argument(
+        "--keep-released",
+        action="store_true",
+        help="with --rerun-adapters --rerun-cache DIR: also keep each released file that"
+        " matched its sha256 as DIR/released/sha256/HEX (the close job's archive carries them)",
     )
     if rerun_by_default:
         parser.add_argument(

@@ -53,6 +53,13 @@ class Limits:
     max_released_total_bytes: int = 3 * 1024 * 1024 * 1024
     # A wrapped attempt's paper's freeze (paper_freeze.url, with --fetch-raw-logs).
     max_paper_freeze_bytes: int = 256 * 1024 * 1024
+    # The close's snapshot archive carries each counting attempt's fetched raw log and paper's
+    # freeze (bot/pins.py, docs/archives.md): at most this many bytes a file, and all of them
+    # in one market's archive. A pin past a cap is listed in the archive's manifest as not
+    # carried, with the cap, and named in the close job's report (a warning). The close job's
+    # runner holds the fetched files and the tarball on its 14 GB disk.
+    max_archived_pin_bytes: int = 1024 * 1024 * 1024
+    max_archived_pins_bytes: int = 4 * 1024 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0

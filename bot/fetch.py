@@ -55,7 +55,8 @@ import socket
 import threading
 import time
 from collections.abc import Collection, Iterator
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, BinaryIO, Protocol
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -70,6 +71,7 @@ from bot.findings import Code, Finding
 __all__ = [
     "CHUNK_BYTES",
     "MAX_REDIRECTS",
+    "Fetched",
     "HTTPStatusError",
     "RefusedAddressError",
     "Sink",
@@ -79,6 +81,8 @@ __all__ = [
     "check_paper_freeze_url",
     "check_raw_log_url",
     "download",
+    "fetch_paper_freeze",
+    "fetch_raw_log",
     "refuse_url",
 ]
 
@@ -89,19 +93,23 @@ _MAX_DETAIL_CHARS = 300
 
 
 class _Tally:
-    """What the bot keeps of a download: a running hash, a count, the head and a rolling tail."""
+    """What the bot keeps of a download: a running hash, a count, the head and a rolling tail;
+    with `copy`, every byte is also written there (the close job keeps whole pins)."""
 
-    def __init__(self, head_bytes: int, tail_bytes: int) -> None:
+    def __init__(self, head_bytes: int, tail_bytes: int, copy: BinaryIO | None = None) -> None:
         self.sha256 = hashlib.sha256()
         self.count = 0
         self.head = bytearray()
         self.tail = bytearray()
         self._head_bytes = head_bytes
         self._tail_bytes = tail_bytes
+        self._copy = copy
 
     def add(self, chunk: bytes) -> None:
         self.sha256.update(chunk)
         self.count += len(chunk)
+        if self._copy is not None:
+            self._copy.write(chunk)
         missing = self._head_bytes - len(self.head)
         if missing > 0:
             self.head += chunk[:missing]
@@ -119,6 +127,17 @@ def build_session() -> requests.Session:
     session = requests.Session()
     session.trust_env = False
     return session
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """What one download of a pin found: the findings (empty: it matches the pin), how many
+    bytes arrived (None: nothing could be read) and their SHA-256 (None unless the whole
+    file was read: a download stopped past its size has no hash of the served file)."""
+
+    findings: list[Finding]
+    bytes: int | None
+    sha256: str | None
 
 
 def check_raw_log_url(
@@ -141,12 +160,41 @@ def check_raw_log_url(
     `raw-log-unavailable` when the file cannot be read, `raw-log-hash-mismatch` for size or
     hash, `raw-log-excerpt` for head or tail. Never raises for network or HTTP problems.
     """
-    tally = _Tally(len(head) if head is not None else 0, len(tail) if tail is not None else 0)
+    return fetch_raw_log(
+        url,
+        sha256=sha256,
+        size=size,
+        head=head,
+        tail=tail,
+        file=file,
+        line=line,
+        limits=limits,
+        session=session,
+    ).findings
+
+
+def fetch_raw_log(
+    url: str,
+    *,
+    sha256: str,
+    size: int,
+    head: bytes | None,
+    tail: bytes | None,
+    file: str,
+    line: int | None = None,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+    copy: BinaryIO | None = None,
+) -> Fetched:
+    """`check_raw_log_url`, also saying what was served; with `copy`, the body is written
+    there as it streams (at most `size` + one chunk bytes)."""
+    tally = _Tally(len(head) if head is not None else 0, len(tail) if tail is not None else 0, copy)
     failure = _stream(url, "raw_log.url", tally, size, limits, session)
     if failure is not None:
-        return [Finding(Code.RAW_LOG_UNAVAILABLE, failure, file, line)]
+        return Fetched([Finding(Code.RAW_LOG_UNAVAILABLE, failure, file, line)], None, None)
     messages = _compare_whole(tally, sha256, size) + _compare_excerpts(tally, head, tail, size)
-    return [Finding(code, message, file, line) for code, message in messages]
+    found = [Finding(code, message, file, line) for code, message in messages]
+    return Fetched(found, tally.count, tally.sha256.hexdigest() if tally.count <= size else None)
 
 
 def _stream(
@@ -188,19 +236,40 @@ def check_paper_freeze_url(
     `limits.max_paper_freeze_bytes`), `paper-freeze-mismatch` when it has another hash, or
     nothing. Never raises for network or HTTP problems.
     """
-    tally = _Tally(0, 0)
+    return fetch_paper_freeze(
+        url, sha256=sha256, file=file, line=line, limits=limits, session=session
+    ).findings
+
+
+def fetch_paper_freeze(
+    url: str,
+    *,
+    sha256: str,
+    file: str,
+    line: int | None = None,
+    limits: Limits = Limits(),
+    session: requests.Session | None = None,
+    copy: BinaryIO | None = None,
+) -> Fetched:
+    """`check_paper_freeze_url`, also saying what was served; with `copy`, the body is
+    written there as it streams."""
+    tally = _Tally(0, 0, copy)
     cap = limits.max_paper_freeze_bytes
     failure = _stream(url, "paper_freeze.url", tally, cap, limits, session)
     if failure is not None:
-        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, failure, file, line)]
+        return Fetched([Finding(Code.PAPER_FREEZE_UNAVAILABLE, failure, file, line)], None, None)
     if tally.count > cap:
         message = f"{url} serves more than the {cap}-byte limit for a paper's freeze"
-        return [Finding(Code.PAPER_FREEZE_UNAVAILABLE, message, file, line)]
+        return Fetched(
+            [Finding(Code.PAPER_FREEZE_UNAVAILABLE, message, file, line)], tally.count, None
+        )
     served = tally.sha256.hexdigest()
     if served != sha256.lower():
         message = f"paper_freeze.url has sha256 {served}, paper_freeze.sha256 says {sha256}"
-        return [Finding(Code.PAPER_FREEZE_MISMATCH, message, file, line)]
-    return []
+        return Fetched(
+            [Finding(Code.PAPER_FREEZE_MISMATCH, message, file, line)], tally.count, served
+        )
+    return Fetched([], tally.count, served)
 
 
 def refuse_url(url: str, label: str = "raw_log.url") -> str | None:

@@ -60,6 +60,13 @@ class Code(StrEnum):
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
     PAPER_FREEZE_MISMATCH = "paper-freeze-mismatch"  # wrapped: paper_freeze.url, when fetched
     PAPER_FREEZE_UNAVAILABLE = "paper-freeze-unavailable"
+    # Pins fetched by a job of their own (--pin-results): what it fetched (a notice), no
+    # record of a pin (error), at the close no fetch by the pin deadline (error), and a
+    # fetched pin the close's archive does not carry (a warning, past its size caps).
+    PIN_FETCHED = "pin-fetched"
+    PIN_NOT_FETCHED = "pin-not-fetched"
+    PIN_UNRECORDED = "pin-unrecorded"
+    PIN_NOT_ARCHIVED = "pin-not-archived"  # a warning: the close's archive cannot carry it
     FREEZE_ORDER = "freeze-order"
     FREEZE_DATE_UNCONFIRMED = "freeze-date-unconfirmed"  # a notice: offline, GitHub not asked
     FREEZE_ONLY = "freeze-only"

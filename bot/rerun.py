@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -170,6 +171,13 @@ class AdapterRerun:
     keep_failures: bool = False
     # Set by the close job for one market (`bot/jobs/stuck.py`): what no result means there.
     deadline: Deadline | None = None
+    # The close's rerun jobs (--keep-released): each released file whose hash matched is also
+    # kept as `results/released/sha256/<hex>`, while the disk has room, for the snapshot's
+    # archive (bot/jobs/pins.py).
+    keep_released: bool = False
+    # Each wrapped attempt's released data seen this run, by adapter.yaml path: (url, sha256)
+    # pairs (the close job archives the files of a market's attempts).
+    released_seen: dict[str, list[tuple[str, str]]] = field(default_factory=dict, compare=False)
 
     def __call__(self, tree: Tree, files: AttemptFiles) -> list[Finding] | None:
         """Rerun one wrapped attempt's adapter. Returns findings (empty: it reproduced the
@@ -183,6 +191,10 @@ class AdapterRerun:
         adapter = files.adapter
         if adapter is None:
             return []
+        self.released_seen[adapter.path] = [
+            (str(item.get("url")), str(item.get("sha256")).lower())
+            for item in adapter.released_data
+        ]
         key, parts = rerun_key(files, self.sandbox)
         cached = self._cached(key)
         # A recorded try that may pass counts only where the close job's deadline says how:
@@ -277,6 +289,8 @@ class AdapterRerun:
             findings = fetch_released(
                 list(adapter.released_data), inputs, self.cache, adapter.path, self.limits
             )
+            if not findings:
+                self._keep_released(adapter)
             findings += _copy_code(tree, f"{folder}/adapter", code, self.limits)
             if findings:
                 return findings
@@ -310,6 +324,32 @@ class AdapterRerun:
                 " adapter must derive the evidence from the data, not carry it)"
             )
             return [Finding(Code.ADAPTER_IGNORES_DATA, message, adapter.path)]
+
+    def released_folder(self) -> Path | None:
+        """Where kept released data is (`keep_released`), by sha256; None without results."""
+        return None if self.results is None else self.results / "released" / "sha256"
+
+    def _keep_released(self, adapter: AdapterSpec) -> None:
+        """Copy each released file (fetched and hash-checked into the cache) to the results'
+        released folder, while the disk has room; a file not kept is listed, not carried, in
+        the archive's manifest."""
+        folder = self.released_folder()
+        if not self.keep_released or folder is None:
+            return
+        from bot.pins import has_room
+
+        for item in adapter.released_data:
+            sha256 = str(item.get("sha256")).lower()
+            source, target = self.cache / "sha256" / sha256, folder / sha256
+            try:
+                if target.exists() or not has_room(folder, source.stat().st_size):
+                    continue
+                handle, name = tempfile.mkstemp(dir=folder, prefix=".partial-")
+                os.close(handle)
+                shutil.copyfile(source, name)
+                Path(name).replace(target)
+            except OSError:
+                continue
 
     def _run(
         self, adapter: AdapterSpec, code: Path, inputs: Path, output: Path

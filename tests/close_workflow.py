@@ -40,6 +40,16 @@ def rerun_script() -> str:
     return script
 
 
+def pin_plan_script() -> str:
+    script: str = step("plan", "Plan the pin fetches")["run"]
+    return script
+
+
+def pins_script() -> str:
+    script: str = step("pins", "Fetch the batch's pins")["run"]
+    return script
+
+
 def caps() -> tuple[int, int]:
     """The plan check's numbers: (batches at most, attempts a batch at most)."""
     text = plan_script()
@@ -71,8 +81,9 @@ class Ran:
     calls: list[list[str]]
 
 
-def run_plan_step(tmp_path: Path, planned: dict[str, Any]) -> Ran:
-    """The plan step, its `claims close-windows --plan-reruns` printing `planned`."""
+def run_plan_step(tmp_path: Path, planned: dict[str, Any], script: str | None = None) -> Ran:
+    """The plan step, its `claims close-windows --plan-reruns` printing `planned` (or the
+    step `script`: the pin plan's)."""
     bash = _bash()
     temp = tmp_path / "runner-temp"
     (tmp_path / "plan-out.json").write_text(json.dumps(planned), encoding="utf-8")
@@ -80,18 +91,24 @@ def run_plan_step(tmp_path: Path, planned: dict[str, Any]) -> Ran:
         temp / "bot" / "bin" / "claims",
         f"#!{bash}\ncat {json.dumps(str(tmp_path / 'plan-out.json'))}\n",
     )
-    return _run(bash, plan_script(), tmp_path, temp, {})
+    return _run(bash, script or plan_script(), tmp_path, temp, {})
 
 
 def run_rerun_step(
-    tmp_path: Path, planned: dict[str, Any], batch: int, exits: dict[str, int] | None = None
+    tmp_path: Path,
+    planned: dict[str, Any],
+    batch: int,
+    exits: dict[str, int] | None = None,
+    pins: bool = False,
 ) -> Ran:
     """One rerun job's step on batch `batch` of `planned` (the downloaded plan artifact). The
     fake `claims verify` records its arguments, writes one result file for its attempt and
-    exits with `exits[attempt]` (0 by default); the fake `sudo` runs its arguments."""
+    exits with `exits[attempt]` (0 by default); the fake `sudo` runs its arguments. With
+    `pins`, the pins job's step on the pin plan, its results in pin-results/."""
     bash = _bash()
     temp = tmp_path / "runner-temp"
-    plan_file = temp / "close-plan" / "plan.json"
+    folder = "pin-results" if pins else "rerun-cache"
+    plan_file = temp / ("close-pin-plan/pin-plan.json" if pins else "close-plan/plan.json")
     plan_file.parent.mkdir(parents=True, exist_ok=True)
     plan_file.write_text(json.dumps(planned), encoding="utf-8")
     calls = tmp_path / "calls.jsonl"
@@ -102,14 +119,15 @@ set -eo pipefail
 python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" >> {json.dumps(str(calls))}
 if [ -n "$(cat)" ]; then echo "stdin was not /dev/null" >&2; exit 9; fi
 attempt="${{!#}}"
-mkdir -p rerun-cache
-printf '%s\\n' "$attempt" > "rerun-cache/$(printf '%s' "$attempt" | tr / _).json"
+mkdir -p {folder}
+printf '%s\\n' "$attempt" > "{folder}/$(printf '%s' "$attempt" | tr / _).json"
 exit "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get(sys.argv[2], 0))' \
   {json.dumps(str(codes))} "$attempt")"
 """
     _executable(temp / "bot" / "bin" / "claims", fake)
     _executable(tmp_path / "fakebin" / "sudo", f'#!{bash}\nexec "$@"\n')
-    return _run(bash, rerun_script(), tmp_path, temp, {"BATCH": str(batch)}, calls)
+    script = pins_script() if pins else rerun_script()
+    return _run(bash, script, tmp_path, temp, {"BATCH": str(batch)}, calls)
 
 
 def _run(

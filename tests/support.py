@@ -223,6 +223,7 @@ def rerun_job_argv(
         "--rerun-cache",
         results,
         "--keep-rerun-failures",
+        "--keep-released",
         "--released-cache",
         released,
     ]

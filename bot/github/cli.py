@@ -201,9 +201,23 @@ def _add_verify(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]
     verify.add_argument(
         "--released-cache", type=Path, metavar="DIR", help="cache of released data, by sha256"
     )
+    verify.add_argument(
+        "--pin-results",
+        type=Path,
+        metavar="DIR",
+        help="the pins the token-less pin job fetched and recorded (claims verify"
+        " --fetch-raw-logs --pin-results DIR): counted, nothing fetched",
+    )
     verify.add_argument("--as-of", type=date.fromisoformat, metavar="DATE", help="YYYY-MM-DD")
     verify.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
-    verify.set_defaults(paths=[], fetch_raw_logs=False, allow_unisolated=False, github_handler=None)
+    verify.set_defaults(
+        paths=[],
+        fetch_raw_logs=False,
+        keep_pins=False,
+        keep_released=False,
+        allow_unisolated=False,
+        github_handler=None,
+    )
 
 
 def _event_path(given: Path | None) -> Path:

@@ -47,6 +47,7 @@ from bot.archive.port import (
     DepositionState,
     md5_of,
 )
+from bot.config import Limits
 from bot.dates import MarketDates, end_of_day
 from bot.errors import ClaimsError
 from bot.findings import Code, Finding
@@ -55,9 +56,10 @@ from bot.history import GitHistory
 from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
+from bot.jobs.pins import PINS_MANIFEST, archived_pins
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
-from bot.jobs.rerun_batches import RerunPlan, batch_reruns
+from bot.jobs.rerun_batches import RerunPlan, batch_reruns, pin_seconds
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
 
@@ -67,6 +69,7 @@ __all__ = [
     "close_windows",
     "copy_key",
     "gather_facts",
+    "pin_matrix",
     "record_in_copy",
     "rerun_matrix",
 ]
@@ -96,6 +99,9 @@ class Job:
     # Where each tarball this run made and the archive holds is kept (the workflow attests
     # them); None: nowhere.
     tarballs: Path | None = None
+    # The caps on the fetched pins a market's archive carries (`max_archived_pin_bytes`,
+    # `max_archived_pins_bytes`).
+    limits: Limits = field(default_factory=Limits)
 
     @property
     def as_of(self) -> date:
@@ -313,6 +319,18 @@ def rerun_matrix(job: Job) -> RerunPlan:
     tag's commit, or main's commit at the close where the tag is yet to be made; for a late
     close also the branch's tip, which is read when the tag does not count), batched into the
     scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole."""
+    return _attempt_matrix(job, wrapped_only=True)
+
+
+def pin_matrix(job: Job) -> RerunPlan:
+    """The pin plan: every attempt of the markets this run resolves (each pins its raw log, a
+    wrapped one also its paper's freeze), batched as the reruns are, into the workflow's pin
+    jobs (no token scope, no secret), which fetch them again and keep the files for the
+    snapshot's archive (`bot/pins.py`)."""
+    return replace(_attempt_matrix(job, wrapped_only=False), seconds_per_attempt=pin_seconds())
+
+
+def _attempt_matrix(job: Job, wrapped_only: bool) -> RerunPlan:
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.tree import GitTree
@@ -342,7 +360,7 @@ def rerun_matrix(job: Job) -> RerunPlan:
                 entries += [
                     {"attempt": attempt, "commit": commit}
                     for attempt in snapshot.attempt_folders([folder])
-                    if is_wrapped(snapshot, attempt)
+                    if not wrapped_only or is_wrapped(snapshot, attempt)
                 ]
             if entries:
                 markets.append((market.market, entries))
@@ -616,6 +634,20 @@ class _Applier:
                 " jobs, or --rerun-adapters) and run the job again",
             )
             return None
+        unfetched = [
+            a.attempt for a in resolution.attempts if Code.PIN_NOT_FETCHED.value in a.reasons
+        ]
+        if unfetched and resolution.outcome != "ANNULLED":
+            # As for reruns: a record is final, so an attempt whose pins the close's pin jobs
+            # did not fetch (yet) is never counted out for good before the pin deadline.
+            self._fail(
+                [market.market],
+                f"market {market.market} blocked this run: attempt(s) {', '.join(unfetched)}"
+                " have pins with no fetched result (pin-not-fetched: the pin job was lost, or"
+                " the filer's server did not answer before the market's pin deadline); run the"
+                " job again (its pin jobs fetch them)",
+            )
+            return None
         tag = workspace.history.tag(market.tag)
         return ResolutionRecord.of(
             resolution,
@@ -656,10 +688,15 @@ class _Applier:
             keywords=(f"market-{number}",),
             market=self.facts[number].copy_key or f"market-{number:02d}",
         )
+        carried = archived_pins(self.job.options, number, self.job.limits)
+        self.report.problems += [p for p in carried.problems if p not in self.report.problems]
+        extra = {record_path(number): record}
+        if carried.manifest is not None:
+            extra[PINS_MANIFEST] = carried.manifest
         with tempfile.TemporaryDirectory(prefix="claims-archive-") as work:
             try:
                 tarball = self.git.archive(
-                    tag, {record_path(number): record}, Path(work) / metadata.file_name
+                    tag, extra, Path(work) / metadata.file_name, files=carried.files
                 )
                 copy = self.job.archive.archive(tag, tarball, metadata)
             except ClaimsError as error:

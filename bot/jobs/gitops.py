@@ -16,6 +16,7 @@ import base64
 import contextlib
 import gzip
 import io
+import os
 import tarfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -163,38 +164,51 @@ class Git:
 
     # -- the archive --------------------------------------------------------------------------
 
-    def archive(self, tag: str, extra: Mapping[str, bytes], target: Path) -> Path:
+    def archive(
+        self,
+        tag: str,
+        extra: Mapping[str, bytes],
+        target: Path,
+        files: Mapping[str, Path] | None = None,
+    ) -> Path:
         """`git archive` of `tag`'s tree (the registry's folder in it) as `TAG/...`, with the
-        `extra` files (registry paths) added under the same prefix, gzipped with no name and
-        no time: the same tag and files give the same bytes. Returns `target`."""
+        `extra` files (registry paths) added under the same prefix, then `files` (archive
+        paths to files on disk, streamed: fetched raw logs run to a gigabyte), gzipped with
+        no name and no time: the same tag and files give the same bytes. Returns `target`."""
         commit = self.repo.commit(f"refs/tags/{tag}")
         treeish = f"{commit.hexsha}:{self.prefix}" if self.prefix else commit.hexsha
         raw = self.repo.git.archive(
             "--format=tar", f"--prefix={tag}/", treeish, stdout_as_string=False
         )
         moment = int(commit.committed_date)
-        buffer = io.BytesIO()
+
+        def info(path: str, size: int) -> tarfile.TarInfo:
+            member = tarfile.TarInfo(f"{tag}/{path}")
+            member.size, member.mtime, member.mode = size, moment, 0o644
+            member.uname = member.gname = "root"
+            return member
+
+        target.parent.mkdir(parents=True, exist_ok=True)
+        added = {**extra, **dict.fromkeys(files or {}, b"")}
         with (
+            target.open("wb") as stream,
+            gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as zipped,
             tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as source,
-            tarfile.open(fileobj=buffer, mode="w:", format=tarfile.PAX_FORMAT) as out,
+            tarfile.open(fileobj=zipped, mode="w:", format=tarfile.PAX_FORMAT) as out,
         ):
-            names = set(extra)
             for member in source.getmembers():
-                if member.name.removeprefix(f"{tag}/") in names:
+                if member.name.removeprefix(f"{tag}/") in added:
                     continue  # replaced by the extra file
                 data = source.extractfile(member) if member.isfile() else None
                 out.addfile(member, data)
             for path, content in sorted(extra.items()):
-                info = tarfile.TarInfo(f"{tag}/{path}")
-                info.size, info.mtime, info.mode = len(content), moment, 0o644
-                info.uname = info.gname = "root"
-                out.addfile(info, io.BytesIO(content))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with (
-            target.open("wb") as stream,
-            gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as zipped,
-        ):
-            zipped.write(buffer.getvalue())
+                out.addfile(info(path, len(content)), io.BytesIO(content))
+            for path, source_file in sorted((files or {}).items()):
+                if path in extra:
+                    continue
+                with source_file.open("rb") as body:
+                    size = os.fstat(body.fileno()).st_size
+                    out.addfile(info(path, size), body)
         return target
 
     # -- commits ------------------------------------------------------------------------------

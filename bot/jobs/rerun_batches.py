@@ -50,6 +50,7 @@ __all__ = [
     "attempt_seconds",
     "batch_reruns",
     "guaranteed_per_job",
+    "pin_seconds",
 ]
 
 MAX_RERUN_JOBS = 256
@@ -65,6 +66,13 @@ def attempt_seconds(limits: Limits | None = None, sandbox: SandboxLimits | None 
     return math.ceil(limits.released_deadline + 2 * sandbox.wall_seconds)
 
 
+def pin_seconds(limits: Limits | None = None) -> int:
+    """The longest one attempt's pin fetches can take at the close: its raw log and its
+    paper's freeze, each within `Limits.fetch_deadline`."""
+    limits = limits or Limits()
+    return math.ceil(2 * limits.fetch_deadline)
+
+
 def guaranteed_per_job() -> int:
     """Attempts a job runs even when every one takes its worst case."""
     return JOB_BUDGET_SECONDS // attempt_seconds()
@@ -77,6 +85,9 @@ class RerunPlan:
 
     batches: tuple[tuple[Mapping[str, str], ...], ...]
     waiting: tuple[tuple[int, int], ...] = ()
+    # The worst case of one attempt's work in a job: `attempt_seconds()` for a rerun; the pin
+    # plan's (`pin_seconds()`) for the close's pin fetches.
+    seconds_per_attempt: int | None = None
 
     @property
     def attempts(self) -> int:
@@ -85,7 +96,7 @@ class RerunPlan:
     def as_json(self) -> dict[str, object]:
         return {
             "batches": [[dict(entry) for entry in batch] for batch in self.batches],
-            "seconds_per_attempt": attempt_seconds(),
+            "seconds_per_attempt": self.seconds_per_attempt or attempt_seconds(),
             "seconds_per_job": JOB_BUDGET_SECONDS,
             "waiting": [{"market": market, "attempts": count} for market, count in self.waiting],
         }

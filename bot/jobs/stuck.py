@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING
 
 from bot.dates import MarketDates
 from bot.gather import VerifyOptions
+from bot.pins import PinFetch
 from bot.rerun import AdapterRerun, Deadline
 
 if TYPE_CHECKING:
     from bot.jobs.close_windows import Job
 
-__all__ = ["RERUN_GRACE_DAYS", "rerun_deadline", "with_rerun_deadline"]
+__all__ = ["RERUN_GRACE_DAYS", "pin_fetch_of", "rerun_deadline", "with_rerun_deadline"]
 
 # Daily scheduled runs a market waits for its wrapped attempts' rerun results.
 RERUN_GRACE_DAYS = 7
@@ -48,8 +49,24 @@ def with_rerun_deadline(job: Job, dates: MarketDates) -> VerifyOptions:
     """The job's options for resolving one market: its adapter rerun (when it is the bot's)
     answers by the market's rerun deadline (`bot.rerun.Deadline`) as of the job's date."""
     options, as_of = job.options, job.as_of
-    rerun = options.rerun_adapter
-    if not isinstance(rerun, AdapterRerun):
-        return options
     day = rerun_deadline(dates)
-    return replace(options, rerun_adapter=replace(rerun, deadline=Deadline(day, as_of >= day)))
+    deadline = Deadline(day, as_of >= day)
+    rerun = options.rerun_adapter
+    if isinstance(rerun, AdapterRerun):
+        options = replace(options, rerun_adapter=replace(rerun, deadline=deadline))
+    # The pins the close's pin jobs recorded (bot/pins.py) answer by the same deadline: a
+    # filer's server that does not answer holds the market until then, never after.
+    pins = pin_fetch_of(options)
+    if pins is not None:
+        timed = replace(pins, deadline=deadline)
+        options = replace(
+            options, fetch_raw_log=timed.raw_log, fetch_paper_freeze=timed.paper_freeze
+        )
+    return options
+
+
+def pin_fetch_of(options: VerifyOptions) -> PinFetch | None:
+    """The `PinFetch` whose methods are the options' fetchers, or None (no pins, or fetched
+    some other way)."""
+    owner = getattr(options.fetch_raw_log, "__self__", None)
+    return owner if isinstance(owner, PinFetch) else None

@@ -14,6 +14,7 @@ the test builds; wrapped attempts are rerun in the real sandbox.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -312,3 +313,108 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_over_http(
     assert verdict.evidence == "invalid"
     asked = [r.path for r in hub.calls("GET", r"/repos/acme/registry/commits/.*/pulls")]
     assert f"/repos/acme/registry/commits/{landing}/pulls" in asked
+
+
+# ---- pins: fetched by a job without a token, counted by the verify job (issue 22) ----------------
+
+MB = 1_000_000
+
+
+def _invented_raw_log(url: str) -> Callable[[dict[str, bytes]], None]:
+    """The issue's filing: a "5 MB" raw log pinned by an invented sha256, with 1 MB of `a` and
+    1 MB of `b` as its excerpts. Valid and qualifying while nobody fetched the pin."""
+
+    def change(files: dict[str, bytes]) -> None:
+        del files["raw-log/harness.log"]
+        files["raw-log/head"], files["raw-log/tail"] = b"a" * MB, b"b" * MB
+        text = files["attempt.yaml"].decode()
+        block = text.split("raw_log:\n", 1)[1].split("assumed_access:", 1)[0]
+        invented = f"  sha256: {'e' * 64}\n  url: {url}\n  bytes: {5 * MB}\n"
+        files["attempt.yaml"] = text.replace(block, invented).encode()
+
+    return change
+
+
+def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
+    make_registry: Any,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
+    httpserver: Any,
+    local_fetches: Any,
+) -> None:
+    served = b"a" * MB + b"x" * (3 * MB) + b"b" * MB  # the excerpts agree; the hash cannot
+    httpserver.expect_request("/harness.log").respond_with_data(served)
+    url = httpserver.url_for("/harness.log")
+    built = make_registry(change_in_run=_invented_raw_log(url), run="open")
+    head = built.repo.head.commit.hexsha
+    folder = built.attempt.relative_to(built.root).as_posix()
+    merged_pulls_on_github(hub, built.repo)
+    hub.repo.add_pull(8, FILER, head, head_branch="attempt", head_repo=f"{FILER}/registry")
+    verify = ["github", "verify", "--pr", "8", "--head", head, "--base-ref", "main"]
+    verify += ["--registry", built.root, "--json", tmp_path / "report.json"]
+
+    # Without the pins fetched, the invented hash passes (what the issue found).
+    code, out = claims(*verify)
+    assert code == 0, out
+
+    # verify.yml's pins job: no token; it fetches the pin and records what was served.
+    pins = tmp_path / "pins"
+    code, out = claims(
+        "verify", "--registry", built.root, "--base-ref", "main", "--head", head,
+        "--fetch-raw-logs", "--pin-results", pins, "--quiet", token=False,
+    )  # fmt: skip
+    assert code == 1, out
+    assert len(httpserver.log) == 1
+    (record,) = pins.glob("*.json")
+    assert json.loads(record.read_text())["served_sha256"] == hashlib.sha256(served).hexdigest()
+
+    # The verify job counts the record, fetching nothing; publish posts the failing check.
+    code, out = claims(*verify, "--pin-results", pins)
+    assert code == 1, out
+    assert len(httpserver.log) == 1
+    report = VerifyReport.from_json(read_report((tmp_path / "report.json").read_bytes()))
+    (verdict,) = report.attempts
+    assert verdict.evidence == "invalid"
+    assert {f.code for f in verdict.findings} == {"raw-log-hash-mismatch", "pin-fetched"}
+    code, out = claims("github", "publish", tmp_path / "report.json", "--pr", 8, "--head", head)
+    assert code == 0, out
+    run = hub.repo.runs_named(f"registry: #8 {folder}")[-1]
+    assert run.conclusion == "failure"
+    assert hub.repo.runs_named("registry: pull request")[-1].conclusion == "failure"
+    summary = (run.summary or "").replace("\\", "")  # Markdown's escapes
+    assert f"raw_log.url has sha256 {hashlib.sha256(served).hexdigest()}" in summary
+    assert f"raw_log.url {url} fetched: {5 * MB} bytes" in summary
+    assert any(a["title"] == "raw-log-hash-mismatch" for a in run.annotations)
+
+
+def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
+    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+) -> None:
+    """The pins job failed (no artifact): the verify job counts nothing, and the check fails
+    with pin-not-fetched for the pin, never a silent pass."""
+    built = make_registry(run="open")
+    head = built.repo.head.commit.hexsha
+    folder = built.attempt.relative_to(built.root).as_posix()
+    merged_pulls_on_github(hub, built.repo)
+    hub.repo.add_pull(9, FILER, head, head_branch="attempt", head_repo=f"{FILER}/registry")
+    empty = tmp_path / "pin-results"
+    empty.mkdir()
+    report = tmp_path / "report.json"
+    code, out = claims(
+        "github", "verify", "--pr", 9, "--head", head, "--base-ref", "main",
+        "--registry", built.root, "--json", report, "--pin-results", empty,
+    )  # fmt: skip
+    assert code == 1, out
+    (verdict,) = VerifyReport.from_json(read_report(report.read_bytes())).attempts
+    (finding,) = [f for f in verdict.findings if f.severity == "error"]
+    assert finding.code == "pin-not-fetched"
+    assert finding.message.startswith(
+        "raw_log.url https://evidence.example.org/alice-lab/monitor-v1/harness.log was not"
+        " fetched: the pin job recorded nothing for it"
+    )
+    code, out = claims("github", "publish", report, "--pr", 9, "--head", head)
+    assert code == 0, out
+    run = hub.repo.runs_named(f"registry: #9 {folder}")[-1]
+    assert run.conclusion == "failure"
+    assert any(a["title"] == "pin-not-fetched" for a in run.annotations)

@@ -332,11 +332,20 @@ def test_verify_runs_on_check_and_splits_the_trust() -> None:
     assert set(verify["on"]["workflow_dispatch"]["inputs"]) == {"pr"}
     assert verify["on"]["workflow_dispatch"]["inputs"]["pr"]["type"] == "number"
     jobs = dict(_jobs(verify))
-    assert list(jobs) == ["locate", "rerun", "verify", "publish"]
-    # Adapter code runs only where there is nothing to steal.
-    assert jobs["rerun"]["permissions"] == {}
-    assert "secrets." not in yaml.safe_dump(jobs["rerun"])
-    assert "GITHUB_TOKEN" not in yaml.safe_dump(jobs["rerun"])
+    assert list(jobs) == ["locate", "rerun", "pins", "verify", "publish"]
+    # Adapter code runs, and filers' URLs are fetched, only where there is nothing to steal.
+    for name in ("rerun", "pins"):
+        assert jobs[name]["permissions"] == {}, name
+        assert "secrets." not in yaml.safe_dump(jobs[name]), name
+        assert "GITHUB_TOKEN" not in yaml.safe_dump(jobs[name]), name
+        assert "github.token" not in yaml.safe_dump(jobs[name]), name
+    # The pins job fetches and records; the verify job counts the records, fetching nothing.
+    pins_script = " ".join(str(step.get("run", "")) for step in jobs["pins"]["steps"])
+    assert "--fetch-raw-logs --pin-results pin-results" in pins_script
+    verify_script = " ".join(str(step.get("run", "")) for step in jobs["verify"]["steps"])
+    assert "--pin-results pin-results" in verify_script
+    assert "--fetch-raw-logs" not in verify_script
+    assert "pins" in jobs["verify"]["needs"]
     assert jobs["rerun"]["strategy"]["fail-fast"] is False
     assert "locate.outputs.matrix" in jobs["rerun"]["strategy"]["matrix"]
     # Only reads before the posting job; the posting job holds only what posting needs.
@@ -369,13 +378,19 @@ def test_close_windows_is_scheduled_and_splits_the_trust() -> None:
     assert minute.isdigit() and int(minute) not in (0, 30), cron  # off the hour
     assert close["concurrency"]["cancel-in-progress"] is False
     jobs = dict(_jobs(close))
-    assert list(jobs) == ["plan", "rerun", "close"]
+    assert list(jobs) == ["plan", "rerun", "pins", "close"]
     assert jobs["plan"]["permissions"] == {"contents": "read"}
-    # Adapter code runs only where there is nothing to steal.
-    assert jobs["rerun"]["permissions"] == {}
+    # Adapter code runs, and filers' URLs are fetched, only where there is nothing to steal.
+    assert jobs["rerun"]["permissions"] == {} and jobs["pins"]["permissions"] == {}
     for word in ("secrets.", "GITHUB_TOKEN", "CLAIMS_PUSH_TOKEN", "github.token", "environment"):
         assert word not in yaml.safe_dump(jobs["rerun"]), word
+        assert word not in yaml.safe_dump(jobs["pins"]), word
         assert word not in yaml.safe_dump(jobs["plan"]), word
+    assert jobs["pins"]["strategy"]["fail-fast"] is False
+    assert "plan.outputs.pin_matrix" in jobs["pins"]["strategy"]["matrix"]
+    pins_script = " ".join(str(step.get("run", "")) for step in jobs["pins"]["steps"])
+    assert "--fetch-raw-logs --pin-results pin-results --keep-pins" in pins_script
+    assert "pins" in jobs["close"]["needs"]
     assert jobs["rerun"]["strategy"]["fail-fast"] is False
     assert "plan.outputs.matrix" in jobs["rerun"]["strategy"]["matrix"]
     rerun_script = " ".join(str(step.get("run", "")) for step in jobs["rerun"]["steps"])
@@ -390,6 +405,7 @@ def test_close_windows_is_scheduled_and_splits_the_trust() -> None:
     assert jobs["close"]["environment"] == "zenodo"
     close_script = " ".join(str(step.get("run", "")) for step in jobs["close"]["steps"])
     assert "--no-rerun-adapters --rerun-cache" in close_script
+    assert "--pin-results" in close_script and "--fetch-raw-logs" not in close_script
     assert "--rerun-adapters " not in close_script.replace("--no-rerun-adapters", "")
     assert "--archive zenodo" in close_script and "--tarballs" in close_script
     uses = [str(step.get("uses", "")) for step in jobs["close"]["steps"]]

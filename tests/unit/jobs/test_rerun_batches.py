@@ -5,6 +5,7 @@ workflow's own check and rerun loop accept what the planner writes."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from bot.jobs.rerun_batches import (
     attempt_seconds,
     batch_reruns,
     guaranteed_per_job,
+    pin_seconds,
 )
 from bot.sandbox.runner import SandboxLimits
 from tests import close_workflow
@@ -222,3 +224,42 @@ def test_the_cli_plan_names_a_market_that_waits(make_registry, run_claims, monke
     planned = json.loads(result.out)
     assert planned["batches"] == [] and planned["waiting"] == [{"market": 3, "attempts": 2}]
     assert "market 3: its 2 wrapped attempts do not fit" in result.err
+
+
+# ---- the pin plan and the pins jobs (issue 22): the same shape, run the same way -------------
+
+
+def test_the_pin_plan_step_makes_the_matrix_and_checks_the_same_caps(tmp_path: Path) -> None:
+    planned = replace(batch_reruns(markets({3: 10_000})), seconds_per_attempt=pin_seconds())
+    script = close_workflow.pin_plan_script()
+    ran = close_workflow.run_plan_step(tmp_path, planned.as_json(), script)
+    assert ran.code == 0, ran.err
+    assert json.loads(ran.outputs["matrix"]) == {"batch": list(range(250))}
+    assert ran.outputs["pins"] == "10000"
+    spoiled = planned.as_json()
+    spoiled["batches"][0][0]["attempt"] = "attempts/market-03/a/$(id)"  # type: ignore[index]
+    ran = close_workflow.run_plan_step(tmp_path, spoiled, script)
+    assert ran.code != 0 and "matrix" not in ran.outputs
+
+
+def test_the_pins_loop_fetches_each_attempt_of_its_batch_alone(tmp_path: Path) -> None:
+    planned = replace(batch_reruns(markets({3: 600})), seconds_per_attempt=pin_seconds())
+    ran = close_workflow.run_rerun_step(tmp_path, planned.as_json(), 5, pins=True)
+    assert ran.code == 0, ran.err
+    wanted = planned.batches[5]
+    assert [call[-1] for call in ran.calls] == [e["attempt"] for e in wanted]
+    for call, entry in zip(ran.calls, wanted, strict=True):
+        assert call[:2] == ["verify", "--base-ref"]
+        assert call[call.index("--head") + 1] == entry["commit"]
+        assert "--fetch-raw-logs" in call and "--keep-pins" in call
+        assert call[call.index("--pin-results") + 1] == "pin-results"
+        assert "--rerun-adapters" not in call
+    assert len(list((tmp_path / "pin-results").iterdir())) == 3
+
+
+def test_an_attempt_whose_pins_error_fails_the_pins_job_after_the_others(tmp_path: Path) -> None:
+    planned = replace(batch_reruns(markets({3: 768})), seconds_per_attempt=pin_seconds())
+    first, second, third = (e["attempt"] for e in planned.batches[0])
+    ran = close_workflow.run_rerun_step(tmp_path, planned.as_json(), 0, {first: 2}, pins=True)
+    assert [call[-1] for call in ran.calls] == [first, second, third]
+    assert ran.code == 1 and "1 attempt(s) of this batch failed" in ran.out
