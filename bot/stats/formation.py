@@ -61,22 +61,28 @@ def _lines(trials: Sequence[_Keyed], members: Sequence[int]) -> str:
     return f"lines {', '.join(map(str, numbers))}{more}"
 
 
+def _marker(value: object) -> object:
+    """How values are told apart: a string as itself, anything else with whether it is a
+    bool (JSON `true` is not `1`)."""
+    return value if type(value) is str else (type(value) is bool, value)
+
+
 def _shared(
     trials: Sequence[_Keyed], members: Sequence[int], unit_keys: Sequence[str]
 ) -> list[tuple[int, str, object]]:
     """The values shared by at least two of `members`: (trials, key, value), most first."""
     found: list[tuple[int, str, object]] = []
     for key in unit_keys:
-        counts: Counter[Any] = Counter()
-        first: dict[Any, object] = {}
-        for index in members:
-            value = trials[index].keys.get(key)
-            if _null(value) or isinstance(value, dict | list):
-                continue
-            marker = (type(value) is bool, value)
-            counts[marker] += 1
-            first.setdefault(marker, value)
-        found += [(count, key, first[marker]) for marker, count in counts.items() if count > 1]
+        values = [trials[index].keys.get(key) for index in members]
+        counts = Counter(
+            _marker(value)
+            for value in values
+            if not _null(value) and not isinstance(value, dict | list)
+        )
+        for marker, count in counts.items():
+            if count > 1:
+                value = marker if type(marker) is str else marker[1]  # type: ignore[index]
+                found.append((count, key, value))
     order = {key: position for position, key in enumerate(unit_keys)}
     return sorted(found, key=lambda item: (-item[0], order[item[1]], str(item[2])))
 
