@@ -237,7 +237,8 @@ def _filled(
     for name, text in texts.items():
         document, _ = parse_yaml(text.encode("utf-8"), name)
         stubs[name] = None if document is None else document.data
-    chosen: dict[str, list[tuple[FieldPath, Setting]]] = {name: [] for name in texts}
+    # One value a field: a later setting (--set after the log's) replaces an earlier one.
+    chosen: dict[str, dict[FieldPath, Setting]] = {name: {} for name in texts}
     problems = []
     for setting in settings:
         file, where = resolve(setting, stubs)
@@ -246,11 +247,11 @@ def _filled(
                 problems.append(f"--set {setting.name}: {where}")
             continue
         assert not isinstance(where, str)
-        chosen[file].append((where, setting))
+        chosen[file][where] = setting
     out = dict(texts)
     for name, pairs in chosen.items():
         if pairs:
-            out[name], found = fill_text(texts[name], name, pairs)
+            out[name], found = fill_text(texts[name], name, list(pairs.items()))
             problems += found
     return out, problems
 

@@ -454,7 +454,17 @@ def test_init_from_inspect_fills_what_the_log_knows(registry, run_claims, tmp_pa
     # A full commit is filled; --set wins over the log.
     log["eval"]["revision"]["commit"] = "ab" * 20
     path.write_text(json.dumps(log))
-    full = run_claims(*INIT, "--force", "--from-inspect", path, "--set", "scorer=exact-verdict")
+    full = run_claims(
+        *INIT,
+        "--force",
+        "--from-inspect",
+        path,
+        "--set",
+        "scorer=exact-verdict",
+        "--set",
+        "method.name=m",
+    )
     assert full.code == 0, full.err
     data = yaml.safe_load((registry / FOLDER / "freeze.yaml").read_text())
     assert (data["code_commit"], data["scorer"]) == ("ab" * 20, "exact-verdict")
+    assert data["method"]["name"] == "m"  # --set wins over the log
