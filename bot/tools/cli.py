@@ -43,7 +43,9 @@ def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="create an attempt folder with stub freeze.yaml and attempt.yaml",
         description="Create attempts/market-NN/SUBMITTER/ATTEMPT/ with freeze.yaml and"
         " attempt.yaml stubs, commented with the market's bars, floors and adversarial budget."
-        " Values to fill in start with FILL-IN; claims verify refuses them until replaced.",
+        " Values to fill in start with FILL-IN; claims verify refuses them until replaced."
+        " --set and --from-inspect fill them, in existing stubs too (only those lines change)."
+        " A market that is resolved or whose filing window has closed is refused.",
     )
     init.add_argument("--market", type=int, required=True, metavar="N", help="the market number")
     init.add_argument("--submitter", required=True, metavar="S", help="your submitter slug")
