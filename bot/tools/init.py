@@ -209,9 +209,11 @@ def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> b
     ]
     if kind == "wrapped":
         data["paper_freeze"] = {
-            "date": _fill("the paper's own freeze date, YYYY-MM-DD or RFC 3339"),
+            "date": _fill(
+                "the paper's own freeze date (its preregistration), YYYY-MM-DD or RFC 3339"
+            ),
             "url": _fill("https://... the paper's preregistration or freeze"),
-            "sha256": _fill("the sha256 of the file at that url"),
+            "sha256": _fill("the sha256 of the file at that url (sha256sum FILE)"),
         }
         notes = [
             "# A wrapped attempt is checked against the paper's own dated freeze (paper_freeze);",
@@ -223,12 +225,12 @@ def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> b
 
 def _team(access: str) -> dict[str, Any]:
     return {
-        "name": _fill("the red-team group's name"),
-        "organization": _fill("its organization"),
+        "name": _fill("the red-team group's name, as its report gives it"),
+        "organization": _fill("its organization, as its report gives it"),
         "independent": _fill("true or false: independent of the method's authors"),
-        "hours": _fill("documented expert-hours, a number"),
+        "hours": _fill("expert-hours its report documents, a number"),
         "access": _fill(f"black-box, grey-box or white-box (at least {access})"),
-        "started_at": _fill("when it started, RFC 3339, after access_frozen_at"),
+        "started_at": _fill("when it started (its report), RFC 3339, after access_frozen_at"),
     }
 
 
@@ -242,7 +244,9 @@ def attempt_stub(
 ) -> bytes:
     """attempt.yaml: market, submitter and kind filled in, placeholders for the rest."""
     adversarial: dict[str, Any] = {
-        "access_frozen_at": _fill("when the attack's access was frozen, RFC 3339"),
+        "access_frozen_at": _fill(
+            "when the attack's access was frozen (the red team's terms), RFC 3339"
+        ),
     }
     if market.adversarial_budget == "own":
         protocol = dict(market.attack_protocol or {})
@@ -266,12 +270,14 @@ def attempt_stub(
         ),
         "title": _fill("the attempt's title, 1-200 characters"),
         "publication": {
-            "url": _fill("https://... where the evaluation is published"),
-            "evidence_public_at": _fill("when the evidence became public, RFC 3339"),
+            "url": _fill("https://... where the evaluation is published (paper or report)"),
+            "evidence_public_at": _fill(
+                "when the evidence became public (the publication's date), RFC 3339"
+            ),
         },
         "raw_log": {
             "sha256": _fill("claims pin-log writes this"),
-            "url": _fill("https://... a public URL of the whole raw log"),
+            "url": _fill("https://... a public URL of the whole raw log (claims pin-log --url)"),
             "bytes": _fill("claims pin-log writes this"),
         },
         "assumed_access": _fill(f"the access the attack had, at least {market.assumed_access}"),
