@@ -33,6 +33,7 @@ from bot.names import fold_name
 from bot.stats import clopper_pearson, delong, delong_logit
 from bot.stats.coverage import COVERAGE_WARNING_BELOW, load_table, shipped_coverage
 from bot.stats.errors import StatisticsError
+from bot.stats.formation import describe_pair, separate_pair
 from bot.stats.units import UnitStructure, collapse_units, unit_failures_among
 from bot.verdict import BarResult
 
@@ -195,6 +196,7 @@ def _auroc(
     units: UnitStructure,
     confidence: float,
     file: str,
+    unit_keys: Sequence[str] = (),
 ) -> tuple[BarResult, list[Finding]]:
     positives: list[float] = []
     negatives: list[float] = []
@@ -204,9 +206,12 @@ def _auroc(
         trial = trials[index]
         unit = units.unit_of[index]
         if unit in seen:
+            first = trials[seen[unit]]
+            why = describe_pair(first, trial, unit_keys, len(units.members[unit]))
+            fix = separate_pair(first, trial, unit_keys)
             note = (
-                f"trials on lines {trials[seen[unit]].line} and {trial.line} share a unit;"
-                " an AUROC bar needs one score per independent unit"
+                f"trials on lines {first.line} and {trial.line} share a unit: {why};"
+                " an AUROC bar needs one score per independent unit" + (f"; {fix}" if fix else "")
             )
             return _result(bar, False, note=note, refused=True), []
         seen[unit] = index
@@ -398,7 +403,9 @@ def evaluate_bars(
                     )
                 )
                 continue
-            result, problems = _auroc(bar, trials, selected, units, confidence, file)
+            result, problems = _auroc(
+                bar, trials, selected, units, confidence, file, market.unit_keys
+            )
             results.append(result)
             findings += problems
         else:

@@ -211,7 +211,8 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="move every date of the demo (history, files, the scheduled job's runs) by whole"
         " days so that its last date is yesterday: a kept registry where a freeze merged now"
-        " and trials run now come after all of main's history",
+        " and trials run now come after all of main's history; then commit market 7, open for"
+        " filing (resolve-by 180 days from today), to practise on",
     )
     # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
     from bot.tools.cli import (

@@ -171,9 +171,12 @@ def _units(units: UnitSummary, market: Market | None) -> Line:
         + (f"; joins per key: {others}" if len(joins) > 1 else "")
         + (f"; nulls per key: {nulls}" if nulls else "")
     )
+    # How the units formed (bot/stats/formation.py): which values joined the largest units.
+    formed = "".join(f"; {formation}" for formation in units.formation)
     if market is None or units.count >= market.min_units:
-        return Line("ok", "units", text)
-    return Line("fails", "units", f"{text}; the market needs {market.min_units}", "sample-size")
+        return Line("ok", "units", text + formed)
+    needs = f"; the market needs {market.min_units}"
+    return Line("fails", "units", text + needs + formed, "sample-size")
 
 
 # --- bars and floors -----------------------------------------------------------------------

@@ -109,7 +109,8 @@ def _floors(reasons: _Reasons, evidence: Evidence, market: Market, units: UnitSu
         reasons.add(
             Code.SAMPLE_SIZE,
             f"{units.count} independent units over all scored trials"
-            f" (from {trials.count} trials), the market needs {market.min_units}",
+            f" (from {trials.count} trials), the market needs {market.min_units}"
+            + "".join(f"; {text}" for text in units.formation),
             "trials.jsonl",
         )
     # Names are compared folded (bot/names.py): `Sim-Model-A` and `sim-model-a ` are one.

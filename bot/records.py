@@ -44,6 +44,7 @@ from bot.load.jsonl import paused_gc
 from bot.models import Market, SharedRules
 from bot.names import fold_name
 from bot.stats.errors import StatisticsError
+from bot.stats.formation import describe_units
 from bot.stats.units import UnitStructure
 from bot.verdict import BarResult, UnitSummary
 
@@ -214,15 +215,20 @@ class RecordsCheck:
         return self.checked_cases, self.checked_trials
 
 
-def summarize_units(units: UnitStructure) -> UnitSummary:
-    """The unit structure as the report shows it: count, largest, nulls, joins, busiest key."""
+def summarize_units(
+    units: UnitStructure, trials: Sequence[Trial] = (), unit_keys: Sequence[str] = ()
+) -> UnitSummary:
+    """The unit structure as the report shows it: count, largest, nulls, joins, busiest key;
+    with the trials and unit keys, how the largest units formed (`describe_units`)."""
     busiest = max(units.joins_per_key.items(), key=lambda item: item[1], default=(None, 0))
+    formation = describe_units(units, trials, unit_keys) if trials and unit_keys else ()
     return UnitSummary(
         units.count,
         units.largest,
         dict(units.nulls_per_key),
         dict(units.joins_per_key),
         busiest[0] if busiest[1] else None,
+        formation,
     )
 
 
@@ -334,7 +340,9 @@ class RecordsChecker:
                 finding for entry in certificate_records for finding in self._withheld_check(*entry)
             ),
             certificates=CertificateSummary.of(certificates or (), trials),
-            unit_summary=None if structure is None else summarize_units(structure),
+            unit_summary=None
+            if structure is None or market is None
+            else summarize_units(structure, trials, market.unit_keys),
             checked_cases=cases,
             checked_trials=trials,
         )
@@ -346,7 +354,9 @@ class RecordsChecker:
         return replace(
             result,
             bars=tuple(bars),
-            units=summarize_units(units),
+            units=result.unit_summary
+            if units is structure and result.unit_summary is not None
+            else summarize_units(units, trials, market.unit_keys),
             bar_problems=tuple(problems),
             derived=derived,
         )

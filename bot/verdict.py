@@ -79,6 +79,9 @@ class UnitSummary:
     nulls_per_key: Mapping[str, int] = field(default_factory=dict)
     joins_per_key: Mapping[str, int] = field(default_factory=dict)
     joined_most_by: str | None = None
+    # How the largest units formed and what would separate them (bot/stats/formation.py):
+    # shown by verify and explain, kept in the cache, not in the JSON report.
+    formation: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

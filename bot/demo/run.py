@@ -27,7 +27,7 @@ import git
 from bot.app import open_workspace, resolve_registry, verify_registry
 from bot.archive.local import LocalArchive
 from bot.config import Limits
-from bot.dates import end_of_day
+from bot.dates import MarketDates, end_of_day
 from bot.demo.git_registry import Step, build_git_registry
 from bot.demo.shift import shift_days_before, shift_demo
 from bot.errors import ClaimsError
@@ -122,9 +122,66 @@ def run_demo(keep: Path | None = None, today: date | None = None) -> int:
         )
     steps = _with_schemas(steps)
     if keep is not None:
-        return _run(keep, released, steps, plan)
+        return _run(keep, released, steps, plan, today)
     with tempfile.TemporaryDirectory(prefix="claims-demo-") as folder:
-        return _run(Path(folder) / "registry", released, steps, plan)
+        return _run(Path(folder) / "registry", released, steps, plan, today)
+
+
+# The market `--today` opens after the demo's history (issue 23, item 2): the demo's own
+# markets have all closed by then, so without it a filer has nothing to practise on.
+OPEN_MARKET = 7
+# R lies half a year after today: a filer's evidence made public today is public by R, and the
+# filing window (to R + the shared rules' window_days) stays open for months.
+OPEN_MARKET_DAYS = 180
+
+
+def open_market_document(today: date) -> dict[str, Any]:
+    """Demo market 7: market 3's question and bars, resolve-by half a year after `today`, and
+    the default adversarial budget (one independent red team, 40 hours in all), the one budget
+    class a single filer can meet alone; a serious budget (market 5) asks for two groups from
+    two organizations, a bounty or a generator."""
+    from bot.demo.specimen import market_document
+
+    resolve_by = (today + timedelta(days=OPEN_MARKET_DAYS)).isoformat()
+    market = market_document(OPEN_MARKET, "default", resolve_by)
+    market["title"] = f"Demo market {OPEN_MARKET}: open for filing (the tutorial's market)"
+    return market
+
+
+def _open_market(root: Path, today: date) -> None:
+    """Commit demo market 7 on main, dated the last second of yesterday (after every other
+    date of the demo, before today: a freeze merged today comes after it)."""
+    from bot.dump import dump_yaml, format_timestamp
+
+    market = open_market_document(today)
+    path = f"markets/market-{OPEN_MARKET:02d}.yaml"
+    (root / path).write_bytes(dump_yaml(market, "../schemas/market.schema.json"))
+    when = format_timestamp(
+        datetime.combine(today, datetime.min.time(), UTC) - timedelta(seconds=1)
+    )
+    with git.Repo(root) as repo:
+        repo.git.add("--", path)
+        with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+            repo.git.commit(
+                "-q", "-m", f"Market {OPEN_MARKET}: open for filing until its window closes"
+            )
+    from bot.registry import load_registry
+    from bot.tree import FolderTree
+
+    registry = load_registry(FolderTree(root))
+    loaded, problems = registry.market(OPEN_MARKET)
+    if loaded is None:  # the demo's own market: a bug here, never the filer's
+        raise ClaimsError(f"demo market {OPEN_MARKET}: " + "; ".join(f.message for f in problems))
+    dates = MarketDates.of(
+        loaded.resolve_by, registry.rules.window_days, registry.rules.annul_after_days
+    )
+    print(
+        f"\nMarket {OPEN_MARKET} is open for filing ({path}, committed on main): resolve-by"
+        f" {dates.resolve_by.isoformat()}, its filing window closes"
+        f" {dates.window_closes.isoformat()}. It asks what market 3 asks, under the default"
+        " adversarial budget (one independent red team, 40 hours in all): the budget a single"
+        " filer can meet. docs/tutorial.md files into it."
+    )
 
 
 def _released(examples: Traversable) -> dict[str, bytes]:
@@ -226,7 +283,13 @@ def close_on_schedule(
     return close_windows(job)
 
 
-def _run(root: Path, released: dict[str, bytes], steps: list[Step], plan: dict[str, Any]) -> int:
+def _run(
+    root: Path,
+    released: dict[str, bytes],
+    steps: list[Step],
+    plan: dict[str, Any],
+    today: date | None = None,
+) -> int:
     if root.exists() and any(root.iterdir()):
         raise ClaimsError(f"{root} is not empty", "name a new folder with --keep")
     repo = build_git_registry(root, steps)
@@ -295,7 +358,10 @@ def _run(root: Path, released: dict[str, bytes], steps: list[Step], plan: dict[s
         last = when == plan["resolve_on"][-1]
         resolved = demo.resolve(f"{number}. markets as of {when}", when, rerun_adapter, not last)
     made = _made_by_the_job(root, work)
-    return _check(plan, merged, review, rerun, resolved, made, rerun_adapter is not None, runs)
+    code = _check(plan, merged, review, rerun, resolved, made, rerun_adapter is not None, runs)
+    if today is not None:
+        _open_market(root, today)
+    return code
 
 
 def _moment(text: str) -> datetime:

@@ -676,6 +676,13 @@ def explanation_to_json(explanations: Sequence[Explanation]) -> dict[str, Any]:
 # The verification cache (bot/cache.py) ------------------------------------------------------
 
 
+def _cached_units(units: UnitSummary | None) -> dict[str, Any] | None:
+    """The report's unit structure, with how the units formed (not in the report)."""
+    if units is None:
+        return None
+    return {**_units(units), "formation": list(units.formation)}
+
+
 def _unit_summary_from(data: Mapping[str, Any] | None) -> UnitSummary | None:
     if data is None:
         return None
@@ -685,6 +692,7 @@ def _unit_summary_from(data: Mapping[str, Any] | None) -> UnitSummary | None:
         {str(k): int(v) for k, v in data["nulls_per_key"].items()},
         {str(k): int(v) for k, v in data["joins_per_key"].items()},
         None if data["joined_most_by"] is None else str(data["joined_most_by"]),
+        tuple(str(text) for text in data.get("formation", ())),
     )
 
 
@@ -719,9 +727,9 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
             "present": check.certificates.present,
             "all_abstain": check.certificates.all_abstain,
         },
-        "unit_summary": _units(check.unit_summary) or None,
+        "unit_summary": _cached_units(check.unit_summary),
         "bars": None if check.bars is None else [_bar(bar) for bar in check.bars],
-        "units": _units(check.units) or None,
+        "units": _cached_units(check.units),
         "bar_problems": [_finding(f) for f in check.bar_problems],
         "derived": None if check.derived is None else dict(check.derived),
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from bot.findings import Finding, Severity
+from bot.findings import Code, Finding, Severity
 from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
@@ -110,6 +110,9 @@ def _qualification_lines(verdict: AttemptVerdict) -> list[str]:
             f"    units: {units.count} (largest {units.largest}, joined"
             f" most by {joined}; nulls per key {dict(units.nulls_per_key)})"
         )
+        # How the units formed; a sample-size finding below says it already.
+        if not any(f.code is Code.SAMPLE_SIZE for f in verdict.qualification):
+            lines += [f"      {text}" for text in units.formation]
     lines += _finding_lines(verdict.qualification)
     waiting = [
         f"{name} ({check.state})" for name, check in verdict.checks.items() if check.state != "pass"

@@ -10,11 +10,18 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from bot.errors import ClaimsError
 from bot.findings import Finding
 from bot.report.text import printable
+
+if TYPE_CHECKING:
+    from bot.load.document import FieldPath
+    from bot.models import Market, SharedRules
+    from bot.tools.fill import Setting
 
 __all__ = [
     "TOOL_COMMANDS",
@@ -36,14 +43,50 @@ def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         help="create an attempt folder with stub freeze.yaml and attempt.yaml",
         description="Create attempts/market-NN/SUBMITTER/ATTEMPT/ with freeze.yaml and"
         " attempt.yaml stubs, commented with the market's bars, floors and adversarial budget."
-        " Values to fill in start with FILL-IN; claims verify refuses them until replaced.",
+        " Values to fill in start with FILL-IN; claims verify refuses them until replaced."
+        " --set and --from-inspect fill them, in existing stubs too (only those lines change)."
+        " A market that is resolved or whose filing window has closed is refused.",
     )
     init.add_argument("--market", type=int, required=True, metavar="N", help="the market number")
     init.add_argument("--submitter", required=True, metavar="S", help="your submitter slug")
     init.add_argument("--attempt", required=True, metavar="A", help="the attempt slug")
-    init.add_argument("--kind", choices=("run", "wrapped"), default="run", help="default: run")
+    init.add_argument(
+        "--kind",
+        choices=("run", "wrapped", "challenge"),
+        default="run",
+        help="default: run (the market's contract lists the kinds it accepts)",
+    )
+    init.add_argument(
+        "--challenge-run",
+        metavar="RUN",
+        help="with --kind challenge: the challenge run's slug (challenge-runs/RUN/)",
+    )
     init.add_argument("--registry", type=Path, metavar="ROOT", help="default: found above here")
     init.add_argument("--force", action="store_true", help="replace existing stub files")
+    init.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        dest="settings",
+        help="fill a FILL-IN value of the stubs (new or existing): FIELD is its dotted path"
+        " (method.name, adversarial.red_teams.0.hours) or its last part when only one"
+        " placeholder has that name; VALUE is a string, or a JSON number, true or false;"
+        " repeat for more",
+    )
+    init.add_argument(
+        "--from-inspect",
+        type=Path,
+        metavar="LOG",
+        help="fill what an Inspect log knows (method, full code commit, scorer, freeze time,"
+        " a title from its task and model); --set wins over it",
+    )
+    init.add_argument(
+        "--as-of",
+        type=_as_of,
+        metavar="DATE",
+        help="check the market's filing window as of this date, YYYY-MM-DD (default: today, UTC)",
+    )
 
 
 def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -120,10 +163,107 @@ def _print(lines: list[str]) -> None:
         print(printable(line))
 
 
+def _as_of(text: str) -> date:
+    try:
+        return date.fromisoformat(text) if len(text) == 10 else _not_a_date(text)
+    except ValueError:
+        return _not_a_date(text)
+
+
+def _not_a_date(text: str) -> date:
+    raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
+
+
+def _window(root: Path, market: Market, rules: SharedRules, as_of: date) -> None:
+    """Refuse a market that is resolved or whose filing window has closed; warn, with the
+    dates, when its resolve-by date has passed (SPEC 5)."""
+    from bot.dates import MarketDates
+    from bot.jobs.records import record_path
+
+    dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
+    said = (
+        f"resolve-by {dates.resolve_by.isoformat()}, filing window closed on"
+        f" {dates.window_closes.isoformat()}"
+    )
+    record = record_path(market.id)
+    if (root / record).is_file():
+        raise ClaimsError(
+            f"market {market.id} is resolved ({record}; {said}): an attempt filed now never"
+            " counts (filed-late)",
+            "choose a market whose window is open (`claims demo --keep DIR --today` has one"
+            " to practise on: market 7)",
+        )
+    state = dates.state(as_of)
+    if state == "closed":
+        raise ClaimsError(
+            f"market {market.id}'s filing window closed on {dates.window_closes.isoformat()}"
+            f" (resolve-by {dates.resolve_by.isoformat()} + {rules.window_days} days), before"
+            f" {as_of.isoformat()}: an attempt filed now never counts (filed-late)",
+            "choose a market whose window is open (`claims demo --keep DIR --today` has one"
+            " to practise on: market 7)",
+        )
+    if state == "filing-window":
+        print(
+            f"warning: market {market.id}'s resolve-by date {dates.resolve_by.isoformat()} has"
+            f" passed: evidence made public after it never counts (evidence-late); its filing"
+            f" window closes {dates.window_closes.isoformat()}"
+        )
+
+
+def _settings(args: argparse.Namespace) -> tuple[list[Setting], list[str]]:
+    """The values to fill: --from-inspect's first, then --set's (a later one wins)."""
+    from bot.tools.fill import Setting, parse_setting
+
+    settings: list[Setting] = []
+    notes: list[str] = []
+    if args.from_inspect is not None:
+        from bot.adapters.inspect_ import stub_values
+
+        values, notes = stub_values(args.from_inspect)
+        settings += [Setting(name, value, source) for name, value, source in values]
+    settings += [parse_setting(text) for text in args.settings]
+    last = {setting.name: setting for setting in settings}
+    return list(last.values()), notes
+
+
+def _filled(
+    texts: dict[str, str], settings: list[Setting], strict: set[str]
+) -> tuple[dict[str, str], list[str]]:
+    """The stub texts with `settings` filled. A setting from --set (`strict`: its names) that
+    names no placeholder is a problem; one from a log is left out quietly (the filer's
+    value stands)."""
+    from bot.load.yaml_ import parse_yaml
+    from bot.tools.fill import fill_text, resolve
+
+    stubs: dict[str, Any] = {}
+    for name, text in texts.items():
+        document, _ = parse_yaml(text.encode("utf-8"), name)
+        stubs[name] = None if document is None else document.data
+    # One value a field: a later setting (--set after the log's) replaces an earlier one.
+    chosen: dict[str, dict[FieldPath, Setting]] = {name: {} for name in texts}
+    problems = []
+    for setting in settings:
+        file, where = resolve(setting, stubs)
+        if file is None:
+            if setting.name in strict:
+                problems.append(f"--set {setting.name}: {where}")
+            continue
+        assert not isinstance(where, str)
+        chosen[file][where] = setting
+    out = dict(texts)
+    for name, pairs in chosen.items():
+        if pairs:
+            out[name], found = fill_text(texts[name], name, list(pairs.items()))
+            problems += found
+    return out, problems
+
+
 def _init(args: argparse.Namespace) -> int:
     from bot.judge import SLUG
+    from bot.load.yaml_ import parse_yaml
     from bot.registry import RULES_PATH, find_root, load_registry
-    from bot.tools.files import Write, apply
+    from bot.tools.files import Write, apply, write_atomic
+    from bot.tools.fill import dotted, placeholders
     from bot.tools.init import attempt_stub, freeze_stub
     from bot.tree import FolderTree
 
@@ -133,6 +273,10 @@ def _init(args: argparse.Namespace) -> int:
                 f"{option} {slug!r} is not a slug: 3-64 lower-case letters, digits and hyphens,"
                 " no hyphen at either end"
             )
+    if args.challenge_run is not None and args.kind != "challenge":
+        raise ClaimsError("--challenge-run goes with --kind challenge")
+    if args.challenge_run is not None and not SLUG.match(args.challenge_run):
+        raise ClaimsError(f"--challenge-run {args.challenge_run!r} is not a slug")
     root = args.registry.resolve() if args.registry else find_root(Path.cwd())
     if root is None:
         raise ClaimsError(
@@ -154,26 +298,65 @@ def _init(args: argparse.Namespace) -> int:
         raise ClaimsError(
             f"--kind {args.kind}: market {market.id} accepts {', '.join(market.kinds)}"
         )
+    if (
+        args.challenge_run is not None
+        and not (root / "challenge-runs" / args.challenge_run / "run.yaml").is_file()
+    ):
+        raise ClaimsError(
+            f"--challenge-run {args.challenge_run}: challenge-runs/{args.challenge_run}/run.yaml"
+            " is not in this registry"
+        )
+    _window(root, market, rules, args.as_of or datetime.now(UTC).date())
+    settings, notes = _settings(args)
+    strict = {text.partition("=")[0].strip() for text in args.settings}
     inside = f"attempts/market-{market.id:02d}/{args.submitter}/{args.attempt}"
     folder = root / inside
     schemas = "../../../../schemas"
-    writes = [
-        Write(
-            folder / "freeze.yaml",
-            freeze_stub(market, rules, args.kind, f"{schemas}/freeze.schema.json"),
-            owned=False,
-            what="stub",
+    stubs = {
+        "freeze.yaml": freeze_stub(market, rules, args.kind, f"{schemas}/freeze.schema.json"),
+        "attempt.yaml": attempt_stub(
+            market,
+            rules,
+            args.submitter,
+            args.kind,
+            f"{schemas}/attempt.schema.json",
+            args.challenge_run,
         ),
-        Write(
-            folder / "attempt.yaml",
-            attempt_stub(
-                market, rules, args.submitter, args.kind, f"{schemas}/attempt.schema.json"
-            ),
-            owned=False,
-            what="stub",
-        ),
-    ]
-    _print(apply(writes, args.force, Path.cwd(), root))
+    }
+    existing = {name: folder / name for name in stubs if (folder / name).is_file()}
+    if settings and existing and not args.force:
+        # Fill the stubs already there, in place: only their placeholders change.
+        texts = {name: path.read_text(encoding="utf-8") for name, path in existing.items()}
+        filled, unfilled = _filled(texts, settings, strict)
+        if unfilled:
+            raise ClaimsError("; ".join(unfilled), "nothing was written")
+        for name, path in existing.items():
+            if filled[name] != texts[name]:
+                write_atomic(path, filled[name].encode("utf-8"))
+                print(printable(f"filled    {inside}/{name}"))
+            else:
+                print(printable(f"unchanged {inside}/{name}"))
+    else:
+        texts = {name: data.decode("utf-8") for name, data in stubs.items()}
+        filled, unfilled = _filled(texts, settings, strict)
+        if unfilled:
+            raise ClaimsError("; ".join(unfilled), "nothing was written")
+        writes = [
+            Write(folder / name, filled[name].encode("utf-8"), owned=False, what="stub")
+            for name in stubs
+        ]
+        _print(apply(writes, args.force, Path.cwd(), root))
+    for note in notes:
+        print(printable(f"note: {note}"))
+    left = []
+    for name in stubs:
+        path = folder / name
+        document, _ = parse_yaml(path.read_bytes(), name) if path.is_file() else (None, [])
+        paths = placeholders(document.data) if document is not None else []
+        if paths:
+            left.append(f"{name}: {', '.join(dotted(p) for p in paths)}")
+    if left:
+        print(printable(f"still FILL-IN: {'; '.join(left)}"))
     if not (root / "schemas").is_dir():
         print(
             f"note: {root} has no schemas/ folder, so the files' $schema links"

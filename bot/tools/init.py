@@ -135,7 +135,9 @@ def _header(market: Market, rules: SharedRules, schema: str, what: str) -> list[
         f"# yaml-language-server: $schema={schema}",
         f"# {what} for market {market.id}: {market.title}",
         "# Written by `claims init`. Every value starting with FILL-IN is a placeholder that",
-        "# `claims verify` refuses (schema) until you replace it.",
+        "# `claims verify` refuses (schema) until you replace it; it says where the value comes",
+        "# from. `claims init ... --set FIELD=VALUE` (or --from-inspect LOG) fills one and notes",
+        "# its source after it (# from: ...); `claims pin-log` writes raw_log.",
         "#",
         f"# The market's bars (trials.jsonl results; cases from freeze-cases.jsonl), resolve-by"
         f" {market.resolve_by}:",
@@ -144,8 +146,7 @@ def _header(market: Market, rules: SharedRules, schema: str, what: str) -> list[
         lines += _bar(bar, rules.confidence)
     lines += [
         floors,
-        "# Unit keys (every trial carries each; null means not applicable):"
-        f" {', '.join(market.unit_keys)}",
+        *_unit_lines(market),
         f"# Required outputs: {', '.join(market.required_outputs) or 'none'}",
     ]
     if market.withholdable:
@@ -158,13 +159,48 @@ def _header(market: Market, rules: SharedRules, schema: str, what: str) -> list[
     return [*lines, *_budget(market, rules), "#"]
 
 
+# What each unit key means, for the stub's comments (docs/filing-an-attempt.md#unit-keys).
+UNIT_KEY_MEANINGS = {
+    "system": "the system instance the trial ran on (a seed or reparametrization variant"
+    " is its own system)",
+    "trajectory": "the rollout the trial scored (one id per independent trajectory)",
+    "evaluator": "a separate judge whose errors trials share (a person, a grader model);"
+    " null when the method under test or a deterministic scorer labels the trial",
+    "attack_family": "the attack the trial tried, shared by attacks that are not"
+    " independent; null for controls",
+}
+
+
+def _unit_lines(market: Market) -> list[str]:
+    """The unit structure: every trial carries each key, and trials sharing a value join."""
+    lines = [
+        f"# Units: trials that share a value of any unit key ({', '.join(market.unit_keys)})",
+        "#   are one unit, transitively; the floors and bars count units, not trials. Every",
+        "#   trial carries every key; null means not applicable and never joins.",
+    ]
+    lines += [
+        f"#   {key}: {UNIT_KEY_MEANINGS.get(key, 'a key this market adds')}"
+        for key in market.unit_keys
+    ]
+    lines.append(
+        f"#   So {market.min_units} units need {market.min_units} trials sharing no value;"
+        " `claims explain` shows which values joined the trials."
+    )
+    return lines
+
+
 def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> bytes:
     """freeze.yaml: placeholders for the method, its code commit, scorer and freeze time."""
     data: dict[str, Any] = {
-        "method": {"name": _fill("your method's name"), "version": _fill("its version")},
-        "code_commit": _fill("the full 40- or 64-hex commit of the method's code"),
-        "scorer": _fill("the scorer that turns outputs into results"),
-        "frozen_at": _fill("when you froze, RFC 3339, e.g. 2027-01-10T12:00:00Z"),
+        "method": {
+            "name": _fill("your method's name, as its paper or repository names it"),
+            "version": _fill("its version, e.g. its release tag"),
+        },
+        "code_commit": _fill(
+            "the full 40- or 64-hex commit of the method's code (git rev-parse HEAD there)"
+        ),
+        "scorer": _fill("the scorer that turns outputs into results, as your harness names it"),
+        "frozen_at": _fill("when you froze, RFC 3339 (date -u +%Y-%m-%dT%H:%M:%SZ)"),
     }
     notes = [
         "# Commit only freeze.yaml and freeze-cases.jsonl in the freeze pull request, and have",
@@ -173,9 +209,11 @@ def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> b
     ]
     if kind == "wrapped":
         data["paper_freeze"] = {
-            "date": _fill("the paper's own freeze date, YYYY-MM-DD or RFC 3339"),
+            "date": _fill(
+                "the paper's own freeze date (its preregistration), YYYY-MM-DD or RFC 3339"
+            ),
             "url": _fill("https://... the paper's preregistration or freeze"),
-            "sha256": _fill("the sha256 of the file at that url"),
+            "sha256": _fill("the sha256 of the file at that url (sha256sum FILE)"),
         }
         notes = [
             "# A wrapped attempt is checked against the paper's own dated freeze (paper_freeze);",
@@ -187,21 +225,28 @@ def freeze_stub(market: Market, rules: SharedRules, kind: str, schema: str) -> b
 
 def _team(access: str) -> dict[str, Any]:
     return {
-        "name": _fill("the red-team group's name"),
-        "organization": _fill("its organization"),
+        "name": _fill("the red-team group's name, as its report gives it"),
+        "organization": _fill("its organization, as its report gives it"),
         "independent": _fill("true or false: independent of the method's authors"),
-        "hours": _fill("documented expert-hours, a number"),
+        "hours": _fill("expert-hours its report documents, a number"),
         "access": _fill(f"black-box, grey-box or white-box (at least {access})"),
-        "started_at": _fill("when it started, RFC 3339, after access_frozen_at"),
+        "started_at": _fill("when it started (its report), RFC 3339, after access_frozen_at"),
     }
 
 
 def attempt_stub(
-    market: Market, rules: SharedRules, submitter: str, kind: str, schema: str
+    market: Market,
+    rules: SharedRules,
+    submitter: str,
+    kind: str,
+    schema: str,
+    challenge_run: str | None = None,
 ) -> bytes:
     """attempt.yaml: market, submitter and kind filled in, placeholders for the rest."""
     adversarial: dict[str, Any] = {
-        "access_frozen_at": _fill("when the attack's access was frozen, RFC 3339"),
+        "access_frozen_at": _fill(
+            "when the attack's access was frozen (the red team's terms), RFC 3339"
+        ),
     }
     if market.adversarial_budget == "own":
         protocol = dict(market.attack_protocol or {})
@@ -215,14 +260,24 @@ def attempt_stub(
         "market": market.id,
         "submitter": submitter,
         "kind": kind,
+        **(
+            {
+                "challenge_run": challenge_run
+                or _fill("the challenge run's slug, challenge-runs/<run>/")
+            }
+            if kind == "challenge"
+            else {}
+        ),
         "title": _fill("the attempt's title, 1-200 characters"),
         "publication": {
-            "url": _fill("https://... where the evaluation is published"),
-            "evidence_public_at": _fill("when the evidence became public, RFC 3339"),
+            "url": _fill("https://... where the evaluation is published (paper or report)"),
+            "evidence_public_at": _fill(
+                "when the evidence became public (the publication's date), RFC 3339"
+            ),
         },
         "raw_log": {
             "sha256": _fill("claims pin-log writes this"),
-            "url": _fill("https://... a public URL of the whole raw log"),
+            "url": _fill("https://... a public URL of the whole raw log (claims pin-log --url)"),
             "bytes": _fill("claims pin-log writes this"),
         },
         "assumed_access": _fill(f"the access the attack had, at least {market.assumed_access}"),
@@ -233,6 +288,11 @@ def attempt_stub(
         "# scores.yaml), after the freeze is merged. `claims pin-log . --log FILE` pins the raw",
         "# log; `claims scores . --write` writes scores.yaml.",
     ]
+    if kind == "challenge":
+        notes.append(
+            "# A challenge attempt's freeze-cases.jsonl is the run's, and its trials' results are"
+            " the operator's scores (docs/challenge-runs.md)."
+        )
     if market.adversarial_budget == "serious":
         notes.append(
             "# Instead of red_teams you may report a bounty or a generator"

@@ -7,7 +7,7 @@ import json
 import re
 import subprocess
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import git
@@ -15,8 +15,11 @@ import pytest
 import yaml
 
 import bot.sandbox
+from bot.dates import MarketDates
 from bot.demo.run import run_demo
 from bot.jobs.gitops import BOT_NAME
+from bot.registry import load_registry
+from bot.tree import FolderTree
 from tests.support import PROJECT
 
 
@@ -184,13 +187,33 @@ def test_demo_today_ends_before_today_behaves_the_same_and_every_schema_link_res
         dates += [datetime.fromtimestamp(tag.tag.tagged_date, UTC) for tag in repo.tags if tag.tag]
         tracked = repo.git.ls_files().splitlines()
     assert len(dates) > 100 and all(moment.date() < today for moment in dates), max(dates)
-    # Every date in every file, too (the markets' resolve_by, trials, judgments, logs).
+    # Every date in every file, too (the markets' resolve_by, trials, judgments, logs), but
+    # the open market's resolve-by (below).
     latest = max(
         date.fromisoformat(found)
         for name in tracked
+        if name != "markets/market-07.yaml"
         for found in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", (root / name).read_text("utf-8"))
     )
     assert latest < today
+    # Issue 23, item 2: market 7 is open for filing today, under the default budget.
+    registry = load_registry(FolderTree(root))
+    market, problems = registry.market(7)
+    assert market is not None, problems
+    assert market.resolve_by == today + timedelta(days=180)
+    assert market.adversarial_budget == "default" and "run" in market.kinds
+    dates = MarketDates.of(
+        market.resolve_by, registry.rules.window_days, registry.rules.annul_after_days
+    )
+    assert dates.state(today) == "open"
+    assert "Market 7 is open for filing (markets/market-07.yaml, committed on main)" in done.stdout
+    assert f"its filing window closes {dates.window_closes.isoformat()}" in done.stdout
+    # The demo's own markets have all closed: market 7 is the only one a filer can file into.
+    for number in (2, 3, 5, 6, 11):
+        other, _ = registry.market(number)
+        assert other is not None
+        closes = MarketDates.of(other.resolve_by, registry.rules.window_days, 0).window_closes
+        assert closes < today, number
     # The registry carries schemas/, so editors validate, and every $schema link resolves.
     assert "schemas/attempt.schema.json" in tracked
     links = _schema_links(root)

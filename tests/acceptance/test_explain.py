@@ -199,3 +199,64 @@ def test_the_small_sample_bar_names_its_coverage_warning(
     assert "over 10 positive and 10 negative units" in bar
     assert "covers about 87.6% here, simulated; below 90%" in bar
     assert bar.endswith("[bound-coverage-low]")
+
+
+# Issue 23, item 1: verify and explain say how the units formed, not only how many.
+
+
+def _monitor_as_evaluator(files: Files) -> None:
+    """The issue's filing: the monitor under test named as every trial's `evaluator`."""
+
+    def monitor(trials: list[dict[str, Any]]) -> None:
+        for trial in trials:
+            trial["evaluator"] = "trajmon"
+
+    rewrite(files, "trials.jsonl", monitor)
+
+
+def test_too_few_units_names_the_value_that_joined_them_and_what_would_separate_them(
+    make_registry: Any, run_claims: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    built = make_registry(before_scores=_monitor_as_evaluator)
+    attempt = run_claims("verify", built.attempt).attempt()
+    reasons = {reason["code"]: reason["message"] for reason in attempt["reasons"]}
+    assert set(reasons) == {"sample-size", "bar-refused"}, reasons
+    # Which key joined which trials, the unit's size and lines, and what would separate them.
+    sample = reasons["sample-size"]
+    assert "1 independent units over all scored trials (from 24 trials)" in sample
+    assert "a unit of 24 trials (lines 1, 2, 3, 4, ...)" in sample
+    assert "all 24 trials share evaluator 'trajmon'" in sample
+    assert "to separate them by evaluator: write evaluator null unless a separate judge" in sample
+    # The AUROC bar's refusal names the value the two trials share.
+    refused = reasons["bar-refused"]
+    assert "trials on lines 1 and 2 share a unit: both have evaluator 'trajmon';" in refused
+    assert "to separate them, write evaluator null unless a separate judge" in refused
+    # explain: the units line says the same.
+    code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
+    assert code == 1
+    [units] = [line for line in lines if " units " in line[:20]]
+    assert units.startswith("fails   units") and "the market needs 10" in units
+    assert "all 24 trials share evaluator 'trajmon'" in units
+    [bar] = [line for line in lines if "'discrimination'" in line]
+    assert "both have evaluator 'trajmon'" in bar
+
+
+def test_units_joined_by_several_keys_are_described_largest_first(
+    make_registry: Any, run_claims: Any
+) -> None:
+    def two_graders(files: Files) -> None:
+        def grade(trials: list[dict[str, Any]]) -> None:
+            for index, trial in enumerate(trials):
+                trial["evaluator"] = "grader-a" if index < 16 else "grader-b"
+                trial["attack_family"] = None
+
+        rewrite(files, "trials.jsonl", grade)
+
+    built = make_registry(before_scores=two_graders)
+    attempt = run_claims("verify", built.attempt).attempt()
+    [sample] = [r["message"] for r in attempt["reasons"] if r["code"] == "sample-size"]
+    assert "2 independent units" in sample
+    first, second = sample.index("a unit of 16 trials"), sample.index("a unit of 8 trials")
+    assert first < second
+    assert "all 16 trials share evaluator 'grader-a'" in sample
+    assert "all 8 trials share evaluator 'grader-b'" in sample

@@ -329,3 +329,142 @@ def test_init_refuses_a_submitter_folder_that_is_a_link(registry, run_claims, tm
     result = run_claims("init", "--market", "3", "--submitter", "tester", "--attempt", "abc")
     assert result.code == 2 and "symbolic link" in result.err, result.out + result.err
     assert list(outside.iterdir()) == []
+
+
+# Issue 23, items 3 and 4: init checks the filing window, takes every kind, fills values.
+
+INIT = ("init", "--market", "3", "--submitter", "tester-lab", "--attempt", "monitor-v1")
+
+
+def test_init_refuses_a_closed_window_and_warns_after_resolve_by(registry, run_claims) -> None:
+    # Market 3 resolves by 2027-06-30; its window (60 days) closes on 2027-08-29.
+    closed = run_claims(*INIT, "--as-of", "2027-08-30")
+    assert closed.code == 2
+    assert "market 3's filing window closed on 2027-08-29" in closed.err
+    assert "(resolve-by 2027-06-30 + 60 days), before 2027-08-30" in closed.err
+    assert "filed-late" in closed.err and "claims demo --keep DIR --today" in closed.err
+    assert not (registry / FOLDER).exists()
+    late = run_claims(*INIT, "--as-of", "2027-07-01")
+    assert late.code == 0
+    assert "warning: market 3's resolve-by date 2027-06-30 has passed" in late.out
+    assert "evidence-late" in late.out and "its filing window closes 2027-08-29" in late.out
+    assert "warning" not in run_claims(*INIT, "--as-of", "2027-06-30", "--force").out
+
+
+def test_init_refuses_a_resolved_market(registry, run_claims) -> None:
+    record = registry / "resolutions" / "market-03.yaml"
+    record.parent.mkdir()
+    record.write_text("market: 3\n")
+    refused = run_claims(*INIT, "--as-of", "2027-01-10")
+    assert refused.code == 2
+    assert "market 3 is resolved (resolutions/market-03.yaml;" in refused.err
+
+
+def test_init_writes_a_challenge_stub(registry, run_claims) -> None:
+    stub = run_claims(*INIT, "--kind", "challenge", "--as-of", "2027-01-10")
+    assert stub.code == 0, stub.err
+    data = yaml.safe_load((registry / FOLDER / "attempt.yaml").read_text())
+    assert data["kind"] == "challenge"
+    assert data["challenge_run"].startswith("FILL-IN: the challenge run's slug")
+    missing = run_claims(*INIT, "--kind", "challenge", "--challenge-run", "run-9", "--force")
+    assert missing.code == 2 and "challenge-runs/run-9/run.yaml is not in this registry" in (
+        missing.err
+    )
+    (registry / "challenge-runs" / "run-9").mkdir(parents=True)
+    (registry / "challenge-runs" / "run-9" / "run.yaml").write_text("{}\n")
+    named = run_claims(*INIT, "--kind", "challenge", "--challenge-run", "run-9", "--force")
+    assert named.code == 0, named.err
+    data = yaml.safe_load((registry / FOLDER / "attempt.yaml").read_text())
+    assert data["challenge_run"] == "run-9"
+    wrong = run_claims(*INIT, "--challenge-run", "run-9", "--force")
+    assert wrong.code == 2 and "--challenge-run goes with --kind challenge" in wrong.err
+
+
+def test_init_stub_documents_the_unit_structure(registry, run_claims) -> None:
+    assert run_claims(*INIT, "--as-of", "2027-01-10").code == 0
+    freeze = (registry / FOLDER / "freeze.yaml").read_text()
+    assert "# Units: trials that share a value of any unit key (system, trajectory," in freeze
+    assert "#   evaluator: a separate judge whose errors trials share" in freeze
+    assert "null when the method under test or a deterministic scorer labels the trial" in freeze
+    assert "#   system: the system instance the trial ran on (a seed or reparametrization" in freeze
+
+
+def test_init_set_fills_new_and_existing_stubs_and_says_where_each_value_came_from(
+    registry, run_claims
+) -> None:
+    made = run_claims(*INIT, "--as-of", "2027-01-10", "--set", "method.name=trace-monitor")
+    assert made.code == 0, made.err
+    freeze = registry / FOLDER / "freeze.yaml"
+    assert 'name: "trace-monitor"  # from: claims init --set' in freeze.read_text()
+    assert "still FILL-IN: freeze.yaml: method.version, code_commit" in made.out
+    # Existing stubs: only the placeholders named change, every other line is kept.
+    before = (registry / FOLDER / "attempt.yaml").read_text()
+    again = run_claims(
+        *INIT, "--set", "hours=48", "--set", "independent=true", "--set", "method.version=1.0"
+    )
+    assert again.code == 0, again.err
+    assert f"filled    {FOLDER}/attempt.yaml" in again.out
+    after = (registry / FOLDER / "attempt.yaml").read_text()
+    data = yaml.safe_load(after)
+    team = data["adversarial"]["red_teams"][0]
+    assert (team["hours"], team["independent"]) == (48, True)
+    assert yaml.safe_load(freeze.read_text())["method"]["version"] == 1.0
+    changed = [
+        (old, new)
+        for old, new in zip(before.splitlines(), after.splitlines(), strict=True)
+        if old != new
+    ]
+    assert [new.strip() for _, new in changed] == [
+        "independent: true  # from: claims init --set",
+        "hours: 48  # from: claims init --set",
+    ]
+    # A value already given, an unknown field and an ambiguous name are refused, naming it.
+    given = run_claims(*INIT, "--set", "method.name=other")
+    assert given.code == 2 and "method.name already has a value" in given.err
+    unknown = run_claims(*INIT, "--set", "colour=blue")
+    assert unknown.code == 2 and "no field 'colour' in the stubs; still to fill:" in unknown.err
+    assert "scorer" in unknown.err
+    many = run_claims(*INIT, "--set", "started_at=2027-01-01T00:00:00Z")
+    assert many.code == 0  # the one red team's started_at: the only placeholder of that name
+    bad = run_claims(*INIT, "--set", "no-equals")
+    assert bad.code == 2 and "write FIELD=VALUE" in bad.err
+
+
+def test_init_from_inspect_fills_what_the_log_knows(registry, run_claims, tmp_path) -> None:
+    import gzip
+
+    log = json.loads(gzip.decompress((PROJECT / "tests/data/inspect/run-a.json.gz").read_bytes()))
+    log["eval"]["revision"]["commit"] = "39ea45c"  # Inspect records a short commit
+    path = tmp_path / "run-a.json"
+    path.write_text(json.dumps(log))
+    made = run_claims(*INIT, "--as-of", "2027-01-10", "--from-inspect", path)
+    assert made.code == 0, made.err
+    freeze = (registry / FOLDER / "freeze.yaml").read_text()
+    assert 'name: "perturb, generate"  # from: run-a.json: the solver plan (plan.steps)' in freeze
+    assert 'scorer: "includes"  # from: run-a.json: eval.scorers' in freeze
+    assert 'frozen_at: "2026-11-29T22:53:10Z"  # from: run-a.json: eval.created' in freeze
+    attempt = (registry / FOLDER / "attempt.yaml").read_text()
+    assert 'title: "tiny_qa on mockllm/model"  # from: run-a.json: eval.task and eval.model' in (
+        attempt
+    )
+    # The short commit is not filled: the note says how to get the full one.
+    assert "code_commit: FILL-IN" not in freeze and 'code_commit: "FILL-IN' in freeze
+    assert "note: code_commit: run-a.json records commit 39ea45c, not a full one" in made.out
+    assert "git rev-parse 39ea45c" in made.out
+    # A full commit is filled; --set wins over the log.
+    log["eval"]["revision"]["commit"] = "ab" * 20
+    path.write_text(json.dumps(log))
+    full = run_claims(
+        *INIT,
+        "--force",
+        "--from-inspect",
+        path,
+        "--set",
+        "scorer=exact-verdict",
+        "--set",
+        "method.name=m",
+    )
+    assert full.code == 0, full.err
+    data = yaml.safe_load((registry / FOLDER / "freeze.yaml").read_text())
+    assert (data["code_commit"], data["scorer"]) == ("ab" * 20, "exact-verdict")
+    assert data["method"]["name"] == "m"  # --set wins over the log

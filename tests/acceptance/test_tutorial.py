@@ -1,9 +1,13 @@
-"""Issue 11, item 5: docs/tutorial.md is replayed, command for command.
+"""Issue 11, item 5 and issue 23: docs/tutorial.md is replayed, command for command.
 
 The tutorial is this test's source: its fenced `sh` blocks run in order in one bash session
 (in an empty temporary folder, with this interpreter's `claims` and `python` first on PATH),
 so a command the page shows that stops working fails here, and the page cannot drift from
 the bot. A block fenced `sh exit=N` must exit with N; every other block must succeed.
+
+Issue 23: the page goes from `claims init` to a QUALIFYING attempt on the demo's open market
+(market 7, which `claims demo --today` opens), with the maintainers' judgments recorded, and
+the filer writes no program but the evaluation: every value is filled by a `claims` command.
 """
 
 from __future__ import annotations
@@ -59,16 +63,31 @@ def test_the_tutorial_blocks_are_found() -> None:
     commands = " ".join(body for body, _ in parts)
     for command in (
         "claims demo --keep reg --today",
-        "claims init",
+        "claims init --market 7",
+        "--set method.name=",
         "claims hash-cases",
         "GIT_COMMITTER_NAME=GitHub GIT_COMMITTER_EMAIL=noreply@github.com",
         "claims pin-log",
         "claims scores",
         "claims verify --base-ref main",
         "claims explain",
+        "judgments.yaml",
     ):
         assert command in commands, command
     assert [code for _, code in parts].count(1) == 1  # claims explain, with the human checks
+
+
+def test_the_filer_writes_no_program_but_the_evaluation() -> None:
+    """Issue 23: no market written by hand, no script filling in values; the one program
+    the page writes is the evaluation (its cases, and its run)."""
+    parts = blocks(TUTORIAL.read_text(encoding="utf-8"))
+    commands = "\n".join(body for body, _ in parts)
+    written = re.findall(r"^cat > (\S+) <<", commands, re.M)
+    assert written == ["monitor_eval.py", "$A/judgments.yaml"], written
+    assert "python -" not in commands and "python3" not in commands
+    assert "markets/" not in commands.replace("markets/market-07.yaml", "")
+    run = re.findall(r"^python (\S+)", commands, re.M)
+    assert set(run) == {"monitor_eval.py"}, run
 
 
 def test_the_tutorial_replays_to_valid_with_only_the_human_checks_left(tmp_path: Path) -> None:
@@ -102,7 +121,18 @@ def test_the_tutorial_replays_to_valid_with_only_the_human_checks_left(tmp_path:
         ]
         return said[str(number)]
 
-    assert "demo OK" in output_of("claims demo --keep reg --today")
+    demo = output_of("claims demo --keep reg --today")
+    assert "demo OK" in demo and "Market 7 is open for filing" in demo
+    market = output_of(
+        "grep -E '^(id|title|resolve_by|adversarial_budget):' markets/market-07.yaml"
+    )
+    assert "id: 7" in market and "adversarial_budget: default" in market, market
+    # init fills the freeze's values: only attempt.yaml's placeholders are left.
+    first_init = next(n for n, (body, _) in enumerate(parts) if "claims init --market 7" in body)
+    initialised = said[str(first_init)]
+    assert "still FILL-IN: attempt.yaml: title," in initialised, initialised
+    assert "freeze.yaml:" not in initialised.split("still FILL-IN:")[1]
+    assert "# Units: trials that share a value of any unit key" in initialised
     freeze_check = output_of("claims verify --base-ref main --head HEAD")
     assert "VALID    attempts/market-07/my-lab/first-monitor" in freeze_check, freeze_check
     assert "freeze-only" in freeze_check
@@ -110,12 +140,8 @@ def test_the_tutorial_replays_to_valid_with_only_the_human_checks_left(tmp_path:
     run_check = output_of("claims verify --base-ref main")
     assert "VALID    attempts/market-07/my-lab/first-monitor" in run_check, run_check
     assert "PENDING-JUDGMENT" in run_check and "INVALID" not in run_check
-    merged = output_of("claims verify $A")
-    assert "VALID    attempts/market-07/my-lab/first-monitor" in merged, merged
-    assert "1 attempt(s): 1 valid, 0 invalid" in merged
-    # claims explain: every line ok but the four human checks (besides the attempt's own line,
-    # pending judgment, and the total).
-    explained = output_of("claims explain $A")
+    # The merged run, on main: explain shows only the human checks missing.
+    explained = output_of_block(parts, said, "claims explain $A", first=True)
     marked = re.findall(r"^(ok|missing|fails)\s+(\S+)\s+(.+)$", explained, re.M)
     assert len(marked) > 15, explained
     not_ok = {(kind, text) for mark, kind, text in marked if mark != "ok"}
@@ -126,3 +152,18 @@ def test_the_tutorial_replays_to_valid_with_only_the_human_checks_left(tmp_path:
     }, explained
     assert "pending-judgment" in next(t for _, k, t in marked if k == "attempt")
     assert {kind for _, kind, _ in marked} >= {"bar", "floor", "adversarial", "date", "units"}
+    # After the maintainers' judgments: QUALIFYING, and every line of explain is ok.
+    final = output_of_block(parts, said, "claims explain $A", first=False)
+    assert "QUALIFYING" in final or "qualifying" in final, final
+    marked = re.findall(r"^(ok|missing|fails)\s+(\S+)\s+(.+)$", final, re.M)
+    assert len(marked) > 15 and all(mark == "ok" for mark, _, _ in marked), final
+    assert "not-qualifying" not in final and "pending-judgment" not in final, final
+    assert "1 attempt(s): 1 valid, 0 invalid" in final
+
+
+def output_of_block(
+    parts: list[tuple[str, int]], said: dict[str, str], command: str, first: bool
+) -> str:
+    """What the first (or last) block running `command` (a whole line of it) printed."""
+    numbers = [n for n, (body, _) in enumerate(parts) if command in body.strip().splitlines()]
+    return said[str(numbers[0] if first else numbers[-1])]

@@ -1,0 +1,166 @@
+"""`claims init --set FIELD=VALUE` and `--from-inspect LOG`: fill a stub's FILL-IN values.
+
+A filer (issue 23, item 4) hand-wrote scripts to replace the stubs' placeholders. Here each
+value goes on its own line, only where the stub still holds a `FILL-IN` placeholder, with a
+comment saying where the value came from (`# from: ...`); every other line is kept byte for
+byte. A field is named by its dotted path (`method.name`, `adversarial.red_teams.0.hours`),
+or by its last part when exactly one placeholder of the two stubs has that name (`hours`).
+
+Values are strings, except a JSON number, `true` and `false`, which are written as they are
+(`hours=48`); quote a string that would read as one (`method.version='"2"'`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.errors import ClaimsError
+from bot.evidence.rules import PLACEHOLDER
+from bot.load.document import FieldPath
+from bot.load.yaml_ import parse_yaml
+
+__all__ = ["Setting", "dotted", "fill_text", "parse_setting", "placeholders", "resolve"]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One value to write: the field as the filer named it, the value, where it came from."""
+
+    name: str
+    value: Any
+    source: str
+
+
+def dotted(path: FieldPath) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def parse_setting(text: str, source: str = "claims init --set") -> Setting:
+    """`FIELD=VALUE` as a `Setting`. Raises ClaimsError for text without `=` or a field."""
+    name, equals, raw = text.partition("=")
+    if not equals or not name.strip():
+        raise ClaimsError(f"--set {text!r}: write FIELD=VALUE, e.g. --set method.name=my-monitor")
+    value: Any = raw
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        parsed = None
+    else:
+        # A JSON number, true or false stays one; a quoted string is the string inside.
+        if isinstance(parsed, bool | int | float | str):
+            value = parsed
+    return Setting(name.strip(), value, source)
+
+
+def placeholders(data: Any, where: FieldPath = ()) -> list[FieldPath]:
+    """The paths of every value in `data` that is still a FILL-IN placeholder, in order."""
+    if isinstance(data, str):
+        return [where] if data.startswith(PLACEHOLDER) else []
+    if isinstance(data, dict):
+        return [path for key, value in data.items() for path in placeholders(value, (*where, key))]
+    if isinstance(data, list):
+        return [path for i, value in enumerate(data) for path in placeholders(value, (*where, i))]
+    return []
+
+
+def _lookup(data: Any, path: FieldPath) -> tuple[bool, Any]:
+    for part in path:
+        in_mapping = isinstance(data, dict) and isinstance(part, str) and part in data
+        in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if not (in_mapping or in_list):
+            return False, None
+        data = data[part]
+    return True, data
+
+
+def _path_of(name: str) -> FieldPath:
+    return tuple(int(part) if part.isdigit() else part for part in name.split("."))
+
+
+def resolve(setting: Setting, stubs: Mapping[str, Any]) -> tuple[str, FieldPath] | tuple[None, str]:
+    """Which stub file and field a setting names: (file, path), or (None, why not).
+
+    `stubs` maps each file name to its parsed data. A dotted path names the field in the
+    one file that has it; a bare name, the one placeholder of that name left in the stubs.
+    """
+    path = _path_of(setting.name)
+    found = [(file, path) for file, data in stubs.items() if _lookup(data, path)[0]]
+    if not found and len(path) == 1:
+        found = [
+            (file, candidate)
+            for file, data in stubs.items()
+            for candidate in placeholders(data)
+            if candidate[-1] == path[0]
+        ]
+    if len(found) == 1:
+        file, where = found[0]
+        present, value = _lookup(stubs[file], where)
+        if present and not (isinstance(value, str) and value.startswith(PLACEHOLDER)):
+            return None, (
+                f"{file}: {dotted(where)} already has a value ({json.dumps(value)[:60]});"
+                " edit it in the file"
+            )
+        return file, where
+    left = sorted({dotted(p) for data in stubs.values() for p in placeholders(data)})
+    if found:
+        many = ", ".join(f"{file}: {dotted(where)}" for file, where in found)
+        return None, f"{setting.name!r} names several fields ({many}): give its dotted path"
+    return None, (
+        f"no field {setting.name!r} in the stubs; still to fill: {', '.join(left) or 'nothing'}"
+    )
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    return json.dumps(str(value), ensure_ascii=False)
+
+
+def _comment(source: str) -> str:
+    """A one-line YAML comment: no line breaks, nothing a reader cannot see."""
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", " ", source)[:200]
+
+
+def fill_text(
+    text: str, name: str, settings: Sequence[tuple[FieldPath, Setting]]
+) -> tuple[str, list[str]]:
+    """`text` (a stub named `name`) with each setting's placeholder line replaced by its value
+    and a `# from:` comment. Returns (new text, problems); with problems, the text unchanged.
+    """
+    document, problems = parse_yaml(text.encode("utf-8"), name)
+    if document is None:
+        return text, [f"{name}: {p.message}" for p in problems[:1]]
+    lines = re.findall(r"[^\n]*\n|[^\n]+\Z", text)
+    expected = json.loads(json.dumps(document.data))
+    errors = []
+    for path, setting in settings:
+        line = document.lines.get(path)
+        key = str(path[-1])
+        pattern = re.compile(
+            rf'^(?P<lead>\s*(?:- )?){re.escape(key)}:[ ]+"{PLACEHOLDER}[^"\n]*"[ ]*(?P<end>\r?\n?)$'
+        )
+        match = pattern.match(lines[line - 1]) if line and line <= len(lines) else None
+        if line is None or match is None:
+            errors.append(f"{name}: {dotted(path)} is not a one-line placeholder this can fill")
+            continue
+        lines[line - 1] = (
+            f"{match['lead']}{key}: {_scalar(setting.value)}"
+            f"  # from: {_comment(setting.source)}{match['end']}"
+        )
+        target = expected
+        for part in path[:-1]:
+            target = target[part]
+        target[path[-1]] = setting.value
+    if errors:
+        return text, errors
+    edited = "".join(lines)
+    check, _ = parse_yaml(edited.encode("utf-8"), name)
+    if check is None or check.data != expected:
+        return text, [f"{name}: the filled file does not read back as written"]
+    return edited, []
