@@ -472,6 +472,16 @@ def _differs(claimed: Any, derived: Any) -> bool:
     return claimed != derived or type(claimed) is not type(derived)
 
 
+def differing_fields(claimed: Any, derived: Any) -> list[str]:
+    """The keys of one row (a bar's or a class-conditional count's) whose values differ, in
+    the derived row's order then the claimed row's; [] when either is not a mapping (the row
+    as a whole differs)."""
+    if not isinstance(claimed, dict) or not isinstance(derived, dict):
+        return []
+    keys = [*derived, *(key for key in claimed if key not in derived)]
+    return [key for key in keys if _differs(claimed.get(key), derived.get(key))]
+
+
 def compare_score_tables(claimed: Mapping[str, Any], derived: ScoreTable) -> list[str]:
     """Return the rows (bar ids, `class_conditional.<key>`) where the tables disagree."""
     rows = []

@@ -27,6 +27,7 @@ Steps (numbers repeated inline):
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,7 +35,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, coverage_warnings
+from bot.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
 from bot.evidence.models import (
     AdapterSpec,
@@ -378,25 +379,53 @@ def _published_around_records(
 def _check_score_table(
     scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
 ) -> list[Finding]:
-    """9. The filer's table must equal the one derived from cases and trials (SPEC 4)."""
+    """9. The filer's table must equal the one derived from cases and trials (SPEC 4).
+
+    Each finding names the field that differs and its line, and the command that writes the
+    derived table; a bar id the market does not have, close to one of its bars that the table
+    lacks, is one finding ("did you mean"), not one for each side."""
+    folder = str(PurePosixPath(scores.path).parent)
+    fix = f"`claims scores {folder} --write` writes the table the cases and trials give"
+    rows = compare_score_tables(claimed, derived)
+    claimed_bars = claimed.get("bars")
+    claimed_bars = claimed_bars if isinstance(claimed_bars, dict) else {}
+    unknown = [row for row in rows if row in claimed_bars and row not in derived["bars"]]
+    lacking = [row for row in rows if row in derived["bars"] and row not in claimed_bars]
     findings = []
-    for row in compare_score_tables(claimed, derived):
+    for row in unknown:
+        guess = difflib.get_close_matches(row, lacking, n=1, cutoff=0.75)
+        if guess:
+            lacking.remove(guess[0])
+            rows.remove(guess[0])
+        hint = f" (did you mean {guess[0]!r})" if guess else ""
+        known = ", ".join(repr(bar) for bar in derived["bars"]) or "none"
+        message = f"bars.{row}: unknown bar id {row!r}{hint}; the market's bars are {known}; {fix}"
+        line = scores.line_of(("bars", row))
+        findings.append(Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, line))
+    for row in rows:
+        if row in unknown:
+            continue
         if row.startswith("class_conditional."):
             key = row.removeprefix("class_conditional.")
             theirs = claimed.get("class_conditional", {}).get(key)
             mine = derived.get("class_conditional", {}).get(key)
             where: tuple[str, ...] = ("class_conditional", key)
         else:
-            theirs = claimed.get("bars", {}).get(row)
+            theirs = claimed_bars.get(row)
             mine = derived["bars"].get(row)
             where = ("bars", row)
-        message = (
-            f"{'.'.join(where)}: scores.yaml says {_compact(theirs)}, the cases and"
-            f" trials give {_compact(mine)}"
-        )
-        findings.append(
-            Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(where))
-        )
+        fields: list[str | None] = [*differing_fields(theirs, mine)] or [None]
+        for name in fields:
+            at = (*where, name) if name is not None else where
+            said = theirs.get(name) if name is not None else theirs
+            given = mine.get(name) if name is not None else mine
+            message = (
+                f"{'.'.join(at)}: scores.yaml says {_compact(said)}, the cases and"
+                f" trials give {_compact(given)}; {fix}"
+            )
+            findings.append(
+                Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(at))
+            )
     return findings
 
 
