@@ -407,7 +407,89 @@ def evaluate_bars(
             )
             results.append(result)
             findings += problems
+    if not any(finding.severity is Severity.ERROR for finding in findings):
+        findings += meaning_warnings(market, cases, trials, file)
     return results, units, findings
+
+
+# Past this many trials, a meaning warning names the first ones and counts the rest.
+_NAMED = 5
+
+
+def _lines(trials: Sequence[Trial], indexes: Sequence[int]) -> str:
+    shown = ", ".join(str(trials[index].line) for index in indexes[:_NAMED])
+    more = f" and {len(indexes) - _NAMED} more" if len(indexes) > _NAMED else ""
+    return f"line{'s' if len(indexes) > 1 else ''} {shown}{more}"
+
+
+def meaning_warnings(
+    market: Market, cases: Mapping[str, Case], trials: Sequence[Trial], file: str
+) -> list[Finding]:
+    """Warnings (they change no verdict) where a result says something no count reads as the
+    filer may think (docs/filing-an-attempt.md, "What the results mean"):
+
+    - `verdict-outside-bar`: a rate bar counts only some cases (`over.case`, such as attacks)
+      and a trial of another case (a control) carries one of its failure values: for a
+      control, `verdict` says what the method did with a benign case (a monitor's `caught`
+      is a false alarm, `passed` is let through); a failure value such as `false_safe` has no
+      meaning there and is counted by no bar;
+    - `class-conditional-partial`: class-conditional counts (certificate label x truth label)
+      need both `result.certificate` and `result.truth` as strings; a trial without them is
+      left out of the counts, named here when the market requires the counts or some trial
+      has them."""
+    findings = []
+    for bar in market.bars:
+        if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
+            continue
+        chosen = set(_selected(bar, cases, trials))
+        field = bar.predicate_field or ""
+        outside = [
+            index
+            for index, trial in enumerate(trials)
+            if index not in chosen
+            and trial.case_id in cases
+            and _matches(trial.result.get(field), list(bar.predicate_values))
+        ]
+        if outside:
+            first = trials[outside[0]]
+            kind = cases[first.case_id].field("kind")
+            value = first.result.get(field)
+            counted = ", ".join(f"{name} {want!r}" for name, want in bar.over_case.items())
+            message = (
+                f"result.{field}: {len(outside)} trial(s) of cases bar {bar.id!r} does not"
+                f" count ({_lines(trials, outside)}; the first a case of kind {kind!r}) say"
+                f" {value!r}, a failure of that bar, which counts only cases with"
+                f" {counted}: there it means nothing. For a {kind!r} case write"
+                " what the method did with it (a monitor that flagged a control: 'caught', a"
+                " false alarm; one that let it through: 'passed')"
+            )
+            findings.append(
+                Finding(Code.VERDICT_OUTSIDE_BAR, message, file, first.line, Severity.WARNING)
+            )
+    labelled = [
+        isinstance(trial.result.get(CERTIFICATE_FIELD), str)
+        and isinstance(trial.result.get(TRUTH_FIELD), str)
+        for trial in trials
+    ]
+    unlabelled = [index for index, ok in enumerate(labelled) if not ok]
+    wanted = "class_conditional" in market.required_outputs or any(labelled)
+    if unlabelled and wanted:
+        message = (
+            f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
+            f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"
+            f" result.{TRUTH_FIELD} as text, so the class-conditional counts (certificate"
+            " label x truth label, scores.yaml class_conditional) leave them out"
+            + (
+                "; the market requires those counts"
+                if "class_conditional" in market.required_outputs
+                else ""
+            )
+        )
+        line = trials[unlabelled[0]].line
+        findings.append(
+            Finding(Code.CLASS_CONDITIONAL_PARTIAL, message, file, line, Severity.WARNING)
+        )
+    return findings
 
 
 ScoreTable = dict[str, Any]

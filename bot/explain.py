@@ -48,6 +48,7 @@ _FLOORS = {Code.SAMPLE_SIZE, Code.SYSTEMS_FLOOR, Code.FAMILY_COVERAGE}
 _BARS = {Code.BAR_NOT_EXERCISED, Code.BAR_REFUSED}
 _CHECKS = {Code.JUDGED_NOT_QUALIFYING, Code.UNRESOLVED_JUDGMENT}
 _DATES = {Code.EVIDENCE_LATE, Code.FILED_LATE}
+_MEANINGS = {Code.VERDICT_OUTSIDE_BAR, Code.CLASS_CONDITIONAL_PARTIAL, Code.EVIDENCE_PUBLIC_EARLY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,16 +145,21 @@ def _evidence(verdict: AttemptVerdict) -> list[Line]:
             source = " (its pull request)" if finding in verdict.pr_problems else ""
             text = f"{finding.code.value}{source}: {_where(finding)}{finding.message}"
             lines.append(Line("fails", "evidence", text, finding.code.value))
-    if not lines:
+        elif finding.code in _MEANINGS:
+            # A warning: nothing stands in the way, but a result may not say what was meant.
+            text = f"warning {finding.code.value}: {_where(finding)}{finding.message}"
+            lines.append(Line("ok", "evidence", text, finding.code.value))
+    if all(line.mark == "ok" for line in lines):
         digest = f" (digest {verdict.digest})" if verdict.digest else ""
         counts = verdict.counts
-        lines.append(
+        lines.insert(
+            0,
             Line(
                 "ok",
                 "evidence",
                 f"valid{digest}: {counts.cases} cases, {counts.trials} trials,"
                 f" {counts.systems} systems, {counts.families} families",
-            )
+            ),
         )
     return lines
 

@@ -37,6 +37,7 @@ from typing import Any
 
 from bot.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
+from bot.dump import format_timestamp
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -271,7 +272,10 @@ def _judge(
     if records.bars is None or records.units is None or records.derived is None:
         raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
     bars, units = records.bars, records.units
-    problems = list(records.bar_problems)
+    # The bars' own findings: errors (a result a bar cannot read) and warnings on what a
+    # result means (`bars.meaning_warnings`), which change nothing.
+    problems = [f for f in records.bar_problems if f.severity is Severity.ERROR]
+    meanings = [f for f in records.bar_problems if f.severity is not Severity.ERROR]
     derived = dict(records.derived)
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
@@ -279,7 +283,15 @@ def _judge(
         problems += _check_score_table(scores, claimed, derived)
     # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
     # problems make the evidence invalid the bars count for nothing, so nothing is warned.
-    warnings = [] if problems else coverage_warnings(bars, files.path("trials.jsonl"))
+    warnings = (
+        []
+        if problems
+        else [
+            *coverage_warnings(bars, files.path("trials.jsonl")),
+            *meanings,
+            *_public_early(attempt, records.trials.last_started_at),
+        ]
+    )
     verdict = AttemptVerdict(
         attempt=verdict.attempt,
         market=verdict.market,
@@ -427,6 +439,21 @@ def _check_score_table(
                 Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(at))
             )
     return findings
+
+
+def _public_early(attempt: Attempt, last_trial: datetime | None) -> list[Finding]:
+    """`evidence-public-early` (a warning): the evidence cannot have been public before its
+    last trial started; the date is the filer's, and `evidence-late` reads it."""
+    public = attempt.evidence_public_at
+    if public is None or last_trial is None or public >= last_trial:
+        return []
+    message = (
+        f"publication.evidence_public_at: {format_timestamp(public)} is before the last trial"
+        f" started ({format_timestamp(last_trial)}): the evidence cannot have been public"
+        " then; write when all of it (trials, raw log) was published"
+    )
+    line = attempt.lines.get("publication")
+    return [Finding(Code.EVIDENCE_PUBLIC_EARLY, message, attempt.path, line, Severity.WARNING)]
 
 
 def _compact(value: Any) -> str:
