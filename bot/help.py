@@ -21,6 +21,9 @@ _TOOL_EXIT = (
 )
 _GITHUB_EXIT = "0 done, 2 an error (the API failed, a bad event or option)"
 
+# A pull request head commit in the examples (the options take 40 hex digits).
+_SHA = "3f2c9e0d1b7a4c5e8f6a2b1c0d9e8f7a6b5c4d3e"
+
 # subcommand path -> (examples, exit codes)
 EPILOGS: dict[str, tuple[tuple[str, ...], str]] = {
     "verify": (
@@ -96,13 +99,16 @@ EPILOGS: dict[str, tuple[tuple[str, ...], str]] = {
         ),
         "0 converted, 2 usage or environment error (a log it cannot read, a mapping it refuses)",
     ),
-    "github": (("claims github verify --pr 12 --head SHA --base-ref main",), _GITHUB_EXIT),
+    "github": (
+        (f"claims github verify --pr 12 --head {_SHA} --base-ref main",),
+        _GITHUB_EXIT,
+    ),
     "github publish": (
-        ("claims github publish report.json --pr 12 --head SHA",),
+        (f"claims github publish report.json --pr 12 --head {_SHA}",),
         _GITHUB_EXIT + "; without GITHUB_TOKEN it prints what it would post and exits 0",
     ),
     "github verify": (
-        ("claims github verify --pr 12 --head SHA --base-ref main --json report.json",),
+        (f"claims github verify --pr 12 --head {_SHA} --base-ref main --json report.json",),
         _VERIFY_EXIT,
     ),
     "github locate": (
@@ -113,7 +119,10 @@ EPILOGS: dict[str, tuple[tuple[str, ...], str]] = {
         "0 found, or no pull request to post to (found=false), 1 without GITHUB_TOKEN (nothing"
         " looked up), 2 an error (the API failed, a bad event)",
     ),
-    "github plan": (("claims github plan --base-ref main --head SHA",), _GITHUB_EXIT),
+    "github plan": (
+        (f"claims github plan --base-ref main --head {_SHA}",),
+        _GITHUB_EXIT,
+    ),
     "github judge": (("claims github judge --event event.json",), _GITHUB_EXIT),
     "github doctor": (
         ("claims github doctor --repository owner/registry",),
