@@ -407,8 +407,6 @@ def evaluate_bars(
             )
             results.append(result)
             findings += problems
-    if not any(finding.severity is Severity.ERROR for finding in findings):
-        findings += meaning_warnings(market, cases, trials, file)
     return results, units, findings
 
 
@@ -535,8 +533,12 @@ def derived_table(
 ) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
     """The bars and the score table the judge compares scores.yaml with (its step 9), and
     what `claims scores` prints: one function for both, so they cannot drift apart.
-    `units`: the trials' unit structure, when the caller has it already."""
+    `units`: the trials' unit structure, when the caller has it already. The findings are the
+    bars' errors and, where there is none, `meaning_warnings`."""
     bars, units, problems = evaluate_bars(market, cases, trials, confidence, file, units)
+    if not any(finding.severity is Severity.ERROR for finding in problems):
+        # Warnings on what results mean, with the bars' findings (the judge tells them apart).
+        problems += meaning_warnings(market, cases, trials, file)
     return bars, units, problems, derive_score_table(market, bars, cases, trials)
 
 
