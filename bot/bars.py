@@ -433,8 +433,8 @@ def meaning_warnings(
       meaning there and is counted by no bar;
     - `class-conditional-partial`: class-conditional counts (certificate label x truth label)
       need both `result.certificate` and `result.truth` as strings; a trial without them is
-      left out of the counts, named here when the market requires the counts or some trial
-      has them."""
+      left out of the counts, named here when some trial has them (with none, there are no
+      counts, and a market that requires them says so)."""
     findings = []
     for bar in market.bars:
         if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
@@ -470,8 +470,9 @@ def meaning_warnings(
         for trial in trials
     ]
     unlabelled = [index for index, ok in enumerate(labelled) if not ok]
-    wanted = "class_conditional" in market.required_outputs or any(labelled)
-    if unlabelled and wanted:
+    # With no trial labelled there are no counts at all: a market that requires them says so
+    # (`required-output-missing`); some labelled and some not is what goes unnoticed.
+    if unlabelled and any(labelled):
         message = (
             f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
             f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"

@@ -401,19 +401,32 @@ def _check_score_table(
     rows = compare_score_tables(claimed, derived)
     claimed_bars = claimed.get("bars")
     claimed_bars = claimed_bars if isinstance(claimed_bars, dict) else {}
-    unknown = [row for row in rows if row in claimed_bars and row not in derived["bars"]]
-    lacking = [row for row in rows if row in derived["bars"] and row not in claimed_bars]
     findings = []
-    for row in unknown:
-        guess = difflib.get_close_matches(row, lacking, n=1, cutoff=0.75)
-        if guess:
-            lacking.remove(guess[0])
-            rows.remove(guess[0])
-        hint = f" (did you mean {guess[0]!r})" if guess else ""
-        known = ", ".join(repr(bar) for bar in derived["bars"]) or "none"
-        message = f"bars.{row}: unknown bar id {row!r}{hint}; the market's bars are {known}; {fix}"
-        line = scores.line_of(("bars", row))
-        findings.append(Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, line))
+    unknown: set[str] = set()
+    for section, prefix, what in (
+        ("bars", "", "bar id"),
+        ("class_conditional", "class_conditional.", "class-conditional key"),
+    ):
+        theirs_section = claimed.get(section)
+        theirs_keys = theirs_section if isinstance(theirs_section, dict) else {}
+        mine_keys = derived.get(section, {})
+        mine_rows = [row.removeprefix(prefix) for row in rows if row.startswith(prefix)]
+        if prefix == "":
+            mine_rows = [row for row in rows if not row.startswith("class_conditional.")]
+        extra = [key for key in mine_rows if key in theirs_keys and key not in mine_keys]
+        lacking = [key for key in mine_rows if key in mine_keys and key not in theirs_keys]
+        for key in extra:
+            guess = difflib.get_close_matches(key, lacking, n=1, cutoff=0.75)
+            if guess:
+                lacking.remove(guess[0])
+                unknown.add(f"{prefix}{guess[0]}")
+            unknown.add(f"{prefix}{key}")
+            hint = f" (did you mean {guess[0]!r})" if guess else ""
+            known = ", ".join(repr(name) for name in mine_keys) or "none"
+            names = "the market's bars are" if prefix == "" else "the counts the trials give are"
+            message = f"{section}.{key}: unknown {what} {key!r}{hint}; {names} {known}; {fix}"
+            line = scores.line_of((section, key))
+            findings.append(Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, line))
     for row in rows:
         if row in unknown:
             continue
