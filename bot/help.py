@@ -173,6 +173,5 @@ class _Formatter(argparse.HelpFormatter):
             return super()._fill_text(text, width, indent)
         examples, _, exits = text.partition("\nexit codes:\n")
         wrapped = super()._fill_text(exits.strip(), width - 2, indent + "  ")
-        return "\n".join(
-            [*(indent + line for line in examples.splitlines()), "exit codes:", wrapped]
-        )
+        shown = [indent + line for line in examples.rstrip("\n").splitlines()]
+        return "\n".join([*shown, "", indent + "exit codes:", wrapped])
