@@ -624,7 +624,10 @@ def _check_raw_log(
             return []  # already refused (a link, say)
         return [
             Finding(
-                Code.FILE_MISSING, "raw-log/ is missing: keep the harness's raw log here", folder
+                Code.FILE_MISSING,
+                "raw-log/ is missing: keep the harness's raw log here; `claims pin-log"
+                f" {files.folder} --log FILE` puts it there and pins it in attempt.yaml",
+                folder,
             )
         ]
     claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}

@@ -186,3 +186,25 @@ def test_adapter_not_rerun_names_rerun_adapters(make_registry, run_claims) -> No
     result = run_claims("verify", make_registry(AttemptSpec(kind="wrapped")).attempt)
     reason = _reason(result, "adapter-not-rerun")
     assert "claims verify --rerun-adapters" in reason["message"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "words"),
+    [
+        ("a: 1\nb: [1, 2\nc: 3\n", 3, 2, "the list opened with '[' on line 2 is not closed"),
+        ("a: {x: 1\n", 1, 4, "the mapping opened with '{' on line 1 is not closed"),
+        ("a: 1\nb:\n\tc: 2\n", 3, 1, "a tab: YAML indents with spaces only"),
+        ("a:\n  b: 1\n c: 2\n", 3, 2, "this line does not line up with the keys of the"),
+        ("title: a: b\n", 1, 9, "a ': ' inside a value: quote the value"),
+        ("a: 'abc\n", 1, 4, "the quoted text opened on line 1 is never closed"),
+        ("a: @x\n", 1, 4, "'@' cannot start a value: quote the value"),
+    ],
+)
+def test_yaml_syntax_words(text: str, line: int, column: int, words: str) -> None:
+    from bot.load.yaml_ import parse_yaml
+
+    document, (finding,) = parse_yaml(text.encode(), "attempt.yaml")
+    assert document is None and finding.code is Code.YAML_INVALID
+    assert finding.line == line
+    assert finding.message.startswith(f"YAML syntax: {words}")
+    assert finding.message.endswith(f"(line {line}, column {column})")
