@@ -417,6 +417,87 @@ def evaluate_bars(
     return results, units, findings
 
 
+# Past this many trials, a meaning warning names the first ones and counts the rest.
+_NAMED = 5
+
+
+def _lines(trials: Sequence[Trial], indexes: Sequence[int]) -> str:
+    shown = ", ".join(str(trials[index].line) for index in indexes[:_NAMED])
+    more = f" and {len(indexes) - _NAMED} more" if len(indexes) > _NAMED else ""
+    return f"line{'s' if len(indexes) > 1 else ''} {shown}{more}"
+
+
+def meaning_warnings(
+    market: Market, cases: Mapping[str, Case], trials: Sequence[Trial], file: str
+) -> list[Finding]:
+    """Warnings (they change no verdict) where a result says something no count reads as the
+    filer may think (docs/filing-an-attempt.md, "What the results mean"):
+
+    - `verdict-outside-bar`: a rate bar counts only some cases (`over.case`, such as attacks)
+      and a trial of another case (a control) carries one of its failure values: for a
+      control, `verdict` says what the method did with a benign case (a monitor's `caught`
+      is a false alarm, `passed` is let through); a failure value such as `false_safe` has no
+      meaning there and is counted by no bar;
+    - `class-conditional-partial`: class-conditional counts (certificate label x truth label)
+      need both `result.certificate` and `result.truth` as strings; a trial without them is
+      left out of the counts, named here when some trial has them (with none, there are no
+      counts, and a market that requires them says so)."""
+    findings = []
+    for bar in market.bars:
+        if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
+            continue
+        chosen = set(_selected(bar, cases, trials))
+        field = bar.predicate_field or ""
+        outside = [
+            index
+            for index, trial in enumerate(trials)
+            if index not in chosen
+            and trial.case_id in cases
+            and _matches(trial.result.get(field), list(bar.predicate_values))
+        ]
+        if outside:
+            first = trials[outside[0]]
+            kind = cases[first.case_id].field("kind")
+            value = first.result.get(field)
+            counted = ", ".join(f"{name} {want!r}" for name, want in bar.over_case.items())
+            message = (
+                f"result.{field}: {len(outside)} trial(s) of cases bar {bar.id!r} does not"
+                f" count ({_lines(trials, outside)}; the first a case of kind {kind!r}) say"
+                f" {value!r}, a failure of that bar, which counts only cases with"
+                f" {counted}: there it means nothing. For a {kind!r} case write"
+                " what the method did with it (a monitor that flagged a control: 'caught', a"
+                " false alarm; one that let it through: 'passed')"
+            )
+            findings.append(
+                Finding(Code.VERDICT_OUTSIDE_BAR, message, file, first.line, Severity.WARNING)
+            )
+    labelled = [
+        isinstance(trial.result.get(CERTIFICATE_FIELD), str)
+        and isinstance(trial.result.get(TRUTH_FIELD), str)
+        for trial in trials
+    ]
+    unlabelled = [index for index, ok in enumerate(labelled) if not ok]
+    # With no trial labelled there are no counts at all: a market that requires them says so
+    # (`required-output-missing`); some labelled and some not is what goes unnoticed.
+    if unlabelled and any(labelled):
+        message = (
+            f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
+            f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"
+            f" result.{TRUTH_FIELD} as text, so the class-conditional counts (certificate"
+            " label x truth label, scores.yaml class_conditional) leave them out"
+            + (
+                "; the market requires those counts"
+                if "class_conditional" in market.required_outputs
+                else ""
+            )
+        )
+        line = trials[unlabelled[0]].line
+        findings.append(
+            Finding(Code.CLASS_CONDITIONAL_PARTIAL, message, file, line, Severity.WARNING)
+        )
+    return findings
+
+
 ScoreTable = dict[str, Any]
 
 
@@ -460,8 +541,12 @@ def derived_table(
 ) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
     """The bars and the score table the judge compares scores.yaml with (its step 9), and
     what `claims scores` prints: one function for both, so they cannot drift apart.
-    `units`: the trials' unit structure, when the caller has it already."""
+    `units`: the trials' unit structure, when the caller has it already. The findings are the
+    bars' errors and, where there is none, `meaning_warnings`."""
     bars, units, problems = evaluate_bars(market, cases, trials, confidence, file, units)
+    if not any(finding.severity is Severity.ERROR for finding in problems):
+        # Warnings on what results mean, with the bars' findings (the judge tells them apart).
+        problems += meaning_warnings(market, cases, trials, file)
     return bars, units, problems, derive_score_table(market, bars, cases, trials)
 
 
@@ -477,6 +562,16 @@ def _differs(claimed: Any, derived: Any) -> bool:
         keys = set(derived) | set(claimed)
         return any(_differs(claimed.get(key), derived.get(key)) for key in keys)
     return claimed != derived or type(claimed) is not type(derived)
+
+
+def differing_fields(claimed: Any, derived: Any) -> list[str]:
+    """The keys of one row (a bar's or a class-conditional count's) whose values differ, in
+    the derived row's order then the claimed row's; [] when either is not a mapping (the row
+    as a whole differs)."""
+    if not isinstance(claimed, dict) or not isinstance(derived, dict):
+        return []
+    keys = [*derived, *(key for key in claimed if key not in derived)]
+    return [key for key in keys if _differs(claimed.get(key), derived.get(key))]
 
 
 def compare_score_tables(claimed: Mapping[str, Any], derived: ScoreTable) -> list[str]:

@@ -7,9 +7,11 @@ error (including problems in the registry's own files, which a maintainer must f
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -53,7 +55,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="ROOT",
         help="the registry root (default: found above PATH or here)",
     )
-    verify.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    verify.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write the JSON report to FILE; with - print it instead of the text",
+    )
     verify.add_argument(
         "--markdown",
         type=Path,
@@ -118,7 +125,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="local archive records (default: ROOT/.claims/archive)",
     )
-    resolve.add_argument("--json", type=Path, metavar="FILE", help="write the JSON report here")
+    resolve.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="write the JSON report to FILE; with - print it instead of the text",
+    )
     resolve.add_argument("-q", "--quiet", action="store_true", help="print one line per market")
     _check_options(resolve, rerun_by_default=True)
 
@@ -240,6 +252,9 @@ def _parser() -> argparse.ArgumentParser:
     from bot.site.cli import add_site_parser
 
     add_site_parser(commands, _date)
+    from bot.help import add_epilogs
+
+    add_epilogs(parser)
     return parser
 
 
@@ -292,7 +307,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("init", "hash-cases", "pin-log", "scores"):
             from bot.tools.cli import run_tool
 
-            return run_tool(args)
+            quiet = args.quiet and (args.command != "scores" or args.write)
+            return _quietly(lambda: run_tool(args), quiet)
         if args.command == "score":
             from bot.tools.score import run_score
 
@@ -311,6 +327,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:  # pragma: no cover
         return EXIT_ERROR
     raise AssertionError(f"unhandled command {args.command}")  # pragma: no cover
+
+
+def _quietly(run: Callable[[], int], quiet: bool) -> int:
+    """`run`, printing only the last line it prints with `quiet` (-q: the outcome)."""
+    if not quiet:
+        return run()
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            return run()
+    finally:
+        printed = [line for line in buffer.getvalue().splitlines() if line.strip()]
+        if printed:
+            print(printed[-1])
 
 
 def _registry_root(registry: Path | None, start: Path) -> Path:
@@ -369,12 +399,16 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
             head_paths=workspace.head_paths,
             filer=filer,
         )
-    if args.json:
+    to_stdout = args.json is not None and str(args.json) == "-"
+    if args.json and not to_stdout:
         _write(args.json, dumps(report.to_json()))
     if args.markdown:
         _write(args.markdown, render_markdown(report))
     text = printable(render_text(report))
-    print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
+    if to_stdout:
+        print(printable(dumps(report.to_json())).rstrip("\n"))
+    else:
+        print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
     if report.registry_problems:
         return EXIT_ERROR
     return EXIT_INVALID if report.evidence == "invalid" else EXIT_VALID
@@ -393,9 +427,12 @@ def _resolve(args: argparse.Namespace) -> int:
         report = resolve_registry(
             workspace.registry, workspace.history, archive, options, market=args.market
         )
-    if args.json:
-        _write(args.json, dumps(report.to_json()))
-    print(printable(render_resolution(report, brief=args.quiet)), end="")
+    if args.json is not None and str(args.json) == "-":
+        print(printable(dumps(report.to_json())).rstrip("\n"))
+    else:
+        if args.json:
+            _write(args.json, dumps(report.to_json()))
+        print(printable(render_resolution(report, brief=args.quiet)), end="")
     _cache_summary(options)
     # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.
     errors = [f for f in report.registry_problems if f.severity == "error"]
@@ -668,13 +705,17 @@ def _add_explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         " is ok, 1 otherwise.",
     )
     explain.add_argument(
-        "path", type=Path, metavar="PATH", help="an attempt folder, or a folder holding them"
+        "paths",
+        nargs="*",
+        type=Path,
+        metavar="PATH",
+        help="attempt folders, or folders holding them (default: attempts/)",
     )
     explain.add_argument(
         "--registry",
         type=Path,
         metavar="ROOT",
-        help="the registry root (default: found above PATH)",
+        help="the registry root (default: found above PATH or here)",
     )
     explain.add_argument(
         "--as-of",
@@ -689,7 +730,25 @@ def _add_explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         " naming it also counts what the checked-out branch may not change against the folders"
         " it touches",
     )
-    explain.add_argument("--json", action="store_true", help="print JSON instead of text")
+    explain.add_argument(
+        "--json",
+        nargs="?",
+        const="",  # a bare --json: stdout, as before --json took a FILE
+        metavar="FILE",
+        help="write the JSON explanation to FILE, or with - print it instead of the text"
+        " (a bare --json, deprecated, prints it too)",
+    )
+    explain.add_argument(
+        "--brief",
+        action="store_true",
+        help=f"list at most {BRIEF_SAME} problems with the same reason code per attempt"
+        " (default: every one)",
+    )
+    explain.add_argument("-q", "--quiet", action="store_true", help="print only the total line")
+
+
+# `claims explain --brief`: past this many evidence lines with one reason code, a count.
+BRIEF_SAME = 5
 
 
 def _explain(args: argparse.Namespace) -> int:
@@ -698,22 +757,37 @@ def _explain(args: argparse.Namespace) -> int:
     from bot.report.json_ import dumps, explanation_to_json
     from bot.report.text import render_explanation
 
-    root = _registry_root(args.registry, args.path)
-    [path] = _relative(root, [args.path])
+    paths: list[Path] = list(args.paths)
+    json_to: str | None = args.json
+    if json_to is not None and json_to != "-" and not paths and Path(json_to).is_dir():
+        # `claims explain --json FOLDER`, the form before --json took a FILE: the folder is
+        # what to explain, and the JSON goes to stdout as it did.
+        paths, json_to = [Path(json_to)], "-"
+        _deprecated("`claims explain --json PATH` is read as `claims explain PATH --json -`")
+    elif json_to == "":
+        json_to = "-"
+        _deprecated("a bare `claims explain --json` (write `--json -` for stdout)")
+    root = _registry_root(args.registry, paths[0] if paths else Path.cwd())
+    relative = _relative(root, paths) if paths else ["attempts"]
     options = VerifyOptions(as_of=args.as_of or _today())
     with open_workspace(root, args.base_ref) as workspace:
         explanations, problems = explain_registry(
             workspace.registry,
             workspace.history,
             options,
-            [path],
+            relative,
             workspace.changes,
             workspace.head_paths,
         )
-    if args.json:
-        print(printable(dumps(explanation_to_json(explanations))).rstrip("\n"))
-    else:
-        print(printable(render_explanation(explanations)).rstrip("\n"))
+    text = printable(render_explanation(explanations, BRIEF_SAME if args.brief else None))
+    if json_to is not None:
+        report = printable(dumps(explanation_to_json(explanations)))
+        if json_to == "-":
+            print(report.rstrip("\n"))
+        else:
+            _write(Path(json_to), report)
+    if json_to != "-":
+        print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
     if problems:
         for finding in problems:
             print(
@@ -723,3 +797,8 @@ def _explain(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     blocked = any(line.mark != "ok" for e in explanations for line in e.lines)
     return EXIT_INVALID if blocked else EXIT_VALID
+
+
+def _deprecated(what: str) -> None:
+    """A form the CLI still takes but will not document: say so on stderr."""
+    print(f"note: deprecated: {what}; see the README's CLI conventions", file=sys.stderr)

@@ -48,6 +48,7 @@ _FLOORS = {Code.SAMPLE_SIZE, Code.SYSTEMS_FLOOR, Code.FAMILY_COVERAGE}
 _BARS = {Code.BAR_NOT_EXERCISED, Code.BAR_REFUSED}
 _CHECKS = {Code.JUDGED_NOT_QUALIFYING, Code.UNRESOLVED_JUDGMENT}
 _DATES = {Code.EVIDENCE_LATE, Code.FILED_LATE}
+_MEANINGS = {Code.VERDICT_OUTSIDE_BAR, Code.CLASS_CONDITIONAL_PARTIAL, Code.EVIDENCE_PUBLIC_EARLY}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +77,7 @@ class Explanation:
 def explain(judged: Judged, rules: SharedRules, as_of: date | None) -> Explanation:
     """The explanation of one judged attempt folder."""
     verdict, market, attempt = judged.verdict, judged.market, judged.files.attempt
-    lines: list[Line] = [_head(verdict, as_of)]
+    lines: list[Line] = [_head(verdict, as_of, None if verdict.kind else _written_kind(judged))]
     lines += _evidence(verdict)
     if verdict.units is not None:
         lines.append(_units(verdict.units, market))
@@ -102,9 +103,21 @@ def explain(judged: Judged, rules: SharedRules, as_of: date | None) -> Explanati
 # --- the attempt and its evidence ----------------------------------------------------------
 
 
-def _head(verdict: AttemptVerdict, as_of: date | None) -> Line:
+def _written_kind(judged: Judged) -> str | None:
+    """The `kind` attempt.yaml states, when the file could not be read as a whole (a stub
+    whose other fields are still placeholders): what the filer wrote, not what was judged."""
+    attempt = judged.files.path("attempt.yaml")
+    for file, data, _ in judged.files.published:
+        if file == attempt and isinstance(data, dict) and isinstance(data.get("kind"), str):
+            kind: str = data["kind"]
+            return kind if kind.isprintable() and len(kind) <= 40 else None
+    return None
+
+
+def _head(verdict: AttemptVerdict, as_of: date | None, written_kind: str | None = None) -> Line:
     market = f"market {verdict.market}" if verdict.market is not None else "market ?"
-    where = f"{verdict.attempt} ({market}, {verdict.kind or 'kind ?'})"
+    kind = verdict.kind or written_kind or "kind ?"
+    where = f"{verdict.attempt} ({market}, {kind})"
     if verdict.evidence == "invalid":
         return Line("fails", "attempt", f"{where}: evidence invalid, so it cannot qualify")
     if verdict.status is None:
@@ -121,38 +134,32 @@ def _where(finding: Finding) -> str:
     return f"{location}: " if location else ""
 
 
-# Past this many errors with the same code in the same file, one line gives the count.
-_SAME_SHOWN = 5
-
-
 def _evidence(verdict: AttemptVerdict) -> list[Line]:
+    """Every problem with the evidence, one line each (`claims explain --brief` caps them
+    when it prints them)."""
     lines = []
-    seen: dict[tuple[str, str | None], int] = {}
     for finding in [*verdict.findings, *verdict.pr_problems]:
         if finding.code is Code.FREEZE_ONLY:
             lines.append(Line("missing", "evidence", finding.message, finding.code.value))
         elif finding.severity is Severity.ERROR:
-            key = (finding.code.value, finding.file)
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > _SAME_SHOWN:
-                continue
             source = " (its pull request)" if finding in verdict.pr_problems else ""
             text = f"{finding.code.value}{source}: {_where(finding)}{finding.message}"
             lines.append(Line("fails", "evidence", text, finding.code.value))
-    for (code, file), count in seen.items():
-        if count > _SAME_SHOWN:
-            more = f"... and {count - _SAME_SHOWN} more {code} in {file}"
-            lines.append(Line("fails", "evidence", more, code))
-    if not lines:
+        elif finding.code in _MEANINGS:
+            # A warning: nothing stands in the way, but a result may not say what was meant.
+            text = f"warning {finding.code.value}: {_where(finding)}{finding.message}"
+            lines.append(Line("ok", "evidence", text, finding.code.value))
+    if all(line.mark == "ok" for line in lines):
         digest = f" (digest {verdict.digest})" if verdict.digest else ""
         counts = verdict.counts
-        lines.append(
+        lines.insert(
+            0,
             Line(
                 "ok",
                 "evidence",
                 f"valid{digest}: {counts.cases} cases, {counts.trials} trials,"
                 f" {counts.systems} systems, {counts.families} families",
-            )
+            ),
         )
     return lines
 

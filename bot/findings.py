@@ -103,8 +103,15 @@ class Code(StrEnum):
     ADAPTER_NOT_RERUN = "adapter-not-rerun"  # wrapped, without a rerun on this evidence
     # A warning beside a bar: DeLong's nominal 95% bound covers below 90% here (issue 15).
     BOUND_COVERAGE_LOW = "bound-coverage-low"
+    # Warnings on what a result means (docs/filing-an-attempt.md, "What the results mean"):
+    # a bar's failure value on a case the bar does not count (a control's `false_safe`), and
+    # trials left out of the class-conditional counts (no `result.certificate` or `.truth`).
+    VERDICT_OUTSIDE_BAR = "verdict-outside-bar"
+    CLASS_CONDITIONAL_PARTIAL = "class-conditional-partial"
     # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
+    # A warning: evidence_public_at before the last trial started (it cannot be public yet).
+    EVIDENCE_PUBLIC_EARLY = "evidence-public-early"
     FILED_LATE = "filed-late"
     JUDGED_NOT_QUALIFYING = "judged-not-qualifying"
     UNRESOLVED_JUDGMENT = "unresolved-judgment"

@@ -116,6 +116,15 @@ class VerifyOptions:
     keep_records: bool = False
 
 
+# What a missing file holds, and the filer tool that writes it (docs/filing-an-attempt.md).
+_WHAT_TO_WRITE = {
+    "freeze-cases.jsonl": ": the frozen cases, one JSON object a line; then"
+    " `claims hash-cases {folder} --write` fills in each sha256",
+    "trials.jsonl": ": one trial per frozen case, one JSON object a line",
+    "scores.yaml": ": `claims scores {folder} --write` writes the table the trials give",
+}
+
+
 class _Reader:
     """Reads the files of one attempt folder, collecting problems in order."""
 
@@ -134,7 +143,8 @@ class _Reader:
         if name in self.entries:
             return True
         if required and not any(f.file == self.path(name) for f in self.problems):
-            self.problems.append(Finding(Code.FILE_MISSING, "required file", self.path(name)))
+            message = f"required file{_WHAT_TO_WRITE.get(name, '').format(folder=self.folder)}"
+            self.problems.append(Finding(Code.FILE_MISSING, message, self.path(name)))
         return False
 
     def yaml(self, name: str, schema: str, required: bool) -> Document | None:

@@ -27,6 +27,7 @@ Steps (numbers repeated inline):
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,8 +35,9 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 from typing import Any
 
-from bot.bars import compare_score_tables, coverage_warnings
+from bot.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
+from bot.dump import format_timestamp
 from bot.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -270,7 +272,10 @@ def _judge(
     if records.bars is None or records.units is None or records.derived is None:
         raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
     bars, units = records.bars, records.units
-    problems = list(records.bar_problems)
+    # The bars' own findings: errors (a result a bar cannot read) and warnings on what a
+    # result means (`bars.meaning_warnings`), which change nothing.
+    problems = [f for f in records.bar_problems if f.severity is Severity.ERROR]
+    meanings = [f for f in records.bar_problems if f.severity is not Severity.ERROR]
     derived = dict(records.derived)
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
@@ -278,7 +283,15 @@ def _judge(
         problems += _check_score_table(scores, claimed, derived)
     # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
     # problems make the evidence invalid the bars count for nothing, so nothing is warned.
-    warnings = [] if problems else coverage_warnings(bars, files.path("trials.jsonl"))
+    warnings = (
+        []
+        if problems
+        else [
+            *coverage_warnings(bars, files.path("trials.jsonl")),
+            *meanings,
+            *_public_early(attempt, records.trials.last_started_at),
+        ]
+    )
     verdict = AttemptVerdict(
         attempt=verdict.attempt,
         market=verdict.market,
@@ -378,26 +391,82 @@ def _published_around_records(
 def _check_score_table(
     scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
 ) -> list[Finding]:
-    """9. The filer's table must equal the one derived from cases and trials (SPEC 4)."""
+    """9. The filer's table must equal the one derived from cases and trials (SPEC 4).
+
+    Each finding names the field that differs and its line, and the command that writes the
+    derived table; a bar id the market does not have, close to one of its bars that the table
+    lacks, is one finding ("did you mean"), not one for each side."""
+    folder = str(PurePosixPath(scores.path).parent)
+    fix = f"`claims scores {folder} --write` writes the table the cases and trials give"
+    rows = compare_score_tables(claimed, derived)
+    claimed_bars = claimed.get("bars")
+    claimed_bars = claimed_bars if isinstance(claimed_bars, dict) else {}
     findings = []
-    for row in compare_score_tables(claimed, derived):
+    unknown: set[str] = set()
+    for section, prefix, what in (
+        ("bars", "", "bar id"),
+        ("class_conditional", "class_conditional.", "class-conditional key"),
+    ):
+        theirs_section = claimed.get(section)
+        theirs_keys = theirs_section if isinstance(theirs_section, dict) else {}
+        mine_keys = derived.get(section, {})
+        mine_rows = [row.removeprefix(prefix) for row in rows if row.startswith(prefix)]
+        if prefix == "":
+            mine_rows = [row for row in rows if not row.startswith("class_conditional.")]
+        extra = [key for key in mine_rows if key in theirs_keys and key not in mine_keys]
+        lacking = [key for key in mine_rows if key in mine_keys and key not in theirs_keys]
+        for key in extra:
+            guess = difflib.get_close_matches(key, lacking, n=1, cutoff=0.75)
+            if guess:
+                lacking.remove(guess[0])
+                unknown.add(f"{prefix}{guess[0]}")
+            unknown.add(f"{prefix}{key}")
+            hint = f" (did you mean {guess[0]!r})" if guess else ""
+            known = ", ".join(repr(name) for name in mine_keys) or "none"
+            names = "the market's bars are" if prefix == "" else "the counts the trials give are"
+            message = f"{section}.{key}: unknown {what} {key!r}{hint}; {names} {known}; {fix}"
+            line = scores.line_of((section, key))
+            findings.append(Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, line))
+    for row in rows:
+        if row in unknown:
+            continue
         if row.startswith("class_conditional."):
             key = row.removeprefix("class_conditional.")
             theirs = claimed.get("class_conditional", {}).get(key)
             mine = derived.get("class_conditional", {}).get(key)
             where: tuple[str, ...] = ("class_conditional", key)
         else:
-            theirs = claimed.get("bars", {}).get(row)
+            theirs = claimed_bars.get(row)
             mine = derived["bars"].get(row)
             where = ("bars", row)
-        message = (
-            f"{'.'.join(where)}: scores.yaml says {_compact(theirs)}, the cases and"
-            f" trials give {_compact(mine)}"
-        )
-        findings.append(
-            Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(where))
-        )
+        fields: list[str | None] = [*differing_fields(theirs, mine)] or [None]
+        for name in fields:
+            at = (*where, name) if name is not None else where
+            said = theirs.get(name) if name is not None else theirs
+            given = mine.get(name) if name is not None else mine
+            message = (
+                f"{'.'.join(at)}: scores.yaml says {_compact(said)}, the cases and"
+                f" trials give {_compact(given)}; {fix}"
+            )
+            findings.append(
+                Finding(Code.SCORE_TABLE_MISMATCH, message, scores.path, scores.line_of(at))
+            )
     return findings
+
+
+def _public_early(attempt: Attempt, last_trial: datetime | None) -> list[Finding]:
+    """`evidence-public-early` (a warning): the evidence cannot have been public before its
+    last trial started; the date is the filer's, and `evidence-late` reads it."""
+    public = attempt.evidence_public_at
+    if public is None or last_trial is None or public >= last_trial:
+        return []
+    message = (
+        f"publication.evidence_public_at: {format_timestamp(public)} is before the last trial"
+        f" started ({format_timestamp(last_trial)}): the evidence cannot have been public"
+        " then; write when all of it (trials, raw log) was published"
+    )
+    line = attempt.lines.get("publication")
+    return [Finding(Code.EVIDENCE_PUBLIC_EARLY, message, attempt.path, line, Severity.WARNING)]
 
 
 def _compact(value: Any) -> str:
@@ -555,7 +624,10 @@ def _check_raw_log(
             return []  # already refused (a link, say)
         return [
             Finding(
-                Code.FILE_MISSING, "raw-log/ is missing: keep the harness's raw log here", folder
+                Code.FILE_MISSING,
+                "raw-log/ is missing: keep the harness's raw log here; `claims pin-log"
+                f" {files.folder} --log FILE` puts it there and pins it in attempt.yaml",
+                folder,
             )
         ]
     claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}

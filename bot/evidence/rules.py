@@ -7,12 +7,13 @@ findings it produced, so a caller can run them all and report every problem at o
 from __future__ import annotations
 
 import contextlib
+import difflib
 import hashlib
 import json
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -22,7 +23,7 @@ import rfc8785
 
 from bot.dates import end_of_day
 from bot.evidence.models import Case, FoldedKeys, Generator, Trial
-from bot.evidence.schema import validate
+from bot.evidence.schema import placeholder_message, validate
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath, Record
 from bot.load.jsonl import SharedStrings, paused_gc
@@ -189,9 +190,11 @@ class CaseCheck:
                 self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
                 return
             if actual != case.sha256:
+                folder = file.rpartition("/")[0] or "."
                 message = (
                     f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
-                    f" its content hashes to {actual}"
+                    f" its content hashes to {actual}; `claims hash-cases {folder} --write`"
+                    " writes the computed hash"
                 )
                 self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
 
@@ -230,6 +233,10 @@ def check_trials(
     return check.trials, check.findings
 
 
+# How many unknown case ids and frozen cases without a trial are compared to link them.
+_LINKED = 100
+
+
 class TrialCheck:
     """trials.jsonl checked one record at a time: schema, one trial per case, known cases, unit
     keys present. `add` each record in file order, then `finish`; `trials` and `findings` hold
@@ -255,6 +262,9 @@ class TrialCheck:
         # Only strings can name a case (a list or object there is unhashable, and a schema
         # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
         self._tried: set[str] = set()
+        # The first trials naming a case that is not frozen: (case id, line, finding index),
+        # to link each with the frozen case left without a trial (a misspelt id is both).
+        self._unknown: list[tuple[str, int, int]] = []
         self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
         self._strings = SharedStrings()  # the system and the result's strings, kept once
 
@@ -311,6 +321,8 @@ class TrialCheck:
         case = cases.get(case_id) if cases is not None else None
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
+            if len(self._unknown) < _LINKED:
+                self._unknown.append((case_id, record.line, len(self.findings)))
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
             return True
         keys = FoldedKeys()
@@ -339,13 +351,50 @@ class TrialCheck:
         elif self.cases is not None and complete:
             # Exactly one trial per frozen case: a case left out is a result withheld. (Not
             # judged while some line could not be read: that line may be the case's trial.)
-            for case in self.cases.values():
-                if case.case_id not in self._first_line and case.case_id not in self._tried:
-                    message = (
-                        f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
-                        " has no trial; every frozen case needs exactly one"
+            missing = [
+                case
+                for case in self.cases.values()
+                if case.case_id not in self._first_line and case.case_id not in self._tried
+            ]
+            pairs = self._pairs(missing)
+            for case in missing:
+                message = (
+                    f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
+                    " has no trial; every frozen case needs exactly one"
+                )
+                named = pairs.get(case.case_id)
+                if named is not None:
+                    message += (
+                        f"; trials.jsonl line {named[1]} names {named[0]!r}, which is not frozen"
+                        " (unknown-case): if that is this case's trial, correct its case_id"
                     )
-                    self.findings.append(Finding(Code.MISSING_TRIAL, message, self.file))
+                self.findings.append(Finding(Code.MISSING_TRIAL, message, self.file))
+
+    def _pairs(self, missing: Sequence[Case]) -> dict[str, tuple[str, int]]:
+        """Each unknown case id linked with the frozen case without a trial it most looks
+        like (a misspelt id): frozen id -> (unknown id, its line). Each `unknown-case`
+        finding is told which frozen case lacks a trial."""
+        if not self._unknown or not missing:
+            return {}
+        ids = [case.case_id for case in missing[:_LINKED]]
+        lines = {case.case_id: case.line for case in missing[:_LINKED]}
+        pairs: dict[str, tuple[str, int]] = {}
+        for named, line, index in self._unknown:
+            close = difflib.get_close_matches(named, ids, n=1, cutoff=0.6)
+            if not close and len(ids) == 1 and len(self._unknown) == 1:
+                close = [ids[0]]  # one trial too many and one too few: the same trial
+            if not close:
+                continue
+            ids.remove(close[0])
+            pairs[close[0]] = (named, line)
+            old = self.findings[index]
+            message = (
+                f"{old.message}; frozen case {close[0]!r} (freeze-cases.jsonl line"
+                f" {lines[close[0]]}) has no trial (missing-trial): if this is its trial,"
+                " correct the case_id"
+            )
+            self.findings[index] = replace(old, message=message)
+        return pairs
 
 
 # The names each published file holds, by file name: compared folded wherever they are
@@ -487,10 +536,7 @@ def check_placeholders(
         for where, value in _strings(data):
             line = line_of(where)
             if value.startswith(PLACEHOLDER) and (file, line) not in reported:
-                message = (
-                    f"{_field_name(where)}: {value!r} is a placeholder `claims init` wrote;"
-                    " replace it with the real value"
-                )
+                message = f"{_field_name(where)}: {placeholder_message(value)}"
                 findings.append(Finding(Code.SCHEMA, message, file, line))
     return findings
 
@@ -586,6 +632,9 @@ def check_raw_log(
     """
     names = sorted(file.name for file in files)
     claimed_size = int(claim["bytes"])
+    attempt = attempt_file.rpartition("/")[0] or "."
+    # Each rule below is the shape `claims pin-log` writes: name it as the fix.
+    pin = f"; `claims pin-log {attempt} --log FILE` keeps the log as the rules ask and pins it"
     if not files:
         return [Finding(Code.FILE_MISSING, "raw-log/ holds no file", folder)]
     if names == ["head", "tail"]:
@@ -594,18 +643,18 @@ def check_raw_log(
             message = (
                 f"raw_log.bytes is {claimed_size}, within the {max_local_log_bytes}-byte limit:"
                 " keep the whole log in raw-log/, not excerpts"
-            )
+            ) + pin
             findings.append(Finding(Code.RAW_LOG_EXCERPT, message, attempt_file, claim_line))
         for file in files:
             if file.size != excerpt_bytes:
-                message = f"got {file.size} bytes, expected exactly {excerpt_bytes}"
+                message = f"got {file.size} bytes, expected exactly {excerpt_bytes}{pin}"
                 findings.append(Finding(Code.RAW_LOG_EXCERPT, message, f"{folder}/{file.name}"))
         return findings
     if len(files) != 1 or names[0] in ("head", "tail"):
         message = (
             f"raw-log/ holds {', '.join(names)}: expected the whole log as one file, or"
             " exactly two excerpts named head and tail"
-        )
+        ) + pin
         return [Finding(Code.RAW_LOG_EXCERPT, message, folder)]
     whole = files[0]
     path = f"{folder}/{whole.name}"
@@ -613,14 +662,14 @@ def check_raw_log(
         message = (
             f"{whole.size} bytes, over the {max_local_log_bytes}-byte limit: keep its first"
             f" and last {excerpt_bytes} bytes as raw-log/head and raw-log/tail"
-        )
+        ) + pin
         return [Finding(Code.RAW_LOG_EXCERPT, message, path)]
     findings = []
     if whole.size != claimed_size:
-        message = f"the log has {whole.size} bytes, raw_log.bytes says {claimed_size}"
+        message = f"the log has {whole.size} bytes, raw_log.bytes says {claimed_size}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
     if whole.sha256 != claim["sha256"]:
-        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim['sha256']}"
+        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim['sha256']}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
     return findings
 

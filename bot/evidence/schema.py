@@ -46,7 +46,7 @@ from bot.load.document import FieldPath
 from bot.load.values import json_key
 from bot.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 
-__all__ = ["SCHEMA_NAMES", "distinct_key", "schema_files", "validate"]
+__all__ = ["SCHEMA_NAMES", "distinct_key", "placeholder_message", "schema_files", "validate"]
 
 _SCHEMAS_PACKAGE = "bot.schemas"
 _BASE = "https://ai-safety-claims.github.io/registry/schemas/"
@@ -262,9 +262,62 @@ def _required_value(error: ValidationError) -> tuple[object] | None:
     return None
 
 
+# A JSON type in words a filer writing YAML or JSON knows.
+_TYPES = {
+    "number": "a number",
+    "integer": "a whole number",
+    "boolean": "true or false",
+    "string": "a string",
+    "object": "an object (key: value pairs)",
+    "array": "a list",
+    "null": "null",
+}
+# What `claims init` writes where a value must be filled in (bot.evidence.rules.PLACEHOLDER).
+_PLACEHOLDER = "FILL-IN"
+
+
+def _expected(error: ValidationError) -> str | None:
+    """What the failed keyword asks for, in words; None for keywords without a short form."""
+    value = error.validator_value
+    if error.validator == "type":
+        kinds = value if isinstance(value, list) else [value]
+        return " or ".join(_TYPES.get(str(kind), str(kind)) for kind in kinds)
+    if error.validator == "enum" and isinstance(value, list):
+        return "one of " + ", ".join(_short(item) for item in value)
+    if error.validator == "const":
+        return _short(value)
+    if error.validator == "format" and value == "date-time":
+        return "a date-time in RFC 3339 with Z or +HH:MM, e.g. 2027-01-31T09:00:00Z"
+    if error.validator == "format" and value == "date":
+        return "a date, YYYY-MM-DD"
+    if error.validator == "pattern":
+        return f"text matching {value}"
+    return None
+
+
+def placeholder_message(value: str, expected: str | None = None) -> str:
+    """A value `claims init` left to fill in (`FILL-IN: what to write`): what it asks for and,
+    where the schema says, the form it must take. One wording for every field."""
+    asked = value.removeprefix(_PLACEHOLDER).lstrip(": ").strip()
+    what = asked or expected or "the real value"
+    form = f" ({expected})" if expected and asked else ""
+    return f"{value!r} is a placeholder `claims init` wrote; what to write: {what}{form}"
+
+
+def _placeholder(error: ValidationError) -> str | None:
+    value = error.instance
+    if not isinstance(value, str) or not value.startswith(_PLACEHOLDER):
+        return None
+    return placeholder_message(value, _expected(error))
+
+
 def _message(error: ValidationError) -> str:
     field = _field(tuple(error.absolute_path))
-    if _is_naive(error):
+    placeholder = _placeholder(error)
+    expected = _expected(error)
+    if placeholder is not None:
+        text = placeholder
+    elif _is_naive(error):
         text = (
             f"got {_short(error.instance)}, a time without a UTC offset; write it in RFC 3339"
             " with Z or +HH:MM, e.g. 2027-01-31T09:00:00Z"
@@ -278,6 +331,8 @@ def _message(error: ValidationError) -> str:
         text = f"{_short(error.instance)} matches none of the allowed forms"
     elif error.validator == "format":
         text = f"got {_short(error.instance)}, expected a {error.validator_value}"
+    elif error.validator in ("type", "enum", "const") and expected is not None:
+        text = f"got {_short(error.instance)}, expected {expected}"
     elif (required := _required_value(error)) is not None:
         # A list that must hold a value: name the value, and why (the schema's description).
         text = f"{_short(error.instance)} lacks {_short(required[0])}"
@@ -289,6 +344,23 @@ def _message(error: ValidationError) -> str:
         text = error.message
     text = f"{field}: {text}"
     return text if len(text) <= _MAX_MESSAGE else f"{text[: _MAX_MESSAGE - 3]}..."
+
+
+def _one_per_placeholder(errors: list[ValidationError]) -> list[ValidationError]:
+    """A placeholder fails every keyword of its field (a pattern and a length, say): one error
+    for it, the one whose form can be said in words."""
+    best: dict[tuple[object, ...], ValidationError] = {}
+    for error in errors:
+        if _placeholder(error) is None:
+            continue
+        where = tuple(error.absolute_path)
+        if where not in best or (_expected(best[where]) is None and _expected(error) is not None):
+            best[where] = error
+    return [
+        error
+        for error in errors
+        if _placeholder(error) is None or best.get(tuple(error.absolute_path)) is error
+    ]
 
 
 def validate(
@@ -310,7 +382,9 @@ def validate(
         except (ValueError, TypeError, OverflowError):  # a value it cannot take: jsonschema
             pass
     validator = _validators()[name]
-    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    errors = _one_per_placeholder(
+        sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    )
     findings = []
     for error in errors[:_MAX_ERRORS_PER_DOCUMENT]:
         where = tuple(error.absolute_path)

@@ -238,6 +238,58 @@ def _error_line(error: yaml.MarkedYAMLError, text: str) -> int | None:
     return last
 
 
+def _column(error: yaml.MarkedYAMLError, line: int | None) -> str:
+    """Where on the line reported the problem is: " (line L, column C)", when a mark is on
+    that line."""
+    for mark in (error.problem_mark, error.context_mark):
+        if mark is not None and line is not None and mark.line + 1 == line:
+            return f" (line {line}, column {mark.column + 1})"
+    return ""
+
+
+def _in_our_words(error: yaml.MarkedYAMLError, text: str) -> str:
+    """What libyaml's problem means for someone writing the file, and what to change."""
+    problem = error.problem or error.context or "invalid YAML"
+    start = error.context_mark
+    opened = f" on line {start.line + 1}" if start is not None else ""
+    if problem == "did not find expected ',' or ']'":
+        return f"the list opened with '['{opened} is not closed: a ',' or ']' is missing"
+    if problem == "did not find expected ',' or '}'":
+        return f"the mapping opened with '{{'{opened} is not closed: a ',' or '}}' is missing"
+    if problem == "did not find expected key":
+        return (
+            f"this line does not line up with the keys of the mapping that starts{opened}:"
+            " indent it with spaces exactly as the keys beside it"
+        )
+    if problem == "did not find expected '-' indicator":
+        return (
+            f"this line does not line up with the list that starts{opened}: each item starts"
+            " with '- ' at the list's indentation"
+        )
+    if problem.startswith("mapping values are not allowed"):
+        return "a ': ' inside a value: quote the value ('...'), or give the key its own line"
+    if problem == "found unexpected end of stream" and "quoted" in (error.context or ""):
+        return f"the quoted text opened{opened} is never closed"
+    if problem == "found unknown escape character":
+        return (
+            "an unknown escape ('\\' then a letter) in double-quoted text: write '\\\\'"
+            " for a backslash, or use single quotes"
+        )
+    if problem == "found character that cannot start any token":
+        mark = error.problem_mark
+        lines = text.splitlines()
+        character = ""
+        if mark is not None and mark.line < len(lines) and mark.column < len(lines[mark.line]):
+            character = lines[mark.line][mark.column]
+        if character == "\t":
+            return "a tab: YAML indents with spaces only"
+        if character:
+            return f"{character!r} cannot start a value: quote the value ('...')"
+    if problem == "could not find expected ':'":
+        return "a key without ':' after it (a key and its ':' must be on one line)"
+    return problem
+
+
 def parse_yaml(
     raw: bytes, path: str, limits: Limits = Limits()
 ) -> tuple[Document | None, list[Finding]]:
@@ -273,7 +325,8 @@ def parse_yaml(
         problem = error.problem or error.context or "invalid YAML"
         if "nesting depth" in problem:  # libyaml >= 0.2.5 (PyYAML 6.0.4's) has its own cap
             return None, [Finding(Code.YAML_UNSAFE, f"nesting too deep ({problem})", path, line)]
-        return None, [Finding(Code.YAML_INVALID, f"YAML syntax: {problem}", path, line)]
+        message = f"YAML syntax: {_in_our_words(error, text)}{_column(error, line)}"
+        return None, [Finding(Code.YAML_INVALID, message, path, line)]
     except ReaderError as error:  # a control character; `position` indexes `text`
         character = error.character
         what = f"U+{character:04X}" if isinstance(character, int) else repr(character)

@@ -204,16 +204,24 @@ def render_text(report: VerifyReport) -> str:
             lines.append(f"  scores {scored.attempt}: {len(scored.tasks)} case(s), {source}")
         lines += _finding_lines(run.findings)
         blocks.append("\n".join(lines))
-    if report.pr_problems:
+    # A notice (`identity-unchecked`: offline, nobody to ask) is not a problem: it is listed
+    # apart and never counted as one.
+    pr_problems = _problems(report.pr_problems)
+    pr_notices = [f for f in report.pr_problems if f.severity is Severity.NOTICE]
+    if pr_problems:
         lines = ["PULL REQUEST problems (what it changes that it may not):"]
-        lines += _finding_lines(report.pr_problems)
+        lines += _finding_lines(pr_problems)
+        blocks.append("\n".join(lines))
+    if pr_notices:
+        lines = ["PULL REQUEST notices (what could not be confirmed here; nothing to fix):"]
+        lines += _finding_lines(pr_notices)
         blocks.append("\n".join(lines))
     blocks += _registry_blocks(registry_findings)
     registry_problems = _problems(registry_findings)
     invalid = sum(1 for verdict in verdicts if verdict.evidence == "invalid")
     total = (
         f"{len(verdicts)} attempt(s): {len(verdicts) - invalid} valid, {invalid} invalid"
-        + (f"; {len(report.pr_problems)} pull-request problem(s)" if report.pr_problems else "")
+        + (f"; {len(pr_problems)} pull-request problem(s)" if pr_problems else "")
         + (f"; {len(registry_problems)} registry problem(s)" if registry_problems else "")
     )
     runs = report.challenge_runs
@@ -232,18 +240,32 @@ def printable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def render_explanation(explanations: Sequence[Explanation]) -> str:
-    """`claims explain`: each line starts with its mark (ok, missing, fails), then its topic."""
+def render_explanation(explanations: Sequence[Explanation], brief: int | None = None) -> str:
+    """`claims explain`: each line starts with its mark (ok, missing, fails), then its topic.
+    Every line is shown; with `brief` (`--brief`), past that many evidence lines with one
+    reason code in an attempt, one line counts the rest (the total counts every line)."""
     blocks = []
     marks = {"ok": 0, "missing": 0, "fails": 0}
     for explanation in explanations:
         lines = []
+        same: dict[str, int] = {}
         for line in explanation.lines:
             marks[line.mark] += 1
+            if brief is not None and line.topic == "evidence" and line.code:
+                same[line.code] = same.get(line.code, 0) + 1
+                if same[line.code] > brief:
+                    continue
             text = line.text.replace("\n", " ")
             if line.code and line.code not in text:
                 text += f" [{line.code}]"
             lines.append(f"{line.mark:7} {line.topic:11} {text}")
+        for code, count in same.items():
+            left = count - (brief or 0)  # `same` is filled only with `brief`
+            if left > 0:
+                lines.append(
+                    f"{'fails':7} {'evidence':11} ... and {left} more {code}"
+                    " (without --brief: every one)"
+                )
         blocks.append("\n".join(lines))
     worst = "fails" if marks["fails"] else "missing" if marks["missing"] else "ok"
     total = (

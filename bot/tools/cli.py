@@ -87,6 +87,7 @@ def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         metavar="DATE",
         help="check the market's filing window as of this date, YYYY-MM-DD (default: today, UTC)",
     )
+    _quiet(init)
 
 
 def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -97,8 +98,27 @@ def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.Argument
         " claims verify computes it; with --write, fill in the ones that are missing or wrong"
         " (other lines are kept byte for byte).",
     )
-    hashes.add_argument("file", type=Path, metavar="FILE", help="freeze-cases.jsonl")
-    hashes.add_argument("--write", action="store_true", help="write the hashes into FILE")
+    hashes.add_argument(
+        "path",
+        type=Path,
+        metavar="PATH",
+        help="the attempt folder (its freeze-cases.jsonl) or the freeze-cases.jsonl file",
+    )
+    hashes.add_argument("--write", action="store_true", help="write the hashes into the file")
+    hashes.add_argument(
+        "--registry",
+        type=Path,
+        metavar="ROOT",
+        help="as the other filer commands take it: PATH must then be inside ROOT (hash-cases"
+        " reads no other registry file, so without it any file is hashed)",
+    )
+    _quiet(hashes)
+
+
+def _quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the last line (the outcome)"
+    )
 
 
 def add_pin_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -123,6 +143,7 @@ def add_pin_log_parser(commands: argparse._SubParsersAction[argparse.ArgumentPar
     pin.add_argument(
         "--force", action="store_true", help="remove other files in raw-log/ (an older log)"
     )
+    _quiet(pin)
 
 
 def add_scores_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -135,6 +156,12 @@ def add_scores_parser(commands: argparse._SubParsersAction[argparse.ArgumentPars
     scores.add_argument("path", type=Path, metavar="PATH", help="the attempt folder")
     scores.add_argument("--write", action="store_true", help="write scores.yaml")
     scores.add_argument("--registry", type=Path, metavar="ROOT", help="default: found above PATH")
+    scores.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="with --write: print only the last line (without --write the table is the output)",
+    )
 
 
 def run_tool(args: argparse.Namespace) -> int:
@@ -374,21 +401,33 @@ def _hash_cases(args: argparse.Namespace) -> int:
     from bot.tools.files import Write, apply
     from bot.tools.hashes import hash_cases
 
-    path: Path = args.file
+    path: Path = args.path
+    if path.is_dir():
+        path = path / "freeze-cases.jsonl"
     if not path.is_file():
-        raise ClaimsError(f"{path} is not a file", "name a freeze-cases.jsonl")
+        raise ClaimsError(
+            f"{path} is not a file",
+            "name an attempt folder holding freeze-cases.jsonl, or the file",
+        )
+    if args.registry is not None:
+        try:
+            path.resolve().relative_to(args.registry.resolve())
+        except ValueError:
+            raise ClaimsError(f"{path} is not inside the registry at {args.registry}") from None
     try:
         raw = path.read_bytes()
     except OSError as error:
         raise ClaimsError(f"cannot read {path}: {error.strerror}") from None
     result = hash_cases(raw, str(path))
+    # What happens to a missing or wrong sha256: written only with --write (and only when
+    # every line could be read); otherwise the line says how to write it.
+    written = args.write and result.data is not None
     for case in result.cases:
-        print(
-            printable(
-                f"line {case.line:<5} {case.case_id}"
-                f"  {case.computed or case.stated or '-'}  {case.status}"
-            )
-        )
+        status = case.status
+        if status != "ok" and case.computed is not None:
+            status += ": written" if written else ": not written (run with --write)"
+        shown = case.computed or case.stated or "-"
+        print(printable(f"line {case.line:<5} {case.case_id}  {shown}  {status}"))
     if result.data is None:
         return _problems(result.problems, str(path))
     if args.write:
@@ -399,7 +438,10 @@ def _hash_cases(args: argparse.Namespace) -> int:
     if result.problems:
         return _report(result.problems)
     if result.changed and not args.write:
-        print(f"{len(result.changed)} case(s) need their sha256 filled in: run with --write")
+        print(
+            f"{len(result.changed)} case(s) need their sha256 filled in: nothing written;"
+            f" `claims hash-cases {args.path} --write` writes them"
+        )
         return EXIT_PROBLEMS
     return EXIT_DONE
 

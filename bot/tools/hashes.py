@@ -45,7 +45,7 @@ class CaseLine:
         if self.stated == self.computed:
             return "ok"
         if self.stated is None:
-            return "missing: filled in"
+            return "missing"
         return f"differs: the file says {self.stated}"
 
 

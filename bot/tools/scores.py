@@ -73,6 +73,6 @@ def derive_scores(place: AttemptPlace) -> ScoresResult:
     _, _, found, table = derived_table(
         market, cases, trials, registry.rules.confidence, trials_file
     )
-    if found:
+    if any(f.severity is Severity.ERROR for f in found):
         return ScoresResult(None, [*problems, *found])
     return ScoresResult(dump_yaml(table, f"{place.schema_base()}/scores.schema.json"), problems)

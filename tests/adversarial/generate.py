@@ -850,7 +850,7 @@ CORPUS: tuple[Entry, ...] = (
         "path-traversal-adapter-output",
         "adapter.yaml lists ../../judgments.yaml among the files the adapter writes",
         ["schema"],
-        "'../../judgments.yaml' is not one of",
+        'got "../../judgments.yaml", expected one of',
         _files(_output_path, WRAPPED),
     ),
     _entry(
@@ -1223,7 +1223,7 @@ CORPUS: tuple[Entry, ...] = (
         "score-table-rounds-in-its-favour",
         "scores.yaml rounds the false-safe bound down, under the bar",
         ["score-table-mismatch"],
-        "bound: 0.170000}, the cases and trials give",
+        "bars.false-safe.bound: scores.yaml says 0.170000, the cases and trials give",
         _files(_rounded),
     ),
     _entry(

@@ -259,7 +259,7 @@ def test_errors_per_document_are_capped() -> None:
     findings = validate("attempt", data, ATTEMPT)
     assert len(findings) == cap + 1
     assert all(f.code is Code.SCHEMA for f in findings)
-    assert all("is not of type 'object'" in f.message for f in findings[:cap])
+    assert all("expected an object" in f.message for f in findings[:cap])
     assert findings[-1].message == "... and 17 more schema errors"
     assert findings[-1].file == ATTEMPT
 
