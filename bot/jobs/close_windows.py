@@ -56,7 +56,13 @@ from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
-from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
+from bot.jobs.records import (
+    RERUN_RESULTS,
+    ArchiveKind,
+    ResolutionRecord,
+    keep_rerun_results,
+    record_path,
+)
 from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
@@ -738,6 +744,7 @@ class _Applier:
             committed = True
             self.report.done.append(f"market {number}: {path} committed ({outcome})")
             self.job.crash("committed")
+        committed = self._rerun_results() or committed
         if committed or any(self.facts[m.market].record for m in self.report.plan.markets):
             try:
                 replays = self.git.push_branch(self.job.clock())
@@ -751,6 +758,28 @@ class _Applier:
                     f"{self.git.branch} moved on {REMOTE_NAME} while the job ran: its record"
                     f" commits were replayed onto it ({replays} time(s)) and pushed, unchanged"
                 )
+
+    def _rerun_results(self) -> bool:
+        """Commit the adapter rerun results this run counted to resolutions/reruns/, where the
+        website reads them (`claims site`): a wrapped attempt's page then shows its recorded
+        rerun, never `adapter-not-rerun`, and no filer's file is believed for it."""
+        results = getattr(self.job.options.rerun_adapter, "results", None)
+        if not isinstance(results, Path):
+            return False
+        paths = keep_rerun_results(results, self.job.root)
+        if not paths:
+            return False
+        try:
+            self.git.commit(
+                paths,
+                f"resolutions: {len(paths)} adapter rerun result(s) the close counted",
+                self.job.clock(),
+            )
+        except ClaimsError as error:
+            self.report.errors.append(f"adapter rerun results: {error.message}")
+            return False
+        self.report.done.append(f"{len(paths)} adapter rerun result(s) kept in {RERUN_RESULTS}/")
+        return True
 
     # 5 -------------------------------------------------------------------------------------
     def _issues(self) -> None:

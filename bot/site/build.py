@@ -5,8 +5,10 @@ shared rules and their source, the market contracts, the resolution records unde
 `resolutions/`, the attempt folders' files) from a `FolderTree` (no link followed), and the
 verdicts either from report files (`claims verify --json`, `claims resolve --json`, checked by
 `VerifyReport.from_json` / `ResolveReport.from_json` as untrusted input) or, without them, by
-running verify and resolve through the app layer as `claims verify` / `claims resolve
---no-rerun-adapters` would. Nothing is decided here.
+running verify and resolve through the app layer as `claims verify --rerun-cache
+resolutions/reruns` / `claims resolve --no-rerun-adapters` would: a wrapped attempt's adapter
+is never run here, and counts only with a rerun result the scheduled job recorded on the
+registry's branch (`resolutions/reruns/`, bot/jobs/records.py). Nothing is decided here.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import ClaimsError
-from bot.jobs.records import ResolutionRecord
+from bot.jobs.records import RERUN_RESULTS, ResolutionRecord
 from bot.load.yaml_ import load_yaml
 from bot.registry import RULES_PATH, Registry
 from bot.review import shown_path
@@ -142,6 +144,14 @@ def _problems(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [finding for finding in findings if finding.get("severity") != "notice"]
 
 
+def _recorded_reruns(root: Path) -> bool:
+    """True when the registry keeps any recorded adapter rerun result (resolutions/reruns/)."""
+    try:
+        return any(p.suffix == ".json" for p in (root / RERUN_RESULTS).iterdir())
+    except OSError:
+        return False
+
+
 def _records(tree: Tree) -> dict[int, dict[str, Any]]:
     """The resolution records under resolutions/ (a subfolder, reopened/, is skipped)."""
     try:
@@ -257,6 +267,7 @@ def build_site(
     from bot.archive.local import LocalArchive
     from bot.cache import MemoryRecordsCache
     from bot.gather import VerifyOptions
+    from bot.rerun import AdapterRerun
 
     with open_workspace(root, base_ref) as workspace:
         registry = workspace.registry
@@ -268,7 +279,17 @@ def build_site(
         else:
             # Resolve reads back what verify checked (the cases and trials of every attempt
             # of main, by evidence digest, contract and rules), instead of checking it again.
-            options = VerifyOptions(as_of=as_of or today, records_cache=MemoryRecordsCache())
+            # Wrapped attempts: only the rerun results the scheduled job recorded on the
+            # registry's own branch count (never a file of a filer's folder); nothing is run.
+            options = VerifyOptions(
+                as_of=as_of or today,
+                records_cache=MemoryRecordsCache(),
+                rerun_adapter=AdapterRerun(
+                    cache=root / ".claims" / "released",
+                    results=root / RERUN_RESULTS,
+                    recorded_only=True,
+                ),
+            )
             # A registry with no attempt yet still gets its site (verify refuses to verify
             # nothing, rightly for a command someone typed).
             report = (
@@ -281,6 +302,8 @@ def build_site(
             )
             verified = _verified([report.to_json()])
             resolved, more, problems, unreadable = _resolved_markets(resolution.to_json())
+            if _recorded_reruns(root):
+                more.append(f"adapter rerun results recorded in {RERUN_RESULTS}/")
         contracts = _contracts(registry)
         tree = registry.contracts
         records = _records(tree)
