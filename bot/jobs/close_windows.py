@@ -318,7 +318,10 @@ def rerun_matrix(job: Job) -> RerunPlan:
     run resolves, each with the commit whose tree the resolution reads them from (the snapshot
     tag's commit, or main's commit at the close where the tag is yet to be made; for a late
     close also the branch's tip, which is read when the tag does not count), batched into the
-    scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole."""
+    scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole.
+    Then, in the room left, the wrapped attempts on the branch's tip with no result kept in
+    resolutions/reruns/ (`_unrecorded_on_branch`), for the website; none of those blocks a
+    market, so none is listed as waiting."""
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.tree import GitTree
@@ -352,9 +355,54 @@ def rerun_matrix(job: Job) -> RerunPlan:
                 ]
             if entries:
                 markets.append((market.market, entries))
-        return batch_reruns(markets)
+        resolving = {number for number, _ in markets}
+        unrecorded = _unrecorded_on_branch(job, history, git, resolving)
+        # The markets resolving now come first; the others' attempts fill what room is left,
+        # and one left out is no market blocked: it is planned again tomorrow.
+        planned = batch_reruns([*markets, *unrecorded])
+        waiting = tuple(w for w in planned.waiting if w[0] in resolving)
+        return replace(planned, waiting=waiting)
     finally:
         history.close()
+
+
+def _unrecorded_on_branch(
+    job: Job, history: GitHistory, git: Git, resolving: set[int]
+) -> list[tuple[int, list[dict[str, str]]]]:
+    """The wrapped attempts on the branch's tip, of markets not resolving this run, with no
+    rerun result kept for their evidence in resolutions/reruns/: the website shows each as
+    `adapter-not-rerun` until this job reruns it (its scope-less rerun jobs) and the close
+    keeps the result (`keep_rerun_results`). By market, each with the tip's commit."""
+    from bot.app import verify_folders
+    from bot.github.plan import is_wrapped
+    from bot.registry import load_registry
+    from bot.rerun import AdapterRerun
+    from bot.tree import GitTree
+
+    tip = history.repo.commit(git.branch).hexsha
+    try:
+        registry = load_registry(GitTree(history.repo, tip, history.prefix))
+    except ClaimsError:
+        return []  # the close reports a tree it cannot read
+    wrapped = [folder for folder in registry.attempt_folders() if is_wrapped(registry, folder)]
+    if not wrapped:
+        return []
+    recorded = AdapterRerun(
+        cache=job.root / ".claims" / "released",
+        results=job.root / RERUN_RESULTS,
+        recorded_only=True,
+    )
+    options = replace(job.options, rerun_adapter=recorded)
+    verdicts, _ = verify_folders(registry, wrapped, history, options)
+    by_market: dict[int, list[dict[str, str]]] = {}
+    for verdict in verdicts:
+        if verdict.market is None or verdict.market in resolving:
+            continue
+        if any(f.code is Code.ADAPTER_NOT_RERUN for f in verdict.qualification):
+            by_market.setdefault(verdict.market, []).append(
+                {"attempt": verdict.attempt, "commit": tip}
+            )
+    return sorted(by_market.items())
 
 
 def _check(
@@ -454,7 +502,9 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
             f"market {reopen} reopened: {record_path(reopen or 0)} moved to {moved}; the market"
             " is resolved again below (its tag and archive copy are kept)"
         )
-    if dry_run or not any(m.steps for m in plan.markets):
+    if dry_run or not (
+        any(m.steps for m in plan.markets) or _results_to_keep(job.options.rerun_adapter, job.root)
+    ):
         return report
     history, git = _open(job)
     try:
@@ -463,6 +513,12 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
         history.close()
     _Applier(job, git, {f.market: f for f in facts}, report, reopened).run()
     return report
+
+
+def _results_to_keep(rerun: object, root: Path) -> bool:
+    """True when this run's rerun results hold one resolutions/reruns/ does not keep yet."""
+    results = getattr(rerun, "results", None)
+    return isinstance(results, Path) and bool(keep_rerun_results(results, root, write=False))
 
 
 @dataclass

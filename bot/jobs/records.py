@@ -48,11 +48,12 @@ _RESULT_NAME = re.compile(r"\A[0-9a-f]{64}\.json\Z")
 _RESULT_BYTES = 1 << 20  # as bot/rerun.py reads a record back
 
 
-def keep_rerun_results(source: Path, root: Path) -> list[str]:
+def keep_rerun_results(source: Path, root: Path, write: bool = True) -> list[str]:
     """Copy the rerun results recorded in `source` (this run's rerun jobs' records) into
     `root`/resolutions/reruns/, as they are; return the registry paths written (new or
-    changed). A file that is no well-formed record for the key its name gives, and a try that
-    may still pass (released data not served: no result), is left out."""
+    changed; with `write` False, those it would write). A file that is no well-formed record
+    for the key its name gives, and a try that may still pass (released data not served: no
+    result), is left out."""
     from bot.findings import Code
     from bot.load.folder import read_regular
     from bot.report.json_ import ReportError, rerun_record_from_json
@@ -76,11 +77,13 @@ def keep_rerun_results(source: Path, root: Path) -> list[str]:
         target = root / path
         if target.is_file() and not target.is_symlink() and target.read_bytes() == raw:
             continue
+        written.append(path)
+        if not write:
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(f".{name}.tmp")
         temporary.write_bytes(raw)
         temporary.replace(target)
-        written.append(path)
     return written
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +20,19 @@ import git
 import html5lib
 import pytest
 
+from bot.archive.local import LocalArchive
 from bot.cli import main
+from bot.demo.specimen import AttemptSpec
 from bot.findings import Code
+from bot.gather import VerifyOptions
 from bot.history import Change
+from bot.jobs.close_windows import Job, close_windows
+from bot.jobs.issues import FileIssues
 from bot.jobs.records import RERUN_RESULTS, keep_rerun_results
+from bot.rerun import AdapterRerun
 from bot.review import check_changes
 from tests.acceptance.conftest import DemoSite
+from tests.support import fake_sandbox, rerun_job_argv, seed_released
 
 WRAP = "attempts/market-03/wrap-lab/paper-replication"
 EDITED = "attempts/market-03/sly-lab/edited-wrap"
@@ -162,3 +170,59 @@ def test_keep_rerun_results_copies_only_well_formed_results(tmp_path: Path) -> N
     assert (root / RERUN_RESULTS / f"{key}.json").read_bytes() == good
     assert sorted(p.name for p in (root / RERUN_RESULTS).iterdir()) == [f"{key}.json"]
     assert keep_rerun_results(source, root) == []  # already kept: nothing to commit
+
+
+def test_an_open_markets_wrapped_attempt_gets_its_recorded_rerun_from_the_daily_job(
+    make_registry: Any,
+    run_claims: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Merged while its market is open: the daily plan lists it (nothing kept for its evidence
+    yet), a rerun job records its result, and the close, with no market to resolve, commits
+    that result to resolutions/reruns/. The site then shows it; the next plan leaves it out."""
+    fake_sandbox(monkeypatch)
+    built = make_registry(AttemptSpec(kind="wrapped"))
+    folder = built.attempt.relative_to(built.root).as_posix()
+    tip = built.repo.head.commit.hexsha
+    as_of = ["--as-of", "2027-04-15"]  # market 3 is open until 2027-06-30
+    planned = run_claims("close-windows", "--registry", built.root, "--plan-reruns", *as_of)
+    assert planned.code == 0, planned.err
+    matrix = json.loads(planned.out)
+    assert matrix["batches"] == [[{"attempt": folder, "commit": tip}]]
+    assert matrix["waiting"] == []
+    seed_released(tmp_path / "released", built.files)
+    results = tmp_path / "rerun-cache"
+    argv = rerun_job_argv(built.root, tip, built.attempt, results, tmp_path / "released")
+    assert run_claims(*argv).code == 0
+    counted = AdapterRerun(cache=tmp_path / "unused", results=results, recorded_only=True)
+    job = Job(
+        root=built.root,
+        archive=LocalArchive(built.root / ".claims" / "archive"),
+        archive_kind="local",
+        repository_url="https://github.com/acme/registry",
+        issues=FileIssues(built.root / ".claims" / "issues"),
+        options=VerifyOptions(
+            as_of=date(2027, 4, 15),
+            rerun_adapter=counted,
+        ),
+        clock=lambda: datetime(2027, 4, 15, 3, 17, tzinfo=UTC),
+    )
+    closed = close_windows(job)
+    assert not closed.failed, closed.render()
+    assert "1 adapter rerun result(s) kept in resolutions/reruns/" in closed.render()
+    subject = built.repo.head.commit.message
+    assert "adapter rerun result" in str(subject)
+    [kept] = (built.root / RERUN_RESULTS).iterdir()
+    assert json.loads(kept.read_bytes())["parts"]["folder"] == folder
+    assert not list((built.root / "resolutions").glob("*.yaml"))  # nothing resolved
+    again = run_claims("close-windows", "--registry", built.root, "--plan-reruns", *as_of)
+    assert json.loads(again.out)["batches"] == []
+    out = tmp_path / "site"
+    assert main(["site", "--registry", str(built.root), "--out", str(out), *as_of]) == 0
+    capsys.readouterr()
+    market = json.loads((out / "market-03.json").read_text(encoding="utf-8"))
+    [row] = [row for row in market["attempts"] if row["attempt"] == folder]
+    assert "adapter-not-rerun" not in _codes(row)
+    assert row["status"] is not None
