@@ -65,6 +65,7 @@ from bot.jobs.records import (
 )
 from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.stuck import with_rerun_deadline
+from bot.judge import folder_market
 from bot.timestamps import format_moment
 
 __all__ = [
@@ -373,7 +374,7 @@ def _unrecorded_on_branch(
     rerun result kept for their evidence in resolutions/reruns/: the website shows each as
     `adapter-not-rerun` until this job reruns it (its scope-less rerun jobs) and the close
     keeps the result (`keep_rerun_results`). By market, each with the tip's commit."""
-    from bot.app import verify_folders
+    from bot.gather import read_adapter_files
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.rerun import AdapterRerun
@@ -384,24 +385,20 @@ def _unrecorded_on_branch(
         registry = load_registry(GitTree(history.repo, tip, history.prefix))
     except ClaimsError:
         return []  # the close reports a tree it cannot read
-    wrapped = [folder for folder in registry.attempt_folders() if is_wrapped(registry, folder)]
-    if not wrapped:
-        return []
     recorded = AdapterRerun(
         cache=job.root / ".claims" / "released",
         results=job.root / RERUN_RESULTS,
         recorded_only=True,
     )
-    options = replace(job.options, rerun_adapter=recorded)
-    verdicts, _ = verify_folders(registry, wrapped, history, options)
     by_market: dict[int, list[dict[str, str]]] = {}
-    for verdict in verdicts:
-        if verdict.market is None or verdict.market in resolving:
+    for folder in registry.attempt_folders():
+        market = folder_market(folder)
+        if market is None or market in resolving or not is_wrapped(registry, folder):
             continue
-        if any(f.code is Code.ADAPTER_NOT_RERUN for f in verdict.qualification):
-            by_market.setdefault(verdict.market, []).append(
-                {"attempt": verdict.attempt, "commit": tip}
-            )
+        files = read_adapter_files(registry, folder, history.object_format)
+        # Only the key is asked of the kept results: the evidence is not read, let alone judged.
+        if files is not None and recorded(registry.tree, files) is None:
+            by_market.setdefault(market, []).append({"attempt": folder, "commit": tip})
     return sorted(by_market.items())
 
 
