@@ -73,6 +73,8 @@ def keep_rerun_results(source: Path, root: Path, write: bool = True) -> list[str
             continue
         if findings and all(f.code == Code.RELEASED_DATA_UNAVAILABLE for f in findings):
             continue
+        if not _on_branch(raw, root):
+            continue
         path = f"{RERUN_RESULTS}/{name}"
         target = root / path
         if target.is_file() and not target.is_symlink() and target.read_bytes() == raw:
@@ -85,6 +87,20 @@ def keep_rerun_results(source: Path, root: Path, write: bool = True) -> list[str
         temporary.write_bytes(raw)
         temporary.replace(target)
     return written
+
+
+def _on_branch(raw: bytes, root: Path) -> bool:
+    """True when the record is of an attempt folder the registry holds: an operator's rerun
+    cache may also keep records of pull requests' attempts, which main has no use for."""
+    import json
+
+    parts = json.loads(raw).get("parts")
+    folder = parts.get("folder") if isinstance(parts, dict) else None
+    if not isinstance(folder, str) or not folder.startswith("attempts/"):
+        return False
+    if any(part in ("", ".", "..") for part in folder.split("/")):
+        return False
+    return (root / folder).is_dir()
 
 
 def record_path(market: int) -> str:

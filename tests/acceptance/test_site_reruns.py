@@ -146,11 +146,15 @@ def test_a_record_outside_the_registrys_own_folder_is_never_read(
 def test_keep_rerun_results_copies_only_well_formed_results(tmp_path: Path) -> None:
     source, root = tmp_path / "run", tmp_path / "registry"
     source.mkdir()
+    (root / WRAP).mkdir(parents=True)
     key = "a" * 64
-    good = json.dumps({"key": key, "parts": {}, "findings": []}).encode()
+    good = json.dumps({"key": key, "parts": {"folder": WRAP}, "findings": []}).encode()
+    elsewhere = {"key": "f" * 64, "parts": {"folder": EDITED}, "findings": []}
+    (source / f"{'f' * 64}.json").write_text(json.dumps(elsewhere))  # not on the branch
     (source / f"{key}.json").write_bytes(good)
     tried = {
         "key": "b" * 64,
+        "parts": {"folder": WRAP},
         "findings": [
             {
                 "code": "released-data-unavailable",
