@@ -255,19 +255,6 @@ def fake_sandbox(monkeypatch: Any) -> FakeSandbox:
     return fake
 
 
-def connect_without_waits(monkeypatch: Any) -> None:
-    """`bot.github.gateway.connect` with no sleeps between retries and no throttle, for tests
-    that run the CLI against the fake GitHub."""
-    import functools
-
-    from bot.github import gateway
-
-    fast = functools.partial(
-        gateway.connect, retry=gateway.Retry(sleep=lambda _: None), throttle=False
-    )
-    monkeypatch.setattr(gateway, "connect", fast)
-
-
 def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = None) -> Path:
     """The demo registry as it stood before market 3's window closed, built as pages.yml
     builds it (no report files, as of 2027-04-01): market 3's record and snapshot tag taken
@@ -305,3 +292,16 @@ def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = No
 
 
 HOSTILE_TITLE = "</dd><script>alert(1)</script> & more"
+
+
+def connect_without_waits(monkeypatch: Any) -> None:
+    """`bot.github.gateway.connect` with no sleeps between retries and no throttle, for tests
+    that run the CLI against the fake GitHub."""
+    import functools
+
+    from bot.github import gateway
+
+    fast = functools.partial(
+        gateway.connect, retry=gateway.Retry(sleep=lambda _: None), throttle=False
+    )
+    monkeypatch.setattr(gateway, "connect", fast)

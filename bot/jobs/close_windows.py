@@ -56,16 +56,9 @@ from bot.jobs.gitops import BOT_EMAIL, Git
 from bot.jobs.gitops import REMOTE as REMOTE_NAME
 from bot.jobs.issues import Issues
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
-from bot.jobs.records import (
-    RERUN_RESULTS,
-    ArchiveKind,
-    ResolutionRecord,
-    keep_rerun_results,
-    record_path,
-)
+from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
 from bot.jobs.rerun_batches import RerunPlan, batch_reruns
 from bot.jobs.stuck import with_rerun_deadline
-from bot.judge import folder_market
 from bot.timestamps import format_moment
 
 __all__ = [
@@ -319,10 +312,7 @@ def rerun_matrix(job: Job) -> RerunPlan:
     run resolves, each with the commit whose tree the resolution reads them from (the snapshot
     tag's commit, or main's commit at the close where the tag is yet to be made; for a late
     close also the branch's tip, which is read when the tag does not count), batched into the
-    scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole.
-    Then, in the room left, the wrapped attempts on the branch's tip with no result kept in
-    resolutions/reruns/ (`_unrecorded_on_branch`), for the website; none of those blocks a
-    market, so none is listed as waiting."""
+    scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole."""
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.tree import GitTree
@@ -356,15 +346,21 @@ def rerun_matrix(job: Job) -> RerunPlan:
                 ]
             if entries:
                 markets.append((market.market, entries))
-        resolving = {number for number, _ in markets}
-        unrecorded = _unrecorded_on_branch(job, history, git, resolving)
-        # The markets resolving now come first; the others' attempts fill what room is left,
-        # and one left out is no market blocked: it is planned again tomorrow.
-        planned = batch_reruns([*markets, *unrecorded])
-        waiting = tuple(w for w in planned.waiting if w[0] in resolving)
-        return replace(planned, waiting=waiting)
+        return _with_unrecorded(job, history, git, markets)
     finally:
         history.close()
+
+
+def _with_unrecorded(
+    job: Job, history: GitHistory, git: Git, markets: list[tuple[int, list[dict[str, str]]]]
+) -> RerunPlan:
+    """The rerun plan of the markets resolving now (`markets`, first), then, in the room left,
+    the wrapped attempts on the branch's tip with no result kept in resolutions/reruns/
+    (`_unrecorded_on_branch`), for the website. None of those blocks a market, so none is
+    listed as waiting: one left out is planned again on the next run."""
+    resolving = {number for number, _ in markets}
+    planned = batch_reruns([*markets, *_unrecorded_on_branch(job, history, git, resolving)])
+    return replace(planned, waiting=tuple(w for w in planned.waiting if w[0] in resolving))
 
 
 def _unrecorded_on_branch(
@@ -376,6 +372,8 @@ def _unrecorded_on_branch(
     keeps the result (`keep_rerun_results`). By market, each with the tip's commit."""
     from bot.gather import read_adapter_files
     from bot.github.plan import is_wrapped
+    from bot.jobs.records import RERUN_RESULTS
+    from bot.judge import folder_market
     from bot.registry import load_registry
     from bot.rerun import AdapterRerun
     from bot.tree import GitTree
@@ -514,6 +512,8 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
 
 def _results_to_keep(rerun: object, root: Path) -> bool:
     """True when this run's rerun results hold one resolutions/reruns/ does not keep yet."""
+    from bot.jobs.records import keep_rerun_results
+
     results = getattr(rerun, "results", None)
     return isinstance(results, Path) and bool(keep_rerun_results(results, root, write=False))
 
@@ -816,6 +816,8 @@ class _Applier:
         """Commit the adapter rerun results this run counted to resolutions/reruns/, where the
         website reads them (`claims site`): a wrapped attempt's page then shows its recorded
         rerun, never `adapter-not-rerun`, and no filer's file is believed for it."""
+        from bot.jobs.records import RERUN_RESULTS, keep_rerun_results
+
         results = getattr(self.job.options.rerun_adapter, "results", None)
         if not isinstance(results, Path):
             return False
