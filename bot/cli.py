@@ -438,7 +438,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
-    from bot.jobs.close_windows import Job, rerun_matrix
+    from bot.jobs.close_windows import Job, rerun_matrix, with_unrecorded
     from bot.jobs.issues import FileIssues
 
     job = Job(
@@ -450,7 +450,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    plan = rerun_matrix(job)
+    plan = with_unrecorded(job, rerun_matrix(job))
     for market, count in plan.waiting:
         print(
             f"market {market}: its {count} wrapped attempts do not fit this run's rerun jobs"

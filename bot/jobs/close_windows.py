@@ -69,6 +69,7 @@ __all__ = [
     "gather_facts",
     "record_in_copy",
     "rerun_matrix",
+    "with_unrecorded",
 ]
 
 CREATOR = "AI Safety Claims registry"
@@ -346,21 +347,32 @@ def rerun_matrix(job: Job) -> RerunPlan:
                 ]
             if entries:
                 markets.append((market.market, entries))
-        return _with_unrecorded(job, history, git, markets)
+        return batch_reruns(markets)
     finally:
         history.close()
 
 
-def _with_unrecorded(
-    job: Job, history: GitHistory, git: Git, markets: list[tuple[int, list[dict[str, str]]]]
-) -> RerunPlan:
-    """The rerun plan of the markets resolving now (`markets`, first), then, in the room left,
+def with_unrecorded(job: Job, plan: RerunPlan) -> RerunPlan:
+    """`plan` (`rerun_matrix`: the markets resolving now, first) and, in the room it leaves,
     the wrapped attempts on the branch's tip with no result kept in resolutions/reruns/
     (`_unrecorded_on_branch`), for the website. None of those blocks a market, so none is
     listed as waiting: one left out is planned again on the next run."""
-    resolving = {number for number, _ in markets}
-    planned = batch_reruns([*markets, *_unrecorded_on_branch(job, history, git, resolving)])
-    return replace(planned, waiting=tuple(w for w in planned.waiting if w[0] in resolving))
+    from bot.judge import folder_market
+
+    groups: dict[int, list[dict[str, str]]] = {}
+    for batch in plan.batches:
+        for entry in batch:
+            groups.setdefault(folder_market(entry["attempt"]) or 0, []).append(dict(entry))
+    resolving = set(groups) | {market for market, _ in plan.waiting}
+    history, git = _open(job)
+    try:
+        unrecorded = _unrecorded_on_branch(job, history, git, resolving)
+    finally:
+        history.close()
+    if not unrecorded:
+        return plan
+    planned = batch_reruns([*groups.items(), *unrecorded])
+    return replace(planned, waiting=plan.waiting)
 
 
 def _unrecorded_on_branch(
