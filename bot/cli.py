@@ -482,7 +482,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
-    from bot.jobs.close_windows import Job, pin_matrix, rerun_matrix
+    from bot.jobs.close_windows import Job, pin_matrix, rerun_matrix, with_unrecorded
     from bot.jobs.issues import FileIssues
 
     job = Job(
@@ -494,7 +494,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    plan = pin_matrix(job) if args.plan_pins else rerun_matrix(job)
+    plan = pin_matrix(job) if args.plan_pins else with_unrecorded(job, rerun_matrix(job))
     which = (
         "attempts do not fit this run's pin jobs"
         if args.plan_pins

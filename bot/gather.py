@@ -349,6 +349,30 @@ def read_attempt(
     )
 
 
+def read_adapter_files(
+    registry: Registry, folder: str, object_format: str = "sha1"
+) -> AttemptFiles | None:
+    """What a rerun's key is made of (`bot.rerun.rerun_key`): the folder's files and their
+    hashes, and adapter.yaml, without reading the evidence (the close job's plan asks it of
+    every wrapped attempt on main). None when the folder or adapter.yaml cannot be read."""
+    entries, _, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
+    if not complete:
+        return None
+    adapter = _Reader(registry, folder, dict(entries)).yaml(
+        "adapter/adapter.yaml", "adapter", required=True
+    )
+    if adapter is None:
+        return None
+    return AttemptFiles(
+        folder=folder,
+        entries=entries,
+        problems=(),
+        digest=evidence_digest({path: entry.sha256 for path, entry in entries.items()}),
+        folder_market=folder_market(folder),
+        adapter=AdapterSpec.from_document(adapter),
+    )
+
+
 def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> list[Finding]:
     """adapter.yaml's command as the sandbox will take it, with the sandbox's own rules
     (`command_problem`; `names_problem` for the working folder it lays out from the adapter

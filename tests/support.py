@@ -256,6 +256,45 @@ def fake_sandbox(monkeypatch: Any) -> FakeSandbox:
     return fake
 
 
+def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = None) -> Path:
+    """The demo registry as it stood before market 3's window closed, built as pages.yml
+    builds it (no report files, as of 2027-04-01): market 3's record and snapshot tag taken
+    away, the repository's docs/reason-codes.md beside it, and `hostile`'s attempt.yaml (an
+    attempt folder) given a title holding markup and a `javascript:` publication URL. Returns
+    the site's folder (`folder/site`); the registry is `folder/registry`."""
+    import contextlib
+    import io
+    import re
+
+    import git
+
+    from bot.cli import main
+
+    root = folder / "registry"
+    shutil.copytree(demo_registry, root, symlinks=True)
+    (root / "docs").mkdir()
+    shutil.copyfile(PROJECT / "docs" / "reason-codes.md", root / "docs" / "reason-codes.md")
+    (root / "resolutions" / "market-03.yaml").unlink()
+    with git.Repo(root) as repo:
+        repo.delete_tag(repo.tags["snapshot-2027-06-30"])
+    if hostile is not None:
+        filed = root / hostile / "attempt.yaml"
+        text = filed.read_text(encoding="utf-8")
+        text = re.sub(r"(?m)^title: .*$", f"title: {json.dumps(HOSTILE_TITLE)}", text)
+        text = re.sub(
+            r"(?m)^  url: https://papers\.example\.org/.*$", "  url: javascript:x()", text
+        )
+        filed.write_text(text, encoding="utf-8")
+    site = folder / "site"
+    arguments = ["site", "--registry", str(root), "--out", str(site), "--as-of", "2027-04-01"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(arguments) == 0
+    return site
+
+
+HOSTILE_TITLE = "</dd><script>alert(1)</script> & more"
+
+
 def connect_without_waits(monkeypatch: Any) -> None:
     """`bot.github.gateway.connect` with no sleeps between retries and no throttle, for tests
     that run the CLI against the fake GitHub."""

@@ -72,6 +72,7 @@ __all__ = [
     "pin_matrix",
     "record_in_copy",
     "rerun_matrix",
+    "with_unrecorded",
 ]
 
 CREATOR = "AI Safety Claims registry"
@@ -369,6 +370,66 @@ def _attempt_matrix(job: Job, wrapped_only: bool) -> RerunPlan:
         history.close()
 
 
+def with_unrecorded(job: Job, plan: RerunPlan) -> RerunPlan:
+    """`plan` (`rerun_matrix`: the markets resolving now, first) and, in the room it leaves,
+    the wrapped attempts on the branch's tip with no result kept in resolutions/reruns/
+    (`_unrecorded_on_branch`), for the website. None of those blocks a market, so none is
+    listed as waiting: one left out is planned again on the next run."""
+    from bot.judge import folder_market
+
+    groups: dict[int, list[dict[str, str]]] = {}
+    for batch in plan.batches:
+        for entry in batch:
+            groups.setdefault(folder_market(entry["attempt"]) or 0, []).append(dict(entry))
+    resolving = set(groups) | {market for market, _ in plan.waiting}
+    history, git = _open(job)
+    try:
+        unrecorded = _unrecorded_on_branch(job, history, git, resolving)
+    finally:
+        history.close()
+    if not unrecorded:
+        return plan
+    planned = batch_reruns([*groups.items(), *unrecorded])
+    return replace(planned, waiting=plan.waiting)
+
+
+def _unrecorded_on_branch(
+    job: Job, history: GitHistory, git: Git, resolving: set[int]
+) -> list[tuple[int, list[dict[str, str]]]]:
+    """The wrapped attempts on the branch's tip, of markets not resolving this run, with no
+    rerun result kept for their evidence in resolutions/reruns/: the website shows each as
+    `adapter-not-rerun` until this job reruns it (its scope-less rerun jobs) and the close
+    keeps the result (`keep_rerun_results`). By market, each with the tip's commit."""
+    from bot.gather import read_adapter_files
+    from bot.github.plan import is_wrapped
+    from bot.jobs.records import RERUN_RESULTS
+    from bot.judge import folder_market
+    from bot.registry import load_registry
+    from bot.rerun import AdapterRerun
+    from bot.tree import GitTree
+
+    tip = history.repo.commit(git.branch).hexsha
+    try:
+        registry = load_registry(GitTree(history.repo, tip, history.prefix))
+    except ClaimsError:
+        return []  # the close reports a tree it cannot read
+    recorded = AdapterRerun(
+        cache=job.root / ".claims" / "released",
+        results=job.root / RERUN_RESULTS,
+        recorded_only=True,
+    )
+    by_market: dict[int, list[dict[str, str]]] = {}
+    for folder in registry.attempt_folders():
+        market = folder_market(folder)
+        if market is None or market in resolving or not is_wrapped(registry, folder):
+            continue
+        files = read_adapter_files(registry, folder, history.object_format)
+        # Only the key is asked of the kept results: the evidence is not read, let alone judged.
+        if files is not None and recorded(registry.tree, files) is None:
+            by_market.setdefault(market, []).append({"attempt": folder, "commit": tip})
+    return sorted(by_market.items())
+
+
 def _check(
     job: Job,
     record: ResolutionRecord,
@@ -466,7 +527,9 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
             f"market {reopen} reopened: {record_path(reopen or 0)} moved to {moved}; the market"
             " is resolved again below (its tag and archive copy are kept)"
         )
-    if dry_run or not any(m.steps for m in plan.markets):
+    if dry_run or not (
+        any(m.steps for m in plan.markets) or _results_to_keep(job.options.rerun_adapter, job.root)
+    ):
         return report
     history, git = _open(job)
     try:
@@ -475,6 +538,14 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
         history.close()
     _Applier(job, git, {f.market: f for f in facts}, report, reopened).run()
     return report
+
+
+def _results_to_keep(rerun: object, root: Path) -> bool:
+    """True when this run's rerun results hold one resolutions/reruns/ does not keep yet."""
+    from bot.jobs.records import keep_rerun_results
+
+    results = getattr(rerun, "results", None)
+    return isinstance(results, Path) and bool(keep_rerun_results(results, root, write=False))
 
 
 @dataclass
@@ -776,6 +847,7 @@ class _Applier:
             committed = True
             self.report.done.append(f"market {number}: {path} committed ({outcome})")
             self.job.crash("committed")
+        committed = self._rerun_results() or committed
         if committed or any(self.facts[m.market].record for m in self.report.plan.markets):
             try:
                 replays = self.git.push_branch(self.job.clock())
@@ -789,6 +861,30 @@ class _Applier:
                     f"{self.git.branch} moved on {REMOTE_NAME} while the job ran: its record"
                     f" commits were replayed onto it ({replays} time(s)) and pushed, unchanged"
                 )
+
+    def _rerun_results(self) -> bool:
+        """Commit the adapter rerun results this run counted to resolutions/reruns/, where the
+        website reads them (`claims site`): a wrapped attempt's page then shows its recorded
+        rerun, never `adapter-not-rerun`, and no filer's file is believed for it."""
+        from bot.jobs.records import RERUN_RESULTS, keep_rerun_results
+
+        results = getattr(self.job.options.rerun_adapter, "results", None)
+        if not isinstance(results, Path):
+            return False
+        paths = keep_rerun_results(results, self.job.root)
+        if not paths:
+            return False
+        try:
+            self.git.commit(
+                paths,
+                f"resolutions: {len(paths)} adapter rerun result(s) the close counted",
+                self.job.clock(),
+            )
+        except ClaimsError as error:
+            self.report.errors.append(f"adapter rerun results: {error.message}")
+            return False
+        self.report.done.append(f"{len(paths)} adapter rerun result(s) kept in {RERUN_RESULTS}/")
+        return True
 
     # 5 -------------------------------------------------------------------------------------
     def _issues(self) -> None:

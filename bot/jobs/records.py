@@ -11,9 +11,11 @@ may move it aside with `claims close-windows --reopen N`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from bot import __version__
@@ -24,10 +26,81 @@ from bot.load.yaml_ import parse_yaml
 from bot.resolution import MarketOutcome, MarketResolution, copy_missing_warning
 from bot.timestamps import format_moment, parse_timestamp
 
-__all__ = ["SCHEMA_URL", "ArchiveKind", "ResolutionRecord", "record_path"]
+__all__ = [
+    "RERUN_RESULTS",
+    "SCHEMA_URL",
+    "ArchiveKind",
+    "ResolutionRecord",
+    "keep_rerun_results",
+    "record_path",
+]
 
 ArchiveKind = Literal["zenodo", "local"]
 SCHEMA_URL = "https://ai-safety-claims.github.io/registry/schemas/resolution-record.schema.json"
+
+
+# The adapter rerun results the scheduled job counted, kept on the default branch for the
+# website (`claims site` reads them recorded-only, as verify's token job reads its run's):
+# under `resolutions/`, a maintainers' path no filer's pull request may change
+# (bot/review.py), written by the close job alone (docs/spec-notes.md).
+RERUN_RESULTS = "resolutions/reruns"
+_RESULT_NAME = re.compile(r"\A[0-9a-f]{64}\.json\Z")
+_RESULT_BYTES = 1 << 20  # as bot/rerun.py reads a record back
+
+
+def keep_rerun_results(source: Path, root: Path, write: bool = True) -> list[str]:
+    """Copy the rerun results recorded in `source` (this run's rerun jobs' records) into
+    `root`/resolutions/reruns/, as they are; return the registry paths written (new or
+    changed; with `write` False, those it would write). A file that is no well-formed record
+    for the key its name gives, and a try that may still pass (released data not served: no
+    result), is left out."""
+    from bot.findings import Code
+    from bot.load.folder import read_regular
+    from bot.report.json_ import ReportError, rerun_record_from_json
+
+    written = []
+    try:
+        names = sorted(entry.name for entry in source.iterdir() if _RESULT_NAME.match(entry.name))
+    except OSError:
+        return []
+    for name in names:
+        try:
+            raw = read_regular(source / name, _RESULT_BYTES + 1)
+            if len(raw) > _RESULT_BYTES:
+                continue
+            findings = rerun_record_from_json(raw.decode("utf-8"), name.removesuffix(".json"))
+        except (OSError, UnicodeDecodeError, ReportError):
+            continue
+        if findings and all(f.code == Code.RELEASED_DATA_UNAVAILABLE for f in findings):
+            continue
+        if not _on_branch(raw, root):
+            continue
+        path = f"{RERUN_RESULTS}/{name}"
+        target = root / path
+        if target.is_file() and not target.is_symlink() and target.read_bytes() == raw:
+            continue
+        written.append(path)
+        if not write:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temporary = target.with_name(f".{name}.tmp")
+        temporary.write_bytes(raw)
+        temporary.replace(target)
+    return written
+
+
+def _on_branch(raw: bytes, root: Path) -> bool:
+    """True when the record is of an attempt folder the registry holds: an operator's rerun
+    cache may also keep records of pull requests' attempts, which main has no use for."""
+    import json
+
+    parts = json.loads(raw).get("parts")
+    folder = parts.get("folder") if isinstance(parts, dict) else None
+    if not isinstance(folder, str) or not folder.startswith("attempts/"):
+        return False
+    if any(part in ("", ".", "..") for part in folder.split("/")):
+        return False
+    return (root / folder).is_dir()
 
 
 def record_path(market: int) -> str:

@@ -5,8 +5,10 @@ shared rules and their source, the market contracts, the resolution records unde
 `resolutions/`, the attempt folders' files) from a `FolderTree` (no link followed), and the
 verdicts either from report files (`claims verify --json`, `claims resolve --json`, checked by
 `VerifyReport.from_json` / `ResolveReport.from_json` as untrusted input) or, without them, by
-running verify and resolve through the app layer as `claims verify` / `claims resolve
---no-rerun-adapters` would. Nothing is decided here.
+running verify and resolve through the app layer as `claims verify --rerun-cache
+resolutions/reruns` / `claims resolve --no-rerun-adapters` would: a wrapped attempt's adapter
+is never run here, and counts only with a rerun result the scheduled job recorded on the
+registry's branch (`resolutions/reruns/`, bot/jobs/records.py). Nothing is decided here.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from bot.config import Limits
 from bot.errors import ClaimsError
-from bot.jobs.records import ResolutionRecord
+from bot.jobs.records import RERUN_RESULTS, ResolutionRecord
+from bot.load.folder import read_regular
 from bot.load.yaml_ import load_yaml
 from bot.registry import RULES_PATH, Registry
 from bot.review import shown_path
@@ -47,6 +51,7 @@ MAX_COPY_BYTES = 4_000_000
 MAX_LISTED_FILES = 2_000
 MAX_COPIED_BYTES = 200_000_000
 _MAX_REPORT_BYTES = 200_000_000
+MAX_RED_TEAMS = 100  # listed on an attempt's page; the schema bounds them anyway
 
 
 @dataclass(frozen=True)
@@ -140,6 +145,47 @@ def _problems(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A report's registry problems for the site: its notices (what that run did, such as a
     damaged verification-cache entry checked again, with the builder's own path) left out."""
     return [finding for finding in findings if finding.get("severity") != "notice"]
+
+
+def _without_folder(data: Any, root: Path) -> Any:
+    """A report's data with the builder's folder (`root`) left out of every string: `working
+    tree ROOT` becomes `working tree`, and ROOT elsewhere the registry's root, `.`."""
+    folders = sorted({str(root), str(root.resolve())}, key=len, reverse=True)
+
+    def clean(value: Any) -> Any:
+        if isinstance(value, str):
+            for folder in folders:
+                value = value.replace(f"working tree {folder}", "working tree")
+                value = value.replace(f"{folder}/", "").replace(folder, ".")
+            return value
+        if isinstance(value, list):
+            return [clean(item) for item in value]
+        if isinstance(value, dict):
+            return {key: clean(item) for key, item in value.items()}
+        return value
+
+    return clean(data)
+
+
+REASON_CODES_DOC = "docs/reason-codes.md"
+
+
+def _reason_codes(root: Path) -> str | None:
+    """docs/reason-codes.md of the checkout the site is built from (the registry's repository
+    holds the bot and its docs), or None where it has none: then no code is linked."""
+    try:
+        raw = read_regular(root / REASON_CODES_DOC, 10_000_000)
+        return raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _recorded_reruns(root: Path) -> bool:
+    """True when the registry keeps any recorded adapter rerun result (resolutions/reruns/)."""
+    try:
+        return any(p.suffix == ".json" for p in (root / RERUN_RESULTS).iterdir())
+    except OSError:
+        return False
 
 
 def _records(tree: Tree) -> dict[int, dict[str, Any]]:
@@ -238,6 +284,52 @@ def _evidence_files(
     return listing, copies
 
 
+def _text(value: object) -> str | None:
+    """A filer's scalar as text (a date YAML read as one, a number), else None: a mapping or
+    list where text belongs is left out, never shown as Python's repr."""
+    if isinstance(value, bool) or value is None:
+        return None if value is None else ("yes" if value else "no")
+    if isinstance(value, str | int | float | date):
+        return str(value)
+    return None
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _filed(tree: Tree, attempt: str, limits: Limits) -> dict[str, Any]:
+    """What the filer wrote about the attempt (attempt.yaml, freeze.yaml): title, method and
+    version, publication, red teams. Copied as text for the page to escape; a file that cannot
+    be read or a field of another shape is left out (verify reports it, not the site)."""
+    documents = {}
+    for name in ("attempt.yaml", "freeze.yaml"):
+        document, _ = load_yaml(tree, f"{attempt}/{name}", limits)
+        documents[name] = _mapping(document.data if document is not None else None)
+    filed, freeze = documents["attempt.yaml"], documents["freeze.yaml"]
+    publication, method = _mapping(filed.get("publication")), _mapping(freeze.get("method"))
+    adversarial = _mapping(filed.get("adversarial"))
+    teams = adversarial.get("red_teams")
+    return {
+        "title": _text(filed.get("title")),
+        "method": _text(method.get("name")),
+        "method_version": _text(method.get("version")),
+        "code_commit": _text(freeze.get("code_commit")),
+        "frozen_at": _text(freeze.get("frozen_at")),
+        "publication_url": _text(publication.get("url")),
+        "evidence_public_at": _text(publication.get("evidence_public_at")),
+        "assumed_access": _text(filed.get("assumed_access")),
+        "access_frozen_at": _text(adversarial.get("access_frozen_at")),
+        "red_teams": [
+            {
+                key: _text(_mapping(team).get(key))
+                for key in ("name", "organization", "independent", "hours", "access", "started_at")
+            }
+            for team in (teams if isinstance(teams, list) else [])[:MAX_RED_TEAMS]
+        ],
+    }
+
+
 def build_site(
     root: Path,
     out: Path,
@@ -257,6 +349,7 @@ def build_site(
     from bot.archive.local import LocalArchive
     from bot.cache import MemoryRecordsCache
     from bot.gather import VerifyOptions
+    from bot.rerun import AdapterRerun
 
     with open_workspace(root, base_ref) as workspace:
         registry = workspace.registry
@@ -268,7 +361,17 @@ def build_site(
         else:
             # Resolve reads back what verify checked (the cases and trials of every attempt
             # of main, by evidence digest, contract and rules), instead of checking it again.
-            options = VerifyOptions(as_of=as_of or today, records_cache=MemoryRecordsCache())
+            # Wrapped attempts: only the rerun results the scheduled job recorded on the
+            # registry's own branch count (never a file of a filer's folder); nothing is run.
+            options = VerifyOptions(
+                as_of=as_of or today,
+                records_cache=MemoryRecordsCache(),
+                rerun_adapter=AdapterRerun(
+                    cache=root / ".claims" / "released",
+                    results=root / RERUN_RESULTS,
+                    recorded_only=True,
+                ),
+            )
             # A registry with no attempt yet still gets its site (verify refuses to verify
             # nothing, rightly for a command someone typed).
             report = (
@@ -279,14 +382,25 @@ def build_site(
             resolution = resolve_registry(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
-            verified = _verified([report.to_json()])
-            resolved, more, problems, unreadable = _resolved_markets(resolution.to_json())
+            # The builder's own folder is no business of the public site (issue 23).
+            verified = _verified([_without_folder(report.to_json(), root)])
+            resolved, more, problems, unreadable = _resolved_markets(
+                _without_folder(resolution.to_json(), root)
+            )
+            if _recorded_reruns(root):
+                more.append(f"adapter rerun results recorded in {RERUN_RESULTS}/")
         contracts = _contracts(registry)
         tree = registry.contracts
         records = _records(tree)
         rules_source = read_limited(tree, RULES_PATH, 10_000_000)
         listing, copies = _evidence_files(registry.tree, sorted(verified.attempts))
+        filed = {
+            attempt: _filed(registry.tree, attempt, registry.limits)
+            for attempt in verified.attempts
+            if attempt_page_path(attempt) is not None
+        }
         curves = challenge_curves(tree)
+        reason_codes = _reason_codes(root)
     rules = registry.rules
     # rules, window and annulment days, contracts, verdicts, records, the day it is built
     inputs = SiteInputs(
@@ -296,10 +410,12 @@ def build_site(
             dict.fromkeys([*verified.sources, *more, *(["resolution records"] if records else [])])
         ),
         files=listing,
+        filed=filed,
         curves=curves,
         challenge_runs=verified.runs,
         problems=[*verified.problems, *problems],
         unreadable_markets=unreadable,
+        reason_codes=reason_codes,
     )
     plan = plan_site(inputs)
     assets: Mapping[str, bytes] = {

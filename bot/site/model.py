@@ -81,6 +81,8 @@ class SiteInputs:
     generated_on: date
     sources: Sequence[str] = ()  # what the verdicts were read from, for the pages' footer
     files: Mapping[str, Sequence[EvidenceFile]] = field(default_factory=dict)
+    # attempt path -> what its filer wrote (title, method, publication, red teams), as text
+    filed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # challenge run -> (label, [(step, best)]) best-so-far curves (issue 12's scorer)
     curves: Mapping[str, Sequence[tuple[str, Sequence[tuple[float, float]]]]] = field(
         default_factory=dict
@@ -91,6 +93,8 @@ class SiteInputs:
     problems: Sequence[Mapping[str, Any]] = ()
     # market -> why the resolve report's entry for it was refused (bot/report/entries.py)
     unreadable_markets: Mapping[int, str] = field(default_factory=dict)
+    # docs/reason-codes.md of the registry's checkout, shipped as a page; None: not shipped
+    reason_codes: str | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,8 @@ class SitePlan:
     index: Mapping[str, Any]  # markets.json
     curves: Mapping[str, Sequence[tuple[str, Sequence[tuple[float, float]]]]]
     challenges: Sequence[Mapping[str, Any]] = ()  # one challenge run page each
+    # the reason codes page's sections (`reason_code_sections`); empty: no such page
+    reason_codes: Sequence[Mapping[str, Any]] = ()
 
 
 def attempt_page_path(attempt: str) -> str | None:
@@ -252,6 +258,74 @@ def _rules_page(rules: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+# -- the reason codes page ------------------------------------------------------------------
+
+REASON_CODES_PAGE = "reason-codes/"
+_CODE_HEADING = re.compile(r"\A###\s+`([a-z0-9-]+)`\s*\Z")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+
+
+def _inline(text: str) -> list[dict[str, str]]:
+    """A paragraph's text as runs: plain text and `code` spans (links keep their words)."""
+    runs = []
+    for i, part in enumerate(_LINK.sub(r"\1", text).split("`")):
+        if part:
+            runs.append({"kind": "code" if i % 2 else "text", "text": part})
+    return runs
+
+
+def reason_code_sections(markdown: str) -> list[dict[str, Any]]:
+    """docs/reason-codes.md as the site's page shows it: each `##` section (its `###`
+    subsections inside, one per reason code, whose id is the code itself), each as blocks:
+    paragraphs (text and code runs), and code, tables and lists kept as preformatted text.
+    The text before the first `##` is the page's introduction (`level` 1)."""
+    sections: list[dict[str, Any]] = [{"level": 1, "title": "", "id": "", "blocks": []}]
+    lines = markdown.splitlines()
+    paragraph: list[str] = []
+    fence: list[str] | None = None
+    seen: set[str] = set()
+
+    def flush() -> None:
+        if paragraph:
+            text = "\n".join(paragraph)
+            raw = text.lstrip().startswith(("|", "- ", "* ", "1. "))
+            block = {"kind": "pre", "text": text} if raw else {"kind": "p", "runs": _inline(text)}
+            sections[-1]["blocks"].append(block)
+            paragraph.clear()
+
+    for line in lines:
+        if fence is not None:
+            if line.startswith("```"):
+                sections[-1]["blocks"].append({"kind": "pre", "text": "\n".join(fence)})
+                fence = None
+            else:
+                fence.append(line)
+            continue
+        if line.startswith("```"):
+            flush()
+            fence = []
+        elif line.startswith("# "):
+            flush()
+        elif line.startswith(("## ", "### ")):
+            flush()
+            code = _CODE_HEADING.match(line)
+            title = line.split(" ", 1)[1].strip().strip("`")
+            level = 2 if line.startswith("## ") else 3
+            slug = code.group(1) if code else re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+            while slug in seen or not slug:
+                slug = f"{slug}-{len(seen)}"
+            seen.add(slug)
+            sections.append(
+                {"level": level, "title": title, "id": slug, "code": bool(code), "blocks": []}
+            )
+        elif not line.strip():
+            flush()
+        else:
+            paragraph.append(line)
+    flush()
+    return sections
+
+
 # -- markets ---------------------------------------------------------------------------------
 
 
@@ -352,6 +426,24 @@ def _contract(contract: MarketContract) -> dict[str, Any]:
     }
 
 
+# "working tree /home/runner/work/registry/registry": the label of the tree a report or a
+# record was read from names the machine's folder, which says nothing to a reader and is no
+# business of the public site (a resolution record keeps the job runner's).
+_LOCAL_TREE = re.compile(r"working tree /[^\s,;:)]*")
+
+
+def public_text(text: str) -> str:
+    """`text` without any machine's local folder: `working tree /x/y` becomes `working tree`."""
+    return _LOCAL_TREE.sub("working tree", text)
+
+
+def _public_source(source: object) -> object:
+    """Where a market's attempts were read from, as the public may read it."""
+    if isinstance(source, str) and source.startswith("working tree"):
+        return "working tree (the registry's branch as checked out)"
+    return source
+
+
 def _market(inputs: SiteInputs, contract: MarketContract) -> dict[str, Any]:
     market = contract.market
     record = inputs.records.get(market.id)
@@ -411,13 +503,13 @@ def _market(inputs: SiteInputs, contract: MarketContract) -> dict[str, Any]:
         "state": state,
         "outcome": outcome,
         "provisional_outcome": provisional,
-        "why": why,
+        "why": public_text(why) if isinstance(why, str) else why,
         "decided_by": decided_by,
         "as_of": as_of,
         "resolved_at": record.get("resolved_at") if record is not None else None,
-        "source": (record or resolution or {}).get("source"),
+        "source": _public_source((record or resolution or {}).get("source")),
         "snapshot": _snapshot(record, resolution),
-        "warnings": warnings,
+        "warnings": [public_text(w) if isinstance(w, str) else w for w in warnings],
         "attempts": attempts,
         "page": market_page_path(market.id),
         "json": f"market-{market.id:02d}.json",
@@ -554,6 +646,7 @@ def _attempt_page(
         "market_title": titles.get(market) if isinstance(market, int) else None,
         "market_page": market_page_path(market) if has_market and market is not None else None,
         "files": list(inputs.files.get(path, ())),
+        "filed": dict(inputs.filed.get(path) or {}),
     }
 
 
@@ -613,4 +706,5 @@ def plan_site(inputs: SiteInputs) -> SitePlan:
         index=index,
         curves=inputs.curves,
         challenges=challenges,
+        reason_codes=reason_code_sections(inputs.reason_codes) if inputs.reason_codes else (),
     )

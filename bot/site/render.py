@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup, escape
 
 from bot.site.charts import BarPoint, CurvePoint, TimelineEvent, bars_svg, curves_svg, timeline_svg
-from bot.site.model import SitePlan
+from bot.site.model import REASON_CODES_PAGE, SitePlan
 
 __all__ = ["render_site"]
 
@@ -45,6 +45,7 @@ _KNOWN_ATTEMPT_FIELDS = frozenset(
         "market_title",
         "market_page",
         "files",
+        "filed",
         "site_error",
     }
 )
@@ -110,7 +111,13 @@ def _environment() -> Environment:
     environment.filters["num"] = _num
     environment.filters["truth_labels"] = _truth_labels
     environment.filters["rules_links"] = _rules_links
+    environment.filters["web_url"] = _web_url
     return environment
+
+
+def _web_url(value: object) -> bool:
+    """True for an http(s) address, the only kind the site links to from a filer's text."""
+    return isinstance(value, str) and re.match(r"\Ahttps?://[^\s<>\"']+\Z", value) is not None
 
 
 def _json(data: Mapping[str, Any]) -> bytes:
@@ -186,7 +193,11 @@ def render_site(
     errors = [] if errors is None else errors
     environment = _environment()
     rules = plan.rules
+    # Reason codes with a section on the shipped page: each shown code links to its anchor.
+    anchors = {section["id"] for section in plan.reason_codes if section.get("code")}
     common = {
+        "reason_anchors": anchors,
+        "reason_page": REASON_CODES_PAGE,
         "site_name": rules["site_name"],
         "rules_path": rules["path"],
         "generated_on": plan.index["generated_on"],
@@ -220,6 +231,13 @@ def render_site(
         challenges=plan.challenges,
     )
     files["markets.json"] = _json(plan.index)
+    if plan.reason_codes:
+        page(
+            f"{REASON_CODES_PAGE}index.html",
+            "reason-codes.html.j2",
+            "Reason codes",
+            sections=plan.reason_codes,
+        )
     page("rules/index.html", "rules-index.html.j2", "Shared rules", rules=rules)
     page(
         f"{rules['path']}index.html",

@@ -114,7 +114,11 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
 ) -> None:
     built = make_registry(WRAPPED)
     closing = built.repo.head.commit.hexsha
-    assert entries(plan(run_claims, built.root, date(2027, 8, 29))) == []  # still open
+    # Still open: planned all the same, for the website (nothing kept in resolutions/reruns/
+    # yet); no market waits for it.
+    early = plan(run_claims, built.root, date(2027, 8, 29))
+    assert entries(early) == [{"attempt": WRAPPED.folder, "commit": closing}]
+    assert early["waiting"] == []
     matrix = plan(run_claims, built.root)
     assert matrix["batches"] == [[{"attempt": WRAPPED.folder, "commit": closing}]]
     assert matrix["waiting"] == []
@@ -128,6 +132,10 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
     assert data is not None and data["outcome"] == "YES"
     (attempt,) = data["attempts"]
     assert (attempt["attempt"], attempt["status"]) == (WRAPPED.folder, "qualifying")
+    # The result it counted is kept on main for the website, and not planned again.
+    [kept] = (built.root / "resolutions" / "reruns").iterdir()
+    assert json.loads(kept.read_bytes())["parts"]["folder"] == WRAPPED.folder
+    assert entries(plan(run_claims, built.root)) == []
 
 
 @needs_sandbox

@@ -30,6 +30,7 @@ import pytest
 
 from tests.acceptance.conftest import DemoSite
 from tests.acceptance.test_site import seed_machine_readable
+from tests.support import open_market_site
 
 # Debian's chromium and its driver (`.ci/run` installs them); another build by these variables.
 CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or "/usr/bin/chromium"
@@ -199,6 +200,84 @@ def test_the_demo_site_in_a_headless_browser(
     shot = tmp_path / "market-03.png"
     assert browser.save_screenshot(str(shot))
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+
+
+# Each `<time>` and `.date` that the browser laid out on more than one line.
+_WRAPPED_DATES = (
+    "return Array.from(document.querySelectorAll('time, .date'))"
+    ".filter(e => e.getClientRects().length > 1).map(e => e.textContent);"
+)
+_DATES = "return document.querySelectorAll('time, .date').length;"
+# Each table wider than the text it stands in (`main`), by its caption.
+_WIDE_TABLES = (
+    "const main = document.querySelector('main').getBoundingClientRect().width;"
+    "return Array.from(document.querySelectorAll('table'))"
+    ".filter(t => t.getBoundingClientRect().width > main + 0.5)"
+    ".map(t => t.caption ? t.caption.textContent : '?');"
+)
+_UNWRAP = (
+    "const style = document.createElement('style');"
+    "style.textContent = 'time, .date { white-space: normal !important; }"
+    " table.bars td, table.bars th { overflow-wrap: normal !important; }';"
+    "document.head.appendChild(style);"
+)
+_ANCHORED = "return document.getElementById(decodeURIComponent(location.hash.slice(1))) !== null;"
+_CODE_LINKS = (
+    "return Array.from(document.querySelectorAll('a[href*=\"reason-codes/index.html#\"]'),"
+    " a => a.href);"
+)
+
+
+def test_what_a_researcher_sees_in_a_browser(
+    browser: Any, demo_site: DemoSite, tmp_path: Path
+) -> None:
+    """Issue 23 on an open market's site, as pages.yml builds it: every reason code links to
+    its section of the shipped reason codes page, no date breaks over two lines at a phone's
+    width, and no table is wider than the text at a desktop's (each measured, and each
+    measurement shown to see the fault when the stylesheet's rule is taken away)."""
+    site = open_market_site(demo_site.registry, tmp_path / "open")
+    with _serve(site) as (base, statuses):
+        pages = _crawl(browser, base)
+        assert "reason-codes/index.html" in pages
+        assert [s for s in statuses if s[1] >= 400] == []
+
+        # Reason codes: each link's anchor is an element of the reason codes page.
+        links: set[str] = set()
+        for page in ("markets/market-03/index.html", "index.html"):
+            browser.get(base + page)
+            links.update(browser.execute_script(_CODE_LINKS))
+        assert len(links) >= 5
+        for link in sorted(links):
+            browser.get(link)
+            assert browser.execute_script(_ANCHORED), link
+
+        attempt = base + "attempts/market-06/toy-lab/gridworld-monitor/index.html"
+        pages_with_dates = [base + "index.html", base + "markets/market-03/index.html", attempt]
+        # A phone's width: every date stays on one line.
+        browser.set_window_size(380, 900)
+        for url in pages_with_dates:
+            browser.get(url)
+            assert browser.execute_script(_DATES) > 0, url
+            assert browser.execute_script(_WRAPPED_DATES) == [], url
+        browser.get(base + "index.html")
+        browser.execute_script(_UNWRAP)
+        assert browser.execute_script(_WRAPPED_DATES) != []  # the measure sees a wrapped date
+
+        # A desktop's width: no table (the bars' included) is wider than the text.
+        browser.set_window_size(1200, 1600)
+        for url in [*pages_with_dates, base + "attempts/market-03/alice-lab/monitor-v1/index.html"]:
+            browser.get(url)
+            assert browser.execute_script(_WIDE_TABLES) == [], url
+        browser.get(attempt)
+        browser.execute_script(_UNWRAP)
+        browser.execute_script(
+            "document.querySelectorAll('table.bars tr').forEach(r =>"
+            " r.appendChild(document.createElement('td')).textContent = 'x'.repeat(80));"
+        )
+        assert browser.execute_script(_WIDE_TABLES) != []  # the measure sees a wide table
+        shot = tmp_path / "attempt.png"
+        browser.get(attempt)
+        assert browser.save_screenshot(str(shot))
 
 
 @pytest.mark.parametrize(
