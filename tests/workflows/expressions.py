@@ -32,7 +32,7 @@ _TOKEN = re.compile(
     (?P<space>\s+)
   | (?P<number>0x[0-9a-fA-F]+|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?)
   | (?P<string>'(?:[^']|'')*')
-  | (?P<op>==|!=|<=|>=|&&|\|\||[!<>()\[\].,])
+  | (?P<op>==|!=|<=|>=|&&|\|\||[!<>()\[\].,*])
   | (?P<name>[A-Za-z_][A-Za-z0-9_-]*)
     """,
     re.VERBOSE,
@@ -116,6 +116,8 @@ class _Parser:
         node = self.primary()
         while self.peek().kind == "op" and self.peek().text in (".", "["):
             if self.take().text == ".":
+                if self.peek().text == "*":
+                    raise ExpressionError(f"the object filter * is not modelled: {self.text!r}")
                 name = self.take()
                 if name.kind != "name":
                     raise ExpressionError(f"expected a property name after '.' in {self.text!r}")
@@ -235,7 +237,7 @@ def _same_kind(a: Any, b: Any) -> bool:
 def _equal(a: Any, b: Any) -> bool:
     if _same_kind(a, b):
         if isinstance(a, str):
-            return a.casefold() == b.casefold()
+            return bool(a.casefold() == str(b).casefold())
         if isinstance(a, (dict, list)):
             return a is b
         if isinstance(a, float) or isinstance(b, float):

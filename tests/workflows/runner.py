@@ -75,9 +75,10 @@ _JOB_OUTPUTS = (
     *("github", "needs", "strategy", "matrix", "job", "runner", "env", "vars", "secrets"),
     *("steps", "inputs"),
 )
-_STEP_IF = ("github", "needs", "strategy", "matrix", "job", "runner", "env", "vars", "steps")
-_STEP = (*_STEP_IF, "secrets", "inputs")
-_STEP_IF = (*_STEP_IF, "inputs")
+_STEP_IF: tuple[str, ...] = (
+    *("github", "needs", "strategy", "matrix", "job", "runner", "env", "vars", "steps", "inputs"),
+)
+_STEP = (*_STEP_IF, "secrets")
 
 _WORKFLOW_KEYS = {"name", "on", "permissions", "concurrency", "jobs", "env", "defaults", "run-name"}
 _JOB_KEYS = {
@@ -148,7 +149,7 @@ class WorkflowRun:
 
     def results(self) -> dict[str, str]:
         """Each job's result (a matrix job's worst leg)."""
-        out = {}
+        out: dict[str, str] = {}
         for job_id, legs in self.jobs.items():
             found = {leg.result for leg in legs}
             out[job_id] = next(r for r in ("failure", "success", "skipped") if r in found)
@@ -544,15 +545,18 @@ class Runner:
 
     def run(
         self,
-        workflow: str,
+        workflow: str | Path,
         event_name: str,
         event: dict[str, Any],
         *,
         ref: str | None = None,
         inputs: dict[str, Any] | None = None,
     ) -> WorkflowRun:
-        """Run `.github/workflows/<workflow>` for an event (its payload as GitHub sends it)."""
-        data = yaml.safe_load((WORKFLOWS / workflow).read_text(encoding="utf-8"))
+        """Run `.github/workflows/<workflow>` (or the workflow file `workflow`) for an event
+        (its payload as GitHub sends it)."""
+        file = workflow if isinstance(workflow, Path) else WORKFLOWS / workflow
+        workflow = file.name
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
         on = data.get("on", data.get(True))
         unknown = set(data) - _WORKFLOW_KEYS - {True}
         if unknown:
@@ -793,13 +797,18 @@ class Runner:
             for leg in legs
             if not any(all(leg.get(k) == v for k, v in ex.items()) for ex in exclude)
         ]
+        # GitHub: an include object extends each original combination none of whose original
+        # values it would overwrite; one that extends none is a combination of its own.
+        original = list(legs)
         for extra in include:
-            added = False
-            for leg in legs:
-                if all(leg.get(k) == v for k, v in extra.items() if k in matrix):
-                    leg.update({k: v for k, v in extra.items() if k not in matrix})
-                    added = True
-            if not added:
+            fits = [
+                leg
+                for leg in original
+                if all(leg.get(k) == v for k, v in extra.items() if k in matrix)
+            ]
+            for leg in fits:
+                leg.update({k: v for k, v in extra.items() if k not in matrix})
+            if not fits:
                 legs.append(dict(extra))
         if not legs:
             return f"the matrix of {job_id} has no combination"

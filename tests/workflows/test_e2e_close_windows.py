@@ -1,0 +1,161 @@
+"""The scheduled resolution through the real workflow, run by the local runner (runner.py):
+close-windows.yml at three window closes, each under a fixed clock (libfaketime, the machine's
+clock of every step), against the fake GitHub (issues) and the fake Zenodo (the archive copies),
+pushing its tags and records to the bare origin; then pages.yml, started by the last close's
+completion (workflow_run), builds and deploys the site from what the closes committed.
+
+Markets 3, 5 and 7 close on three different days; market 3 holds a wrapped attempt, whose
+adapter the plan -> rerun (in the sandbox, no token) -> close split reruns."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+import bot.sandbox
+from bot.demo.git_registry import Step
+from bot.demo.specimen import AttemptSpec, market_document
+from bot.dump import dump_yaml
+from tests.archive.fakezenodo import TOKEN, FakeZenodo
+from tests.github.fakehub import FakeHub
+from tests.support import seed_released
+from tests.workflows.hosting import bare_origin, followed_run_event, git, workflow_files
+from tests.workflows.runner import Environment, Runner
+
+LIBFAKETIME = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1")
+# market -> its resolution date R; its window closes 60 days later
+MARKETS = {3: "2027-06-30", 5: "2027-07-31", 7: "2027-08-31"}
+BUDGETS = {3: "default", 5: "serious", 7: "default"}  # as the shared rules' table says
+# the day after each window closed, at the schedule's time (cron "17 3 * * *")
+CLOSES = [(3, "2027-09-01 03:17:00"), (5, "2027-10-01 03:17:00"), (7, "2027-11-01 03:17:00")]
+
+pytestmark = [
+    pytest.mark.skipif(
+        bot.sandbox.isolation() is not None,
+        reason=f"the adapter rerun needs the sandbox: {bot.sandbox.isolation()}",
+    ),
+    pytest.mark.skipif(
+        not LIBFAKETIME.exists(), reason="libfaketime fixes the clock (apt-get install faketime)"
+    ),
+]
+
+
+@pytest.fixture
+def zenodo(fake_zenodo: FakeZenodo) -> Iterator[FakeZenodo]:
+    yield fake_zenodo
+
+
+def markets() -> dict[str, bytes]:
+    return {
+        f"markets/market-{n:02d}.yaml": dump_yaml(market_document(n, BUDGETS[n], resolve_by=r))
+        for n, r in MARKETS.items()
+    }
+
+
+def resolution(origin: Path, market: int) -> dict[str, Any]:
+    text = git(origin, "show", f"main:resolutions/market-{market:02d}.yaml")
+    found: dict[str, Any] = yaml.safe_load(text)
+    return found
+
+
+def test_three_window_closes_then_the_site(
+    make_registry: Any,
+    fakehub: FakeHub,
+    zenodo: FakeZenodo,
+    tmp_path: Path,
+    bot_venv: Path,
+) -> None:
+    built = make_registry(
+        AttemptSpec(kind="wrapped"),
+        markets=markets(),
+        also=[AttemptSpec(market=5, slug="monitor-v2", adversarial="serious")],
+        steps=[
+            Step(
+                "the registry's workflows",
+                datetime(2027, 1, 2, 10, 0, tzinfo=UTC),
+                workflow_files(),
+            )
+        ],
+    )
+    origin = bare_origin(built.root, tmp_path / "origin.git")
+
+    def prepare(job: str, temp: Path, home: Path, root_home: Path) -> None:
+        # No network: the released data the rerun job would download, already where its step
+        # puts its per-attempt cache (the step removes it after the attempt).
+        seed_released(temp / "released", built.files)
+
+    runner = Runner(
+        folder=tmp_path / "runner",
+        origin=origin,
+        venv=bot_venv,
+        repository=fakehub.repository,
+        api_url=fakehub.base_url,
+        vars={"ZENODO_URL": zenodo.base_url},
+        environments={"zenodo": Environment({"ZENODO_TOKEN": TOKEN}, branches=["main"])},
+        prepare_job=prepare,
+    )
+    wrapped = built.attempt.relative_to(built.root).as_posix()
+    for count, (market, moment) in enumerate(CLOSES, start=1):
+        runner.machine_env = {
+            "LD_PRELOAD": str(LIBFAKETIME),
+            "FAKETIME": f"@{moment}",
+        }
+        zenodo.now = datetime.fromisoformat(moment).replace(tzinfo=UTC)
+        run = runner.run("close-windows.yml", "schedule", {"schedule": "17 3 * * *"})
+        reran = "success" if market == 3 else "skipped"
+        assert run.results() == {"plan": "success", "rerun": reran, "close": "success"}, (
+            run.explain()
+        )
+        assert run.concurrency == "close-windows"
+        plan = run.job("plan")
+        assert plan.outputs["reruns"] == ("1" if market == 3 else "0")
+        if market == 3:
+            (leg,) = run.jobs["rerun"]
+            assert leg.matrix == {"batch": 0} and leg.permissions == {}
+            assert any((run.artifacts / "rerun-0").iterdir())
+        close = run.job("close")
+        assert close.environment == "zenodo"
+        assert close.step("claims close-windows").outputs == {"tarballs": "1"}
+        assert close.step("Attest the archive tarballs").outcome == "success"
+
+        # What the close left: the tag, the record on main, the copy on Zenodo, the issue.
+        tag = f"snapshot-{MARKETS[market]}"
+        assert tag in git(origin, "tag", "--list").split()
+        record = resolution(origin, market)
+        assert record["snapshot"]["tag"] == tag
+        assert record["archive"]["kind"] == "zenodo"
+        published = zenodo.published()
+        assert len(published) == count
+        assert record["archive"]["doi"] == published[-1].doi
+        # The attested tarball is the one uploaded to Zenodo.
+        tarball = f"acme-registry-{tag}-market-{market:02d}.tar.gz"
+        assert len(runner.attestations) == count
+        assert runner.attestations[-1] == {
+            tarball: hashlib.sha256(published[-1].files[tarball]).hexdigest()
+        }
+        titles = [issue.title for issue in fakehub.repo.issues.values()]
+        assert len([t for t in titles if f"Market {market} " in t]) == 1, titles
+
+    assert git(origin, "tag", "--list").split() == [f"snapshot-{r}" for r in MARKETS.values()]
+    outcomes = {m: resolution(origin, m)["outcome"] for m in MARKETS}
+    assert outcomes == {3: "YES", 5: "YES", 7: "OTHER"}
+    (entry,) = resolution(origin, 3)["attempts"]
+    # The wrapped attempt counts: the close job counted its rerun job's recorded result.
+    assert (entry["attempt"], entry["status"], entry["counts"]) == (wrapped, "qualifying", True)
+
+    # pages.yml, started by the last close's completion: the site from main's records.
+    pages = runner.run("pages.yml", "workflow_run", followed_run_event(runner, runner.runs[-1]))
+    assert pages.results() == {"build": "success", "deploy": "success"}, pages.explain()
+    assert pages.pages is not None
+    site = pages.pages
+    assert (site / "index.html").is_file()
+    for market, outcome in outcomes.items():
+        page = (site / f"markets/market-{market:02d}/index.html").read_text(encoding="utf-8")
+        assert outcome in page
+    assert (site / wrapped / "index.html").is_file()
