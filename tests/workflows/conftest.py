@@ -44,7 +44,7 @@ def bot_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "install",
             "--quiet",
             "--no-deps",
-            "--no-cache-dir",
+            # pip's cache: the build backend (setuptools) the project's own install fetched
             str(source),
         ],
         check=True,
