@@ -305,18 +305,28 @@ def _matches(root: Path, pattern: str) -> list[Path]:
 
 
 def _upload(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
-    """actions/upload-artifact (v4+): files under their least common ancestor; an artifact
-    name already used in this run is refused (artifacts are immutable)."""
+    """actions/upload-artifact (v4+): files under their least common ancestor, hidden ones left
+    out (v4.4+); an artifact name already used in this run is refused (they are immutable)."""
     _inputs(
         given,
-        {"name", "path", "if-no-files-found", "retention-days", "overwrite"},
+        {
+            "name",
+            "path",
+            "if-no-files-found",
+            "retention-days",
+            "overwrite",
+            "include-hidden-files",
+        },
         "actions/upload-artifact",
     )
     name = given.get("name") or "artifact"
     files: list[Path] = []
     for line in given.get("path", "").splitlines():
         for found in _matches(job.workspace, line):
-            files += [p for p in found.rglob("*") if p.is_file()] if found.is_dir() else [found]
+            if found.is_dir():
+                files += [p for p in found.rglob("*") if p.is_file() and _shown(p, found, given)]
+            elif _shown(found, found.parent, given):
+                files.append(found)
     if not files:
         mode = given.get("if-no-files-found", "warn")
         message = f"No files were found with the provided path: {given.get('path')}"
@@ -332,6 +342,13 @@ def _upload(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(file, out)
     return {"artifact-id": str(abs(hash(name)) % 10**8)}
+
+
+def _shown(file: Path, root: Path, given: dict[str, str]) -> bool:
+    """upload-artifact (v4.4+) leaves out hidden files and folders unless include-hidden-files."""
+    if given.get("include-hidden-files", "false") == "true":
+        return True
+    return not any(part.startswith(".") for part in file.relative_to(root).parts)
 
 
 def _download(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
@@ -389,20 +406,28 @@ def _attest(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
 
 
 def _upload_pages(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
-    """actions/upload-pages-artifact: a folder (no symlinks: Pages refuses them), stored as
+    """actions/upload-pages-artifact (v5): the folder as `tar --dereference` packs it, without
+    .git, .github and, unless include-hidden-files, any dotfile or dot-folder (v4+), stored as
     the `github-pages` artifact."""
-    _inputs(given, {"path"}, "actions/upload-pages-artifact")
+    _inputs(given, {"path", "include-hidden-files"}, "actions/upload-pages-artifact")
     folder = Path(given.get("path", "_site"))
     folder = folder if folder.is_absolute() else job.workspace / folder
     if not folder.is_dir():
         raise RunnerError(f"upload-pages-artifact: {folder} is not a folder")
-    links = [p for p in folder.rglob("*") if p.is_symlink()]
-    if links:
-        raise RunnerError(f"upload-pages-artifact: symlinks in the site: {links[:3]}")
+    hidden = given.get("include-hidden-files", "false") == "true"
     target = job.run.artifacts / "github-pages"
     if target.exists():
         raise RunnerError("an artifact named 'github-pages' was already uploaded in this run")
-    shutil.copytree(folder, target)
+    for file in sorted(folder.rglob("*")):
+        parts = file.relative_to(folder).parts
+        if any(p in (".git", ".github") or (p.startswith(".") and not hidden) for p in parts):
+            continue
+        if file.is_file():  # a symlink is followed (--dereference)
+            out = target / file.relative_to(folder)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, out)
+    if not target.exists():
+        raise RunnerError(f"upload-pages-artifact: nothing to upload in {folder}")
     return {"artifact_id": "1"}
 
 

@@ -282,7 +282,8 @@ def test_checkout_fetches_every_branch_and_tag_and_artifacts_are_folders(
                   [ "$(git rev-parse HEAD)" = "$GITHUB_SHA" ]
                   [ "$(git branch --show-current)" = main ]
                   ! git config --get-regexp extraheader
-                  mkdir -p out/sub && echo a > out/sub/a && echo b > out/b
+                  mkdir -p out/sub out/.hidden && echo a > out/sub/a && echo b > out/b
+                  echo secret > out/.env && echo secret > out/.hidden/x
               - uses: {UPLOAD}
                 with: {{name: one, path: out/, if-no-files-found: error}}
               - uses: {UPLOAD}
@@ -294,7 +295,9 @@ def test_checkout_fetches_every_branch_and_tag_and_artifacts_are_folders(
             steps:
               - uses: {DOWNLOAD}
                 with: {{pattern: o*, merge-multiple: true, path: got}}
-              - run: test "$(cat got/sub/a got/b)" = "$(printf 'a\\nb')"
+              - run: |
+                  test "$(cat got/sub/a got/b)" = "$(printf 'a\\nb')"
+                  test ! -e got/.env && test ! -e got/.hidden
         """,
     )
     run = runner.run(file, "workflow_dispatch", {})
