@@ -617,6 +617,8 @@ class Runner:
             raise RunnerError(f"{workflow} is not started by {event_name} (on: {sorted(triggers)})")
         spec = triggers[event_name] or {}
         types = spec.get("types") if isinstance(spec, dict) else None
+        if event_name == "pull_request" and not types:
+            types = ["opened", "synchronize", "reopened"]  # GitHub's default activity types
         if types and event.get("action") not in types:
             raise RunnerError(
                 f"{workflow}: {event_name} of type {event.get('action')} not in {types}"
@@ -629,6 +631,17 @@ class Runner:
             branch = (ref or "").removeprefix("refs/heads/")
             if not any(fnmatch.fnmatchcase(branch, b) for b in spec["branches"]):
                 raise RunnerError(f"{workflow}: no push trigger for branch {branch}")
+        if event_name == "pull_request" and isinstance(spec, dict) and spec.get("paths"):
+            pull = event["pull_request"]
+            changed = _git(
+                self.origin,
+                "diff",
+                "--name-only",
+                f"refs/heads/{pull['base']['ref']}...{pull['head']['sha']}",
+            ).splitlines()
+            patterns = [_glob(p) for p in spec["paths"]]
+            if not any(p.fullmatch(name) for p in patterns for name in changed):
+                raise RunnerError(f"{workflow}: not started, no changed file matches its paths")
 
     def _inputs(self, on: Any, event_name: str, given: dict[str, Any]) -> dict[str, Any]:
         if event_name != "workflow_dispatch":
@@ -1139,6 +1152,22 @@ class Runner:
 def defaults_locked(defaults: dict[str, str]) -> dict[str, str]:
     """GitHub's own GITHUB_* and RUNNER_* variables cannot be overridden by env or GITHUB_ENV."""
     return {k: v for k, v in defaults.items() if k.startswith(("GITHUB_", "RUNNER_"))}
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A workflow path filter: `**` crosses folders, `*` and `?` do not."""
+    out = ""
+    at = 0
+    while at < len(pattern):
+        if pattern.startswith("**", at):
+            out, at = out + ".*", at + 2
+        elif pattern[at] == "*":
+            out, at = out + "[^/]*", at + 1
+        elif pattern[at] == "?":
+            out, at = out + "[^/]", at + 1
+        else:
+            out, at = out + re.escape(pattern[at]), at + 1
+    return re.compile(out)
 
 
 def _needs(spec: dict[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.workflows.expressions import ExpressionError, evaluate, interpolate
-from tests.workflows.hosting import git
+from tests.workflows.hosting import git, open_pull, pull_request_event
 from tests.workflows.runner import Runner, RunnerError
 
 CONTEXTS: dict[str, Any] = {
@@ -328,3 +328,37 @@ def test_what_the_runner_does_not_model_is_refused(runner: Runner, tmp_path: Pat
     with pytest.raises(RunnerError, match="undeclared inputs"):
         runner.run(unknown, "workflow_dispatch", {}, inputs={"x": "1"})
     assert json.loads(json.dumps(runner.runs[0].results())) == {"job": "failure"}
+
+
+def test_a_pull_request_starts_a_workflow_only_through_its_paths(
+    runner: Runner, tmp_path: Path
+) -> None:
+    file = workflow(
+        tmp_path,
+        """
+        on:
+          pull_request:
+            paths: ["attempts/**"]
+        jobs:
+          job:
+            runs-on: ubuntu-24.04
+            steps: [{run: "true"}]
+        """,
+    )
+    source = tmp_path / "source"
+    for name, number in (("docs/a.md", 1), ("attempts/market-03/x/y/z.yaml", 2)):
+        git(source, "checkout", "-q", "-B", f"pr-{number}", "main")
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        (source / name).write_text("x\n")
+        git(source, "add", name)
+        git(source, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name)
+        head = git(source, "rev-parse", "HEAD")
+        open_pull(runner.origin, number, head, source=source)
+        event = pull_request_event(runner, number, head, f"pr-{number}", "alice/registry")
+        if number == 1:
+            with pytest.raises(RunnerError, match="no changed file matches its paths"):
+                runner.run(file, "pull_request", event)
+            with pytest.raises(RunnerError, match="of type closed"):
+                runner.run(file, "pull_request", {**event, "action": "closed"})
+        else:
+            assert runner.run(file, "pull_request", event).results() == {"job": "success"}
