@@ -4,6 +4,7 @@ the event payloads GitHub sends (octokit's examples, tests/github/events/, fille
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -189,7 +190,7 @@ def comment_event(runner: Runner, number: int, login: str, body: str) -> dict[st
     """octokit's issue_comment example, on pull request `number`, by `login`."""
     event = _example("issue_comment.created.pull_request.json")
     event["issue"].update(number=number)
-    event["comment"].update(body=body, id=abs(hash(body)) % 10**9)
+    event["comment"].update(body=body, id=int(hashlib.sha256(body.encode()).hexdigest()[:8], 16))
     event["comment"]["user"].update(login=login, type="User")
     event["repository"] = runner.repository_payload()
     return event

@@ -341,7 +341,7 @@ def _upload(runner: Runner, job: _Job, given: dict[str, str]) -> dict[str, str]:
         out = target / file.relative_to(common)
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(file, out)
-    return {"artifact-id": str(abs(hash(name)) % 10**8)}
+    return {"artifact-id": str(len(list(job.run.artifacts.iterdir())))}
 
 
 def _shown(file: Path, root: Path, given: dict[str, str]) -> bool:
@@ -542,6 +542,9 @@ class Runner:
     environments: dict[str, Environment] = field(default_factory=dict)
     machine_env: dict[str, str] = field(default_factory=dict)
     prepare_job: Callable[[str, Path, Path, Path], None] | None = None
+    # Told each job's token and `permissions:` before its steps (a fake GitHub that checks
+    # what a token may call can learn them here).
+    on_token: Callable[[str, dict[str, str]], None] | None = None
     actor: str = "octocat"
     runs: list[WorkflowRun] = field(default_factory=list)
     attestations: list[dict[str, str]] = field(default_factory=list)
@@ -897,6 +900,8 @@ class Runner:
         self._tools(tools, root_home)
         if self.prepare_job is not None:
             self.prepare_job(job_id, temp, home, root_home)
+        if self.on_token is not None:
+            self.on_token(token, dict(job.permissions))
         runner_ctx = {
             "os": "Linux",
             "arch": "X64",

@@ -150,8 +150,18 @@ def test_three_window_closes_then_the_site(
     # The wrapped attempt counts: the close job counted its rerun job's recorded result.
     assert (entry["attempt"], entry["status"], entry["counts"]) == (wrapped, "qualifying", True)
 
+    # Records are committed on main only: a dispatch on another branch runs no job, and a
+    # close-windows run there starts no site build.
+    git(origin, "branch", "elsewhere", "main")
+    elsewhere = runner.run("close-windows.yml", "workflow_dispatch", {}, ref="refs/heads/elsewhere")
+    assert set(elsewhere.results().values()) == {"skipped"}, elsewhere.explain()
+    event = followed_run_event(runner, elsewhere)
+    event["workflow_run"]["head_branch"] = "elsewhere"
+    assert set(runner.run("pages.yml", "workflow_run", event).results().values()) == {"skipped"}
+
     # pages.yml, started by the last close's completion: the site from main's records.
-    pages = runner.run("pages.yml", "workflow_run", followed_run_event(runner, runner.runs[-1]))
+    last = runner.runs[-3]  # the third close
+    pages = runner.run("pages.yml", "workflow_run", followed_run_event(runner, last))
     assert pages.results() == {"build": "success", "deploy": "success"}, pages.explain()
     assert pages.pages is not None
     site = pages.pages
