@@ -362,3 +362,53 @@ def test_a_pull_request_starts_a_workflow_only_through_its_paths(
                 runner.run(file, "pull_request", {**event, "action": "closed"})
         else:
             assert runner.run(file, "pull_request", event).results() == {"job": "success"}
+
+
+def test_step_status_functions_continue_on_error_and_working_directory(
+    runner: Runner, tmp_path: Path
+) -> None:
+    file = workflow(
+        tmp_path,
+        """
+        on: workflow_dispatch
+        jobs:
+          job:
+            runs-on: ubuntu-24.04
+            outputs:
+              never: ${{ steps.never.outputs.value }}
+              soft: ${{ steps.soft.outcome }}/${{ steps.soft.conclusion }}
+            steps:
+              - id: soft
+                continue-on-error: true
+                run: exit 3
+              - run: mkdir -p sub && echo here > sub/file
+              - working-directory: sub
+                run: test "$(cat file)" = here
+              - run: exit 1
+              - id: never
+                run: echo "value=x" >> "$GITHUB_OUTPUT"
+              - if: failure()
+                run: echo "::notice::failure seen"
+              - if: always()
+                run: echo "::notice::always"
+              - if: success()
+                run: echo "::notice::not after a failure"
+          after:
+            needs: job
+            if: failure()
+            runs-on: ubuntu-24.04
+            steps: [{run: "true"}]
+        """,
+    )
+    run = runner.run(file, "workflow_dispatch", {})
+    job = run.job("job")
+    assert [s.outcome for s in job.steps] == [
+        *("failure", "success", "success", "failure"),
+        *("skipped", "success", "success", "skipped"),
+    ]
+    assert job.outputs == {"never": "", "soft": "failure/success"}
+    assert [a for s in job.steps for a in s.annotations] == [
+        ("notice", "failure seen"),
+        ("notice", "always"),
+    ]
+    assert run.results() == {"job": "failure", "after": "success"}
