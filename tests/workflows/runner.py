@@ -3,7 +3,8 @@
 It runs a workflow as GitHub's hosted runner would, on this machine:
 
 - the trigger is checked against `on:` (event name, `types`, workflow_run's `workflows`, a push's
-  `branches`); the workflow's `concurrency.group` is evaluated;
+  `branches`, a pull request's `paths` against its three-dot diff, the schedule's cron); the
+  workflow's `concurrency.group` is evaluated;
 - jobs run in `needs` order; a job's `if:` is wrapped in `success()` unless it calls a status
   function, and success()/failure() look at every job it needs, transitively (GitHub skips a job
   whose ancestor was skipped unless its `if:` says otherwise); `strategy.matrix` (vectors,
@@ -17,8 +18,10 @@ It runs a workflow as GitHub's hosted runner would, on this machine:
   commands it prints (`::error::`, `::warning::`, `::stop-commands::`) read as GitHub does;
 - `uses:` steps are local stand-ins (`ACTIONS`): checkout fetches from a local bare origin with
   the refspecs actions/checkout uses; setup-python puts this interpreter first on PATH; the
-  artifact actions copy folders; attest-build-provenance and the Pages actions check their
-  inputs and the job's permissions. Any other action is refused;
+  artifact actions copy folders (hidden files left out, as v4.4+ and upload-pages-artifact v4+
+  do; an artifact name is used once a run; a missing one fails its download);
+  attest-build-provenance and the Pages actions check their inputs and the job's permissions
+  (deploy-pages its environment). Any other action is refused;
 - the bot's install lines (`INSTALLS`) are replaced by a venv built once per session from the
   worktree, so a job's setup costs nothing; any other `pip install` is refused;
 - `sudo` is a stand-in that runs its command with sudo's reset environment (PATH, HOME of
@@ -626,6 +629,10 @@ class Runner:
             raise RunnerError(
                 f"{workflow}: {event_name} of type {event.get('action')} not in {types}"
             )
+        if event_name == "schedule":
+            crons = [entry.get("cron") for entry in (spec if isinstance(spec, list) else [])]
+            if event.get("schedule") not in crons:
+                raise RunnerError(f"{workflow}: no schedule {event.get('schedule')!r} ({crons})")
         if event_name == "workflow_run":
             name = event["workflow_run"]["name"]
             if name not in spec.get("workflows", []):

@@ -328,6 +328,14 @@ def test_what_the_runner_does_not_model_is_refused(runner: Runner, tmp_path: Pat
     with pytest.raises(RunnerError, match="undeclared inputs"):
         runner.run(unknown, "workflow_dispatch", {}, inputs={"x": "1"})
     assert json.loads(json.dumps(runner.runs[0].results())) == {"job": "failure"}
+    scheduled = tmp_path / "scheduled.yml"
+    scheduled.write_text(
+        'on: {schedule: [{cron: "17 3 * * *"}]}\n'
+        'jobs: {job: {runs-on: ubuntu-24.04, steps: [{run: "true"}]}}\n'
+    )
+    with pytest.raises(RunnerError, match="no schedule"):
+        runner.run(scheduled, "schedule", {"schedule": "0 0 * * *"})
+    assert runner.run(scheduled, "schedule", {"schedule": "17 3 * * *"}).conclusion == "success"
 
 
 def test_a_pull_request_starts_a_workflow_only_through_its_paths(
