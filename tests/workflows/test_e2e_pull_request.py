@@ -211,3 +211,14 @@ def test_a_head_that_moved_before_verify_ran_posts_nothing_and_stays_green(
     assert [s.outcome for s in locate.steps][-2:] == ["skipped", "skipped"]  # fetch, plan
     assert locate.step("Find the pull request").summary.strip()  # the bot says why
     assert writes(hub) == []
+
+    # The same for the other reasons there is no PR to post to: closed, another base branch.
+    pull = hub.repo.pulls[8]
+    for change in ({"state": "closed"}, {"state": "open", "base_branch": "develop"}):
+        pull.head_sha = head
+        for key, value in change.items():
+            setattr(pull, key, value)
+        again = world.verify_after(check, head)
+        assert again.results() == stale.results(), (change, again.explain())
+        assert again.job("locate").outputs["found"] == "false"
+    assert writes(hub) == []
