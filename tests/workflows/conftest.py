@@ -52,4 +52,10 @@ def bot_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
         capture_output=True,
     )
     assert (venv / "bin" / "claims").exists()
+    # The network stand-in (machine_hook.py): inert unless RUNNER_FETCH_ALLOWED_ADDRESSES is set.
+    (site,) = (venv / "lib").glob("python*/site-packages")
+    (site / "runner_machine.py").write_bytes(
+        (PROJECT / "tests/workflows/machine_hook.py").read_bytes()
+    )
+    (site / "runner_machine.pth").write_text("import runner_machine\n", encoding="utf-8")
     return venv

@@ -8,12 +8,16 @@ import hashlib
 import json
 import os
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from bot.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.demo.specimen import RELEASED, AttemptSpec, attempt_files
 from tests.github.fakehub import FakeHub
 from tests.workflows.runner import Runner, WorkflowRun
 
@@ -128,6 +132,71 @@ def merged_pulls(hub: FakeHub, origin: Path, author: str) -> None:
             hub.repo.commit_pulls[commit] = [number]
 
 
+# Where the specimen's attempts say their evidence lives (bot/demo/specimen.py).
+EVIDENCE_HOSTS = ("https://evidence.example.org/", "https://papers.example.org/")
+LOCAL_ADDRESSES = "127.0.0.1,::1"  # RUNNER_FETCH_ALLOWED_ADDRESSES (machine_hook.py)
+
+
+def local_url(url: str, base: str) -> str:
+    """`url` on the test's evidence server `base` instead of the specimen's host."""
+    for host in EVIDENCE_HOSTS:
+        if url.startswith(host):
+            return f"{base}/{host.split('//')[1].split('.')[0]}/{url[len(host) :]}"
+    return url
+
+
+def local_evidence(base: str) -> Callable[[dict[str, bytes]], None]:
+    """A `make_registry` change: the attempt's pins and released data on the server `base`."""
+
+    def change(files: dict[str, bytes]) -> None:
+        for name in ("attempt.yaml", "freeze.yaml", "adapter/adapter.yaml"):
+            if name in files:
+                text = files[name].decode()
+                for host in EVIDENCE_HOSTS:
+                    text = text.replace(host, local_url(host, base))
+                files[name] = text.encode()
+
+    return change
+
+
+def local_raw_log(spec: AttemptSpec, base: str) -> AttemptSpec:
+    """`spec` with its raw log's URL on the server `base` (for `also` attempts, which take
+    no change): the same pin, another address."""
+    raw = yaml.safe_load(attempt_files(spec)["attempt.yaml"])["raw_log"]
+    return replace(
+        spec, extra={**spec.extra, "raw_log": {**raw, "url": local_url(raw["url"], base)}}
+    )
+
+
+def serve_evidence(server: Any, spec: AttemptSpec, base: str) -> None:
+    """Serve on `server` (pytest-httpserver) what `spec`'s attempt pins and releases: its raw
+    log, and for a wrapped attempt its paper's freeze and released data, at the URLs
+    local_evidence gives them."""
+    files = attempt_files(spec)
+    served = {yaml.safe_load(files["attempt.yaml"])["raw_log"]["url"]: files["raw-log/harness.log"]}
+    if spec.kind == "wrapped":
+        freeze = yaml.safe_load(files["freeze.yaml"])["paper_freeze"]
+        served[freeze["url"]] = spec.slug.encode()  # what the specimen pins (its sha256)
+        adapter = yaml.safe_load(files["adapter/adapter.yaml"])
+        names = dict(RELEASED)
+        for item in adapter["released_data"]:
+            served[item["url"]] = files[names[item["path"]]]
+    for url, data in served.items():
+        path = local_url(url, base)[len(base) :]
+        server.expect_request(path).respond_with_data(data)
+
+
+def expect_results(
+    run: WorkflowRun, expected: dict[str, str], others: Collection[str] = ("success", "skipped")
+) -> None:
+    """The named jobs ended as `expected`, and every other job (one added to the workflow
+    since the test was written, say) ended as one of `others` (never failed, by default)."""
+    results = run.results()
+    assert {job: results.get(job) for job in expected} == expected, run.explain()
+    rest = {job: result for job, result in results.items() if job not in expected}
+    assert set(rest.values()) <= set(others), (rest, run.explain())
+
+
 def _example(name: str) -> dict[str, Any]:
     found: dict[str, Any] = json.loads((EVENTS / name).read_text(encoding="utf-8"))
     return found
@@ -208,7 +277,5 @@ def dispatch_event(runner: Runner, dispatched: dict[str, Any]) -> dict[str, Any]
 
 
 def _workflow_name(file: str) -> str:
-    import yaml
-
     data = yaml.safe_load((PROJECT / ".github" / "workflows" / file).read_text(encoding="utf-8"))
     return str(data["name"])

@@ -876,7 +876,9 @@ class Runner:
         permissions = spec.get("permissions", data.get("permissions", {})) or {}
         if not isinstance(permissions, dict):
             raise RunnerError(f"job {job_id}: permissions {permissions!r} not modelled")
-        token = f"ghs_{run.run_id}_{job_id}_{contexts['strategy']['job-index']}"
+        # The fake GitHub (tests/github/fakehub.py) gives a token `job:WORKFLOW:JOB` exactly that
+        # job's `permissions:`, as GitHub gives its GITHUB_TOKEN.
+        token = f"job:{run.workflow}:{job_id}"
         name = to_string(interpolate(spec.get("name", job_id), _pick(contexts, _JOB_NAME, {})))
         job = JobRun(
             job_id,

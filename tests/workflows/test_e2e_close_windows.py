@@ -24,8 +24,17 @@ from bot.demo.specimen import AttemptSpec, market_document
 from bot.dump import dump_yaml
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
 from tests.github.fakehub import FakeHub
-from tests.support import seed_released
-from tests.workflows.hosting import bare_origin, followed_run_event, git, workflow_files
+from tests.workflows.hosting import (
+    LOCAL_ADDRESSES,
+    bare_origin,
+    expect_results,
+    followed_run_event,
+    git,
+    local_evidence,
+    local_raw_log,
+    serve_evidence,
+    workflow_files,
+)
 from tests.workflows.runner import Environment, Runner
 
 # Debian's and Ubuntu's libfaketime (apt-get install faketime; .ci/run installs it)
@@ -69,13 +78,21 @@ def test_three_window_closes_then_the_site(
     make_registry: Any,
     fakehub: FakeHub,
     zenodo: FakeZenodo,
+    httpserver: Any,
     tmp_path: Path,
     bot_venv: Path,
 ) -> None:
+    # No internet: the attempts' pins and released data come from a local server.
+    base = httpserver.url_for("").rstrip("/")
+    wrapped_spec = AttemptSpec(kind="wrapped")
+    other = local_raw_log(AttemptSpec(market=5, slug="monitor-v2", adversarial="serious"), base)
+    serve_evidence(httpserver, wrapped_spec, base)
+    serve_evidence(httpserver, other, base)
     built = make_registry(
-        AttemptSpec(kind="wrapped"),
+        wrapped_spec,
         markets=markets(),
-        also=[AttemptSpec(market=5, slug="monitor-v2", adversarial="serious")],
+        change=local_evidence(base),
+        also=[other],
         steps=[
             Step(
                 "the registry's workflows",
@@ -86,11 +103,6 @@ def test_three_window_closes_then_the_site(
     )
     origin = bare_origin(built.root, tmp_path / "origin.git")
 
-    def prepare(job: str, temp: Path, home: Path, root_home: Path) -> None:
-        # No network: the released data the rerun job would download, already where its step
-        # puts its per-attempt cache (the step removes it after the attempt).
-        seed_released(temp / "released", built.files)
-
     runner = Runner(
         folder=tmp_path / "runner",
         origin=origin,
@@ -99,24 +111,25 @@ def test_three_window_closes_then_the_site(
         api_url=fakehub.base_url,
         vars={"ZENODO_URL": zenodo.base_url},
         environments={"zenodo": Environment({"ZENODO_TOKEN": TOKEN}, branches=["main"])},
-        prepare_job=prepare,
     )
     wrapped = built.attempt.relative_to(built.root).as_posix()
     for count, (market, moment) in enumerate(CLOSES, start=1):
         runner.machine_env = {
             "LD_PRELOAD": str(LIBFAKETIME),
             "FAKETIME": f"@{moment}",
+            "RUNNER_FETCH_ALLOWED_ADDRESSES": LOCAL_ADDRESSES,
         }
         zenodo.now = datetime.fromisoformat(moment).replace(tzinfo=UTC)
         run = runner.run("close-windows.yml", "schedule", {"schedule": "17 3 * * *"})
         reran = "success" if market == 3 else "skipped"
-        assert run.results() == {"plan": "success", "rerun": reran, "close": "success"}, (
-            run.explain()
-        )
+        expect_results(run, {"plan": "success", "rerun": reran, "close": "success"})
         assert run.concurrency == "close-windows"
         plan = run.job("plan")
         assert plan.outputs["reruns"] == ("1" if market == 3 else "0")
         if market == 3:
+            # The rerun job downloaded the paper's released data (from the local server).
+            fetched = {request.path for request, _ in httpserver.log}
+            assert "/papers/monitor-v1/data/trials.jsonl" in fetched, fetched
             (leg,) = run.jobs["rerun"]
             assert leg.matrix == {"batch": 0} and leg.permissions == {}
             assert any((run.artifacts / "rerun-0").iterdir())
@@ -162,7 +175,7 @@ def test_three_window_closes_then_the_site(
     # pages.yml, started by the last close's completion: the site from main's records.
     last = runner.runs[-3]  # the third close
     pages = runner.run("pages.yml", "workflow_run", followed_run_event(runner, last))
-    assert pages.results() == {"build": "success", "deploy": "success"}, pages.explain()
+    expect_results(pages, {"build": "success", "deploy": "success"})
     assert pages.pages is not None
     site = pages.pages
     assert (site / "index.html").is_file()

@@ -19,16 +19,19 @@ import bot.sandbox
 from bot.demo.git_registry import Step
 from bot.demo.specimen import AttemptSpec
 from tests.github.fakehub import FakeHub
-from tests.support import seed_released
 from tests.workflows.hosting import (
+    LOCAL_ADDRESSES,
     bare_origin,
     comment_event,
     dispatch_event,
+    expect_results,
     git,
     land_on_main,
+    local_evidence,
     merged_pulls,
     open_pull,
     pull_request_event,
+    serve_evidence,
     workflow_files,
     workflow_run_event,
 )
@@ -38,6 +41,7 @@ FILER = "alice"  # the fork's owner, and the author of alice-lab's merged pull r
 FORK = f"{FILER}/registry"
 MAINTAINER = "maint"
 WORKFLOWS_LANDED = datetime(2027, 1, 2, 10, 0, tzinfo=UTC)
+WRAPPED = AttemptSpec(kind="wrapped")
 
 
 def writes(hub: FakeHub) -> list[str]:
@@ -48,10 +52,17 @@ class World:
     """A registry with a wrapped attempt on an open fork pull request, hosted on a bare
     origin and the fake GitHub, and a runner for its workflows."""
 
-    def __init__(self, make_registry: Any, hub: FakeHub, tmp_path: Path, venv: Path) -> None:
+    def __init__(
+        self, make_registry: Any, hub: FakeHub, server: Any, tmp_path: Path, venv: Path
+    ) -> None:
+        # No internet: the attempt's pins and released data come from a local server.
+        base = server.url_for("").rstrip("/")
+        serve_evidence(server, WRAPPED, base)
+        self.server = server
         self.built = make_registry(
-            AttemptSpec(kind="wrapped"),
+            WRAPPED,
             run="open",
+            change=local_evidence(base),
             steps=[Step("the registry's workflows", WORKFLOWS_LANDED, workflow_files())],
         )
         self.head = self.built.repo.head.commit.hexsha
@@ -63,19 +74,13 @@ class World:
         hub.repo.commit_files("main", {})  # the default branch the contents API writes to
         hub.repo.on_commit = land_on_main(self.origin, tmp_path / "landing")
 
-        def prepare(job: str, temp: Path, home: Path, root_home: Path) -> None:
-            # No network: the released data the rerun would download, already in the cache
-            # the bot reads by default (sudo's HOME is root's own).
-            for where in (home, root_home):
-                seed_released(where / ".cache" / "claims" / "released", self.built.files)
-
         self.runner = Runner(
             folder=tmp_path / "runner",
             origin=self.origin,
             venv=venv,
             repository=hub.repository,
             api_url=hub.base_url,
-            prepare_job=prepare,
+            machine_env={"RUNNER_FETCH_ALLOWED_ADDRESSES": LOCAL_ADDRESSES},
         )
 
     def open(self, number: int, head: str) -> None:
@@ -92,8 +97,10 @@ class World:
 
 
 @pytest.fixture
-def world(make_registry: Any, fakehub: FakeHub, tmp_path: Path, bot_venv: Path) -> World:
-    return World(make_registry, fakehub, tmp_path, bot_venv)
+def world(
+    make_registry: Any, fakehub: FakeHub, httpserver: Any, tmp_path: Path, bot_venv: Path
+) -> World:
+    return World(make_registry, fakehub, httpserver, tmp_path, bot_venv)
 
 
 def report(run: WorkflowRun) -> dict[str, Any]:
@@ -111,7 +118,7 @@ def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
 
     # check.yml: the PR's own run on the merge ref; its artifact names the PR.
     check = world.check(7, head)
-    assert check.results() == {"check": "success"}, check.explain()
+    expect_results(check, {"check": "success"})
     assert json.loads((check.artifacts / "pr" / "pr.json").read_text()) == {
         "pr": 7,
         "head_sha": head,
@@ -120,12 +127,8 @@ def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
 
     # verify.yml, started by check's completion: locate -> rerun -> verify -> publish.
     first = world.verify_after(check, head)
-    assert first.results() == {
-        "locate": "success",
-        "rerun": "success",
-        "verify": "success",
-        "publish": "success",
-    }, first.explain()
+    done = {"locate": "success", "rerun": "success", "verify": "success", "publish": "success"}
+    expect_results(first, done)
     assert first.concurrency == f"verify-{FORK}-attempt-{head}"
     locate = first.job("locate")
     assert locate.outputs["found"] == "true" and locate.outputs["pr"] == "7"
@@ -133,6 +136,12 @@ def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
     (rerun,) = first.jobs["rerun"]
     assert rerun.name == f"rerun adapter ({folder})" and rerun.permissions == {}
     assert any((first.artifacts / "rerun-0").iterdir())
+    # The rerun job downloaded the paper's released data (from the local server).
+    fetched = {request.path for request, _ in world.server.log}
+    assert {
+        "/papers/monitor-v1/data/cases.jsonl",
+        "/papers/monitor-v1/data/trials.jsonl",
+    } <= fetched, fetched
     (verdict,) = report(first)["attempts"]
     assert verdict["evidence"] == "valid" and verdict["status"] == "pending-judgment"
     assert "adapter-not-rerun" not in {r["code"] for r in verdict["reasons"]}
@@ -156,7 +165,7 @@ def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
     judged = world.runner.run(
         "judge.yml", "issue_comment", comment_event(world.runner, 7, MAINTAINER, body)
     )
-    assert judged.results() == {"judge": "success"}, judged.explain()
+    expect_results(judged, {"judge": "success"})
     landed = git(world.origin, "show", f"main:{folder}/judgments.yaml")
     assert landed.encode() + b"\n" == hub.repo.commits[-1]["files"][f"{folder}/judgments.yaml"]
     assert hub.repo.dispatches == [
@@ -179,7 +188,7 @@ def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
     assert sorted(hub.repo.labels[7]) == ["evidence:valid", "verdict:qualifying"]
     verdicts = [c for c in hub.repo.comments_on(7) if "claims-bot:verdict" in c.body]
     assert len(verdicts) == 2  # the verdict changed: a new comment, the history kept
-    assert pages.results() == {"build": "success", "deploy": "success"}, pages.explain()
+    expect_results(pages, {"build": "success", "deploy": "success"})
     assert pages.pages is not None and (pages.pages / "index.html").is_file()
 
 
@@ -189,7 +198,7 @@ def test_a_head_that_moved_before_verify_ran_posts_nothing_and_stays_green(
     hub, head = world.hub, world.head
     world.open(8, head)
     check = world.check(8, head)
-    assert check.results() == {"check": "success"}, check.explain()
+    expect_results(check, {"check": "success"})
 
     # The filer pushes again before verify.yml starts: the PR's head is now another commit.
     moved = git(
@@ -200,12 +209,8 @@ def test_a_head_that_moved_before_verify_ran_posts_nothing_and_stays_green(
 
     stale = world.verify_after(check, head)
     assert stale.conclusion == "success", stale.explain()
-    assert stale.results() == {
-        "locate": "success",
-        "rerun": "skipped",
-        "verify": "skipped",
-        "publish": "skipped",
-    }
+    skipped = {"locate": "success", "rerun": "skipped", "verify": "skipped", "publish": "skipped"}
+    expect_results(stale, skipped, others=["skipped"])
     locate = stale.job("locate")
     assert locate.outputs["found"] == "false"
     assert [s.outcome for s in locate.steps][-2:] == ["skipped", "skipped"]  # fetch, plan
