@@ -28,8 +28,11 @@ It runs a workflow as GitHub's hosted runner would, on this machine:
   root's own, LANG, and the machine's clock); `apt-get` checks the packages are installed.
 
 Steps run as this process's user (root here, not GitHub's `runner` user with sudo rights).
-What a new job needs from the runner: only actions listed in ACTIONS, install lines listed in
-INSTALLS, tools on this machine, and no network (prepare_job seeds any cache it would fill).
+Each job's token is `job:WORKFLOW:JOB`, which the fake GitHub gives exactly that job's
+`permissions:`. There is no internet: a test serves what a job downloads from a local server
+and sets RUNNER_FETCH_ALLOWED_ADDRESSES in `machine_env` (machine_hook.py), or seeds a cache
+with `prepare_job`. A new job needs nothing more from the runner unless it uses an action not
+in ACTIONS or an install line not in INSTALLS, or a tool this machine lacks.
 """
 
 from __future__ import annotations
