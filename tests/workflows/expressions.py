@@ -20,7 +20,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ExpressionError", "evaluate", "interpolate", "is_status_check", "to_string"]
+__all__ = [
+    "ExpressionError",
+    "evaluate",
+    "interpolate",
+    "is_status_check",
+    "to_string",
+    "truthy",
+]
 
 
 class ExpressionError(Exception):

@@ -59,9 +59,20 @@ from tests.workflows.expressions import (
     interpolate,
     is_status_check,
     to_string,
+    truthy,
 )
 
-__all__ = ["ACTIONS", "INSTALLS", "JobRun", "Runner", "RunnerError", "StepRun", "WorkflowRun"]
+__all__ = [
+    "ACTIONS",
+    "INSTALLS",
+    "Environment",
+    "ExpressionError",
+    "JobRun",
+    "Runner",
+    "RunnerError",
+    "StepRun",
+    "WorkflowRun",
+]
 
 WORKFLOWS = Path(__file__).resolve().parents[2] / ".github" / "workflows"
 SERVER_URL = "https://github.com"
@@ -796,7 +807,7 @@ class Runner:
         visible = {k: contexts[k] for k in _JOB_IF}
         if not is_status_check(condition):
             condition = f"success() && ({_strip_braces(condition)})"
-        if not _truthy(evaluate(condition, visible, status)):
+        if not truthy(evaluate(condition, visible, status)):
             # GitHub shows a skipped job's name unevaluated (no matrix exists for it)
             name = str(spec.get("name", job_id))
             return [JobRun(job_id, name, "skipped", reason=f"if: {spec.get('if', 'success()')}")]
@@ -1005,7 +1016,7 @@ class Runner:
         if not is_status_check(condition):
             condition = f"success() && ({_strip_braces(condition)})"
         visible = _pick(job.contexts, _STEP_IF, {"env": job.env})
-        if not _truthy(evaluate(condition, visible, status)):
+        if not truthy(evaluate(condition, visible, status)):
             ran = StepRun(name, step_id, "skipped")
         else:
             step_ctx = _pick(job.contexts, _STEP, {"env": job.env})
@@ -1214,14 +1225,5 @@ def _strip_braces(text: str) -> str:
     return stripped
 
 
-def _truthy(value: Any) -> bool:
-    from tests.workflows.expressions import truthy
-
-    return truthy(value)
-
-
 def _sh(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
-
-
-__all__ += ["Environment", "ExpressionError"]
