@@ -35,7 +35,14 @@ from bot.explain import Explanation, explain
 from bot.findings import Code, Finding, Severity
 from bot.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
 from bot.github.identity import Filer, check_identity
-from bot.history import Change, GitHistory, History, open_history
+from bot.history import (
+    Change,
+    GitHistory,
+    History,
+    MergedHistory,
+    merged_history,
+    open_history,
+)
 from bot.judge import folder_market
 from bot.load.yaml_ import load_yaml
 from bot.registry import Registry, load_registry
@@ -291,6 +298,7 @@ def verify_registry(
         )
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
+        history = _as_merged(history, changes, options)
         changed = changed_attempt_folders(changes)
         changed_runs = [c.path for c in changes if _is_run_path(c.path)]
         runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
@@ -326,6 +334,18 @@ def verify_registry(
         registry.tree.label,
         tuple(verify_runs(registry, runs, history)),
     )
+
+
+def _as_merged(history: History, changes: Sequence[Change], options: VerifyOptions) -> History:
+    """For a pull request: the base branch as it will stand once GitHub merges it at the run's
+    time (`options.merge_at`, else the end of the `as_of` day), so that its verdict is main's
+    after that merge (docs/spec-notes.md, "A green pull request stays green")."""
+    if isinstance(history, MergedHistory) or history.unavailable is not None:
+        return history
+    moment = options.merge_at
+    if moment is None and options.as_of is not None:
+        moment = end_of_day(options.as_of)
+    return history if moment is None else merged_history(history, changes, moment)
 
 
 def _is_run_path(path: str) -> bool:

@@ -347,7 +347,12 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
 
     root = _registry_root(args.registry, args.paths[0] if args.paths else Path.cwd())
     paths = _relative(root, args.paths) if args.paths else None
-    options = _options(args, args.as_of or _today())
+    clock = _now()
+    as_of = args.as_of or clock.date()
+    # A pull request is judged as merged now: at the run's clock, or, judged as of another
+    # day, at that day's end (docs/spec-notes.md, "A green pull request stays green").
+    merge_at = clock if as_of == clock.date() else None
+    options = replace(_options(args, as_of), merge_at=merge_at)
     with open_workspace(root, args.base_ref, args.head) as workspace:
         filer = None
         if github is not None:
