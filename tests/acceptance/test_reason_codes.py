@@ -208,12 +208,11 @@ def test_freeze_arriving_with_the_run_is_after_the_trials(make_registry, run_cla
     assert result.codes() == {"trial-before-freeze"}
 
 
-def test_freeze_changed_after_merge_lands_again_after_the_trials(
-    make_registry, run_claims
-) -> None:
+def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, run_claims) -> None:
     """A pull request changing a merged freeze is judged as main will judge it once merged:
     the changed freeze lands with the merge, after every trial (docs/spec-notes.md, "A green
     pull request stays green")."""
+
     def rehash(files: Files) -> None:
         from bot.evidence.rules import case_hash
 
