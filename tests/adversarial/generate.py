@@ -915,7 +915,8 @@ CORPUS: tuple[Entry, ...] = (
     _entry(
         "attempt-folder-renamed",
         "a pull request moves a merged, judged attempt to a new slug, freeze and all",
-        ["freeze-order", "maintainer-file", "merged-evidence-changed", "several-attempts"],
+        # The moved freeze lands with the merge, after the trials: as on main once merged.
+        ["maintainer-file", "merged-evidence-changed", "several-attempts", "trial-before-freeze"],
         "merged evidence changes only",
         _folder_renamed,
     ),
