@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from bot.history import (
     GitHistory,
     History,
     MergedHistory,
+    epoch,
     merged_history,
     open_history,
 )
@@ -130,6 +131,7 @@ class Workspace:
     history: History
     changes: Sequence[Change] | None = None
     head_paths: Sequence[str] = ()  # for a pull request: every file path of its head's tree
+    head_at: datetime | None = None  # for a pull request: its head commit's committer date
 
     def close(self) -> None:
         """Stop the git processes the workspace keeps."""
@@ -164,6 +166,7 @@ def open_workspace(
         trusted: Tree | None = None
         changes = None
         head_paths: list[str] = []
+        head_at: datetime | None = None
         if base_ref and isinstance(history, GitHistory):
             if head:
                 try:
@@ -176,7 +179,9 @@ def open_workspace(
             trusted = GitTree(history.repo, history.base, history.prefix)
             changes = history.changes(head or "HEAD")
             head_paths = history.tree_paths(head or "HEAD")
-        return Workspace(load_registry(tree, limits, trusted), history, changes, head_paths)
+            head_at = epoch(str(history.repo.commit(head or "HEAD").committed_date))
+        registry = load_registry(tree, limits, trusted)
+        return Workspace(registry, history, changes, head_paths, head_at)
     except BaseException:
         history.close()
         raise
@@ -264,6 +269,7 @@ def verify_registry(
     *,
     head_paths: Sequence[str] = (),
     filer: Filer | None = None,
+    head_at: datetime | None = None,
 ) -> VerifyReport:
     """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
     request's `changes`, the attempt folders it touches and what else it changes.
@@ -272,7 +278,8 @@ def verify_registry(
     counts), and what the PR may not change makes every attempt folder it touches invalid (no
     status, no outcome), while the report lists those problems once, in `pr_problems`
     (`pull_request_problems`: `head_paths` for name collisions, `filer` for what GitHub says of
-    the author; without it the offline rules apply).
+    the author; without it the offline rules apply). Its evidence is judged as main will judge
+    it once GitHub merges it at the run's time, never before `head_at` (`_as_merged`).
 
     Raises `ClaimsError` when there is nothing to verify.
     """
@@ -298,7 +305,7 @@ def verify_registry(
         )
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
-        history = _as_merged(history, changes, options)
+        history = _as_merged(history, changes, options, head_at)
         changed = changed_attempt_folders(changes)
         changed_runs = [c.path for c in changes if _is_run_path(c.path)]
         runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
@@ -336,7 +343,12 @@ def verify_registry(
     )
 
 
-def _as_merged(history: History, changes: Sequence[Change], options: VerifyOptions) -> History:
+def _as_merged(
+    history: History,
+    changes: Sequence[Change],
+    options: VerifyOptions,
+    head_at: datetime | None,
+) -> History:
     """For a pull request: the base branch as it will stand once GitHub merges it at the run's
     time (`options.merge_at`, else the end of the `as_of` day), so that its verdict is main's
     after that merge (docs/spec-notes.md, "A green pull request stays green")."""
@@ -345,7 +357,7 @@ def _as_merged(history: History, changes: Sequence[Change], options: VerifyOptio
     moment = options.merge_at
     if moment is None and options.as_of is not None:
         moment = end_of_day(options.as_of)
-    return history if moment is None else merged_history(history, changes, moment)
+    return history if moment is None else merged_history(history, changes, moment, head_at)
 
 
 def _is_run_path(path: str) -> bool:

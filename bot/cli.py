@@ -365,6 +365,7 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
             paths,
             workspace.changes,
             head_paths=workspace.head_paths,
+            head_at=workspace.head_at,
             filer=filer,
         )
     if args.json:

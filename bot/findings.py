@@ -68,6 +68,9 @@ class Code(StrEnum):
     # A notice: a pull request is judged as merged now; merged after its window closes it
     # would be filed-late (undecidable before the merge).
     MERGE_BY_WINDOW_CLOSE = "merge-by-window-close"
+    # A notice: the head commit is dated after the run's clock, so the PR is judged as merged
+    # at that later date (a merge before it would land the evidence earlier).
+    MERGE_AFTER_CLOCK = "merge-after-clock"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
     # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
     CHALLENGE_RUN_INVALID = "challenge-run-invalid"

@@ -442,6 +442,11 @@ def gather_facts(
         challenge=challenge,
         filed_at=filed.committed_at if filed is not None else None,
         filed_on_merge=filed is not None and filed.pending,
+        merge_clock=(
+            filed.committed_as_written
+            if filed is not None and filed.pending and filed.clamped
+            else None
+        ),
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
         paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),

@@ -255,7 +255,7 @@ class GitHistory:
                 sha, committed, *parents = token.split()[1:]
                 name, email = next(tokens, ""), next(tokens, "")
                 # A date past year 9999 is no date: as late as can be (fail closed).
-                moment = _epoch(committed) or datetime.max.replace(tzinfo=UTC)
+                moment = epoch(committed) or datetime.max.replace(tzinfo=UTC)
                 index.commits.append(_Commit(sha, moment, len(parents), None, name, email))
             elif token.startswith(":"):
                 path = next(tokens, "")
@@ -448,7 +448,7 @@ class GitHistory:
         return [self._index.commits[position].sha for position in sorted(positions)]
 
 
-def _epoch(text: str) -> datetime | None:
+def epoch(text: str) -> datetime | None:
     """Seconds since the epoch as an aware UTC time; None when it is none or out of range."""
     try:
         return datetime.fromtimestamp(int(text), UTC)
@@ -470,7 +470,7 @@ def read_tags(repo: git.Repo) -> dict[str, Tag]:
         if (peeled_kind if annotated else kind) != "commit":
             continue  # a tag of a tree or a blob snapshots no registry
         # Seconds since the epoch: a tagger offset Python cannot represent changes nothing.
-        moment = _epoch(tagged) if annotated else None
+        moment = epoch(tagged) if annotated else None
         tags[name] = Tag(name, peeled if annotated else target, annotated, moment)
     return tags
 
@@ -491,7 +491,10 @@ class MergedHistory:
     base: History
     changed: Mapping[str, str | None]  # registry path -> the PR's new blob (None: deleted)
     merged_at: datetime
-    clamped: bool = False  # merged_at was raised to the base branch's newest commit's date
+    # The run's clock. merged_at is later when the head commit or the base branch's newest
+    # commit is dated after it: a merge before merged_at would land the evidence earlier
+    # (the notice merge-after-clock).
+    clock: datetime
 
     @property
     def base_ref(self) -> str | None:
@@ -512,8 +515,8 @@ class MergedHistory:
             "",
             self.merged_at,
             "the pull request's merge",
-            self.clamped,
-            committed_as_written=self.merged_at,
+            self.merged_at > self.clock,
+            committed_as_written=self.clock,
             pending=True,
         )
 
@@ -533,18 +536,21 @@ class MergedHistory:
         self.base.close()
 
 
-def merged_history(base: History, changes: Sequence[Change], clock: datetime) -> MergedHistory:
+def merged_history(
+    base: History,
+    changes: Sequence[Change],
+    clock: datetime,
+    head_at: datetime | None = None,
+) -> MergedHistory:
     """`base` as it will stand when GitHub merges the pull request of `changes` at `clock` (the
-    run's own time), taken no earlier than the base branch's newest commit: git dates the
-    merge commit by GitHub's clock, and its date on main is read as no earlier than the
-    commits before it. The head commit's own date plays no part: its author wrote it."""
-    moment = clock
+    run's own time). The moment is never earlier than the head commit's date `head_at` (GitHub
+    cannot merge a commit before it is made; a head dated after the clock is reported, since its
+    author wrote that date), nor than the base branch's newest commit (a commit's date on main
+    is read as no earlier than the commits before it)."""
     tip = base.tip_at if isinstance(base, GitHistory) else None
-    clamped = tip is not None and tip > clock
-    if tip is not None and clamped:
-        moment = tip
+    moment = max(d for d in (clock, head_at, tip) if d is not None)
     changed = {change.path: change.blob or None for change in changes}
-    return MergedHistory(base, changed, moment, clamped)
+    return MergedHistory(base, changed, moment, clock)
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,9 @@ class AttemptFacts:
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
     # filed_at is the pull request's own merge, judged at the run's clock (not landed yet).
     filed_on_merge: bool = False
+    # With filed_on_merge: the run's clock, when the moment judged was raised above it to the
+    # head commit's (or the base branch's newest commit's) date. None: the clock itself.
+    merge_clock: datetime | None = None
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
     paper_freeze_findings: Sequence[Finding] = ()  # from fetching paper_freeze.url, when asked
@@ -673,13 +676,30 @@ def _merge_by_window_close(
     """7. The notice `merge-by-window-close`: a pull request judged as merged now, before its
     market's filing window closes, is filed-late if GitHub merges it after the close. That
     cannot be decided before the merge, so it is said, never passed over in silence."""
-    if not facts.filed_on_merge or facts.filed_at is None or market is None:
+    if not facts.filed_on_merge or facts.filed_at is None:
         return []
+    notices = []
+    if facts.merge_clock is not None:
+        notices.append(
+            Finding(
+                Code.MERGE_AFTER_CLOCK,
+                f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()}, the"
+                " date of the pull request's head commit (or of the newest commit on"
+                f" {facts.base_ref}), later than this run's time"
+                f" ({facts.merge_clock.isoformat()}): merged earlier, a trial after the merge"
+                " is trial-in-future",
+                file,
+                severity=Severity.NOTICE,
+            )
+        )
+    if market is None:
+        return notices
     dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
     closes = end_of_day(dates.window_closes)
     if facts.filed_at > closes:
-        return []  # already after the close: filed-late on the pull request as on main
+        return notices  # already after the close: filed-late on the pull request as on main
     return [
+        *notices,
         Finding(
             Code.MERGE_BY_WINDOW_CLOSE,
             f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()} (this"
@@ -688,7 +708,7 @@ def _merge_by_window_close(
             " cannot qualify",
             file,
             severity=Severity.NOTICE,
-        )
+        ),
     ]
 
 
