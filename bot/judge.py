@@ -702,8 +702,8 @@ def _merge_by_window_close(
         *notices,
         Finding(
             Code.MERGE_BY_WINDOW_CLOSE,
-            f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()} (this"
-            f" run's time); merged after market {market.id}'s filing window closes"
+            f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()};"
+            f" merged after market {market.id}'s filing window closes"
             f" ({dates.window_closes}, {closes.isoformat()}), the attempt is filed-late and"
             " cannot qualify",
             file,
