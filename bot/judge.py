@@ -263,11 +263,14 @@ def _judge(
         digest=files.digest,
         counts=counts,
     )
+    # What the pull request may not change blocks qualification, never the evidence's own
+    # checks: the score table is compared all the same, so a maintainer who approves the
+    # change meets on the PR every code main gives after the merge.
     if (
         market is None
         or attempt is None
         or not records.cases_read
-        or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
+        or any(f.severity is Severity.ERROR for f in findings)
     ):
         # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
         # a filer sees what a shared key did before the bars are ever evaluated.
@@ -296,7 +299,7 @@ def _judge(
         bars=tuple(bars),
         class_conditional=derived.get("class_conditional", {}),
     )
-    if problems or as_of is None:
+    if problems or as_of is None or any(f.severity is Severity.ERROR for f in facts.pr_problems):
         return verdict
 
     # 10. qualification

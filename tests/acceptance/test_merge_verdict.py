@@ -54,8 +54,12 @@ EXCEPTED_NOTICES = {
     # confirmed offline (on the pull request there is no commit yet to confirm)
     "freeze-date-unconfirmed": "main only",
 }
-# The pull request's own rules (report["pr_problems"]): no merge happens while one is an error.
-PR_ONLY = "pr_problems"
+# Codes the pull request finds in git objects that main's checkout cannot show: the PR is red
+# with them, so nothing merges (only ever on the PR's side).
+PR_STRICTER = {
+    # a gitlink: the PR's tree read from git objects has it; main's checkout an empty folder
+    "submodule": "read from git objects only",
+}
 
 # Fuzz mutations sampled: each kind of mutation this many times, with fixed seeds.
 MUTATIONS_PER_KIND = 2
@@ -77,6 +81,8 @@ class Compared:
     differences: list[str] = field(default_factory=list)
     compared: int = 0  # attempts and runs compared
     pr_only: set[str] = field(default_factory=set)
+    unmergeable: str | None = None  # why git refused the merge (then nothing was compared)
+    pr_evidence: str = ""
 
 
 def _verify(args: list[str], at: datetime, report: Path) -> tuple[int, dict[str, Any]]:
@@ -130,13 +136,19 @@ def compare(
     attempts = {a["attempt"]: a for a in pr["attempts"]}
     runs = {r["run"]: r for r in pr.get("challenge_runs", [])}
     found.pr_only = {p["code"] for p in pr["pr_problems"] if p["severity"] == "error"}
+    found.pr_evidence = pr["evidence"]
     if not attempts and not runs:
         return found
     try:
         repo.git.checkout("-q", "-f", "-B", "main", pair.base)
         repo.git.clean("-q", "-f", "-d", "-x", "-e", ".claims")
-        _merge_as_github(repo, pair.head, pair.at)
-        paths = [str(root / p) for p in [*attempts, *runs]]
+        try:
+            _merge_as_github(repo, pair.head, pair.at)
+        except git.GitCommandError as error:
+            found.unmergeable = str(error.stderr).strip()
+            return found
+        paths = [str(root / p) for p in attempts]
+        paths += [str(root / "challenge-runs" / name) for name in runs]
         _, merged = _verify(["--registry", str(root), *flags, *paths], pair.at, work / "main.json")
     finally:
         repo.git.checkout("-q", "-f", "-B", "main", original)
@@ -163,8 +175,10 @@ def _differ(
     found: Compared, name: str, on_pr: dict[str, Any], on_main: dict[str, Any], blocked: bool
 ) -> None:
     pr_codes, main_codes = _codes(on_pr["reasons"]), _codes(on_main["reasons"])
-    if pr_codes != main_codes:
+    stricter = set(pr_codes) & set(PR_STRICTER)
+    if [c for c in pr_codes if c not in stricter] != main_codes:
         found.differences.append(f"{name}: codes {pr_codes} on the PR, {main_codes} on main")
+    blocked = blocked or bool(stricter)
     # With an error among pr_problems the PR's evidence is invalid by that rule alone.
     if not blocked and on_pr["evidence"] != on_main["evidence"]:
         found.differences.append(
@@ -203,8 +217,8 @@ def _last_pull_request(repo: git.Repo) -> Pair | None:
     for commit in repo.iter_commits("main", first_parent=True):
         if len(commit.parents) != 2:
             continue
-        changed = repo.git.diff("--name-only", commit.parents[0].hexsha, commit.hexsha)
-        if any(p.startswith(("attempts/", "challenge-runs/")) for p in changed.splitlines()):
+        changed = repo.git.diff("--name-only", "-z", commit.parents[0].hexsha, commit.hexsha)
+        if any(p.startswith(("attempts/", "challenge-runs/")) for p in changed.split("\0")):
             at = datetime.fromtimestamp(commit.committed_date, UTC)
             return Pair(commit.parents[0].hexsha, commit.parents[1].hexsha, at)
     return None
@@ -267,6 +281,10 @@ def test_the_corpus_entry_gets_the_same_verdict_on_the_pr_and_after_the_merge(
         return
     found = compare(root, repo, pair, tmp_path, _flags(case.args))
     capsys.readouterr()
+    if found.unmergeable is not None:
+        # git refuses to merge it (GitHub too): red on the PR, and never on main.
+        assert entry.name in UNMERGEABLE and found.pr_evidence == "invalid", found.unmergeable
+        return
     assert found.differences == [], found.differences
     assert found.pr_only <= PR_ONLY_CODES, found.pr_only
 
@@ -282,12 +300,15 @@ def _flags(args: list[str]) -> list[str]:
     return kept
 
 
+# Entries git cannot merge (a tree entry named ".."): the PR is red and nothing lands.
+UNMERGEABLE = {"git-tree-dot-dot-entry"}
 # Entries whose trick is a commit pushed to main: there is no pull request to compare.
 NOT_PULL_REQUESTS = {"freeze-backdated-fast-forward"}
 # What the pull request itself may not change (bot/review.py, bot/app.py): refused before any
 # merge, so only the attempts' own codes are compared when one of these is an error.
 PR_ONLY_CODES = {
     "executable-file",
+    "path-outside-attempt",
     "git-file",
     "lfs-pointer",
     "maintainer-file",
