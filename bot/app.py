@@ -534,6 +534,7 @@ def explain_registry(
     paths: Sequence[str],
     changes: Sequence[Change] | None = None,
     head_paths: Sequence[str] = (),
+    head_at: datetime | None = None,
 ) -> tuple[list[Explanation], list[Finding]]:
     """`claims explain`: for each attempt folder at or below `paths`, what stands between it
     and qualifying (`bot.explain`), judged exactly as `verify_registry` judges it. Returns the
@@ -551,6 +552,7 @@ def explain_registry(
     blocked: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         options = replace(options, judgments_from_base=True)
+        history = _as_merged(history, changes, options, head_at)
         pr_problems = pull_request_problems(registry, changes, head_paths)
         blocked = _blocked_folders(folders, changes, pr_problems)
     explanations = []

@@ -647,7 +647,10 @@ def _explain(args: argparse.Namespace) -> int:
 
     root = _registry_root(args.registry, args.path)
     [path] = _relative(root, [args.path])
-    options = VerifyOptions(as_of=args.as_of or _today())
+    clock = _now()
+    as_of = args.as_of or clock.date()
+    # As verify: a pull request is judged as merged at the run's clock (see `_verify`).
+    options = VerifyOptions(as_of=as_of, merge_at=clock if as_of == clock.date() else None)
     with open_workspace(root, args.base_ref) as workspace:
         explanations, problems = explain_registry(
             workspace.registry,
@@ -656,6 +659,7 @@ def _explain(args: argparse.Namespace) -> int:
             [path],
             workspace.changes,
             workspace.head_paths,
+            workspace.head_at,
         )
     if args.json:
         print(printable(dumps(explanation_to_json(explanations))).rstrip("\n"))
