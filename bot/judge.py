@@ -299,7 +299,11 @@ def _judge(
         bars=tuple(bars),
         class_conditional=derived.get("class_conditional", {}),
     )
-    if problems or as_of is None or any(f.severity is Severity.ERROR for f in facts.pr_problems):
+    if any(f.severity is Severity.ERROR for f in facts.pr_problems):
+        # Its codes are shown, but no bars: they are judged once the pull request may merge.
+        blocked = replace(verdict, bars=(), class_conditional={})
+        return replace(blocked, units=records.unit_summary) if records.unit_summary else blocked
+    if problems or as_of is None:
         return verdict
 
     # 10. qualification

@@ -1265,7 +1265,8 @@ CORPUS: tuple[Entry, ...] = (
     _entry(
         "judgments-stale-after-evidence-change",
         "a pull request re-scores a judged attempt: the judgments cover other evidence",
-        ["merged-evidence-changed"],
+        # the score table no longer agrees either: what main would say once merged
+        ["merged-evidence-changed", "score-table-mismatch"],
         "merged evidence changes only",
         _stale,
     ),
