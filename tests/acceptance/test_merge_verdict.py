@@ -40,7 +40,7 @@ from bot.dump import format_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
 from tests.adversarial.mutate import KINDS, mutate
 from tests.conftest import Built, RegistryFactory
-from tests.support import Files, rewrite
+from tests.support import Files, rewrite, serve_corpus
 
 # Notices that may differ between the pull request and main after its merge, and why.
 EXCEPTED_NOTICES = {
@@ -253,26 +253,17 @@ def pull_request_of(args: list[str], repo: git.Repo) -> Pair | str:
 # ---- the adversarial corpus --------------------------------------------------------------------
 
 
-SKIPPED_ENTRIES = {
-    # the raw log is fetched from a local server the corpus test starts; compared elsewhere
-    # (tests/adversarial/test_corpus.py) on one branch only
-    entry.name: "needs a local server"
-    for entry in CORPUS
-    if entry.needs == "server"
-}
-
-
-@pytest.mark.parametrize(
-    "entry",
-    [e for e in CORPUS if e.name not in SKIPPED_ENTRIES],
-    ids=[e.name for e in CORPUS if e.name not in SKIPPED_ENTRIES],
-)
+@pytest.mark.parametrize("entry", CORPUS, ids=[e.name for e in CORPUS])
 def test_the_corpus_entry_gets_the_same_verdict_on_the_pr_and_after_the_merge(
-    entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
 ) -> None:
     if entry.needs == "sandbox" and bot.sandbox.isolation() is not None:
         pytest.skip(f"no network isolation here: {bot.sandbox.isolation()}")
-    case = build(entry, Context(tmp_path / entry.name))
+    context = Context(tmp_path / entry.name)
+    if entry.needs == "server":
+        request.getfixturevalue("local_fetches")
+        context.server = serve_corpus(request.getfixturevalue("httpserver"))
+    case = build(entry, context)
     repo, root = case.built.repo, case.built.root
     pair = pull_request_of(case.args, repo)
     if isinstance(pair, str):
