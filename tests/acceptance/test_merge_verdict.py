@@ -131,12 +131,12 @@ def compare(
         pair.at,
         work / "pr.json",
     )
+    found.pr_evidence = pr.get("evidence", "")
     if pr_code == 2 or not pr:
         return found  # the PR check itself refused (nothing to verify): nothing merges
     attempts = {a["attempt"]: a for a in pr["attempts"]}
     runs = {r["run"]: r for r in pr.get("challenge_runs", [])}
     found.pr_only = {p["code"] for p in pr["pr_problems"] if p["severity"] == "error"}
-    found.pr_evidence = pr["evidence"]
     if not attempts and not runs:
         return found
     try:
@@ -278,6 +278,9 @@ def test_the_corpus_entry_gets_the_same_verdict_on_the_pr_and_after_the_merge(
         return
     assert found.differences == [], found.differences
     assert found.pr_only <= PR_ONLY_CODES, found.pr_only
+    if found.compared == 0:
+        # The PR check verified no attempt: its diff was refused as a whole (red).
+        assert entry.name in NO_ATTEMPT_ON_PR and found.pr_evidence == "invalid", found
 
 
 def _flags(args: list[str]) -> list[str]:
@@ -291,6 +294,13 @@ def _flags(args: list[str]) -> list[str]:
     return kept
 
 
+# Entries whose PR check refuses the diff before any attempt (non-ASCII paths): red, and
+# nothing merges.
+NO_ATTEMPT_ON_PR = {
+    "lookalike-submitter-cyrillic",
+    "lookalike-submitter-zero-width",
+    "lookalike-submitter-in-pull-request",
+}
 # Entries git cannot merge (a tree entry named ".."): the PR is red and nothing lands.
 UNMERGEABLE = {"git-tree-dot-dot-entry"}
 # Entries whose trick is a commit pushed to main: there is no pull request to compare.
@@ -376,6 +386,7 @@ def test_a_mutated_pull_request_gets_the_same_verdict_after_the_merge(
         pair = Pair(repo.commit("main").hexsha, head, head_at + timedelta(minutes=36))
         found = compare(built.root, repo, pair, tmp_path)
         assert found.differences == [], found.differences
+        assert found.compared == 1, found
     finally:
         repo.git.checkout("-q", "-f", "filer/attempt")
         repo.git.reset("-q", "--hard", start)
