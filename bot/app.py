@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,15 @@ from bot.explain import Explanation, explain
 from bot.findings import Code, Finding, Severity
 from bot.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
 from bot.github.identity import Filer, check_identity
-from bot.history import Change, GitHistory, History, open_history
+from bot.history import (
+    Change,
+    GitHistory,
+    History,
+    MergedHistory,
+    epoch,
+    merged_history,
+    open_history,
+)
 from bot.judge import folder_market
 from bot.load.yaml_ import load_yaml
 from bot.registry import Registry, load_registry
@@ -123,6 +131,7 @@ class Workspace:
     history: History
     changes: Sequence[Change] | None = None
     head_paths: Sequence[str] = ()  # for a pull request: every file path of its head's tree
+    head_at: datetime | None = None  # for a pull request: its head commit's committer date
 
     def close(self) -> None:
         """Stop the git processes the workspace keeps."""
@@ -157,6 +166,7 @@ def open_workspace(
         trusted: Tree | None = None
         changes = None
         head_paths: list[str] = []
+        head_at: datetime | None = None
         if base_ref and isinstance(history, GitHistory):
             if head:
                 try:
@@ -169,7 +179,9 @@ def open_workspace(
             trusted = GitTree(history.repo, history.base, history.prefix)
             changes = history.changes(head or "HEAD")
             head_paths = history.tree_paths(head or "HEAD")
-        return Workspace(load_registry(tree, limits, trusted), history, changes, head_paths)
+            head_at = epoch(str(history.repo.commit(head or "HEAD").committed_date))
+        registry = load_registry(tree, limits, trusted)
+        return Workspace(registry, history, changes, head_paths, head_at)
     except BaseException:
         history.close()
         raise
@@ -257,6 +269,7 @@ def verify_registry(
     *,
     head_paths: Sequence[str] = (),
     filer: Filer | None = None,
+    head_at: datetime | None = None,
 ) -> VerifyReport:
     """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
     request's `changes`, the attempt folders it touches and what else it changes.
@@ -265,7 +278,8 @@ def verify_registry(
     counts), and what the PR may not change makes every attempt folder it touches invalid (no
     status, no outcome), while the report lists those problems once, in `pr_problems`
     (`pull_request_problems`: `head_paths` for name collisions, `filer` for what GitHub says of
-    the author; without it the offline rules apply).
+    the author; without it the offline rules apply). Its evidence is judged as main will judge
+    it once GitHub merges it at the run's time, never before `head_at` (`_as_merged`).
 
     Raises `ClaimsError` when there is nothing to verify.
     """
@@ -291,6 +305,7 @@ def verify_registry(
         )
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
+        history = _as_merged(history, changes, options, head_at)
         changed = changed_attempt_folders(changes)
         changed_runs = [c.path for c in changes if _is_run_path(c.path)]
         runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
@@ -326,6 +341,23 @@ def verify_registry(
         registry.tree.label,
         tuple(verify_runs(registry, runs, history)),
     )
+
+
+def _as_merged(
+    history: History,
+    changes: Sequence[Change],
+    options: VerifyOptions,
+    head_at: datetime | None,
+) -> History:
+    """For a pull request: the base branch as it will stand once GitHub merges it at the run's
+    time (`options.merge_at`, else the end of the `as_of` day), so that its verdict is main's
+    after that merge (docs/spec-notes.md, "A green pull request stays green")."""
+    if isinstance(history, MergedHistory) or history.unavailable is not None:
+        return history
+    moment = options.merge_at
+    if moment is None and options.as_of is not None:
+        moment = end_of_day(options.as_of)
+    return history if moment is None else merged_history(history, changes, moment, head_at)
 
 
 def _is_run_path(path: str) -> bool:
@@ -502,6 +534,7 @@ def explain_registry(
     paths: Sequence[str],
     changes: Sequence[Change] | None = None,
     head_paths: Sequence[str] = (),
+    head_at: datetime | None = None,
 ) -> tuple[list[Explanation], list[Finding]]:
     """`claims explain`: for each attempt folder at or below `paths`, what stands between it
     and qualifying (`bot.explain`), judged exactly as `verify_registry` judges it. Returns the
@@ -519,6 +552,7 @@ def explain_registry(
     blocked: dict[str, Sequence[Finding]] = {}
     if changes is not None:
         options = replace(options, judgments_from_base=True)
+        history = _as_merged(history, changes, options, head_at)
         pr_problems = pull_request_problems(registry, changes, head_paths)
         blocked = _blocked_folders(folders, changes, pr_problems)
     explanations = []

@@ -384,7 +384,12 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
 
     root = _registry_root(args.registry, args.paths[0] if args.paths else Path.cwd())
     paths = _relative(root, args.paths) if args.paths else None
-    options = _options(args, args.as_of or _today())
+    clock = _now()
+    as_of = args.as_of or clock.date()
+    # A pull request is judged as merged now: at the run's clock, or, judged as of another
+    # day, at that day's end (docs/spec-notes.md, "A green pull request stays green").
+    merge_at = clock if as_of == clock.date() else None
+    options = replace(_options(args, as_of), merge_at=merge_at)
     with open_workspace(root, args.base_ref, args.head) as workspace:
         filer = None
         if github is not None:
@@ -397,6 +402,7 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
             paths,
             workspace.changes,
             head_paths=workspace.head_paths,
+            head_at=workspace.head_at,
             filer=filer,
         )
     to_stdout = args.json is not None and str(args.json) == "-"
@@ -769,7 +775,10 @@ def _explain(args: argparse.Namespace) -> int:
         _deprecated("a bare `claims explain --json` (write `--json -` for stdout)")
     root = _registry_root(args.registry, paths[0] if paths else Path.cwd())
     relative = _relative(root, paths) if paths else ["attempts"]
-    options = VerifyOptions(as_of=args.as_of or _today())
+    clock = _now()
+    as_of = args.as_of or clock.date()
+    # As verify: a pull request is judged as merged at the run's clock (see `_verify`).
+    options = VerifyOptions(as_of=as_of, merge_at=clock if as_of == clock.date() else None)
     with open_workspace(root, args.base_ref) as workspace:
         explanations, problems = explain_registry(
             workspace.registry,
@@ -778,6 +787,7 @@ def _explain(args: argparse.Namespace) -> int:
             relative,
             workspace.changes,
             workspace.head_paths,
+            workspace.head_at,
         )
     text = printable(render_explanation(explanations, BRIEF_SAME if args.brief else None))
     if json_to is not None:

@@ -536,12 +536,14 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
     filed = judged.facts.filed_at
     if judged.files.freeze_only:
         filed = None
+    # A pull request's evidence is judged as merged at the run's time (`MergedHistory`).
+    merged = "judged as merged" if judged.facts.filed_on_merge else "merged"
     if filed is not None and filed <= closes:
         lines.append(
             Line(
                 "ok",
                 "date",
-                f"filed: merged {_when(filed)}, the window closes {dates.window_closes}",
+                f"filed: {merged} {_when(filed)}, the window closes {dates.window_closes}",
             )
         )
     elif filed is not None:
@@ -549,7 +551,7 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
             Line(
                 "fails",
                 "date",
-                f"filed: merged {_when(filed)}, after the window closed on {dates.window_closes}",
+                f"filed: {merged} {_when(filed)}, after the window closed on {dates.window_closes}",
                 Code.FILED_LATE.value,
             )
         )

@@ -72,6 +72,12 @@ class Code(StrEnum):
     FREEZE_ONLY = "freeze-only"
     TRIAL_BEFORE_FREEZE = "trial-before-freeze"
     TRIAL_IN_FUTURE = "trial-in-future"  # after its record was filed, or after the date judged
+    # A notice: a pull request is judged as merged now; merged after its window closes it
+    # would be filed-late (undecidable before the merge).
+    MERGE_BY_WINDOW_CLOSE = "merge-by-window-close"
+    # A notice: the head commit is dated after the run's clock, so the PR is judged as merged
+    # at that later date (a merge before it would land the evidence earlier).
+    MERGE_AFTER_CLOCK = "merge-after-clock"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
     # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
     CHALLENGE_RUN_INVALID = "challenge-run-invalid"

@@ -111,6 +111,9 @@ class VerifyOptions:
     # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
     # market contract, shared rules and the bot's code (bot/cache.py). None: no cache.
     records_cache: RecordsCache | None = None
+    # A pull request (--base-ref): the moment it is judged as merged at, the run's clock
+    # (`bot.history.merged_history`). None: the end of the `as_of` day.
+    merge_at: datetime | None = None
     # Keep every record of freeze-cases.jsonl and trials.jsonl (`claims explain` reads them).
     # Without, they are checked as they are read and not kept (`RecordsChecker`).
     keep_records: bool = False
@@ -462,6 +465,7 @@ def gather_facts(
     if attempt is not None and attempt.kind == "challenge" and attempt.challenge_run:
         challenge = _challenge_facts(registry, files, attempt, history)
         withholdable = list(challenge_withholdable(registry, attempt.challenge_run, history))
+    filed = _filed(files, history)
     return AttemptFacts(
         market_problems=tuple(market_problems),
         base_ref=history.base_ref,
@@ -470,7 +474,13 @@ def gather_facts(
         landing_checks=_landing_checks(landings, options.confirm_landing),
         challenge_withholdable=tuple(withholdable),
         challenge=challenge,
-        filed_at=_filed_at(files, history),
+        filed_at=filed.committed_at if filed is not None else None,
+        filed_on_merge=filed is not None and filed.pending,
+        merge_clock=(
+            filed.committed_as_written
+            if filed is not None and filed.pending and filed.clamped
+            else None
+        ),
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
         paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
@@ -575,7 +585,8 @@ def _landing_checks(
         return None
     checks: dict[str, str | None] = {}
     for landing in landings.values():
-        if isinstance(landing, Landing) and landing.sha not in checks:
+        # A pending landing (the pull request's own merge) has no commit to ask about yet.
+        if isinstance(landing, Landing) and not landing.pending and landing.sha not in checks:
             checks[landing.sha] = confirm(landing)
     return checks
 
@@ -593,18 +604,23 @@ def _landing(registry: Registry, files: AttemptFiles, history: History, path: st
     return history.landing(path, blob)
 
 
-def _filed_at(files: AttemptFiles, history: History) -> datetime | None:
-    """When the attempt's evidence, as it stands, landed on the base branch (None: not all)."""
+def _filed(files: AttemptFiles, history: History) -> Landing | None:
+    """Where the attempt's evidence, as it stands, last landed on the base branch: the latest
+    landing of its files (a pull request's merge when it changes any); None: not all landed."""
     if history.unavailable is not None:
         return None
-    latest = None
+    latest: Landing | None = None
     for name, entry in files.entries.items():
         if name == "judgments.yaml":
             continue
         found = history.landing(files.path(name), entry.blob_id)
         if isinstance(found, str):
             return None
-        latest = found.committed_at if latest is None else max(latest, found.committed_at)
+        if latest is None or (found.committed_at, found.pending) > (
+            latest.committed_at,
+            latest.pending,
+        ):
+            latest = found
     return latest
 
 

@@ -42,9 +42,11 @@ __all__ = [
     "History",
     "Landing",
     "MemoryHistory",
+    "MergedHistory",
     "NoHistory",
     "Tag",
     "blob_id",
+    "merged_history",
     "open_history",
 ]
 
@@ -91,6 +93,15 @@ class Landing:
     committer_name: str = WEB_FLOW_NAME
     committer_email: str = WEB_FLOW_EMAIL
     committed_as_written: datetime | None = None  # the committer date before any clamping
+    # Not landed yet: this content arrives with the merge of the pull request being verified,
+    # a commit GitHub has not written, dated the moment the run judges the merge at
+    # (`MergedHistory`). Its `sha` is "": there is no commit to name or ask the API about.
+    pending: bool = False
+
+    @property
+    def where(self) -> str:
+        """The commit, as messages name it: its short sha, or the pull request's merge."""
+        return "this pull request's merge" if self.pending else self.sha[:12]
 
     @property
     def web_flow(self) -> bool:
@@ -244,7 +255,7 @@ class GitHistory:
                 sha, committed, *parents = token.split()[1:]
                 name, email = next(tokens, ""), next(tokens, "")
                 # A date past year 9999 is no date: as late as can be (fail closed).
-                moment = _epoch(committed) or datetime.max.replace(tzinfo=UTC)
+                moment = epoch(committed) or datetime.max.replace(tzinfo=UTC)
                 index.commits.append(_Commit(sha, moment, len(parents), None, name, email))
             elif token.startswith(":"):
                 path = next(tokens, "")
@@ -262,6 +273,13 @@ class GitHistory:
             latest = commit.committed_at if latest is None else max(latest, commit.committed_at)
             commit.effective_at = latest
         return index
+
+    @property
+    def tip_at(self) -> datetime | None:
+        """The base branch's newest commit's date as evidence (never earlier than an older
+        commit's): the earliest date a commit added on top of it can count as (None: empty)."""
+        commits = self._index.commits
+        return commits[0].effective_at if commits else None
 
     def on_branch(self, commit: str) -> bool:
         if self._branch is None:
@@ -430,7 +448,7 @@ class GitHistory:
         return [self._index.commits[position].sha for position in sorted(positions)]
 
 
-def _epoch(text: str) -> datetime | None:
+def epoch(text: str) -> datetime | None:
     """Seconds since the epoch as an aware UTC time; None when it is none or out of range."""
     try:
         return datetime.fromtimestamp(int(text), UTC)
@@ -452,9 +470,87 @@ def read_tags(repo: git.Repo) -> dict[str, Tag]:
         if (peeled_kind if annotated else kind) != "commit":
             continue  # a tag of a tree or a blob snapshots no registry
         # Seconds since the epoch: a tagger offset Python cannot represent changes nothing.
-        moment = _epoch(tagged) if annotated else None
+        moment = epoch(tagged) if annotated else None
         tags[name] = Tag(name, peeled if annotated else target, annotated, moment)
     return tags
+
+
+@dataclass(frozen=True)
+class MergedHistory:
+    """The base branch as it will stand once GitHub merges a pull request at `merged_at`.
+
+    A pull request's verdict is the one main gives after the merge (docs/spec-notes.md, "A
+    green pull request stays green"): every content the pull request adds or changes lands in
+    the merge commit GitHub's web flow writes, dated when it merges. That moment is not known
+    before the merge; the run judges it at `merged_at`, its own clock (never earlier than the
+    base branch's newest commit, as a commit's date on main is read), so each check that
+    depends on when evidence landed (freeze order, trials in the future, the filing window) is
+    the check main makes if the merge happens then. Everything else is the base branch's.
+    """
+
+    base: History
+    changed: Mapping[str, str | None]  # registry path -> the PR's new blob (None: deleted)
+    merged_at: datetime
+    # The run's clock. merged_at is later when the head commit or the base branch's newest
+    # commit is dated after it: a merge before merged_at would land the evidence earlier
+    # (the notice merge-after-clock).
+    clock: datetime
+
+    @property
+    def base_ref(self) -> str | None:
+        return self.base.base_ref
+
+    @property
+    def unavailable(self) -> str | None:
+        return self.base.unavailable
+
+    def landing(self, path: str, blob: str) -> Landing | str:
+        if path not in self.changed:
+            return self.base.landing(path, blob)
+        new = self.changed[path]
+        if new is None or new != blob:
+            # Deleted by the pull request, or not the content it merges: the base's answer.
+            return self.base.landing(path, blob)
+        return Landing(
+            "",
+            self.merged_at,
+            "the pull request's merge",
+            self.merged_at > self.clock,
+            committed_as_written=self.clock,
+            pending=True,
+        )
+
+    def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
+        return self.base.content_at(path, moment, limit)
+
+    def content_at_tip(self, path: str, limit: int) -> bytes | None:
+        return self.base.content_at_tip(path, limit)
+
+    def tag(self, name: str) -> Tag | None:
+        return self.base.tag(name)
+
+    def on_branch(self, commit: str) -> bool:
+        return self.base.on_branch(commit)
+
+    def close(self) -> None:
+        self.base.close()
+
+
+def merged_history(
+    base: History,
+    changes: Sequence[Change],
+    clock: datetime,
+    head_at: datetime | None = None,
+) -> MergedHistory:
+    """`base` as it will stand when GitHub merges the pull request of `changes` at `clock` (the
+    run's own time). The moment is never earlier than the head commit's date `head_at` (GitHub
+    cannot merge a commit before it is made; a head dated after the clock is reported, since its
+    author wrote that date), nor than the base branch's newest commit (a commit's date on main
+    is read as no earlier than the commits before it)."""
+    tip = base.tip_at if isinstance(base, GitHistory) else None
+    moment = max(d for d in (clock, head_at, tip) if d is not None)
+    changed = {change.path: change.blob or None for change in changes}
+    return MergedHistory(base, changed, moment, clock)
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from typing import Any
 
 from bot.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
+from bot.dates import MarketDates, end_of_day
 from bot.dump import format_timestamp
 from bot.evidence.models import (
     AdapterSpec,
@@ -146,6 +147,11 @@ class AttemptFacts:
     # A challenge attempt: its run as judged (None for other kinds).
     challenge: ChallengeFacts | None = None
     filed_at: datetime | None = None  # when all the evidence landed on main; None: not all
+    # filed_at is the pull request's own merge, judged at the run's clock (not landed yet).
+    filed_on_merge: bool = False
+    # With filed_on_merge: the run's clock, when the moment judged was raised above it to the
+    # head commit's (or the base branch's newest commit's) date. None: the clock itself.
+    merge_clock: datetime | None = None
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
     paper_freeze_findings: Sequence[Finding] = ()  # from fetching paper_freeze.url, when asked
@@ -232,6 +238,7 @@ def _judge(
         if attempt.kind == "wrapped":
             findings += facts.paper_freeze_findings
         findings += _check_trials_in_future(records, facts, files.path("trials.jsonl"))
+        findings += _merge_by_window_close(facts, market, rules, files.path("attempt.yaml"))
     # 8. hidden suites (and, for a challenge attempt, its run's cases and scores)
     findings += [
         *check_withheld(head, withholdable),
@@ -258,11 +265,14 @@ def _judge(
         digest=files.digest,
         counts=counts,
     )
+    # What the pull request may not change blocks qualification, never the evidence's own
+    # checks: the score table is compared all the same, so a maintainer who approves the
+    # change meets on the PR every code main gives after the merge.
     if (
         market is None
         or attempt is None
         or not records.cases_read
-        or any(f.severity is Severity.ERROR for f in [*findings, *facts.pr_problems])
+        or any(f.severity is Severity.ERROR for f in findings)
     ):
         # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
         # a filer sees what a shared key did before the bars are ever evaluated.
@@ -302,6 +312,10 @@ def _judge(
         bars=tuple(bars),
         class_conditional=derived.get("class_conditional", {}),
     )
+    if any(f.severity is Severity.ERROR for f in facts.pr_problems):
+        # Its codes are shown, but no bars: they are judged once the pull request may merge.
+        blocked = replace(verdict, bars=(), class_conditional={})
+        return replace(blocked, units=records.unit_summary) if records.unit_summary else blocked
     if problems or as_of is None:
         return verdict
 
@@ -688,13 +702,18 @@ def _check_freeze_order(
         refused = _landing_refused(file, found, facts)
         if refused is not None:
             return [*findings, Finding(Code.FREEZE_ORDER, refused, file)]
-        if facts.landing_checks is None:
+        if facts.landing_checks is None and not found.pending:
             unconfirmed.append((file, found))
         if latest is None or found.committed_at > latest.committed_at:
             latest = found
     if latest is not None:
-        what = f"the freeze merged to {facts.base_ref} in {latest.sha[:12]}"
-        if latest.clamped:
+        what = f"the freeze merged to {facts.base_ref} in {latest.where}"
+        if latest.pending:
+            what = (
+                f"the freeze, which lands on {facts.base_ref} only with this pull request's"
+                " merge (merge the freeze first, then run the trials), judged at this run's time"
+            )
+        elif latest.clamped:
             what += " (its date taken no earlier than any older commit on main)"
         trials = records.trials_before(latest.committed_at)
         findings += check_trial_order(trials, latest.committed_at, what, trials_file)
@@ -714,14 +733,62 @@ def _check_freeze_order(
 
 def _check_trials_in_future(records: RecordsCheck, facts: AttemptFacts, file: str) -> list[Finding]:
     """7. No trial after its record was filed: after the evidence landed on the base branch.
-    Evidence not landed yet (a pull request, a working tree) has no filing time to compare
-    with; it is judged once it lands (docs/spec-notes.md, "Trials in the future"). The filing
-    time comes from history on every run: the verification cache keeps only the last trial's
-    start, and the trials are read again when it is not before the filing."""
+    A pull request's evidence lands with its merge, judged at the run's time (docs/spec-notes.md,
+    "A green pull request stays green"); a working tree without history has no filing time to
+    compare with. The filing time comes from history on every run: the verification cache
+    keeps only the last trial's start, and the trials are read again when it is not before
+    the filing."""
     if facts.filed_at is None:
         return []
     what = f"the evidence landed on {facts.base_ref} ({facts.filed_at.isoformat()})"
+    if facts.filed_on_merge:
+        what = (
+            f"this pull request's merge into {facts.base_ref}, judged at this run's time"
+            f" ({facts.filed_at.isoformat()})"
+        )
     return check_trials_not_after(records.trials_from(facts.filed_at), facts.filed_at, what, file)
+
+
+def _merge_by_window_close(
+    facts: AttemptFacts, market: Market | None, rules: SharedRules, file: str
+) -> list[Finding]:
+    """7. The notice `merge-by-window-close`: a pull request judged as merged now, before its
+    market's filing window closes, is filed-late if GitHub merges it after the close. That
+    cannot be decided before the merge, so it is said, never passed over in silence."""
+    if not facts.filed_on_merge or facts.filed_at is None:
+        return []
+    notices = []
+    if facts.merge_clock is not None:
+        notices.append(
+            Finding(
+                Code.MERGE_AFTER_CLOCK,
+                f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()}, the"
+                " date of the pull request's head commit (or of the newest commit on"
+                f" {facts.base_ref}), later than this run's time"
+                f" ({facts.merge_clock.isoformat()}): merged earlier, a trial after the merge"
+                " is trial-in-future",
+                file,
+                severity=Severity.NOTICE,
+            )
+        )
+    if market is None:
+        return notices
+    dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
+    closes = end_of_day(dates.window_closes)
+    if facts.filed_at > closes:
+        return notices  # already after the close: filed-late on the pull request as on main
+    return [
+        *notices,
+        Finding(
+            Code.MERGE_BY_WINDOW_CLOSE,
+            f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()};"
+            f" merged after market {market.id}'s filing window closes"
+            f" ({dates.window_closes}, {closes.isoformat()}), the attempt is filed-late and"
+            " cannot qualify",
+            file,
+            severity=Severity.NOTICE,
+        ),
+    ]
 
 
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:
@@ -731,6 +798,9 @@ def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | 
     merge (or squash) commit, merged at the commit's date; offline, GitHub's web flow must have
     written it. A filer's own commit fast-forwarded onto main carries dates its author chose.
     """
+    if landing.pending:
+        # GitHub's web flow writes the merge, with a merge commit as the branch's rules ask.
+        return None
     where = f"{file} reached {facts.base_ref} in {landing.sha[:12]}"
     if facts.landing_checks is not None:
         said = facts.landing_checks.get(landing.sha, "the GitHub API was not asked about it")

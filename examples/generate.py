@@ -580,7 +580,9 @@ def build(out: Path) -> None:
     after = dict(before)
     rehash_a_case(after)
     expect["main"][folder] = ["freeze-only"]
-    expect["pr"][folder] = ["freeze-order", "merged-evidence-changed", "protected-path"]
+    # The edited freeze lands with the pull request's merge, after the run's trials: what main
+    # says once merged, so what the pull request says (docs/spec-notes.md).
+    expect["pr"][folder] = ["merged-evidence-changed", "protected-path", "trial-before-freeze"]
     why[folder] = (
         "freeze merged in January; its run is the open pull request, which changed"
         " freeze-cases.jsonl after the freeze was merged (merged evidence, without a"

@@ -330,3 +330,42 @@ def command_token(argv: Sequence[object]) -> str:
     if len(words) >= 2 and words[0] == "github" and words[1] in COMMAND_JOBS:
         return job_token(*COMMAND_JOBS[words[1]])
     return "t0ken"
+
+
+def serve_corpus(httpserver: Any) -> str:
+    """The local server the adversarial corpus's `needs="server"` entries fetch from
+    (tests/adversarial/generate.py): `/harness.log` redirects to a file with no end,
+    `/malformed-redirect` redirects to no URL. Returns its base URL (`Context.server`). The
+    caller also asks for the `local_fetches` fixture, so the bot may fetch from it."""
+    from collections.abc import Iterator
+
+    from werkzeug import Request, Response
+
+    def endless(request: Request) -> Response:
+        """A file with no end (the bot must stop reading after raw_log.bytes)."""
+
+        def body() -> Iterator[bytes]:
+            chunk = b"x" * 65536
+            for _ in range(16384):  # 1 GiB, should the bot ever read that far
+                yield chunk
+
+        return Response(body(), mimetype="application/octet-stream")
+
+    class MalformedRedirect(Response):
+        """A redirect whose Location is no URL: werkzeug would refuse to send it (it parses
+        the Location), so it is set after werkzeug's own headers."""
+
+        def get_wsgi_headers(self, environ: Any) -> Any:
+            headers = super().get_wsgi_headers(environ)
+            headers["Location"] = "http://[::1/x"
+            return headers
+
+    huge = httpserver.url_for("/huge")
+    httpserver.expect_request("/harness.log").respond_with_response(
+        Response(status=302, headers={"Location": huge})
+    )
+    httpserver.expect_request("/huge").respond_with_handler(endless)
+    httpserver.expect_request("/malformed-redirect").respond_with_response(
+        MalformedRedirect(status=302)
+    )
+    return str(httpserver.url_for("")).rstrip("/")

@@ -270,12 +270,20 @@ def _check_order(files: RunFiles, facts: RunFacts) -> list[Finding]:
     freeze = facts.freeze_landing
     findings = []
     for path, landing in sorted(facts.score_landings.items()):
-        if not isinstance(landing, Landing) and not isinstance(freeze, Landing):
+        both_in_change = (
+            isinstance(landing, Landing)
+            and isinstance(freeze, Landing)
+            and landing.pending
+            and freeze.pending
+        )
+        if both_in_change or (not isinstance(landing, Landing) and not isinstance(freeze, Landing)):
             # Neither is on the base branch: a pull request that freezes and scores at once
             # lands both in one commit, so the scores could not come after the freeze.
             message = (
                 f"{path} is in the same change as the run's freeze-cases.jsonl, which is not on"
-                f" {facts.base_ref} yet ({freeze}): merge the freeze first, then the scores"
+                f" {facts.base_ref} yet"
+                + ("" if isinstance(freeze, Landing) else f" ({freeze})")
+                + ": merge the freeze first, then the scores"
             )
             findings.append(Finding(Code.FREEZE_ORDER, message, path))
             continue
@@ -289,9 +297,9 @@ def _check_order(files: RunFiles, facts: RunFacts) -> list[Finding]:
             findings.append(Finding(Code.FREEZE_ORDER, message, path))
         elif landing.committed_at <= freeze.committed_at:
             message = (
-                f"{path} landed on {facts.base_ref} in {landing.sha[:12]}"
+                f"{path} landed on {facts.base_ref} in {landing.where}"
                 f" ({landing.committed_at.isoformat()}), not after the run's freeze-cases.jsonl"
-                f" ({freeze.sha[:12]}, {freeze.committed_at.isoformat()}): scores come after the"
+                f" ({freeze.where}, {freeze.committed_at.isoformat()}): scores come after the"
                 " freeze"
             )
             findings.append(Finding(Code.FREEZE_ORDER, message, path))

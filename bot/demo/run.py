@@ -234,6 +234,7 @@ class _Demo:
                 paths,
                 workspace.changes,
                 head_paths=workspace.head_paths,
+                head_at=workspace.head_at,
             )
         print(printable(render_text(report)))
         return self._keep(name, report.to_json())

@@ -190,7 +190,9 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, 
     attempt = result.attempt()
     assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == ("invalid", None, None)
     assert attempt["reasons"] == []  # the rewritten evidence itself is consistent
-    assert result.notices() == set()  # the landings were confirmed by the API
+    # The landings were confirmed by the API; the window is open, so a merge after its close
+    # would make the attempt filed-late: said, as it cannot be decided before the merge.
+    assert result.notices() == {"merge-by-window-close"}
 
 
 def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) -> None:
@@ -199,7 +201,11 @@ def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) 
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
     assert result.code == 1
     assert result.codes() == {"merged-evidence-changed"}
-    assert result.notices() == {"identity-unchecked", "freeze-date-unconfirmed"}
+    assert result.notices() == {
+        "identity-unchecked",
+        "freeze-date-unconfirmed",
+        "merge-by-window-close",
+    }
 
 
 def test_without_a_token_github_verify_applies_the_offline_rules(make_registry, github) -> None:
@@ -437,7 +443,7 @@ def test_a_squash_merge_the_api_confirms_is_accepted(make_registry, github, run_
     port.by_commit[landing] = [merged_pull(3, ALICE, commit)]
     open_pull(port, 50, ALICE, head)
     result = github(port, built, 50, head)
-    assert result.codes() == set() and result.notices() == set()
+    assert result.codes() == set() and result.notices() == {"merge-by-window-close"}
     assert result.attempt()["evidence"] == "valid"
     # Merged at another time than the commit's date: not its merge.
     late = replace(port.by_commit[landing][0], merged_at=datetime(2027, 3, 1, tzinfo=UTC))
@@ -449,4 +455,8 @@ def test_a_squash_merge_the_api_confirms_is_accepted(make_registry, github, run_
     # Offline, GitHub's web flow wrote the squash: accepted, the date unconfirmed.
     offline = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
     assert offline.codes() == set()
-    assert offline.notices() == {"freeze-date-unconfirmed", "identity-unchecked"}
+    assert offline.notices() == {
+        "freeze-date-unconfirmed",
+        "identity-unchecked",
+        "merge-by-window-close",
+    }

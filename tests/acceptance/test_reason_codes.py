@@ -208,7 +208,11 @@ def test_freeze_arriving_with_the_run_is_after_the_trials(make_registry, run_cla
     assert result.codes() == {"trial-before-freeze"}
 
 
-def test_freeze_changed_after_merge_is_freeze_order(make_registry, run_claims) -> None:
+def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, run_claims) -> None:
+    """A pull request changing a merged freeze is judged as main will judge it once merged:
+    the changed freeze lands with the merge, after every trial (docs/spec-notes.md, "A green
+    pull request stays green")."""
+
     def rehash(files: Files) -> None:
         from bot.evidence.rules import case_hash
 
@@ -221,18 +225,19 @@ def test_freeze_changed_after_merge_is_freeze_order(make_registry, run_claims) -
     built = make_registry(change_in_run=rehash, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     # The PR also changes evidence merged on main (the freeze), without a maintainer's approval.
-    assert result.codes() == {"freeze-order", "merged-evidence-changed"}
-    (order,) = [r for r in result.reasons() if r["code"] == "freeze-order"]
-    assert "differs from the version on main" in order["message"]
+    assert result.codes() == {"trial-before-freeze", "merged-evidence-changed"}
+    order = [r for r in result.reasons() if r["code"] == "trial-before-freeze"]
+    assert "lands on main only with this pull request's merge" in order[0]["message"]
     (changed,) = [r for r in result.reasons() if r["code"] == "merged-evidence-changed"]
     assert changed["file"].endswith("/freeze-cases.jsonl")
 
 
-def test_freeze_never_merged_is_freeze_order(make_registry, run_claims) -> None:
+def test_freeze_never_merged_lands_with_the_run_after_the_trials(make_registry, run_claims) -> None:
+    """On the pull request as on main after its merge (test above): trial-before-freeze."""
     built = make_registry(freeze_in_run=True, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
-    assert result.codes() == {"freeze-order"}
-    assert "is not on main" in result.reasons()[0]["message"]
+    assert result.codes() == {"trial-before-freeze"}
+    assert "merge the freeze first, then run the trials" in result.reasons()[0]["message"]
 
 
 def test_open_pr_with_valid_evidence_passes(make_registry, run_claims) -> None:

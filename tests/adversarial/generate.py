@@ -915,7 +915,8 @@ CORPUS: tuple[Entry, ...] = (
     _entry(
         "attempt-folder-renamed",
         "a pull request moves a merged, judged attempt to a new slug, freeze and all",
-        ["freeze-order", "maintainer-file", "merged-evidence-changed", "several-attempts"],
+        # The moved freeze lands with the merge, after the trials: as on main once merged.
+        ["maintainer-file", "merged-evidence-changed", "several-attempts", "trial-before-freeze"],
         "merged evidence changes only",
         _folder_renamed,
     ),
@@ -1264,7 +1265,8 @@ CORPUS: tuple[Entry, ...] = (
     _entry(
         "judgments-stale-after-evidence-change",
         "a pull request re-scores a judged attempt: the judgments cover other evidence",
-        ["merged-evidence-changed"],
+        # the score table no longer agrees either: what main would say once merged
+        ["merged-evidence-changed", "score-table-mismatch"],
         "merged evidence changes only",
         _stale,
     ),

@@ -10,13 +10,10 @@ message fragment, and never trace back.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pytest_httpserver import HTTPServer
-from werkzeug import Request, Response
 
 import bot.sandbox
 from bot.cli import main
@@ -24,42 +21,12 @@ from bot.site.model import attempt_page_path
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.adversarial.harness import streamed_and_kept
 from tests.conftest import AS_OF
-from tests.support import assert_report_reads_back
-
-
-def _endless(request: Request) -> Response:
-    """A file with no end (the bot must stop reading after raw_log.bytes)."""
-
-    def body() -> Iterator[bytes]:
-        chunk = b"x" * 65536
-        for _ in range(16384):  # 1 GiB, should the bot ever read that far
-            yield chunk
-
-    return Response(body(), mimetype="application/octet-stream")
-
-
-class _MalformedRedirect(Response):
-    """A redirect whose Location is no URL: werkzeug would refuse to send it (it parses the
-    Location), so it is set after werkzeug's own headers."""
-
-    def get_wsgi_headers(self, environ: Any) -> Any:
-        headers = super().get_wsgi_headers(environ)
-        headers["Location"] = "http://[::1/x"
-        return headers
+from tests.support import assert_report_reads_back, serve_corpus
 
 
 def _server(request: pytest.FixtureRequest) -> str:
-    httpserver: HTTPServer = request.getfixturevalue("httpserver")
     request.getfixturevalue("local_fetches")
-    huge = httpserver.url_for("/huge")
-    httpserver.expect_request("/harness.log").respond_with_response(
-        Response(status=302, headers={"Location": huge})
-    )
-    httpserver.expect_request("/huge").respond_with_handler(_endless)
-    httpserver.expect_request("/malformed-redirect").respond_with_response(
-        _MalformedRedirect(status=302)
-    )
-    return httpserver.url_for("").rstrip("/")
+    return serve_corpus(request.getfixturevalue("httpserver"))
 
 
 def _reasons(report: dict[str, Any]) -> list[dict[str, Any]]:

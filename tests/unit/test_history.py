@@ -29,6 +29,7 @@ from bot.history import (
     NoHistory,
     Tag,
     blob_id,
+    merged_history,
     open_history,
 )
 from tests.unit.gitrepo import at, commit, init_repo, merge, stamp
@@ -482,3 +483,58 @@ def test_an_offset_python_cannot_represent_breaks_nothing(tmp_path: Path) -> Non
     repo.git.update_ref("refs/tags/v0.1-imported", tag)
     found = GitHistory(repo, "main").tag("v0.1-imported")
     assert found is not None and found.tagged_at == datetime.fromtimestamp(1819000000, UTC)
+
+
+# ---- a pull request as merged (MergedHistory) -------------------------------------------------
+
+NEW_FREEZE = b"cases: 12\n"
+
+
+def _pr_changes() -> list[Change]:
+    """A pull request that adds attempts/c/freeze.yaml and changes the market."""
+    return [
+        Change("attempts/c/freeze.yaml", "A", "100644", blob_id(NEW_FREEZE)),
+        Change(MARKET, "M", "100644", blob_id(b"id: 3\nversion: 3\n")),
+        Change(RULES, "D", "000000"),
+    ]
+
+
+def test_what_a_pull_request_brings_lands_with_its_merge_at_the_clock(
+    built: Built, history: GitHistory
+) -> None:
+    merged = merged_history(history, _pr_changes(), at(10, month=3))
+    landing = merged.landing("attempts/c/freeze.yaml", blob_id(NEW_FREEZE))
+    assert isinstance(landing, Landing)
+    assert (landing.pending, landing.committed_at, landing.sha) == (True, at(10, month=3), "")
+    assert landing.web_flow and not landing.clamped
+    assert landing.where == "this pull request's merge"
+    changed = merged.landing(MARKET, blob_id(b"id: 3\nversion: 3\n"))
+    assert isinstance(changed, Landing) and changed.pending
+    # What the pull request does not change is the base branch's answer.
+    kept = merged.landing(FREEZE_A, blob_id(FREEZE))
+    assert isinstance(kept, Landing) and (kept.sha, kept.pending) == (built.m1, False)
+    # Another content than the one merged is not on main, nor is a deleted file.
+    assert isinstance(merged.landing("attempts/c/freeze.yaml", blob_id(b"other")), str)
+    assert isinstance(merged.landing(MARKET, blob_id(V1)), str)
+
+
+def test_the_merge_is_never_judged_before_the_head_commit_or_mains_newest_commit(
+    history: GitHistory,
+) -> None:
+    blob = blob_id(NEW_FREEZE)
+    # The clock before main's newest commit (c4, February 1st): the merge comes after it.
+    early = merged_history(history, _pr_changes(), at(20))
+    landing = early.landing("attempts/c/freeze.yaml", blob)
+    assert isinstance(landing, Landing)
+    assert (landing.committed_at, landing.clamped) == (at(1, month=2), True)
+    assert landing.committed_as_written == at(20)  # the clock, for merge-after-clock
+    # The head commit dated after the clock: the merge at the head's date.
+    ahead = merged_history(history, _pr_changes(), at(2, month=3), head_at=at(9, month=3))
+    landing = ahead.landing("attempts/c/freeze.yaml", blob)
+    assert isinstance(landing, Landing)
+    assert (landing.committed_at, landing.clamped) == (at(9, month=3), True)
+    # A head commit dated before the clock changes nothing.
+    later = merged_history(history, _pr_changes(), at(9, month=3), head_at=at(2, month=3))
+    landing = later.landing("attempts/c/freeze.yaml", blob)
+    assert isinstance(landing, Landing)
+    assert (landing.committed_at, landing.clamped) == (at(9, month=3), False)
