@@ -269,7 +269,7 @@ def _decode(raw: bytes, key: str) -> RecordsCheck:
     if fields[1] != str(CACHE_FORMAT).encode():
         raise _Damaged(f"it is of format {fields[1]!r}, this bot writes {CACHE_FORMAT}")
     if fields[3] != str(len(body)).encode():
-        raise _Damaged(f"it holds {len(body)} bytes, its header says {fields[3].decode()!r}")
+        raise _Damaged(f"it holds {len(body)} bytes, its header says {fields[3]!r}")
     if fields[2] != hashlib.sha256(body).hexdigest().encode():
         raise _Damaged("its content does not match its SHA-256")
     try:

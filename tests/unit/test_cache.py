@@ -406,3 +406,28 @@ def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_pa
     assert check is not None and check.checked_trials is None  # read back: no trials kept
     assert check.trials.last_started_at is not None
     assert check.trials_from(check.trials.last_started_at + timedelta(seconds=1)) == ()
+
+
+def test_a_length_field_that_is_not_text_is_a_damaged_entry(
+    entry: tuple[Path, Path, bytes],
+) -> None:
+    """The header's length field holding a byte that is not UTF-8 (hypothesis found this one
+    raising UnicodeDecodeError while the message was written) is a notice, never a traceback."""
+    from bot.gather import read_attempt
+
+    root, path, raw = entry
+    header, _, body = raw.partition(b"\n")
+    fields = header.split(b" ")
+    fields[3] = b"\xff" + fields[3][1:]
+    path.write_bytes(b" ".join(fields) + b"\n" + body)
+    try:
+        cache = VerificationCache(path.parents[1])
+        with open_workspace(root) as workspace:
+            registry = workspace.registry
+            (folder,) = registry.attempt_folders()
+            check, notices = cache.lookup(registry, read_attempt(registry, folder))
+    finally:
+        path.write_bytes(raw)
+    assert check is None
+    assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
+    assert "\\xff" in notices[0].message
