@@ -224,3 +224,27 @@ def test_keep_pins_is_refused_where_nothing_is_kept(
     project = Path(__file__).resolve().parents[2]  # a registry: its examples
     assert main(["verify", "--registry", str(project), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_record_shared_by_two_attempts_is_counted_for_each_attempt_file(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """Two attempts (here in two markets) pinning the same log share one record (the key
+    is the pin's): the last fetch writes its file into it. Each attempt's count names its
+    own file, so market 3's archive manifest lists market 3's attempt, not market 4's."""
+    other = "attempts/market-04/bob-lab/monitor-v2/attempt.yaml"
+    httpserver.expect_request("/log").respond_with_data(LOG)
+    url = httpserver.url_for("/log")
+    fetch = PinFetch(tmp_path, keep_files=True)
+    raw_log(fetch, url)
+    fetch.raw_log(url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=other,
+                  line=4, limits=LOCAL)  # fmt: skip
+    (path,) = tmp_path.glob("*.json")
+    assert json.loads(path.read_text())["file"] == other  # one record, the last writer's
+
+    pins = PinFetch(tmp_path, recorded_only=True)
+    raw_log(pins, url)
+    pins.raw_log(url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=other,
+                 line=4, limits=LOCAL)  # fmt: skip
+    assert [r.file for r in pins.counted("attempts/market-03/")] == [FILE]
+    assert [r.file for r in pins.counted("attempts/market-04/")] == [other]
