@@ -248,3 +248,43 @@ def test_a_record_shared_by_two_attempts_is_counted_for_each_attempt_file(
                  line=4, limits=LOCAL)  # fmt: skip
     assert [r.file for r in pins.counted("attempts/market-03/")] == [FILE]
     assert [r.file for r in pins.counted("attempts/market-04/")] == [other]
+
+
+def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """The archive's cap is shared by a market's attempts, and a filer chooses where their
+    attempt sorts (its folder name) and how big its log is. Taken in the manifest's order, a
+    first-sorting attempt with a log the size of the cap left every other attempt's log
+    uncarried; the smaller files are carried first, so a big one cannot crowd them out."""
+    from bot.gather import VerifyOptions
+    from bot.jobs.pins import archived_pins
+
+    big, small = b"x" * 1000, LOG[:300]
+    files = {
+        "attempts/market-03/aaa-lab/hog/attempt.yaml": big,
+        "attempts/market-03/bob-lab/monitor/attempt.yaml": small,
+        "attempts/market-03/carol-lab/monitor/attempt.yaml": small[::-1],
+    }
+    fetch = PinFetch(tmp_path, keep_files=True)
+    pins = PinFetch(tmp_path, recorded_only=True)
+    for number, (file, body) in enumerate(files.items()):
+        httpserver.expect_request(f"/{number}").respond_with_data(body)
+        for each in (fetch, pins):
+            found = each.raw_log(
+                httpserver.url_for(f"/{number}"), sha256=sha(body), size=len(body),
+                head=None, tail=None, file=file, line=1, limits=LOCAL,
+            )  # fmt: skip
+            assert codes(found) == ["pin-fetched"]
+    options = VerifyOptions(as_of=date(2027, 9, 1), fetch_raw_log=pins.raw_log)
+    carried = archived_pins(options, 3, Limits(max_archived_pins_bytes=1000))
+    assert sorted(carried.files) == sorted(
+        f"pins/sha256/{sha(body)}" for body in (small, small[::-1])
+    )
+    (problem,) = carried.problems
+    assert problem.code is Code.PIN_NOT_ARCHIVED and problem.file.startswith(
+        "attempts/market-03/aaa-lab/"
+    )
+    manifest = json.loads(carried.manifest or b"")
+    assert [entry["file"] for entry in manifest["pins"]] == list(files)  # still in file order
+    assert manifest["carried_bytes"] == 600
