@@ -1,9 +1,11 @@
 """The pin jobs' costs (issue 22, part 1); prints figures, asserts nothing but what it says.
 
-    python bench/pins.py [--mib 256]
+    python bench/pins.py [--mib 256] [--content random|acgt]
 
-Writes a raw log of --mib MiB (seeded random bytes), serves it from a local HTTP server
-(`python -m http.server`, its own process) and, each in a fresh child process:
+Writes a raw log of --mib MiB (seeded random bytes, or with `--content acgt` seeded random
+letters A, C, G and T: zlib's worst case, each byte with many short earlier matches), serves
+it from a local HTTP server (`python -m http.server`, its own process) and, each in a fresh
+child process:
 
 1. fetch: `PinFetch(DIR, keep_files=True).raw_log` as the close's pin job runs it
    (`claims verify --fetch-raw-logs --pin-results DIR --keep-pins`): wall time, throughput,
@@ -55,12 +57,15 @@ Git(repo, "main").archive("snapshot-2027-06-30", {"pins/manifest.json": b"{}\\n"
 """
 
 
-def write_file(path: Path, mib: int) -> str:
+def write_file(path: Path, mib: int, content: str = "random") -> str:
     rng = random.Random(22)
     digest = hashlib.sha256()
+    letters = bytes.maketrans(bytes(range(256)), b"ACGT" * 64)
     with path.open("wb") as out:
         for _ in range(mib):
             block = rng.randbytes(2**20)
+            if content == "acgt":
+                block = block.translate(letters)
             digest.update(block)
             out.write(block)
     return digest.hexdigest()
@@ -88,13 +93,14 @@ def free_port() -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mib", type=int, default=256)
+    parser.add_argument("--content", choices=("random", "acgt"), default="random")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-pins-") as scratch:
         work = Path(scratch)
         served = work / "served"
         served.mkdir()
         log = served / "harness.log"
-        sha256 = write_file(log, args.mib)
+        sha256 = write_file(log, args.mib, args.content)
         size = log.stat().st_size
         port = free_port()
         server = subprocess.Popen(
@@ -146,7 +152,8 @@ def main() -> None:
             )
             tarballs.append(target)
             print(
-                f"archive with the pin ({name}): {wall:.2f} s, peak RSS {rss / 2**20:.0f} MiB,"
+                f"archive with the pin ({name}): {wall:.2f} s,"
+                f" {size / wall / 2**20:.1f} MiB/s, peak RSS {rss / 2**20:.0f} MiB,"
                 f" {target.stat().st_size} bytes"
             )
         same = tarballs[0].read_bytes() == tarballs[1].read_bytes()

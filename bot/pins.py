@@ -35,7 +35,7 @@ import os
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
@@ -349,6 +349,10 @@ class PinFetch:
     ) -> list[Finding]:
         if self.recorded_only:
             record, why = self._read(pin.key)
+            if record is not None and record.file != pin.file:
+                # One record serves every attempt with this pin (the key is the pin's): it
+                # names the file of the fetch that wrote it last, so count it as this one's.
+                record = replace(record, file=pin.file)
         else:
             record, why = self._fetch(pin, fetch, limits), None
             self._store(record)

@@ -192,7 +192,12 @@ class Git:
         added = {**extra, **dict.fromkeys(files or {}, b"")}
         with (
             target.open("wb") as stream,
-            gzip.GzipFile(filename="", mode="wb", fileobj=stream, mtime=0) as zipped,
+            # The fastest level: zlib's best (9) tries up to 4,096 earlier matches a byte, and
+            # a filer's log can be made of them (random ACGT: about 1 MB/s), so a few 1 GiB
+            # pins would hold the close job past its timeout on every run; level 1 tries 4.
+            gzip.GzipFile(
+                filename="", mode="wb", fileobj=stream, mtime=0, compresslevel=1
+            ) as zipped,
             tarfile.open(fileobj=io.BytesIO(raw), mode="r:") as source,
             tarfile.open(fileobj=zipped, mode="w:", format=tarfile.PAX_FORMAT) as out,
         ):

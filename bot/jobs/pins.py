@@ -10,9 +10,9 @@ servers:
     TAG/pins/sha256/<hex>       each carried file, named by its SHA-256
 
 Caps (`Limits.max_archived_pin_bytes` a file, `Limits.max_archived_pins_bytes` an archive):
-pins are taken in the manifest's order (attempt file, kind, URL), and a file past a cap is not
-carried: the manifest says so with the cap, and the close's report names it
-(`pin-not-archived`, a warning: the file was fetched and matched its pin, so the attempt
+the smallest files are carried first (the manifest lists them by attempt file, kind and URL),
+and a file past a cap is not carried: the manifest says so with the cap, and the close's report
+names it (`pin-not-archived`, a warning: the file was fetched and matched its pin, so the attempt
 counts as it is). The manifest is canonical JSON, so the same pins give the same archive.
 """
 
@@ -114,7 +114,13 @@ def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> Carrie
     entries: list[dict[str, object]] = []
     problems: list[Finding] = []
     total = 0
-    for record in _found(options, market):
+    found = _found(options, market)
+    notes: list[str | None] = [None] * len(found)
+    # The caps are filled smallest file first (the manifest keeps its order): a filer picks
+    # both where their attempt sorts and how big its file is, so in the manifest's order one
+    # file the size of the archive's cap, sorted first, would leave every other one out.
+    for index in sorted(range(len(found)), key=lambda i: (found[i].bytes or 0, i)):
+        record = found[index]
         path = f"{PINS_FOLDER}/sha256/{record.sha256}"
         size = record.bytes or 0
         note: str | None = None
@@ -129,13 +135,16 @@ def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> Carrie
         elif total + size > per_archive:
             note = (
                 f"not carried: {size} bytes, past the {per_archive}-byte cap for one archive's"
-                f" pins ({total} bytes carried before it)"
+                " pins (the smaller files are carried first)"
             )
         elif record.body is None:
             note = "not carried: the pin job had no room to keep it"
         else:
             files[path] = record.body
             total += size
+        notes[index] = note
+    for record, note in zip(found, notes, strict=True):
+        path = f"{PINS_FOLDER}/sha256/{record.sha256}"
         carried = note is None
         entries.append(
             {

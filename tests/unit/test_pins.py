@@ -224,3 +224,94 @@ def test_keep_pins_is_refused_where_nothing_is_kept(
     project = Path(__file__).resolve().parents[2]  # a registry: its examples
     assert main(["verify", "--registry", str(project), *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_record_shared_by_two_attempts_is_counted_for_each_attempt_file(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """Two attempts (here in two markets) pinning the same log share one record (the key
+    is the pin's): the last fetch writes its file into it. Each attempt's count names its
+    own file, so market 3's archive manifest lists market 3's attempt, not market 4's."""
+    other = "attempts/market-04/bob-lab/monitor-v2/attempt.yaml"
+    httpserver.expect_request("/log").respond_with_data(LOG)
+    url = httpserver.url_for("/log")
+    fetch = PinFetch(tmp_path, keep_files=True)
+    raw_log(fetch, url)
+    fetch.raw_log(url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=other,
+                  line=4, limits=LOCAL)  # fmt: skip
+    (path,) = tmp_path.glob("*.json")
+    assert json.loads(path.read_text())["file"] == other  # one record, the last writer's
+
+    pins = PinFetch(tmp_path, recorded_only=True)
+    raw_log(pins, url)
+    pins.raw_log(url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=other,
+                 line=4, limits=LOCAL)  # fmt: skip
+    assert [r.file for r in pins.counted("attempts/market-03/")] == [FILE]
+    assert [r.file for r in pins.counted("attempts/market-04/")] == [other]
+
+
+def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """The archive's cap is shared by a market's attempts, and a filer chooses where their
+    attempt sorts (its folder name) and how big its log is. Taken in the manifest's order, a
+    first-sorting attempt with a log the size of the cap left every other attempt's log
+    uncarried; the smaller files are carried first, so a big one cannot crowd them out."""
+    from bot.gather import VerifyOptions
+    from bot.jobs.pins import archived_pins
+
+    big, small = b"x" * 1000, LOG[:300]
+    files = {
+        "attempts/market-03/aaa-lab/hog/attempt.yaml": big,
+        "attempts/market-03/bob-lab/monitor/attempt.yaml": small,
+        "attempts/market-03/carol-lab/monitor/attempt.yaml": small[::-1],
+    }
+    fetch = PinFetch(tmp_path, keep_files=True)
+    pins = PinFetch(tmp_path, recorded_only=True)
+    for number, (file, body) in enumerate(files.items()):
+        httpserver.expect_request(f"/{number}").respond_with_data(body)
+        for each in (fetch, pins):
+            found = each.raw_log(
+                httpserver.url_for(f"/{number}"), sha256=sha(body), size=len(body),
+                head=None, tail=None, file=file, line=1, limits=LOCAL,
+            )  # fmt: skip
+            assert codes(found) == ["pin-fetched"]
+    options = VerifyOptions(as_of=date(2027, 9, 1), fetch_raw_log=pins.raw_log)
+    carried = archived_pins(options, 3, Limits(max_archived_pins_bytes=1000))
+    assert sorted(carried.files) == sorted(
+        f"pins/sha256/{sha(body)}" for body in (small, small[::-1])
+    )
+    (problem,) = carried.problems
+    assert problem.code is Code.PIN_NOT_ARCHIVED and problem.file.startswith(
+        "attempts/market-03/aaa-lab/"
+    )
+    manifest = json.loads(carried.manifest or b"")
+    assert [entry["file"] for entry in manifest["pins"]] == list(files)  # still in file order
+    assert manifest["carried_bytes"] == 600
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="large fix, not made: the pin jobs keep every matching file up to 1 GiB while their"
+    " own disk has room (about 12 GB a job, up to 256 jobs), and the close job downloads all of"
+    " them (pins-* merged) onto one 14 GB runner, though each market's archive carries at most"
+    " 4 GiB. A filer with about a dozen attempts pinning 1 GiB logs fills the close job's disk:"
+    " the download fails, every market of the day is blocked, and again on every run. Needs a"
+    " keep budget planned per market and per run (the plan knows raw_log.bytes).",
+)
+def test_the_pin_jobs_keep_no_more_than_the_archive_can_carry(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    limits = Limits(
+        fetch_allowed_addresses=LOCAL.fetch_allowed_addresses, max_archived_pins_bytes=1000
+    )
+    fetch = PinFetch(tmp_path, keep_files=True)
+    for number in range(3):
+        body = bytes([65 + number]) * 1000
+        httpserver.expect_request(f"/{number}").respond_with_data(body)
+        fetch.raw_log(
+            httpserver.url_for(f"/{number}"), sha256=sha(body), size=len(body), head=None,
+            tail=None, file=f"attempts/market-03/lab-{number}/x/attempt.yaml", limits=limits,
+        )  # fmt: skip
+    kept = sum(path.stat().st_size for path in (tmp_path / "sha256").iterdir())
+    assert kept <= limits.max_archived_pins_bytes
