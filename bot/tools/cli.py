@@ -73,8 +73,9 @@ def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         dest="settings",
         help="fill a FILL-IN value of the stubs (new or existing): FIELD is its dotted path"
         " (method.name, adversarial.red_teams.0.hours) or its last part when only one"
-        " placeholder has that name; VALUE is a string, or a JSON number, true or false;"
-        " repeat for more",
+        " placeholder has that name; a documented optional field the stubs leave out"
+        " (method.url, epochs, notes, publication.doi) is added by its dotted path; VALUE is"
+        " a string, or a JSON number, true or false; repeat for more",
     )
     init.add_argument(
         "--from-inspect",
