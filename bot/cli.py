@@ -707,8 +707,9 @@ def _add_explain_parser(commands: argparse._SubParsersAction[argparse.ArgumentPa
         help="what stands between an attempt and qualifying, one line each",
         description="Judge attempt folders as verify does and print, one line each with a mark"
         " (ok, missing, fails): every bar, floor, adversarial route and red team, human check"
-        " and date, and the unit structure, for invalid evidence too. Exit 0 when every line"
-        " is ok, 1 otherwise.",
+        " and date, and the unit structure, for invalid evidence too. A missed bar is marked"
+        " outcome: the result, not something in the way. Exit 0 when nothing is missing or"
+        " fails, 1 otherwise.",
     )
     explain.add_argument(
         "paths",
@@ -805,7 +806,7 @@ def _explain(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
         return EXIT_ERROR
-    blocked = any(line.mark != "ok" for e in explanations for line in e.lines)
+    blocked = any(e.blocking for e in explanations)
     return EXIT_INVALID if blocked else EXIT_VALID
 
 

@@ -9,6 +9,9 @@ for invalid evidence too the unit structure of the trials that could be read.
 
 Every line carries a mark a filer can scan: `ok` (this condition is met), `missing` (something
 is not there yet: a file, a check, a route, a merge) or `fails` (it is there and falls short).
+A bar the evidence missed is marked `outcome`: it is the attempt's result, which qualification
+does not depend on (a qualifying attempt that misses a bar counts for NO), so it stands in the
+way of nothing and `claims explain` does not count it as a failure.
 """
 
 from __future__ import annotations
@@ -37,9 +40,11 @@ from bot.qualification import (
 from bot.stats.coverage import COVERAGE_WARNING_BELOW
 from bot.verdict import AttemptVerdict, BarResult, UnitSummary
 
-__all__ = ["Explanation", "Line", "Mark", "explain"]
+__all__ = ["BLOCKING", "Explanation", "Line", "Mark", "explain"]
 
-Mark = Literal["ok", "missing", "fails"]
+Mark = Literal["ok", "missing", "fails", "outcome"]
+# The marks of what stands between an attempt and qualifying.
+BLOCKING: tuple[Mark, ...] = ("missing", "fails")
 Topic = Literal[
     "attempt", "evidence", "units", "bar", "floor", "adversarial", "output", "check", "date"
 ]
@@ -70,8 +75,8 @@ class Explanation:
 
     @property
     def blocking(self) -> tuple[Line, ...]:
-        """The lines that are not `ok`."""
-        return tuple(line for line in self.lines if line.mark != "ok")
+        """The lines that stand in the way of qualifying (`missing` or `fails`)."""
+        return tuple(line for line in self.lines if line.mark in BLOCKING)
 
 
 def explain(judged: Judged, rules: SharedRules, as_of: date | None) -> Explanation:
@@ -227,10 +232,13 @@ def _bar(bar: BarResult) -> Line:
     warned = Code.BOUND_COVERAGE_LOW.value if coverage_low(bar) else None
     if bar.met:
         return Line("ok", "bar", f"{text}: met{note}", warned)
+    # The result, not a condition of qualifying: shown as the outcome, never as a failure.
+    details = text.removeprefix(f"{name}: ")
     return Line(
-        "fails",
+        "outcome",
         "bar",
-        f"{text}: missed{note}; a qualifying attempt that misses a bar counts for NO",
+        f"outcome: missed {name} ({details}){note}; a qualifying attempt that misses a bar"
+        " counts for NO",
         warned,
     )
 
@@ -600,7 +608,7 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
 
 def lines_by_mark(explanation: Explanation) -> Mapping[Mark, int]:
     """How many lines carry each mark (for a total line)."""
-    counts: dict[Mark, int] = {"ok": 0, "missing": 0, "fails": 0}
+    counts: dict[Mark, int] = {"ok": 0, "missing": 0, "fails": 0, "outcome": 0}
     for line in explanation.lines:
         counts[line.mark] += 1
     return counts

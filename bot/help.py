@@ -88,8 +88,8 @@ EPILOGS: dict[str, tuple[tuple[str, ...], str]] = {
             "claims explain attempts/market-07 --brief",
             "claims explain attempts/market-07/my-lab/first-monitor --json -",
         ),
-        "0 every line is ok, 1 some line is missing or fails, 2 usage or environment error,"
-        " or registry problems",
+        "0 nothing stands in the way (every line ok, or a missed bar's outcome), 1 some line"
+        " is missing or fails, 2 usage or environment error, or registry problems",
     ),
     "adapt": (("claims adapt inspect logs/run.eval --out converted",), _TOOL_EXIT),
     "adapt inspect": (

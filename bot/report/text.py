@@ -241,11 +241,12 @@ def printable(text: str) -> str:
 
 
 def render_explanation(explanations: Sequence[Explanation], brief: int | None = None) -> str:
-    """`claims explain`: each line starts with its mark (ok, missing, fails), then its topic.
+    """`claims explain`: each line starts with its mark (ok, missing, fails, or outcome for a
+    missed bar), then its topic.
     Every line is shown; with `brief` (`--brief`), past that many evidence lines with one
     reason code in an attempt, one line counts the rest (the total counts every line)."""
     blocks = []
-    marks = {"ok": 0, "missing": 0, "fails": 0}
+    marks = {"ok": 0, "missing": 0, "fails": 0, "outcome": 0}
     for explanation in explanations:
         lines = []
         same: dict[str, int] = {}
@@ -271,5 +272,7 @@ def render_explanation(explanations: Sequence[Explanation], brief: int | None = 
     total = (
         f"{worst:7} {'total':11} {len(explanations)} attempt(s): {marks['ok']} ok,"
         f" {marks['missing']} missing, {marks['fails']} fails"
+        # A missed bar is the outcome, not a failure: counted apart, and only when there is one.
+        + (f", {marks['outcome']} outcome (missed bar)" if marks["outcome"] else "")
     )
     return "\n\n".join([*blocks, total]) + "\n"

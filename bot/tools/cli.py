@@ -19,6 +19,8 @@ from bot.findings import Finding
 from bot.report.text import printable
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from bot.load.document import FieldPath
     from bot.models import Market, SharedRules
     from bot.tools.fill import Setting
@@ -71,8 +73,9 @@ def add_init_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser
         dest="settings",
         help="fill a FILL-IN value of the stubs (new or existing): FIELD is its dotted path"
         " (method.name, adversarial.red_teams.0.hours) or its last part when only one"
-        " placeholder has that name; VALUE is a string, or a JSON number, true or false;"
-        " repeat for more",
+        " placeholder has that name; a documented optional field the stubs leave out"
+        " (method.url, epochs, notes, publication.doi) is added by its dotted path; VALUE is"
+        " a string, or a JSON number, true or false; repeat for more",
     )
     init.add_argument(
         "--from-inspect",
@@ -254,23 +257,25 @@ def _settings(args: argparse.Namespace) -> tuple[list[Setting], list[str]]:
 
 
 def _filled(
-    texts: dict[str, str], settings: list[Setting], strict: set[str]
+    texts: dict[str, str], settings: list[Setting], strict: set[str], folder: str
 ) -> tuple[dict[str, str], list[str]]:
     """The stub texts with `settings` filled. A setting from --set (`strict`: its names) that
     names no placeholder is a problem; one from a log is left out quietly (the filer's
-    value stands)."""
+    value stands). `folder`: where the stubs are, inside the registry, for messages."""
     from bot.load.yaml_ import parse_yaml
     from bot.tools.fill import fill_text, resolve
 
     stubs: dict[str, Any] = {}
+    lines: dict[str, Mapping[FieldPath, int]] = {}
     for name, text in texts.items():
         document, _ = parse_yaml(text.encode("utf-8"), name)
         stubs[name] = None if document is None else document.data
+        lines[name] = {} if document is None else document.lines
     # One value a field: a later setting (--set after the log's) replaces an earlier one.
     chosen: dict[str, dict[FieldPath, Setting]] = {name: {} for name in texts}
     problems = []
     for setting in settings:
-        file, where = resolve(setting, stubs)
+        file, where = resolve(setting, stubs, lines, f"{folder}/")
         if file is None:
             if setting.name in strict:
                 problems.append(f"--set {setting.name}: {where}")
@@ -291,7 +296,7 @@ def _init(args: argparse.Namespace) -> int:
     from bot.registry import RULES_PATH, find_root, load_registry
     from bot.tools.files import Write, apply, write_atomic
     from bot.tools.fill import dotted, placeholders
-    from bot.tools.init import attempt_stub, freeze_stub
+    from bot.tools.init import Progress, attempt_stub, freeze_stub, next_step
     from bot.tree import FolderTree
 
     for option, slug in (("--submitter", args.submitter), ("--attempt", args.attempt)):
@@ -354,7 +359,7 @@ def _init(args: argparse.Namespace) -> int:
     if settings and existing and not args.force:
         # Fill the stubs already there, in place: only their placeholders change.
         texts = {name: path.read_text(encoding="utf-8") for name, path in existing.items()}
-        filled, unfilled = _filled(texts, settings, strict)
+        filled, unfilled = _filled(texts, settings, strict, inside)
         if unfilled:
             raise ClaimsError("; ".join(unfilled), "nothing was written")
         for name, path in existing.items():
@@ -365,7 +370,7 @@ def _init(args: argparse.Namespace) -> int:
                 print(printable(f"unchanged {inside}/{name}"))
     else:
         texts = {name: data.decode("utf-8") for name, data in stubs.items()}
-        filled, unfilled = _filled(texts, settings, strict)
+        filled, unfilled = _filled(texts, settings, strict, inside)
         if unfilled:
             raise ClaimsError("; ".join(unfilled), "nothing was written")
         writes = [
@@ -375,26 +380,76 @@ def _init(args: argparse.Namespace) -> int:
         _print(apply(writes, args.force, Path.cwd(), root))
     for note in notes:
         print(printable(f"note: {note}"))
-    left = []
+    left: dict[str, list[FieldPath]] = {}
     for name in stubs:
         path = folder / name
         document, _ = parse_yaml(path.read_bytes(), name) if path.is_file() else (None, [])
-        paths = placeholders(document.data) if document is not None else []
-        if paths:
-            left.append(f"{name}: {', '.join(dotted(p) for p in paths)}")
-    if left:
-        print(printable(f"still FILL-IN: {'; '.join(left)}"))
+        left[name] = placeholders(document.data) if document is not None else []
+    if any(left.values()):
+        still = [
+            f"{name}: {', '.join(dotted(p) for p in paths)}"
+            for name, paths in left.items()
+            if paths
+        ]
+        print(printable(f"still FILL-IN: {'; '.join(still)}"))
     if not (root / "schemas").is_dir():
         print(
             f"note: {root} has no schemas/ folder, so the files' $schema links"
             f" ({schemas}/...) do not resolve for editors until it has one"
         )
-    print(
-        "next: write freeze-cases.jsonl, then `claims hash-cases "
-        f"{inside}/freeze-cases.jsonl --write`; replace every FILL-IN in freeze.yaml; file"
-        " freeze.yaml and freeze-cases.jsonl (only) in the freeze pull request"
+    base, on_base = _on_base(root, [f"{inside}/freeze.yaml", f"{inside}/attempt.yaml"])
+    progress = Progress(
+        folder=inside,
+        freeze_left=bool(left["freeze.yaml"]),
+        cases=(folder / "freeze-cases.jsonl").is_file(),
+        base=base,
+        freeze_on_base=f"{inside}/freeze.yaml" in on_base,
+        run_on_base=f"{inside}/attempt.yaml" in on_base,
+        trials=(folder / "trials.jsonl").is_file(),
+        raw_log_left=any(p[:1] == ("raw_log",) for p in left["attempt.yaml"]),
+        attempt_left=any(p[:1] != ("raw_log",) for p in left["attempt.yaml"]),
+        scores=(folder / "scores.yaml").is_file(),
     )
+    print(printable(next_step(progress)))
     return EXIT_DONE
+
+
+# The base branch `claims verify` reads by default (bot/history.py).
+_BASES = ("main", "origin/main")
+
+
+def _on_base(root: Path, paths: list[str]) -> tuple[str | None, set[str]]:
+    """The base branch, and which of `paths` (inside the registry) are on it: what is merged.
+    (None, nothing) without a git repository or a base branch: then nothing counts as merged."""
+    import git
+    from gitdb.exc import BadName  # type: ignore[import-untyped]
+
+    from bot.history import open_repo
+
+    try:
+        opened = open_repo(root)
+    except ClaimsError:
+        return None, set()
+    if isinstance(opened, str):
+        return None, set()
+    repo, prefix = opened
+    try:
+        for base in _BASES:
+            try:
+                tree = repo.commit(base).tree
+            except (BadName, ValueError, git.GitCommandError):
+                continue
+            found = set()
+            for path in paths:
+                try:
+                    tree / (f"{prefix}/{path}" if prefix else path)
+                except KeyError:
+                    continue
+                found.add(path)
+            return base, found
+        return None, set()
+    finally:
+        repo.close()
 
 
 def _hash_cases(args: argparse.Namespace) -> int:
@@ -435,6 +490,9 @@ def _hash_cases(args: argparse.Namespace) -> int:
         lines = ", ".join(str(case.line) for case in changed)
         what = f"sha256 of {len(changed)} case(s), line(s) {lines}" if changed else ""
         _print(apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd()))
+        if changed and not result.problems:
+            # The outcome last (-q prints only it), never a line of the diff above.
+            print(printable(f"{path}: wrote the sha256 of {len(changed)} case(s)"))
     if result.problems:
         return _report(result.problems)
     if result.changed and not args.write:
@@ -523,7 +581,12 @@ def _pin_log(args: argparse.Namespace) -> int:
         for file, data in planned.items()
     ]
     writes += [
-        Write(path, None, owned=False, what="not the pinned log")
+        Write(
+            path,
+            None,
+            owned=False,
+            what=f"an older log: raw-log/ holds only the log being pinned, {name}",
+        )
         for path in present
         if path.name not in planned
     ]
@@ -554,12 +617,19 @@ def _scores(args: argparse.Namespace) -> int:
         sys.stdout.write(result.data.decode("utf-8"))
         return EXIT_DONE
     target = place.folder / "scores.yaml"
-    _print(
-        apply(
-            [Write(target, result.data, owned=True, what="the derived score table")],
-            False,
-            Path.cwd(),
-            place.root,
-        )
+    summary = apply(
+        [Write(target, result.data, owned=True, what="the derived score table")],
+        False,
+        Path.cwd(),
+        place.root,
     )
+    _print(summary)
+    # The outcome last (-q prints only it), never a line of the diff above.
+    print(printable(f"{place.inside}/scores.yaml: {_outcome(summary)}"))
     return EXIT_DONE
+
+
+def _outcome(summary: list[str]) -> str:
+    """What `apply` did to one file, from its summary's first word."""
+    word = summary[0].split(" ", 1)[0] if summary else "unchanged"
+    return {"created": "written", "changed": "rewritten"}.get(word, word)

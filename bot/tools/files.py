@@ -138,11 +138,7 @@ def apply(writes: Sequence[Write], force: bool, base: Path, root: Path | None = 
         if not write.owned and current[write.path] is not None and current[write.path] != write.data
     ]
     if refused and not force:
-        names = ", ".join(_shown(path, base) for path in refused)
-        raise ClaimsError(
-            f"refusing to overwrite {names}: not a file this command would write as it stands",
-            "look at the differences, move the file away, or pass --force to replace it",
-        )
+        raise ClaimsError(*_refusal([w for w in writes if w.path in refused], base))
     summary = []
     for write in writes:
         old, name = current[write.path], _shown(write.path, base)
@@ -166,6 +162,35 @@ def apply(writes: Sequence[Write], force: bool, base: Path, root: Path | None = 
             summary += _diff(old, write.data, name)
         write_atomic(write.path, write.data)
     return summary
+
+
+def _refusal(writes: Sequence[Write], base: Path) -> tuple[str, str]:
+    """What is there and why it stays, then the fix: a file to remove (an older log beside
+    the one being pinned) or one that differs from what the command would write."""
+    removed = [w for w in writes if w.data is None]
+    replaced = [w for w in writes if w.data is not None]
+    said = []
+    if removed:
+        names = ", ".join(_shown(w.path, base) for w in removed)
+        what = "; ".join(sorted({w.what for w in removed if w.what}))
+        said.append(f"refusing to remove {names}" + (f" ({what})" if what else ""))
+    if replaced:
+        names = ", ".join(_shown(w.path, base) for w in replaced)
+        said.append(
+            f"refusing to overwrite {names}: it exists and differs from what this command"
+            " would write (edited by hand, or written by something else)"
+        )
+
+    def them(some: Sequence[Write]) -> str:
+        return "it" if len(some) == 1 else "them"
+
+    fix = "pass --force to " + " and ".join(
+        [
+            *([f"remove {them(removed)}"] if removed else []),
+            *([f"replace {them(replaced)}"] if replaced else []),
+        ]
+    )
+    return "; ".join(said), f"{fix}, or move {them(writes)} away first; nothing was written"
 
 
 def _shown(path: Path, base: Path) -> str:

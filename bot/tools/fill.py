@@ -8,6 +8,10 @@ or by its last part when exactly one placeholder of the two stubs has that name 
 
 Values are strings, except a JSON number, `true` and `false`, which are written as they are
 (`hours=48`); quote a string that would read as one (`method.version='"2"'`).
+
+A documented optional field the stubs leave out (`OPTIONAL`: `method.url`, `epochs`, `notes`,
+`publication.doi`) is added on a line of its own, named by its dotted path. A field that
+already has a value is never replaced: the message names its file and line, to edit there.
 """
 
 from __future__ import annotations
@@ -23,7 +27,22 @@ from bot.evidence.rules import PLACEHOLDER
 from bot.load.document import FieldPath
 from bot.load.yaml_ import parse_yaml
 
-__all__ = ["Setting", "dotted", "fill_text", "parse_setting", "placeholders", "resolve"]
+__all__ = [
+    "OPTIONAL",
+    "Setting",
+    "dotted",
+    "fill_text",
+    "parse_setting",
+    "placeholders",
+    "resolve",
+]
+
+# The optional scalar fields the schemas define (freeze.schema.json, attempt.schema.json) and
+# the filing guide's tables document, which the stubs leave out: `--set` adds them.
+OPTIONAL: dict[str, tuple[FieldPath, ...]] = {
+    "freeze.yaml": (("method", "url"), ("epochs",), ("notes",)),
+    "attempt.yaml": (("publication", "doi"),),
+}
 
 
 @dataclass(frozen=True)
@@ -81,12 +100,56 @@ def _path_of(name: str) -> FieldPath:
     return tuple(int(part) if part.isdigit() else part for part in name.split("."))
 
 
-def resolve(setting: Setting, stubs: Mapping[str, Any]) -> tuple[str, FieldPath] | tuple[None, str]:
+def _leaves(data: Any, where: FieldPath = ()) -> list[FieldPath]:
+    """The paths of every scalar value in `data`, in order."""
+    if isinstance(data, dict):
+        return [path for key, value in data.items() for path in _leaves(value, (*where, key))]
+    if isinstance(data, list):
+        return [path for i, value in enumerate(data) for path in _leaves(value, (*where, i))]
+    return [where]
+
+
+def _has_value(
+    file: str,
+    where: FieldPath,
+    value: Any,
+    lines: Mapping[str, Mapping[FieldPath, int]],
+    folder: str,
+) -> str:
+    """The message for a field that is filled already: its value, and where to change it."""
+    line = lines.get(file, {}).get(where)
+    at = f", line {line}" if line else ""
+    return (
+        f"{file}: {dotted(where)} already has a value ({json.dumps(value)[:60]}); --set fills"
+        f" only FILL-IN placeholders: to change it, edit {folder}{file}{at}"
+    )
+
+
+def _optional(path: FieldPath, stubs: Mapping[str, Any]) -> list[tuple[str, FieldPath]]:
+    """The stub files where `path` is a documented optional field not written yet."""
+    return [
+        (file, path)
+        for file, data in stubs.items()
+        if path in OPTIONAL.get(file, ())
+        and isinstance(_lookup(data, path[:-1])[1], dict)
+        and not _lookup(data, path)[0]
+    ]
+
+
+def resolve(
+    setting: Setting,
+    stubs: Mapping[str, Any],
+    lines: Mapping[str, Mapping[FieldPath, int]] | None = None,
+    folder: str = "",
+) -> tuple[str, FieldPath] | tuple[None, str]:
     """Which stub file and field a setting names: (file, path), or (None, why not).
 
-    `stubs` maps each file name to its parsed data. A dotted path names the field in the
-    one file that has it; a bare name, the one placeholder of that name left in the stubs.
+    `stubs` maps each file name to its parsed data, `lines` (when known) each file's field
+    lines, for messages. A dotted path names the field in the one file that has it, or a
+    documented optional field (`OPTIONAL`) the file does not have yet; a bare name, the one
+    placeholder of that name left in the stubs.
     """
+    lines = lines or {}
     path = _path_of(setting.name)
     found = [(file, path) for file, data in stubs.items() if _lookup(data, path)[0]]
     if not found and len(path) == 1:
@@ -96,21 +159,36 @@ def resolve(setting: Setting, stubs: Mapping[str, Any]) -> tuple[str, FieldPath]
             for candidate in placeholders(data)
             if candidate[-1] == path[0]
         ]
+    if not found:
+        found = _optional(path, stubs)
     if len(found) == 1:
         file, where = found[0]
         present, value = _lookup(stubs[file], where)
         if present and not (isinstance(value, str) and value.startswith(PLACEHOLDER)):
-            return None, (
-                f"{file}: {dotted(where)} already has a value ({json.dumps(value)[:60]});"
-                " edit it in the file"
-            )
+            return None, _has_value(file, where, value, lines, folder)
         return file, where
     left = sorted({dotted(p) for data in stubs.values() for p in placeholders(data)})
     if found:
         many = ", ".join(f"{file}: {dotted(where)}" for file, where in found)
         return None, f"{setting.name!r} names several fields ({many}): give its dotted path"
+    if len(path) == 1:
+        # A bare name of a field filled already: say where it is, not that it does not exist.
+        filled = [
+            (file, where)
+            for file, data in stubs.items()
+            for where in _leaves(data)
+            if where and where[-1] == path[0]
+        ]
+        if len(filled) == 1:
+            file, where = filled[0]
+            value = _lookup(stubs[file], where)[1]
+            return None, _has_value(file, where, value, lines, folder)
+    optional = "; ".join(
+        f"{file}: {', '.join(dotted(p) for p in paths)}" for file, paths in OPTIONAL.items()
+    )
     return None, (
-        f"no field {setting.name!r} in the stubs; still to fill: {', '.join(left) or 'nothing'}"
+        f"no field {setting.name!r} in the stubs; still to fill: {', '.join(left) or 'nothing'};"
+        f" optional fields --set can add (by dotted path): {optional}"
     )
 
 
@@ -139,9 +217,18 @@ def fill_text(
     lines = re.findall(r"[^\n]*\n|[^\n]+\Z", text)
     expected = json.loads(json.dumps(document.data))
     errors = []
+    added: list[tuple[int, str]] = []  # (index in `lines` to insert before, the new line)
     for path, setting in settings:
         line = document.lines.get(path)
         key = str(path[-1])
+        if line is None and path in OPTIONAL.get(name, ()):
+            addition = _added(lines, document.lines, expected, path, setting)
+            if addition is None:
+                errors.append(_add_by_hand(name, path))
+                continue
+            added.append(addition)
+            _set(expected, path, setting.value)
+            continue
         pattern = re.compile(
             rf'^(?P<lead>\s*(?:- )?){re.escape(key)}:[ ]+"{PLACEHOLDER}[^"\n]*"[ ]*(?P<end>\r?\n?)$'
         )
@@ -153,14 +240,55 @@ def fill_text(
             f"{match['lead']}{key}: {_scalar(setting.value)}"
             f"  # from: {_comment(setting.source)}{match['end']}"
         )
-        target = expected
-        for part in path[:-1]:
-            target = target[part]
-        target[path[-1]] = setting.value
+        _set(expected, path, setting.value)
     if errors:
         return text, errors
+    for index, inserted in sorted(added, reverse=True):
+        if index > 0 and not lines[index - 1].endswith("\n"):
+            lines[index - 1] += "\n"
+        lines.insert(index, inserted)
     edited = "".join(lines)
     check, _ = parse_yaml(edited.encode("utf-8"), name)
     if check is None or check.data != expected:
         return text, [f"{name}: the filled file does not read back as written"]
     return edited, []
+
+
+def _set(data: Any, path: FieldPath, value: Any) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    data[path[-1]] = value
+
+
+def _added(
+    lines: Sequence[str],
+    at: Mapping[FieldPath, int],
+    data: Any,
+    path: FieldPath,
+    setting: Setting,
+) -> tuple[int, str] | None:
+    """Where and what to insert for an optional field the file lacks: a top-level one at the
+    end, a nested one just above its first sibling with that sibling's indent. None when the
+    parent is not a block mapping this can extend (the filer adds it by hand)."""
+    key, parent = str(path[-1]), path[:-1]
+    value = f"{key}: {_scalar(setting.value)}  # from: {_comment(setting.source)}\n"
+    if not parent:
+        return len(lines), value
+    siblings = _lookup(data, parent)[1]
+    if not isinstance(siblings, dict) or not siblings:
+        return None
+    first = min((at.get((*parent, k)) or 0 for k in siblings), default=0)
+    if first <= (at.get(parent) or 0) or first > len(lines):
+        return None  # a flow mapping (`method: {name: x}`): its children share its line
+    indent = re.match(r"[ ]+(?=[^ \n])", lines[first - 1])
+    if indent is None:
+        return None
+    return first - 1, indent.group(0) + value
+
+
+def _add_by_hand(name: str, path: FieldPath) -> str:
+    parent = f"under `{dotted(path[:-1])}:` " if len(path) > 1 else ""
+    return (
+        f"{name}: {dotted(path)} is optional and not in the file, and this cannot add it here;"
+        f" add it by hand: {parent}write `{path[-1]}: VALUE` on a line of its own"
+    )

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bot.evidence.rules import PLACEHOLDER
 from bot.models import Bar, Market, SharedRules
 
-__all__ = ["attempt_stub", "freeze_stub"]
+__all__ = ["Progress", "attempt_stub", "freeze_stub", "next_step"]
 
 
 def _fill(what: str) -> str:
@@ -300,3 +301,54 @@ def attempt_stub(
         )
     header = _header(market, rules, schema, "attempt.yaml")
     return ("\n".join([*header, *notes, *_lines(data)]) + "\n").encode("utf-8")
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How far an attempt folder has come, for `claims init`'s "next:" line."""
+
+    folder: str  # the attempt folder, inside the registry
+    freeze_left: bool  # freeze.yaml still holds a FILL-IN
+    cases: bool  # freeze-cases.jsonl is there
+    base: str | None  # the base branch read, None without git history
+    freeze_on_base: bool  # freeze.yaml is on the base branch: the freeze is merged
+    run_on_base: bool  # attempt.yaml is on the base branch: the run is merged
+    trials: bool  # trials.jsonl is there
+    raw_log_left: bool  # raw_log still holds a FILL-IN (`claims pin-log` writes it)
+    attempt_left: bool  # another FILL-IN is left in attempt.yaml
+    scores: bool  # scores.yaml is there
+
+
+def next_step(progress: Progress) -> str:
+    """What to do next, from where the folder stands: the freeze, the run, or the checks."""
+    folder, base = progress.folder, progress.base or "main"
+    if progress.run_on_base:
+        return (
+            f"next: the run is on {base}; `claims explain {folder}` says what stands between"
+            " the attempt and qualifying (the human checks)"
+        )
+    if not progress.freeze_on_base:
+        steps = []
+        if not progress.cases:
+            steps.append(f"write freeze-cases.jsonl, then `claims hash-cases {folder} --write`")
+        if progress.freeze_left:
+            steps.append("replace every FILL-IN in freeze.yaml")
+        steps.append(
+            "file freeze.yaml and freeze-cases.jsonl (only) in the freeze pull request, and"
+            f" have it merged to {base} before any trial starts"
+        )
+        return f"next: {'; '.join(steps)}"
+    steps = []
+    if not progress.trials:
+        steps.append("run the trials into trials.jsonl")
+    if progress.raw_log_left:
+        steps.append(f"`claims pin-log {folder} --log FILE --url URL`")
+    if progress.attempt_left:
+        steps.append("replace every FILL-IN left in attempt.yaml")
+    if not progress.scores:
+        steps.append(f"`claims scores {folder} --write`")
+    steps.append(
+        f"`claims verify {folder} --base-ref {base}`, then file attempt.yaml with the run's"
+        " files in the run pull request"
+    )
+    return f"next: the freeze is on {base}: {'; '.join(steps)}"

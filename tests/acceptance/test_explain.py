@@ -19,7 +19,9 @@ from bot.demo.git_registry import build_git_registry
 from bot.demo.run import examples_folder, load_plan
 from tests.support import Files, rewrite
 
-MARKS = ("ok", "missing", "fails")
+MARKS = ("ok", "missing", "fails", "outcome")
+# Reason codes that only warn: shown on their line, in nobody's way (exit 0 if alone).
+WARNINGS = {"bound-coverage-low"}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +56,7 @@ def test_every_line_starts_with_a_mark_and_each_example_shows_its_reason(
         blocking = _not_ok(lines)
         for reason in codes:
             assert any(reason in line for line in blocking), (attempt, reason, lines)
-        if codes:
+        if set(codes) - WARNINGS:
             assert code == 1
     # The two qualifying-and-met examples: nothing stands in their way.
     for attempt in (
@@ -63,16 +65,32 @@ def test_every_line_starts_with_a_mark_and_each_example_shows_its_reason(
     ):
         code, lines = _explain(capsys, root / attempt, "--as-of", as_of)
         assert code == 0 and _not_ok(lines) == [], lines
-    # Qualifying but missing both bars (market 5 resolves NO): the bars say so.
-    _, lines = _explain(
-        capsys, root / "attempts/market-05/northwind-ai/probe-suite", "--as-of", as_of
-    )
-    assert [line.split(":")[0] for line in _not_ok(lines)] == [
-        "fails   bar         bar 'false-safe'",
-        "fails   bar         bar 'discrimination'",
-        "fails   total       1 attempt(s)",
+
+
+def test_a_missed_bar_on_a_qualifying_attempt_is_its_outcome_not_a_failure(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str], run_claims: Any
+) -> None:
+    """Issue 23 (a new user's filing): qualifying, both bars missed (market 5 resolves NO).
+    Nothing stands between it and qualifying, so explain exits 0; the bars are its outcome."""
+    root, plan = demo
+    attempt = root / "attempts/market-05/northwind-ai/probe-suite"
+    code, lines = _explain(capsys, attempt, "--as-of", plan["verify_as_of"])
+    assert code == 0, lines
+    assert lines[0].startswith("ok      attempt") and "qualifying (missed)" in lines[0]
+    outcome = [line for line in lines if line.startswith("outcome ")]
+    assert [line.split("(")[0] for line in outcome] == [
+        "outcome bar         outcome: missed bar 'false-safe' ",
+        "outcome bar         outcome: missed bar 'discrimination' ",
     ]
-    assert any("7 failing of 16 units" in line for line in lines)
+    assert "7 failing of 16 units, upper bound" in outcome[0]
+    assert not [line for line in lines if line.split(" ", 1)[0] in ("missing", "fails")]
+    assert lines[-1].startswith("ok      total       1 attempt(s):")
+    assert lines[-1].endswith(" 0 missing, 0 fails, 2 outcome (missed bar)")
+    # The JSON says the same mark; -q prints the total line, exit 0.
+    as_json = run_claims("explain", attempt, "--as-of", plan["verify_as_of"], "--json", "-")
+    assert as_json.code == 0
+    marks = [line["mark"] for line in json.loads(as_json.out)["attempts"][0]["lines"]]
+    assert marks.count("outcome") == 2 and set(marks) == {"ok", "outcome"}
 
 
 def test_the_open_pull_request_is_explained_against_main(

@@ -239,7 +239,7 @@ def test_pin_log_keeps_a_large_log_as_excerpts_and_refuses_an_old_log(
     log = tmp_path / "big.log"
     log.write_bytes(b"x" * 2_500_000 + b"end\n")
     refused = run_claims("pin-log", built.attempt, "--log", log)
-    assert refused.code == 2 and "refusing to overwrite" in refused.err
+    assert refused.code == 2 and "refusing to remove" in refused.err
     assert "raw-log/harness.log" in refused.err
     before = (built.attempt / "attempt.yaml").read_bytes()
     assert (built.attempt / "raw-log" / "harness.log").exists()  # nothing written
@@ -468,3 +468,155 @@ def test_init_from_inspect_fills_what_the_log_knows(registry, run_claims, tmp_pa
     data = yaml.safe_load((registry / FOLDER / "freeze.yaml").read_text())
     assert (data["code_commit"], data["scorer"]) == ("ab" * 20, "exact-verdict")
     assert data["method"]["name"] == "m"  # --set wins over the log
+
+
+# Issue 23: what a new user's filing ran into (the frictions its closing note reports).
+
+ALICE = (*INIT[:3], "--submitter", "alice-lab", "--attempt", "monitor-v1", "--as-of", "2027-01-10")
+
+
+def _line_of(path: Path, text: str) -> int:
+    [number] = [n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line]
+    return number
+
+
+def test_set_on_a_filled_field_names_its_file_and_line_to_edit(registry, run_claims) -> None:
+    when = "publication.evidence_public_at=2027-01-20T00:00:00Z"
+    assert run_claims(*INIT, "--as-of", "2027-01-10", "--set", when).code == 0
+    again = run_claims(*INIT, "--set", "evidence_public_at=2027-01-21T00:00:00Z")
+    assert again.code == 2
+    assert "no field" not in again.err and "still to fill: nothing" not in again.err
+    line = _line_of(registry / FOLDER / "attempt.yaml", "evidence_public_at:")
+    assert (
+        'attempt.yaml: publication.evidence_public_at already has a value ("2027-01-20T00:00:00Z");'
+        " --set fills only FILL-IN placeholders: to change it, edit"
+        f" {FOLDER}/attempt.yaml, line {line}"
+    ) in again.err
+    dotted = run_claims(*INIT, "--set", "publication.evidence_public_at=2027-01-21T00:00:00Z")
+    assert dotted.code == 2 and f"edit {FOLDER}/attempt.yaml, line {line}" in dotted.err
+    assert "2027-01-20T00:00:00Z" in (registry / FOLDER / "attempt.yaml").read_text()
+
+
+def test_set_adds_a_documented_optional_field(registry, run_claims) -> None:
+    url = "https://code.example.org/trace-monitor"
+    made = run_claims(
+        *INIT,
+        "--as-of",
+        "2027-01-10",
+        "--set",
+        "method.name=trace-monitor",
+        "--set",
+        f"method.url={url}",
+        "--set",
+        "notes=a practice filing",
+    )
+    assert made.code == 0, made.err
+    freeze = registry / FOLDER / "freeze.yaml"
+    data = yaml.safe_load(freeze.read_text())
+    assert data["method"]["url"] == url and data["method"]["name"] == "trace-monitor"
+    assert data["notes"] == "a practice filing"
+    assert f'  url: "{url}"  # from: claims init --set' in freeze.read_text().splitlines()
+    # In existing stubs too, only the new line added; a second value is refused.
+    before = (registry / FOLDER / "attempt.yaml").read_text().splitlines()
+    doi = run_claims(*INIT, "--set", "publication.doi=10.5555/trace.1")
+    assert doi.code == 0, doi.err
+    after = (registry / FOLDER / "attempt.yaml").read_text().splitlines()
+    assert [line for line in after if line not in before] == [
+        '  doi: "10.5555/trace.1"  # from: claims init --set'
+    ]
+    assert len(after) == len(before) + 1
+    assert yaml.safe_load("\n".join(after))["publication"]["doi"] == "10.5555/trace.1"
+    twice = run_claims(*INIT, "--set", f"method.url={url}/v2")
+    assert twice.code == 2 and "method.url already has a value" in twice.err
+    # An unknown field lists the optional ones --set can add.
+    unknown = run_claims(*INIT, "--set", "method.homepage=x")
+    assert unknown.code == 2
+    assert "optional fields --set can add (by dotted path): freeze.yaml: method.url" in (
+        unknown.err
+    )
+    # A parent written as a flow mapping: say what to write by hand, change nothing.
+    flow = re.sub(
+        r"^method:\n(  .*\n)+", 'method: {name: "trace-monitor"}\n', freeze.read_text(), flags=re.M
+    )
+    assert 'method: {name: "trace-monitor"}\ncode_commit:' in flow
+    freeze.write_text(flow)
+    by_hand = run_claims(*INIT, "--set", f"method.url={url}")
+    assert by_hand.code == 2
+    assert "freeze.yaml: method.url is optional and not in the file" in by_hand.err
+    assert "add it by hand: under `method:` write `url: VALUE`" in by_hand.err
+    assert freeze.read_text() == flow
+
+
+def test_init_next_follows_the_freeze_and_the_run(registry, run_claims, make_registry) -> None:
+    stub = run_claims(*INIT, "--as-of", "2027-01-10")
+    assert stub.out.splitlines()[-1] == (
+        f"next: write freeze-cases.jsonl, then `claims hash-cases {FOLDER} --write`; replace"
+        " every FILL-IN in freeze.yaml; file freeze.yaml and freeze-cases.jsonl (only) in the"
+        " freeze pull request, and have it merged to main before any trial starts"
+    )
+    # The freeze merged on main: the run's steps, never the freeze pull request again.
+    (registry / FOLDER / "freeze-cases.jsonl").write_bytes(_cases_without_hashes())
+    at = datetime(2027, 1, 11, 9, 0, tzinfo=UTC)
+    _git(registry, "add", f"{FOLDER}/freeze.yaml", f"{FOLDER}/freeze-cases.jsonl", at=at)
+    _git(registry, "commit", "-q", "-m", "freeze", at=at)
+    _git(registry, "checkout", "-q", "-b", "run", at=at)
+    filled = run_claims(*INIT, "--set", "title=Trace monitor")
+    assert filled.code == 0, filled.err
+    assert "freeze pull request" not in filled.out
+    assert filled.out.splitlines()[-1] == (
+        "next: the freeze is on main: run the trials into trials.jsonl;"
+        f" `claims pin-log {FOLDER} --log FILE --url URL`; replace every FILL-IN left in"
+        f" attempt.yaml; `claims scores {FOLDER} --write`; `claims verify {FOLDER} --base-ref"
+        " main`, then file attempt.yaml with the run's files in the run pull request"
+    )
+    # A run pull request open with every field filled: verify and file it.
+    built = make_registry(run="open")
+    opened = run_claims(*ALICE, "--registry", built.root, "--set", "notes=practice")
+    assert opened.code == 0, opened.err
+    folder = built.attempt.relative_to(built.root).as_posix()
+    assert opened.out.splitlines()[-1] == (
+        f"next: the freeze is on main: `claims verify {folder} --base-ref main`, then file"
+        " attempt.yaml with the run's files in the run pull request"
+    )
+    # The run merged too: explain says what is left.
+    merged = make_registry()
+    done = run_claims(*ALICE, "--registry", merged.root, "--set", "publication.doi=10.5555/x.1")
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[-1] == (
+        f"next: the run is on main; `claims explain {folder}` says what stands between the"
+        " attempt and qualifying (the human checks)"
+    )
+
+
+def test_pin_log_says_what_is_in_the_way_and_the_fix(make_registry, run_claims, tmp_path) -> None:
+    built = make_registry()
+    log = tmp_path / "harness-v2.log"
+    log.write_bytes(b"a second run of the harness\n")
+    refused = run_claims("pin-log", built.attempt, "--log", log)
+    assert refused.code == 2
+    assert "as it stands" not in refused.err
+    assert (
+        "raw-log/harness.log (an older log: raw-log/ holds only the log being pinned,"
+        " harness-v2.log)" in refused.err
+    )
+    assert "refusing to remove" in refused.err and "pass --force to remove it" in refused.err
+    assert (built.attempt / "raw-log" / "harness.log").exists()
+
+
+def test_q_prints_no_diff_line_when_a_file_changes(make_registry, run_claims) -> None:
+    built = make_registry()
+    table = built.attempt / "scores.yaml"
+    table.write_text(table.read_text().replace("units: 16", "units: 15"))
+    quiet = run_claims("scores", built.attempt, "--write", "-q")
+    assert quiet.code == 0
+    folder = built.attempt.relative_to(built.root).as_posix()
+    assert quiet.out.splitlines() == [f"{folder}/scores.yaml: rewritten"]
+    cases = built.attempt / "freeze-cases.jsonl"
+    lines = [json.loads(line) for line in cases.read_text().splitlines()]
+    del lines[0]["sha256"]
+    cases.write_bytes(dump_jsonl(lines))
+    hashed = run_claims("hash-cases", built.attempt, "--write", "-q")
+    assert hashed.code == 0, hashed.out
+    assert hashed.out.splitlines() == [
+        f"{built.attempt}/freeze-cases.jsonl: wrote the sha256 of 1 case(s)"
+    ]
