@@ -376,7 +376,11 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
     report = VerifyReport.from_json(read_report((tmp_path / "report.json").read_bytes()))
     (verdict,) = report.attempts
     assert verdict.evidence == "invalid"
-    assert {f.code for f in verdict.findings} == {"raw-log-hash-mismatch", "pin-fetched"}
+    # The merge-moment notices (docs/spec.md §10.4) come with any pull request this registry's
+    # dates put ahead of the clock; the pin's finding and notice are what this test is about.
+    merge_notices = {"merge-by-window-close", "merge-after-clock"}
+    codes = {f.code for f in verdict.findings} - merge_notices
+    assert codes == {"raw-log-hash-mismatch", "pin-fetched"}
     code, out = claims("github", "publish", tmp_path / "report.json", "--pr", 8, "--head", head)
     assert code == 0, out
     run = hub.repo.runs_named(f"registry: #8 {folder}")[-1]
