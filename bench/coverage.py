@@ -7,7 +7,7 @@ of the time. For each cell of a grid this draws `--draws` data sets (seeded nump
 independent stream per cell), computes the bound on each with the bot's own `bot.stats`
 functions, and counts how often it covers the truth:
 
-1. DeLong's lower bound on the AUROC (`bot.stats.delong`, with SPEC 6's exact bound where
+1. DeLong's lower bound on the AUROC (`bot.stats.delong`, with docs/spec.md §6's exact bound where
    DeLong's variance is 0), DeLong's normal bound alone (without that exact bound: what the
    issue's table measured), and the logit bound reported beside it
    (`bot.stats.delong_logit`); over the true AUROC and m = n units per class, on binormal
@@ -75,7 +75,7 @@ END = "<!-- bench/coverage.py writes up to here -->"
 # The bounds on the AUROC, by name: the bot's functions, on one DeLongResult.
 METHODS: dict[str, Callable[[delong.DeLongResult], float]] = {
     "delong": lambda r: delong.lower_bound(r, CONFIDENCE),
-    # DeLong's normal bound without SPEC 6's exact bound at zero variance (there: the AUC).
+    # DeLong's normal bound without docs/spec.md §6's exact bound at zero variance (there: the AUC).
     "delong-normal": lambda r: delong.lower_bound(r, CONFIDENCE) if r.variance > 0 else r.auc,
     delong_logit.METHOD: lambda r: delong_logit.lower_bound(r, CONFIDENCE),
 }
@@ -231,7 +231,8 @@ def run(seed: int, draws: int) -> tuple[list[str], dict[str, object]]:
 
     out += _grid_table(
         "**The issue's table**, DeLong's normal bound alone (binormal; the issue's figure and"
-        " the bot's bound, with SPEC 6's exact bound where the variance is 0, in brackets):",
+        " the bot's bound, with docs/spec.md §6's exact bound where the variance is 0, in"
+        " brackets):",
         ISSUE_AUROCS,
         ISSUE_PER_CLASS,
         issue_cell,

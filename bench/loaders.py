@@ -5,7 +5,7 @@
 Figures: time to refuse a 2 MB YAML alias bomb (with the size cap raised so the alias rule is
 what refuses it, and with the default cap), time to refuse a duplicate key at the end of a
 1 MB YAML file, JSONL throughput and peak traced memory on 100,000 trial lines, and on one
-over-long 48 MiB line (SECURITY-NOTES measured 867 MiB for `json` on such a line).
+over-long 48 MiB line (docs/spec.md §4.2: 867 MiB for `json` on such a line).
 
 Containers (`python bench/loaders.py containers` runs only these): 22 lines of 1 MB of empty
 lists (22 MB: ~675 MB and 35 s before records were counted on their bytes), and the most an

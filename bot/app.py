@@ -75,7 +75,7 @@ class VerifyReport:
     pr_problems: Sequence[Finding] = ()  # what a pull request's diff may not change
     base_ref: str | None = None
     tree: str = ""  # what was read: a working tree or a git commit
-    challenge_runs: Sequence[RunVerdict] = ()  # the challenge runs verified (SPEC 11)
+    challenge_runs: Sequence[RunVerdict] = ()  # the challenge runs verified (docs/spec.md §11)
 
     @property
     def evidence(self) -> str:

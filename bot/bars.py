@@ -1,7 +1,7 @@
-"""Performance bars (SPEC 6, 7): which trials a bar counts, its bound, whether it was met.
+"""Performance bars (docs/spec.md §6, §7): which trials a bar counts, its bound, whether it was met.
 
 Pure functions: checked cases and trials in, `BarResult`s and the derived score table out.
-Units are the global units of all scored trials (SPEC 6, union-find over the market's unit
+Units are the global units of all scored trials (docs/spec.md §6, union-find over the market's unit
 keys); a bar counts the units its trials fall in. Confidence comes from the shared rules.
 
 - rate_upper: one-sided Clopper-Pearson upper bound on failing units / units <= max.
@@ -51,9 +51,9 @@ __all__ = [
     "unit_structure",
 ]
 
-# SPEC 4: the claimed table must equal the derived one, counts exactly, bounds within 5e-5.
+# docs/spec.md §4: the claimed table must equal the derived one, counts exactly, bounds within 5e-5.
 BOUND_TOLERANCE = 5e-5
-# Result fields that carry the method's certificate label and the benchmark truth (SPEC 6).
+# Result fields that carry the method's certificate label and the benchmark truth (docs/spec.md §6).
 CERTIFICATE_FIELD = "certificate"
 TRUTH_FIELD = "truth"
 
@@ -286,7 +286,7 @@ def _auroc(
         )
         return _result(bar, output, **counted, met=False if output else None, note=note), []
     notes = []
-    if result.variance == 0.0:  # SPEC 6: the exact bound, not DeLong's zero-width one
+    if result.variance == 0.0:  # docs/spec.md §6: the exact bound, not DeLong's zero-width one
         pairs = min(len(positives), len(negatives))
         notes.append(
             f"DeLong's variance is 0: exact bound from {pairs} disjoint concordant pairs"

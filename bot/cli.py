@@ -1,6 +1,6 @@
 """`claims`: parse arguments, build the objects a command needs, run it, return an exit code.
 
-Exit codes (SPEC 12): 0 all evidence valid, 1 some evidence invalid, 2 usage or environment
+Exit codes (docs/spec.md §12): 0 all evidence valid, 1 some evidence invalid, 2 usage or environment
 error (including problems in the registry's own files, which a maintainer must fix).
 """
 
@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = commands.add_parser(
         "verify",
         help="check attempt folders' evidence",
-        description="Check every evidence rule of SPEC 4 on attempt folders and report "
+        description="Check every evidence rule of docs/spec.md §4 on attempt folders and report "
         "each problem with its reason code, file and line.",
     )
     verify.add_argument(

@@ -21,13 +21,14 @@ class Limits:
     max_yaml_depth: int = 64
     # JSON nested deeper than this is refused: later stages (RFC 8785, schemas) recurse.
     max_json_depth: int = 64
-    # One JSONL record (a case or a trial); a 48 MiB line cost 867 MiB in `json` (SECURITY-NOTES).
+    # One JSONL record (a case or a trial); a 48 MiB line cost 867 MiB in `json`
+    # (docs/spec.md §4.2).
     max_jsonl_line_bytes: int = 1_000_000
     max_jsonl_bytes: int = 512 * 1024 * 1024
     # Arrays and objects, and values of any kind (containers included, keys not), in one JSONL
     # record and in one file. Counted on the bytes before `json` builds anything: 1 MB lines
     # of empty lists (`[[], [], ...]`, 3 bytes each, ~64 bytes each once built) made a 22 MB
-    # file cost ~675 MB (SECURITY-NOTES). An honest trial holds 2-3 containers and ~10-20
+    # file cost ~675 MB (docs/spec.md §4.2). An honest trial holds 2-3 containers and ~10-20
     # values, a frozen case a few more; so these allow over 1,000,000 trials (or cases) a
     # file (issue 13: verify handles 1M of each within 1.5 GB), and records with far more
     # structure than evidence needs.

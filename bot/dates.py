@@ -1,4 +1,4 @@
-"""A market's calendar (SPEC 5): resolve-by R, the filing window, the annulment date.
+"""A market's calendar (docs/spec.md §5): resolve-by R, the filing window, the annulment date.
 
 A date in the rules ends at the end of that day everywhere on Earth (Anywhere on Earth,
 UTC-12): 12:00 UTC the next day. So evidence public "by R" may be published any time on R,
@@ -47,5 +47,5 @@ class MarketDates:
 
     @property
     def snapshot_tag(self) -> str:
-        """`snapshot-<R as YYYY-MM-DD>` (SPEC 5)."""
+        """`snapshot-<R as YYYY-MM-DD>` (docs/spec.md §5)."""
         return f"snapshot-{self.resolve_by.isoformat()}"

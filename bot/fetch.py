@@ -1,4 +1,5 @@
-"""`--fetch-raw-logs`: stream `raw_log.url` and check it against the attempt's claims (SPEC 4).
+"""`--fetch-raw-logs`: stream `raw_log.url` and check it against the attempt's claims
+(docs/spec.md §4).
 
 An attempt names its harness's raw log by URL, SHA-256 and size, and commits either the whole
 log or a `head` and a `tail` excerpt. This module downloads the URL and reports, as findings,

@@ -1,7 +1,7 @@
 """The only vocabulary for problems: a `Finding` is a reason code, a message, a file and a line.
 
 Problems in a user's registry are data, collected into lists, never raised. Reason codes are
-stable strings that tests and docs key on (SPEC section 12; every code is documented in
+stable strings that tests and docs key on (docs/spec.md §12; every code is documented in
 `docs/reason-codes.md`, and a test checks that the two lists agree).
 """
 
@@ -48,7 +48,7 @@ class Code(StrEnum):
     NOT_SUBMITTER = "not-submitter"
     MERGED_EVIDENCE_CHANGED = "merged-evidence-changed"
     IDENTITY_UNCHECKED = "identity-unchecked"  # a notice: offline, nobody to ask
-    # Cases and trials (SPEC 4)
+    # Cases and trials (docs/spec.md §4)
     CASE_HASH_MISMATCH = "case-hash-mismatch"
     DUPLICATE_CASE = "duplicate-case"
     DUPLICATE_TRIAL = "duplicate-trial"
@@ -79,15 +79,16 @@ class Code(StrEnum):
     # at that later date (a merge before it would land the evidence earlier).
     MERGE_AFTER_CLOCK = "merge-after-clock"
     WITHHELD_FIELD_LEAK = "withheld-field-leak"
-    # Challenge runs (SPEC 11): the run an attempt names, its cases and the operator's scores.
+    # Challenge runs (docs/spec.md §11): the run an attempt names, its cases and the operator's
+    # scores.
     CHALLENGE_RUN_INVALID = "challenge-run-invalid"
     CHALLENGE_CASE_MISMATCH = "challenge-case-mismatch"
     OPERATOR_SCORE_MISMATCH = "operator-score-mismatch"
     OPERATOR_SCORE_MISSING = "operator-score-missing"
     SCORER_INPUT_INVALID = "scorer-input-invalid"
-    # The score table (SPEC 4): makes the evidence invalid.
+    # The score table (docs/spec.md §4): makes the evidence invalid.
     SCORE_TABLE_MISMATCH = "score-table-mismatch"
-    # Wrapped attempts: the adapter rerun (SPEC 9): makes the evidence invalid.
+    # Wrapped attempts: the adapter rerun (docs/spec.md §9): makes the evidence invalid.
     ADAPTER_MISMATCH = "adapter-mismatch"
     ADAPTER_FAILED = "adapter-failed"
     ADAPTER_IGNORES_DATA = "adapter-ignores-data"
@@ -96,7 +97,7 @@ class Code(StrEnum):
     RELEASED_DATA_HASH = "released-data-hash"
     RELEASED_DATA_UNAVAILABLE = "released-data-unavailable"
     RELEASED_DATA_PATH = "released-data-path"
-    # Qualification (SPEC 7): the evidence stays valid, the attempt does not qualify.
+    # Qualification (docs/spec.md §7): the evidence stays valid, the attempt does not qualify.
     SAMPLE_SIZE = "sample-size"
     SYSTEMS_FLOOR = "systems-floor"
     FAMILY_COVERAGE = "family-coverage"
@@ -114,7 +115,7 @@ class Code(StrEnum):
     # trials left out of the class-conditional counts (no `result.certificate` or `.truth`).
     VERDICT_OUTSIDE_BAR = "verdict-outside-bar"
     CLASS_CONDITIONAL_PARTIAL = "class-conditional-partial"
-    # Dates and human checks (SPEC 5, 7, 8): likewise not qualifying, never a NO.
+    # Dates and human checks (docs/spec.md §5, §7, §8): likewise not qualifying, never a NO.
     EVIDENCE_LATE = "evidence-late"
     # A warning: evidence_public_at before the last trial started (it cannot be public yet).
     EVIDENCE_PUBLIC_EARLY = "evidence-public-early"
@@ -123,7 +124,7 @@ class Code(StrEnum):
     UNRESOLVED_JUDGMENT = "unresolved-judgment"
     # The registry itself (maintainers' files): an environment error, exit code 2.
     REGISTRY_INVALID = "registry-invalid"
-    SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (SPEC 5)
+    SNAPSHOT_LATE = "snapshot-late"  # a warning: a snapshot that never counts (docs/spec.md §5)
     SNAPSHOT_OFF_BRANCH = "snapshot-off-branch"  # a warning: a tag of a commit main never held
     # The operator's verification cache (--verify-cache): a notice, the attempt is rechecked.
     CACHE_ENTRY_INVALID = "cache-entry-invalid"

@@ -1,7 +1,7 @@
 """The registry's git history: when a freeze landed, what a PR changed, which tags exist.
 
-Freeze order (SPEC 4): a run attempt's freeze.yaml and freeze-cases.jsonl must be on the base
-branch (main) with exactly the content being verified, and their time Tf is that of the
+Freeze order (docs/spec.md §4): a run attempt's freeze.yaml and freeze-cases.jsonl must be on the
+base branch (main) with exactly the content being verified, and their time Tf is that of the
 first-parent commit on main that introduced this content. On GitHub that commit is the merge
 (or squash) commit GitHub wrote when the freeze PR was merged, so its committer date is the
 merge time, not a date the filer chose. A fast-forward merge would instead put the filer's own

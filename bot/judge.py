@@ -21,8 +21,8 @@ Steps (numbers repeated inline):
     the run's scorer gave (`bot.challenge`);
  9. the bars and the score table derived from cases and trials (`score-table-mismatch`), and
     the warning `bound-coverage-low` where an AUROC bar's bound covers below 90% (issue 15);
-10. with valid evidence and a date: qualification and outcome (SPEC 7); a wrapped attempt
-    whose adapter was not rerun on this evidence does not qualify (SPEC 9).
+10. with valid evidence and a date: qualification and outcome (docs/spec.md §7); a wrapped attempt
+    whose adapter was not rerun on this evidence does not qualify (docs/spec.md §9).
 """
 
 from __future__ import annotations
@@ -274,8 +274,8 @@ def _judge(
         or not records.cases_read
         or any(f.severity is Severity.ERROR for f in findings)
     ):
-        # Invalid evidence still shows how its readable trials group into units (SPEC 6), so
-        # a filer sees what a shared key did before the bars are ever evaluated.
+        # Invalid evidence still shows how its readable trials group into units (docs/spec.md §6),
+        # so a filer sees what a shared key did before the bars are ever evaluated.
         return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
 
     # 9. bars and the score table
@@ -405,7 +405,7 @@ def _published_around_records(
 def _check_score_table(
     scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
 ) -> list[Finding]:
-    """9. The filer's table must equal the one derived from cases and trials (SPEC 4).
+    """9. The filer's table must equal the one derived from cases and trials (docs/spec.md §4).
 
     Each finding names the field that differs and its line, and the command that writes the
     derived table; a bar id the market does not have, close to one of its bars that the table

@@ -21,8 +21,8 @@ pinned sha256 and size, and the committed excerpts' hashes. A record is believed
 (it says the URL served the pin), so its folder must be written by the bot alone: this run's
 own fetch job's artifact, never a cache others can write.
 
-At the close (`deadline`), no attempt holds a market hostage (SPEC 9, `bot/jobs/stuck.py`): a
-pin with no record blocks the market this run (the fetch job was lost: the registry's fault);
+At the close (`deadline`), no attempt holds a market hostage (docs/spec.md §9, `bot/jobs/stuck.py`):
+a pin with no record blocks the market this run (the fetch job was lost: the registry's fault);
 a pin whose server did not answer (`raw-log-unavailable`, `paper-freeze-unavailable`) blocks
 it until the market's rerun deadline, and from then on is `pin-unrecorded`, not counting.
 """

@@ -1,4 +1,4 @@
-"""Qualification (SPEC 7, seed "Qualifying Attempt"): is an attempt with valid evidence one
+"""Qualification (docs/spec.md §7, seed "Qualifying Attempt"): is an attempt with valid evidence one
 that counts, and did it meet the bars?
 
 A pure function of checked evidence, the market, the shared rules, the attempt's filing time
@@ -59,7 +59,7 @@ class Evidence:
     # count: a later edit can neither add a judgment nor undo one recorded in time.
     judgments_at_close: Mapping[str, Judgment] | None = None
     # Wrapped: the adapter was rerun on this evidence (digest) and reproduced it. Without such
-    # a rerun the evidence is unverified and the attempt cannot count (SPEC 9).
+    # a rerun the evidence is unverified and the attempt cannot count (docs/spec.md §9).
     adapter_rerun: bool = False
 
     @property
@@ -79,8 +79,8 @@ class Qualification:
 
 
 def required_checks(rules: SharedRules, market: Market, kind: str) -> tuple[str, ...]:
-    """The human checks an attempt needs: all, + wrapped, + serious, + own (SPEC 8; `own` is
-    the registry's addition for market 20, docs/spec-notes.md)."""
+    """The human checks an attempt needs: all, + wrapped, + serious, + own (docs/spec.md §8; `own`
+    is the registry's addition for market 20, docs/spec-notes.md)."""
     checks = list(rules.checks_all)
     if kind == "wrapped":
         checks += rules.checks_wrapped
@@ -369,7 +369,7 @@ def _adversarial(
     reasons: _Reasons, evidence: Evidence, market: Market, rules: SharedRules, as_of: date
 ) -> None:
     # A bounty counts for the days it was open by the market's resolve-by date (the evidence
-    # must be public by then, SPEC 5) and by the date judged: a closing date in the future
+    # must be public by then, docs/spec.md §5) and by the date judged: a closing date in the future
     # is a promise, not evidence that it was open that long.
     closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     for problem in _adversarial_problems(
@@ -555,7 +555,8 @@ def _judgments(
 
 
 def _wrapping(reasons: _Reasons, evidence: Evidence) -> None:
-    """A wrapped attempt counts only after its adapter was rerun on this evidence (SPEC 9)."""
+    """A wrapped attempt counts only after its adapter was rerun on this evidence
+    (docs/spec.md §9)."""
     if evidence.kind == "wrapped" and not evidence.adapter_rerun:
         reasons.add(
             Code.ADAPTER_NOT_RERUN,

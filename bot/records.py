@@ -96,8 +96,8 @@ class TrialSummary:
 
 @dataclass(frozen=True, slots=True)
 class CertificateSummary:
-    """certificates.jsonl against the tested systems, as qualification judges it (SPEC 7): a
-    certificate names its instance by `system`, or by `version` when it names no system (seed,
+    """certificates.jsonl against the tested systems, as qualification judges it (docs/spec.md §7):
+    a certificate names its instance by `system`, or by `version` when it names no system (seed,
     Per Instance Certificate), and covers the tested system whose name, folded, is that name."""
 
     count: int  # certificates that passed their schema

@@ -1,4 +1,4 @@
-"""Rerun a wrapped attempt's adapter, rebuild its evidence and compare (SPEC 9).
+"""Rerun a wrapped attempt's adapter, rebuild its evidence and compare (docs/spec.md §9).
 
 `claims resolve` reruns every wrapped attempt's adapter (unless `--no-rerun-adapters`), and
 `claims verify --rerun-adapters` does on request; a wrapped attempt that was not rerun on its

@@ -1,4 +1,4 @@
-"""Market resolution (SPEC 5, 7; seed "Three Way Rule", "Deadlines").
+"""Market resolution (docs/spec.md §5, §7; seed "Three Way Rule", "Deadlines").
 
 A pure function of the market's dates, its attempts' verdicts, the snapshot's state and the
 date resolved on. YES: at least one qualifying attempt met the bars (even if another missed).
@@ -6,7 +6,7 @@ NO: at least one qualifying attempt, and every one missed. OTHER: none qualifies
 window closed, the annulment date passed, and neither the snapshot tag nor its archive copy
 counts: a registry failure, never OTHER.
 
-A snapshot counts only when it is dated (SPEC 5): an annotated tag whose tagger date, or an
+A snapshot counts only when it is dated (docs/spec.md §5): an annotated tag whose tagger date, or an
 archive record whose `created` time, is no later than the end of the annulment date (Anywhere
 on Earth), and no later than the end of the date resolved on (a snapshot made after that day
 did not exist yet). A lightweight tag, an undated record, and anything made after the
@@ -141,7 +141,7 @@ class Snapshot:
         lightweight or undated), `snapshot-off-branch` (a tag of a commit main never held)."""
         late: list[str] = []
         ended = f"after the annulment date {dates.annul_on} ended"
-        never = "so it never counts (SPEC 5)"
+        never = "so it never counts (docs/spec.md §5)"
         if self.tag_state == "lightweight":
             late.append(
                 f"{self.tag} is a lightweight tag: it carries no date of its own, {never};"

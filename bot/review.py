@@ -1,4 +1,4 @@
-"""What a pull request may change (SPEC 4, 10): only files inside its own attempt folder.
+"""What a pull request may change (docs/spec.md §4, §10): only files inside its own attempt folder.
 
 Pure functions over the PR's diff (`bot.history.Change`, from `git diff --raw -z` of the base
 branch's merge base and the head) and the paths of the head's tree:

@@ -1,6 +1,6 @@
 """RFC 3339 timestamps with an explicit offset, and plain dates.
 
-Comparing naive and aware datetimes raises TypeError (SECURITY-NOTES), so a naive time is
+Comparing naive and aware datetimes raises TypeError (docs/spec.md §4.2), so a naive time is
 refused when it is read and everything past the loader holds aware datetimes.
 """
 

@@ -1,4 +1,4 @@
-"""What the bot concludes about one attempt, typed (SPEC 12 gives its JSON shape).
+"""What the bot concludes about one attempt, typed (docs/spec.md §12 gives its JSON shape).
 
 Evidence is `valid` when no finding of severity error remains, among the attempt's own and
 those of the pull request that changes it. Qualification (status) and the outcome against the
@@ -72,7 +72,8 @@ class CheckState:
 
 @dataclass(frozen=True, slots=True)
 class UnitSummary:
-    """The unit structure of the scored trials (SPEC 6): count, largest, joins and nulls."""
+    """The unit structure of the scored trials (docs/spec.md §6): count, largest, joins and
+    nulls."""
 
     count: int
     largest: int
@@ -106,7 +107,7 @@ class AttemptVerdict:
     market: int | None
     kind: str | None
     findings: Sequence[Finding] = ()  # evidence problems: any error makes the evidence invalid
-    qualification: Sequence[Finding] = ()  # why valid evidence does not qualify (SPEC 7)
+    qualification: Sequence[Finding] = ()  # why valid evidence does not qualify (docs/spec.md §7)
     digest: str | None = None
     status: Status | None = None
     outcome: AttemptOutcome | None = None

@@ -422,7 +422,7 @@ MARKETS = {
     6: ("default", "2027-05-31"),
     11: ("default", "2027-06-30"),
 }
-# Market 11 is a hidden-suite market: it accepts challenge attempts only (SPEC 11).
+# Market 11 is a hidden-suite market: it accepts challenge attempts only (docs/spec.md §11).
 MARKET_OVERRIDES: dict[int, dict[str, Any]] = {
     11: {
         "title": "Demo market 11: monitor false-safe rate on a hidden suite",

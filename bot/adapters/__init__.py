@@ -20,7 +20,7 @@ def add_adapt_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
         "adapt",
         help="turn a harness's evaluation log into evidence files",
         description="Write freeze-cases.jsonl, trials.jsonl and a freeze.yaml stub from an "
-        "evaluation harness's log, deterministically (SPEC 9).",
+        "evaluation harness's log, deterministically (docs/spec.md §9).",
     )
     adapters = adapt.add_subparsers(dest="adapter", required=True, metavar="ADAPTER")
     inspect_.add_parser(adapters)

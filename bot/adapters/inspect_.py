@@ -1,7 +1,7 @@
 """`claims adapt inspect LOG --out DIR`: an Inspect (UK AISI `inspect_ai`) log -> evidence files.
 
-Writes `freeze-cases.jsonl`, `trials.jsonl` and a `freeze.yaml` stub (SPEC 4 and 9). The same
-log always gives the same bytes, and two runs of the same eval give the same freeze-cases, so a
+Writes `freeze-cases.jsonl`, `trials.jsonl` and a `freeze.yaml` stub (docs/spec.md §4 and §9). The
+same log always gives the same bytes, and two runs of the same eval give the same freeze-cases, so a
 freeze written from one run can be checked against the trials of another.
 
 Reading (the log is untrusted):
@@ -49,8 +49,8 @@ Mapping, one frozen case and exactly one trial per sample id:
   chosen scorer's value: "C" and true pass, "I", "P" (partial), "N" (no answer) and false fail,
   a number passes when it is 1 and fails when it is in [0, 1); other values are refused. An
   epoch that errored, or has no score from the scorer, is an error epoch. Epochs reduce as
-  the freeze says: `all-must-pass` (the default, SPEC 9: a case fails if any epoch fails) gives
-  "fail" if any epoch failed, else "error" if any errored, else "pass"; `first` takes epoch 1.
+  the freeze says: `all-must-pass` (the default, docs/spec.md §9: a case fails if any epoch fails)
+  gives "fail" if any epoch failed, else "error" if any errored, else "pass"; `first` takes epoch 1.
   `score` is the reduced number (epoch 1's, or the lowest over the scored epochs; null when
   the verdict is "error"), `values` the raw value of each epoch in order (null: none),
   `epochs` their count, `error` the first epoch error's message (null: none). Errored samples

@@ -1,9 +1,9 @@
-"""A local folder standing in for Zenodo when no token is configured (SPEC 10).
+"""A local folder standing in for Zenodo when no token is configured (docs/spec.md §10).
 
 Each archived snapshot is `<folder>/<tag>.json`, holding the metadata a Zenodo deposition
 would have and `created`: when the record was made (RFC 3339, set by the writer). The
 scheduled job (a later stage) writes them; resolution reads the record and its `created` time:
-a record without one, or with one it cannot read, never counts (SPEC 5: a snapshot must be
+a record without one, or with one it cannot read, never counts (docs/spec.md §5: a snapshot must be
 dated by the annulment date).
 
 It implements the `Archive` protocol (bot/archive/port.py) like `ZenodoArchive`, so the

@@ -1,4 +1,4 @@
-"""Challenge runs (SPEC 11): a hidden suite an operator runs and scores.
+"""Challenge runs (docs/spec.md §11): a hidden suite an operator runs and scores.
 
 `challenge-runs/<run>/` holds `run.yaml`, the hash-only `freeze-cases.jsonl`, and per attempt
 the operator's score file `scores/<submitter>/<attempt>/results.jsonl` (plus, for a built-in

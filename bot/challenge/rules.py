@@ -1,5 +1,5 @@
-"""Checks of a challenge run and of the attempts that name it (SPEC 11): values in, findings
-out, no I/O. docs/challenge-runs.md says what each one guards against."""
+"""Checks of a challenge run and of the attempts that name it (docs/spec.md §11): values in,
+findings out, no I/O. docs/challenge-runs.md says what each one guards against."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ made on a branch off main and merged with a merge commit at `merged_at`, as GitH
 (committed by GitHub's web flow). A step
 with `open_pr` is left on its branch, checked out, as a pull request under review. A step with
 `tag` tags main's current commit with an annotated tag whose tagger date is `at`, as the
-scheduled snapshot does (a snapshot counts only by its tagger date: SPEC 5).
+scheduled snapshot does (a snapshot counts only by its tagger date: docs/spec.md §5).
 """
 
 from __future__ import annotations

@@ -328,7 +328,7 @@ def attempt_files(spec: AttemptSpec, schema_base: str = _SCHEMA_BASE) -> dict[st
 
 @dataclass(frozen=True)
 class RunSpec:
-    """A challenge run (SPEC 11): every field has a default that makes a valid run."""
+    """A challenge run (docs/spec.md §11): every field has a default that makes a valid run."""
 
     run: str = "run-1"
     market: int = 11

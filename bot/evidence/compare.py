@@ -1,4 +1,5 @@
-"""Adapter outputs against the submitted evidence (SPEC 9): equal line by line, canonically.
+"""Adapter outputs against the submitted evidence (docs/spec.md §9): equal line by line,
+canonically.
 
 What an adapter writes is untrusted input: it goes through the same safe loaders as evidence.
 Each JSONL line is compared in its RFC 8785 canonical form (so key order and number spelling

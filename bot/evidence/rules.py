@@ -1,4 +1,4 @@
-"""Cross-record evidence rules (SPEC 4): values in, findings out, no I/O.
+"""Cross-record evidence rules (docs/spec.md §4): values in, findings out, no I/O.
 
 Each function checks one rule of the seed's Evidence and Statistics sections and returns the
 findings it produced, so a caller can run them all and report every problem at once.
@@ -863,7 +863,7 @@ def _paths_of_keys(value: object, keys: Mapping[str, str]) -> list[FieldPath]:
 
 
 def evidence_digest(file_hashes: Mapping[str, str]) -> str:
-    """SHA-256 of the sorted `path sha256` lines of every file but judgments.yaml (SPEC 8).
+    """SHA-256 of the sorted `path sha256` lines of every file but judgments.yaml (docs/spec.md §8).
 
     Paths are POSIX, relative to the attempt folder; each line ends with a newline.
     """

@@ -5,7 +5,7 @@ package-dir maps it to the registry's `schemas/` folder), never the copy inside 
 A `date-time` that is a date-time without an offset is reported as `timestamp-naive`, every
 other error as `schema`, naming the field and the line it is on.
 
-Cost is bounded by the schemas and the validator together (SECURITY-NOTES, "Schema cost"):
+Cost is bounded by the schemas and the validator together (docs/spec.md §4.2):
 - Every array has a `maxItems` (tests/unit/evidence/test_schema_caps.py walks the schemas). A
   list longer than its cap gets that one error; its items are not checked one by one, so a
   125,000-item list costs one length check, not 125,000 findings built and sorted.

@@ -1,4 +1,4 @@
-"""`claims github ...`: the entry points the Actions workflows call (SPEC 10).
+"""`claims github ...`: the entry points the Actions workflows call (docs/spec.md §10).
 
 Each handler parses, builds a `GitHubPort` (`bot.github.gateway.connect`, only with
 GITHUB_TOKEN), runs one function and returns an exit code. Without GITHUB_TOKEN every command
@@ -61,8 +61,8 @@ def add_github_parser(commands: Any) -> None:
     github = commands.add_parser(
         "github",
         help="the GitHub Actions entry points",
-        description="Entry points of the registry's workflows (SPEC 10). Without GITHUB_TOKEN"
-        " each prints what it would do and posts nothing.",
+        description="Entry points of the registry's workflows (docs/spec.md §10). Without"
+        " GITHUB_TOKEN each prints what it would do and posts nothing.",
     )
     sub = github.add_subparsers(dest="github_command", required=True, metavar="COMMAND")
 

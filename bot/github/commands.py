@@ -1,4 +1,4 @@
-"""Slash commands in a pull request comment, parsed into data (SPEC 8, 10).
+"""Slash commands in a pull request comment, parsed into data (docs/spec.md §8, §10).
 
 A command is a line of its own that starts with `/word`. Everything else is ignored: prose,
 a `/word` in the middle of a sentence, quoted lines (`> /judge ...`, someone quoting a
@@ -61,7 +61,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "judge",
         "/judge <check-id> pass|fail|unsettled <note>",
         "maintainers (admin or maintain role)",
-        "records a human check (SPEC 8) in the attempt's judgments.yaml, bound to the"
+        "records a human check (docs/spec.md §8) in the attempt's judgments.yaml, bound to the"
         " current evidence digest; one command per line, several lines per comment; the note"
         " is required for fail and unsettled",
         "/judge reconstructible pass released data and code reproduce the score table",

@@ -1,6 +1,6 @@
 """`claims github locate`: the pull request a `workflow_run` of the `check` workflow ran for.
 
-SECURITY-NOTES.md: the PR is found from the API, never from an artifact (the `check` run is
+docs/spec.md §10.1: the PR is found from the API, never from an artifact (the `check` run is
 the PR's own code and proves nothing). For a fork's PR `workflow_run.pull_requests` is empty,
 so the lookup goes by the head repository's owner and branch (`GET /pulls?head=owner:branch`)
 and the PR's head must be exactly `workflow_run.head_sha`: a push after the run started

@@ -1,4 +1,4 @@
-"""The `/judge` responder (SPEC 8, 10): maintainers record human checks from a PR comment.
+"""The `/judge` responder (docs/spec.md §8, §10): maintainers record human checks from a PR comment.
 
 `respond` takes one `issue_comment` event and answers it through a `GitHubPort`:
 

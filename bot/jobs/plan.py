@@ -1,6 +1,6 @@
 """`claims close-windows`, the plan: a pure function of each market's facts and the date.
 
-For each market (SPEC 5, seed "Deadlines"):
+For each market (docs/spec.md §5, seed "Deadlines"):
 
 - `waiting`: its filing window has not closed by `as_of`: nothing is touched.
 - `close`: the window closed, no resolution record yet, the annulment date not passed: tag

@@ -1,4 +1,4 @@
-"""Resolution records: `resolutions/market-NN.yaml`, a market's final resolution (SPEC 5).
+"""Resolution records: `resolutions/market-NN.yaml`, a market's final resolution (docs/spec.md §5).
 
 `claims close-windows` writes one when a market resolves after its window closed: the
 outcome and why, every attempt's verdict, the snapshot tag and the commit it points at, the

@@ -1,6 +1,6 @@
 """JSONL read line by line, with the line number of every record and of every refusal.
 
-Refused, each as a `jsonl-invalid` finding with its line (SECURITY-NOTES, "Parsers"):
+Refused, each as a `jsonl-invalid` finding with its line (docs/spec.md §4.2):
 a byte order mark, blank lines, lines over `Limits.max_jsonl_line_bytes` (read with a cap, so
 a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN/Infinity and
 numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
@@ -15,7 +15,7 @@ key, proven by counting `":` on the bytes against the keys decoded. orjson refus
 infinities, lone surrogates and control characters itself; any line it refuses, or that the
 checks cannot clear, is read by the strict path, which gives every refusal its message.
 
-Memory stays proportional to the file (SECURITY-NOTES: 1 MB lines of empty lists cost ~30x
+Memory stays proportional to the file (docs/spec.md §4.2: 1 MB lines of empty lists cost ~30x
 their size once built). Before `json` builds a record, its arrays and objects and its values
 are counted on the raw bytes (`_shape`): a record over `Limits.max_jsonl_record_containers` or
 `max_jsonl_record_values` is refused without being built. The file's running totals are capped

@@ -1,6 +1,6 @@
 """Safe YAML: one pass over the parser's events that refuses what could hurt as it builds data.
 
-Refused as `yaml-unsafe` (SECURITY-NOTES, "Parsers (measured)"):
+Refused as `yaml-unsafe` (docs/spec.md §4.2):
 - anchors and aliases: PyYAML's `safe_load` shares aliased nodes, so a few hundred bytes can
   expand to hundreds of megabytes once serialised (the "billion laughs" alias bomb);
 - explicit tags (`!!python/...`, `!custom`, even `!!str`) and `<<` merge keys;

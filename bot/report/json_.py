@@ -1,5 +1,5 @@
-"""The JSON reports (SPEC 12): `claims verify --json` and `claims resolve --json`, both ways;
-and the records of the adapter reruns' cache (`bot/rerun.py`).
+"""The JSON reports (docs/spec.md §12): `claims verify --json` and `claims resolve --json`, both
+ways; and the records of the adapter reruns' cache (`bot/rerun.py`).
 
 The only place JSON is made from verdicts, and read back into them. A report read back is
 untrusted input (the GitHub job that posts results reads one a fork's workflow may have
@@ -164,7 +164,7 @@ def _units(units: UnitSummary | None) -> dict[str, Any]:
 
 
 def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
-    """The SPEC 12 per-attempt object, plus the evidence digest, counts and units."""
+    """The docs/spec.md §12 per-attempt object, plus the evidence digest, counts and units."""
     counts = verdict.counts
     return {
         "attempt": verdict.attempt,
@@ -488,7 +488,7 @@ def verify_report_from_json(data: object) -> VerifyReport:
 
 
 def _check_attempt(verdict: AttemptVerdict, stated: str) -> None:
-    """An attempt's verdict must be one the judge could give (SPEC 7)."""
+    """An attempt's verdict must be one the judge could give (docs/spec.md §7)."""
     where = f"attempt {verdict.attempt!r}"
     if verdict.evidence != stated:
         raise ReportError(
@@ -503,7 +503,7 @@ def _check_attempt(verdict: AttemptVerdict, stated: str) -> None:
 
 
 def _check_market(resolution: MarketResolution) -> None:
-    """A market's outcome must follow from its attempts by the Three Way Rule (SPEC 7)."""
+    """A market's outcome must follow from its attempts by the Three Way Rule (docs/spec.md §7)."""
     where = f"market {resolution.market}"
     for summary in resolution.attempts:
         if summary.evidence == "invalid" and (summary.status or summary.outcome):

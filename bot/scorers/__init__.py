@@ -1,1 +1,2 @@
-"""Built-in operator scorers (SPEC 11): pure functions from a scorer's input text to scores."""
+"""Built-in operator scorers (docs/spec.md §11): pure functions from a scorer's input text to
+scores."""

@@ -1,4 +1,4 @@
-"""The WeirdML v3 scorer (SPEC 11, seed `weirdml-v3.txt`): event log text in, task scores out.
+"""The WeirdML v3 scorer (docs/spec.md §11, §11.2): event log text in, task scores out.
 
 A log holds one JSON object a line (blank lines are skipped), one event of one task each:
 

@@ -11,7 +11,7 @@ with x failures in n trials and one-sided confidence c,
     lower = Beta.ppf(1 - c, x, n - x + 1)   (0.0 when x == 0)
 
 A two-sided interval at level 1 - alpha is the pair of one-sided bounds at c = 1 - alpha / 2.
-SPEC.md section 6 uses the one-sided 95% bounds (``rate_upper`` / ``rate_lower``).
+docs/spec.md §6 uses the one-sided 95% bounds (``rate_upper`` / ``rate_lower``).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ the bar's units per class and its observed AUROC, so `claims verify` runs no sim
 How a bar is looked up (docs/spec-notes.md):
 - units per class: both classes, m positive and n negative units. The table is simulated with
   the smaller class positive and read symmetrically (the bench shows the orientation changes
-  coverage by about its simulation error). Both classes matter: SPEC 6's exact bound at zero
-  variance (perfect separation) lifts coverage where both classes are small, less so where one
+  coverage by about its simulation error). Both classes matter: docs/spec.md §6's exact bound at
+  zero variance (perfect separation) lifts coverage where both classes are small, less so where one
   is large, so m = n = 10 covers better than m = 10, n = 100.
 - AUROC: the observed one, in place of the unknown true AUROC (a plug-in).
 - between grid points: linear in log(units) of each class and in the AUROC (trilinear);

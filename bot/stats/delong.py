@@ -27,7 +27,7 @@ so everything costs one sort per sample: O((m + n) log(m + n)).
 
 The lower bound is DeLong's normal one, except where the variance is 0 (perfect separation):
 there it is the exact bound from min(m, n) disjoint concordant pairs, alpha ** (1 / min(m, n)),
-never 1.0 (SPEC 6; `exact_zero_variance_bound`).
+never 1.0 (docs/spec.md §6; `exact_zero_variance_bound`).
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def lower_bound(result: DeLongResult, confidence: float) -> float:
 
         Where the variance is 0 the normal interval has width 0 and would put the bound at the
         AUC itself: 1.0 for perfectly separated classes however few scores there are. The bound
-        is then :func:`exact_zero_variance_bound` instead (SPEC 6).
+        is then :func:`exact_zero_variance_bound` instead (docs/spec.md §6).
 
     Raises:
         StatisticsError: ``confidence`` is not a real number strictly between 0 and 1, or

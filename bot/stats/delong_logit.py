@@ -1,8 +1,8 @@
 """A lower bound on the AUROC better calibrated at small samples: DeLong on the logit scale.
 
 Reported beside DeLong's bound as information only: the shared rules decide with DeLong's
-(SPEC 6). DeLong's normal bound ``auc - z * se`` is a large-sample approximation, and near 1
-the AUROC's sampling distribution is skewed, so at 10 to 30 units per class the nominal 95%
+(docs/spec.md §6). DeLong's normal bound ``auc - z * se`` is a large-sample approximation, and near
+1 the AUROC's sampling distribution is skewed, so at 10 to 30 units per class the nominal 95%
 bound covers the true AUROC only 80-90% of the time (docs/statistics.md). Transforming to
 ``logit(A) = log(A / (1 - A))`` before applying the normal approximation, then back, removes
 most of that skew (the delta method gives ``se(logit A) = se(A) / (A (1 - A))``):
@@ -16,7 +16,7 @@ simulated there); Qin, G. & Hotilovac, L. (2008), Statistical Methods in Medical
 17(2):207-221, https://doi.org/10.1177/0962280207087173, compare it with other intervals.
 
 The bound lies in [0, 1). Where the logit is undefined (an AUC of 0 or 1) or DeLong's
-variance is 0, it is the same exact bound DeLong's uses there (SPEC 6,
+variance is 0, it is the same exact bound DeLong's uses there (docs/spec.md §6,
 `delong.exact_zero_variance_bound`). Its simulated coverage is in docs/statistics.md
 (`python bench/coverage.py`).
 """

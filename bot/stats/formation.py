@@ -5,7 +5,7 @@ A unit count alone ("1 independent units, the market needs 10") leaves the filer
 which field joined the trials. These texts name it: for the largest units, the values shared
 by their trials ("all 60 trials share evaluator 'trajmon'"), and for a pair of trials an AUROC
 bar refused, the values the two share. Each text ends with what would separate the trials for
-the key that joined most, in the words of the Unit Rule (shared rules, SPEC 6): trials that
+the key that joined most, in the words of the Unit Rule (shared rules, docs/spec.md §6): trials that
 really share a system, trajectory, evaluator or attack family are one unit, so the fix is
 never to rename a shared value apart but to record each key as it really was.
 """

@@ -1,6 +1,6 @@
 """Unit collapse: group trials that share a unit key value into independent units.
 
-SPEC.md section 6: trials join the same unit when they share a value of any ``unit_keys``
+docs/spec.md §6: trials join the same unit when they share a value of any ``unit_keys``
 field, transitively; ``null`` means "not applicable" and never joins, and the nulls per key
 are counted so a filer cannot gain units by leaving fields out. A unit fails if any of its
 trials fails, unless the market states ``within_unit: {max_rate: r}``, in which case it fails
@@ -176,7 +176,7 @@ def collapse_units(
 def unit_failures(
     structure: UnitStructure, failed: Sequence[bool], max_rate: float | None
 ) -> tuple[int, int]:
-    """Count failing units (SPEC.md section 6).
+    """Count failing units (docs/spec.md §6).
 
     Args:
         structure: the unit structure from :func:`collapse_units`.

@@ -206,7 +206,7 @@ def _not_a_date(text: str) -> date:
 
 def _window(root: Path, market: Market, rules: SharedRules, as_of: date) -> None:
     """Refuse a market that is resolved or whose filing window has closed; warn, with the
-    dates, when its resolve-by date has passed (SPEC 5)."""
+    dates, when its resolve-by date has passed (docs/spec.md §5)."""
     from bot.dates import MarketDates
     from bot.jobs.records import record_path
 

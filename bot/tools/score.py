@@ -33,7 +33,7 @@ def add_score_parser(commands: argparse._SubParsersAction[argparse.ArgumentParse
     score = commands.add_parser(
         "score",
         help="score an operator's log with a built-in scorer (weirdml-v3)",
-        description="Score a log with one of the built-in operator scorers (SPEC 11).",
+        description="Score a log with one of the built-in operator scorers (docs/spec.md §11).",
     )
     scorers = score.add_subparsers(dest="scorer", required=True, metavar="SCORER")
     weirdml = scorers.add_parser(

@@ -1,4 +1,4 @@
-"""Challenge runs (SPEC 11, issue 12) in real git registries: an honest challenge attempt
+"""Challenge runs (docs/spec.md §11, issue 12) in real git registries: an honest challenge attempt
 qualifies; each defect of a run or of its attempt is caught with its code, file and line.
 
 The run (challenge-runs/run-1/run.yaml and its hash-only freeze-cases.jsonl) is merged as a pull

@@ -1,4 +1,4 @@
-"""No attempt holds a market hostage (issue 21, item 2; SPEC 9; `bot/jobs/stuck.py`).
+"""No attempt holds a market hostage (issue 21, item 2; docs/spec.md §9; `bot/jobs/stuck.py`).
 
 On 611a91f a wrapped attempt whose rerun never ended in a recorded result (an unstartable
 command, its released-data server down at the close) blocked its market on every daily run,

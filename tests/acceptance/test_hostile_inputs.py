@@ -1,7 +1,7 @@
 """Hostile inputs: whatever a pull request commits, `claims verify` answers, never traces back.
 
-The rule (SPEC 12): bad input yields reason codes and messages, and the exit code says which
-kind of problem it was: 0 valid, 1 invalid evidence, 2 usage, environment or registry error.
+The rule (docs/spec.md §12): bad input yields reason codes and messages, and the exit code says
+which kind of problem it was: 0 valid, 1 invalid evidence, 2 usage, environment or registry error.
 
 1. A Hypothesis fuzzer takes one honest attempt (one real git registry for the whole run) and
    mutates its working-tree files in place: bytes flipped, inserted, deleted, files truncated,

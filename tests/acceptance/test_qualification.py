@@ -1,4 +1,5 @@
-"""Each qualification reason code of SPEC 7, triggered alone by one change to an honest attempt.
+"""Each qualification reason code of docs/spec.md §7, triggered alone by one change to an honest
+attempt.
 
 The evidence stays valid in every case (the honest scores.yaml is derived with the market the
 registry holds, and the maintainer's judgments are bound to the evidence as committed), so the

@@ -1,4 +1,4 @@
-"""Each evidence reason code of SPEC 4, triggered alone by one change to an honest attempt.
+"""Each evidence reason code of docs/spec.md §4, triggered alone by one change to an honest attempt.
 
 Every case builds a real git registry (freeze merged as a PR before the run), runs
 `claims verify --json` in-process and asserts the exact set of codes, so a check that fires

@@ -134,7 +134,7 @@ def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -
     assert result.code == 0, result.out
 
 
-# ---- an adapter that carries its own output (SPEC 9: perturbed rerun) -----------------------
+# ---- an adapter that carries its own output (docs/spec.md §9: perturbed rerun) -------------------
 
 _RULES_MODEL = SharedRules.from_document(parse_yaml(RULES, "rules.yaml")[0])[0]  # type: ignore[arg-type]
 

@@ -1,4 +1,4 @@
-"""Wrapped attempts count only after their adapter is rerun on their evidence (SPEC 9).
+"""Wrapped attempts count only after their adapter is rerun on their evidence (docs/spec.md §9).
 
 These tests need no sandbox: where an adapter would run, `bot.rerun.run_adapter` is replaced
 by a fake that copies the released files to out/ (as the specimen's convert.py does) and

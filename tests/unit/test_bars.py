@@ -202,7 +202,7 @@ def test_auroc_lower_is_delong_on_one_score_per_unit() -> None:
 def test_auroc_perfect_separation_of_few_negatives_misses_the_bar() -> None:
     """16 positive and 2 negative units, perfectly separated: DeLong's variance is 0, and its
     bound of 1.0 would meet any bar. The exact bound from min(16, 2) = 2 disjoint concordant
-    pairs is 0.05 ** (1 / 2) = 0.2236, far below min 0.8 (SPEC 6)."""
+    pairs is 0.05 ** (1 / 2) = 0.2236, far below min 0.8 (docs/spec.md §6)."""
     positives = [0.5 + i / 100 for i in range(16)]
     cases, trials = _scored(positives, [0.1, 0.2])
     (result,) = _evaluate(_market(DISCRIMINATION), cases, trials)

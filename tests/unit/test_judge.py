@@ -1,8 +1,8 @@
 """The pure judge without git: files read from an in-memory tree, facts stated by the test.
 
 Each test changes one fact (or one file) of an honest attempt and asserts the exact codes, so
-the rules of SPEC 4 and 7 that depend on git, the network or the sandbox are checked without
-any of them.
+the rules of docs/spec.md §4 and §7 that depend on git, the network or the sandbox are checked
+without any of them.
 """
 
 from __future__ import annotations
@@ -343,7 +343,7 @@ def test_only_a_freeze_is_a_freeze_pull_request() -> None:
     assert verdict.evidence == "valid"
 
 
-# ---- wrapped attempts (SPEC 9) ----------------------------------------------------------
+# ---- wrapped attempts (docs/spec.md §9) ----------------------------------------------------------
 
 WRAPPED = AttemptSpec(kind="wrapped")
 

@@ -2,7 +2,7 @@
 
 `bot.rerun.run_adapter` is replaced by a fake that copies the released files to out/ (as the
 specimen's convert.py does) and counts its runs. A rerun is two runs: on the released data,
-then on the same files emptied (SPEC 9, `adapter-ignores-data`).
+then on the same files emptied (docs/spec.md §9, `adapter-ignores-data`).
 """
 
 from __future__ import annotations

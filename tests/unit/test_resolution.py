@@ -335,7 +335,7 @@ def test_a_resolve_report_reads_back_as_it_was_written() -> None:
     assert resolve_report_from_json(resolve_report_to_json(report)) == report
 
 
-# ---- which snapshot counts (SPEC 5) ---------------------------------------------------------
+# ---- which snapshot counts (docs/spec.md §5) -----------------------------------------------------
 
 ANNULMENT_ENDS = datetime(2027, 9, 29, 12, tzinfo=UTC)  # 2027-09-28 ends Anywhere on Earth
 SECOND = timedelta(seconds=1)
@@ -417,7 +417,7 @@ def test_late_and_undated_snapshots_are_snapshot_late_warnings() -> None:
     assert "lightweight tag" in problems[0].message
     assert problems[1].message == (
         "the archive record of snapshot-2027-06-30 was created 2027-10-01T09:00:00Z, after the"
-        " annulment date 2027-09-28 ended, so it never counts (SPEC 5)"
+        " annulment date 2027-09-28 ended, so it never counts (docs/spec.md §5)"
     )
 
 

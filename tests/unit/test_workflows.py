@@ -1,6 +1,6 @@
 """The workflows in `.github/workflows/` keep the properties the trust boundary rests on.
 
-Untrusted pull-request code and trusted credentials never meet (SPEC 10, SECURITY-NOTES):
+Untrusted pull-request code and trusted credentials never meet (docs/spec.md §10, §10.1):
 `permissions: {}` at the top and a commented `permissions` on every job; actions pinned by a
 full commit SHA with its version in a comment; no `${{ }}` inside `run:` (values reach scripts
 through `env:`); checkouts keep no credentials; no caches; the privileged workflows check out
@@ -301,7 +301,7 @@ def test_each_checker_catches_its_defect(checker: Checker, good: str, bad: str) 
     assert checker(text, _load(text)) != []
 
 
-# -- the shape of the verdict workflow (SPEC 10) ---------------------------------------------
+# -- the shape of the verdict workflow (docs/spec.md §10) ------------------------------------------
 
 
 def _workflow(name: str) -> Workflow:

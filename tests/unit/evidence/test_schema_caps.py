@@ -2,7 +2,7 @@
 
 jsonschema's `uniqueItems` compares a list pairwise when its items do not sort (mixed types):
 4,000 items took 5.6 s, and an 870 KB adapter.yaml of ~125k items held `claims verify` for over
-an hour (SECURITY-NOTES, "Holes found"). So no schema uses `uniqueItems`; lists that must not
+an hour (docs/spec.md §4.2). So no schema uses `uniqueItems`; lists that must not
 repeat a value say `distinctItems: true`, which bot/evidence/schema.py checks with one hash per
 item, and every array has a `maxItems`, past which its items are not looked at one by one.
 """

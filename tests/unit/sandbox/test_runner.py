@@ -1,4 +1,4 @@
-"""`bot/sandbox` against hostile adapters (SPEC 9, SECURITY-NOTES "Sandbox for adapter reruns").
+"""`bot/sandbox` against hostile adapters (docs/spec.md §9, §9.2 "Sandbox for adapter reruns").
 
 Each hostile adapter is a tiny Python script the test writes into the adapter folder, under a
 name holding a unique marker; after every run the `adapter` fixture checks that no process

@@ -1,4 +1,4 @@
-"""bot/scorers/weirdml_v3.py: the WeirdML v3 rule (SPEC 11, seed weirdml-v3.txt)."""
+"""bot/scorers/weirdml_v3.py: the WeirdML v3 rule (docs/spec.md §11, §11.2)."""
 
 from __future__ import annotations
 

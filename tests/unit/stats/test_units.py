@@ -1,4 +1,4 @@
-"""Tests for bot.stats.units: union-find unit collapse and failing-unit counts (SPEC.md 6)."""
+"""Tests for bot.stats.units: union-find unit collapse and failing-unit counts (docs/spec.md §6)."""
 
 from __future__ import annotations
 
