@@ -61,6 +61,12 @@ class Limits:
     # runner holds the fetched files and the tarball on its 14 GB disk.
     max_archived_pin_bytes: int = 1024 * 1024 * 1024
     max_archived_pins_bytes: int = 4 * 1024 * 1024 * 1024
+    # All the files one close run's pin jobs keep (the pin plan's `keep`, planned market by
+    # market within the caps above): the close job downloads every one of them onto one
+    # runner's 14 GB (13 GiB) disk, and the tarballs carrying them stay there for the
+    # attestation (another copy, as large when the files do not compress): 5 GiB of files and
+    # 5 GiB of tarballs leave about 3 GiB for the checkout, the bot and the rerun results.
+    max_kept_pins_bytes: int = 5 * 1024 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0

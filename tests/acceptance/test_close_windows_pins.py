@@ -2,7 +2,7 @@
 
 Split by trust as close-windows.yml runs it: the pin plan (`claims close-windows --plan-pins`),
 the token-less pin jobs (`claims verify --head COMMIT --fetch-raw-logs --pin-results DIR
---keep-pins`), and the close job, which counts the records (`PinFetch(recorded_only=True)`,
+--keep-pins PLAN`), and the close job, which counts the records (`PinFetch(recorded_only=True)`,
 what `--pin-results DIR` gives it) and puts the kept files into each market's archive with a
 manifest. The raw log is served by a local HTTP server (allowed by `local_fetches`).
 
@@ -84,12 +84,24 @@ def pin_jobs(run_claims: Any, root: Path, pins: Path) -> list[dict[str, str]]:
     )
     assert result.code == 0, result.err
     planned = json.loads(result.out)
-    assert planned["seconds_per_attempt"] == 1200  # two pins, each within fetch_deadline
+    # Two pins, each within fetch_deadline, and the rest of the attempt's verify.
+    assert planned["seconds_per_attempt"] == 1320
     entries: list[dict[str, str]] = [e for batch in planned["batches"] for e in batch]
+    # Every attempt's pins fit the caps here: each is planned to be kept, at its declared size.
+    attempts = {e["attempt"] for e in entries}
+    assert {k["attempt"] for k in planned["keep"]} == attempts
+    for kept in planned["keep"]:
+        data = yaml.safe_load((root / kept["attempt"] / "attempt.yaml").read_text())
+        if data["raw_log"]["sha256"] == kept["sha256"]:
+            assert kept["bytes"] == data["raw_log"]["bytes"]
+        else:  # a paper's freeze: its limit stands for its size
+            assert kept["bytes"] == Limits().max_paper_freeze_bytes
+    plan = pins.parent / "pin-plan.json"
+    plan.write_text(result.out, encoding="utf-8")
     for entry in entries:
         result = run_claims(
             "verify", "--registry", root, "--base-ref", "main", "--head", entry["commit"],
-            "--fetch-raw-logs", "--pin-results", pins, "--keep-pins", "--quiet",
+            "--fetch-raw-logs", "--pin-results", pins, "--keep-pins", plan, "--quiet",
             root / entry["attempt"],
         )  # fmt: skip
         assert result.code in (0, 1), result.out
