@@ -44,8 +44,10 @@ class Limits:
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024
-    # A wrapped attempt's released data: bytes per file.
-    max_released_bytes: int = 2 * 1024 * 1024 * 1024
+    # A wrapped attempt's released data: bytes per file. The archive's cap on one file
+    # (max_archived_pin_bytes, below): a released file the close could not carry would leave
+    # the evidence a counting rerun read on its filer's server alone (docs/spec.md §10.6).
+    max_released_bytes: int = 1024 * 1024 * 1024
     # All of one wrapped attempt's released data, in bytes (bot/released.py): the rerun job
     # writes each file twice (the cache and the inputs copy), and a full disk there is a
     # machine error, recorded as nothing, which blocks the market on every day: so a filer's
