@@ -552,13 +552,27 @@ def _pins(args: argparse.Namespace) -> Any:
     from bot.pins import PinFetch
 
     if args.fetch_raw_logs:
-        return PinFetch(results=Path(folder), keep_files=bool(getattr(args, "keep_pins", False)))
+        plan = getattr(args, "keep_pins", None)
+        return PinFetch(results=Path(folder), keep=_keep_plan(Path(plan)) if plan else None)
     if getattr(args, "keep_pins", False):
         raise ClaimsError(
             "--keep-pins keeps what is fetched, so it needs --fetch-raw-logs",
             "add --fetch-raw-logs, or leave out --keep-pins to count the records",
         )
     return PinFetch(results=Path(folder), recorded_only=True)
+
+
+def _keep_plan(path: Path) -> Any:
+    """--keep-pins PLAN: the files the pin plan keeps (bot/pins.py, KeepPlan)."""
+    from bot.pins import KeepPlan, PinRecordError
+
+    try:
+        return KeepPlan.read(path)
+    except PinRecordError as error:
+        raise ClaimsError(
+            f"--keep-pins: {error}",
+            "give the pin plan `claims close-windows --plan-pins` printed",
+        ) from error
 
 
 def _verify_cache(args: argparse.Namespace) -> Any:
@@ -660,9 +674,10 @@ def _check_options(
     )
     parser.add_argument(
         "--keep-pins",
-        action="store_true",
+        metavar="PLAN",
         help="with --fetch-raw-logs --pin-results DIR: also keep each fetched file that matches"
-        " its pin as DIR/sha256/HEX (the close job's archive carries them)",
+        " its pin and that the pin plan PLAN (close-windows --plan-pins) lists in its `keep`,"
+        " at most its planned bytes, as DIR/sha256/HEX (the close job's archive carries them)",
     )
     parser.add_argument(
         "--keep-released",

@@ -44,8 +44,10 @@ class Limits:
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
     max_attempt_file_bytes: int = 600 * 1024 * 1024
-    # A wrapped attempt's released data: bytes per file.
-    max_released_bytes: int = 2 * 1024 * 1024 * 1024
+    # A wrapped attempt's released data: bytes per file. The archive's cap on one file
+    # (max_archived_pin_bytes, below): a released file the close could not carry would leave
+    # the evidence a counting rerun read on its filer's server alone (docs/spec.md §10.6).
+    max_released_bytes: int = 1024 * 1024 * 1024
     # All of one wrapped attempt's released data, in bytes (bot/released.py): the rerun job
     # writes each file twice (the cache and the inputs copy), and a full disk there is a
     # machine error, recorded as nothing, which blocks the market on every day: so a filer's
@@ -61,6 +63,12 @@ class Limits:
     # runner holds the fetched files and the tarball on its 14 GB disk.
     max_archived_pin_bytes: int = 1024 * 1024 * 1024
     max_archived_pins_bytes: int = 4 * 1024 * 1024 * 1024
+    # All the files one close run's pin jobs keep (the pin plan's `keep`, planned market by
+    # market within the caps above): the close job downloads every one of them onto one
+    # runner's 14 GB (13 GiB) disk, and the tarballs carrying them stay there for the
+    # attestation (another copy, as large when the files do not compress): 5 GiB of files and
+    # 5 GiB of tarballs leave about 3 GiB for the checkout, the bot and the rerun results.
+    max_kept_pins_bytes: int = 5 * 1024 * 1024 * 1024
     # --fetch-raw-logs: seconds to connect and between bytes, and for the whole download.
     fetch_timeout: float = 20.0
     fetch_deadline: float = 600.0

@@ -57,6 +57,8 @@ class Code(StrEnum):
     NAME_INVISIBLE_CHARACTER = "name-invisible-character"
     RAW_LOG_HASH_MISMATCH = "raw-log-hash-mismatch"
     RAW_LOG_EXCERPT = "raw-log-excerpt"
+    # raw_log.bytes over the archive's cap for one file: the close could not carry it.
+    RAW_LOG_TOO_LARGE = "raw-log-too-large"
     RAW_LOG_UNAVAILABLE = "raw-log-unavailable"
     PAPER_FREEZE_MISMATCH = "paper-freeze-mismatch"  # wrapped: paper_freeze.url, when fetched
     PAPER_FREEZE_UNAVAILABLE = "paper-freeze-unavailable"

@@ -483,6 +483,7 @@ def gather_facts(
         ),
         judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
         raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
+        archived_pin_bytes=registry.limits.max_archived_pin_bytes,
         paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
         adapter_findings=_rerun_adapter(registry, files, options),
     )

@@ -37,6 +37,7 @@ from typing import Any
 
 from bot.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
+from bot.config import Limits
 from bot.dates import MarketDates, end_of_day
 from bot.dump import format_timestamp
 from bot.evidence.models import (
@@ -154,6 +155,9 @@ class AttemptFacts:
     merge_clock: datetime | None = None
     judgments_at_close: Mapping[str, Judgment] | None = None
     raw_log_findings: Sequence[Finding] = ()  # from fetching raw_log.url, when asked
+    # The most bytes the close's archive carries of one pinned file (the registry's
+    # Limits.max_archived_pin_bytes): a raw log declared larger is refused.
+    archived_pin_bytes: int = Limits().max_archived_pin_bytes
     paper_freeze_findings: Sequence[Finding] = ()  # from fetching paper_freeze.url, when asked
     # From rerunning a wrapped attempt's adapter on this evidence: () when it reproduced the
     # evidence, None when it was not rerun (then the attempt cannot qualify).
@@ -645,6 +649,19 @@ def _check_raw_log(
             )
         ]
     claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}
+    too_large: list[Finding] = []
+    if attempt.raw_log.bytes > facts.archived_pin_bytes:
+        # Counted, it would be the one file the snapshot's archive cannot carry (docs/spec.md
+        # §10.6): its filer's server alone would hold the evidence of a counting attempt.
+        message = (
+            f"raw_log.bytes is {attempt.raw_log.bytes}, over the {facts.archived_pin_bytes}-byte"
+            f" cap on one file the close's archive carries: the raw log at {attempt.raw_log.url}"
+            " could not be kept with the snapshot; pin a log within the cap (compressed, say:"
+            f" `claims pin-log {files.folder} --log FILE.gz`)"
+        )
+        too_large.append(
+            Finding(Code.RAW_LOG_TOO_LARGE, message, attempt.path, attempt.lines.get("raw_log"))
+        )
     problems = check_raw_log(
         raw_files,
         claim,
@@ -654,7 +671,7 @@ def _check_raw_log(
         attempt.path,
         attempt.lines.get("raw_log"),
     )
-    return problems or list(facts.raw_log_findings)
+    return too_large + (problems or list(facts.raw_log_findings))
 
 
 def freeze_files(files: AttemptFiles, attempt: Attempt) -> list[str]:

@@ -6,8 +6,9 @@ splits that in two processes, as adapter reruns are split (`bot/rerun.py`):
 
 - fetch (`claims verify --fetch-raw-logs --pin-results DIR`): every pin is fetched and one
   record per pin is written to `DIR/<key>.json` (`PinRecord`): the URL, the kind, the pin,
-  what was served (bytes, sha256) and the findings. With `keep_files` (the close job) a body
-  that matches its pin is kept as `DIR/sha256/<hex>`, for the snapshot's archive.
+  what was served (bytes, sha256) and the findings. With a `KeepPlan` (the close's pin jobs,
+  `--keep-pins PLAN`) a body the plan lists that matches its pin is kept as
+  `DIR/sha256/<hex>`, for the snapshot's archive.
 - count (`--pin-results DIR` alone, `recorded_only`): nothing is fetched; each pin's record is
   read back with a strict reader (a record the bot did not write as it stands is refused) and
   its findings count. A pin with no record, or a damaged one, is `pin-not-fetched`: never a
@@ -30,11 +31,13 @@ it until the market's rerun deadline, and from then on is `pin-unrecorded`, not 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
@@ -48,6 +51,7 @@ from bot.rerun import Deadline
 __all__ = [
     "PIN_KINDS",
     "RECORD_VERSION",
+    "KeepPlan",
     "PinFetch",
     "PinRecord",
     "PinRecordError",
@@ -93,6 +97,75 @@ _FIELDS = frozenset(
 
 class PinRecordError(ValueError):
     """A record that is not what the bot writes (malformed, another key or version)."""
+
+
+_KEEP_FIELDS = ["attempt", "bytes", "sha256"]
+_PLAN_BYTES = 256 << 20  # a plan of 16,384 attempts, each with two pins, is ~5 MB
+
+
+@dataclass(frozen=True)
+class KeepPlan:
+    """The files a pin job keeps: `(attempt folder, sha256) -> at most this many bytes`, the
+    pin plan's `keep` (`bot/jobs/rerun_batches.py`, `plan_keep`), planned within the archive's
+    caps and the close job's disk. Any other file is fetched and recorded, never kept."""
+
+    files: Mapping[tuple[str, str], int]
+
+    def allows(self, file: str, sha256: str) -> int | None:
+        """The bytes planned for the pin in `file` (its attempt's attempt.yaml or freeze.yaml)
+        whose sha256 is `sha256`; None: not to be kept."""
+        return self.files.get((file.rpartition("/")[0], sha256.lower()))
+
+    @classmethod
+    def of(cls, entries: Iterable[tuple[str, str, int]]) -> KeepPlan:
+        """From `plan_keep`'s `(attempt folder, sha256, bytes)` entries."""
+        return cls({(attempt, sha256): size for attempt, sha256, size in entries})
+
+    @classmethod
+    def read(cls, path: Path) -> KeepPlan:
+        """The `keep` of the pin plan at `path` (`claims close-windows --plan-pins`), read
+        strictly: anything else than the planner writes is refused (PinRecordError)."""
+        try:
+            data = json.loads(read_regular(path, _PLAN_BYTES).decode("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise PinRecordError(f"{path}: not a pin plan ({error})") from error
+        entries = data.get("keep") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise PinRecordError(f"{path}: no `keep` list (not a pin plan)")
+        files: dict[tuple[str, str], int] = {}
+        for number, entry in enumerate(entries):
+            if (
+                not isinstance(entry, dict)
+                or sorted(entry) != _KEEP_FIELDS
+                or not isinstance(entry["attempt"], str)
+                or not isinstance(entry["sha256"], str)
+                or _HEX.fullmatch(entry["sha256"]) is None
+                or type(entry["bytes"]) is not int
+                or entry["bytes"] < 1
+            ):
+                raise PinRecordError(f"{path}: keep[{number}] is not {{attempt, sha256, bytes}}")
+            files[(entry["attempt"], entry["sha256"])] = entry["bytes"]
+        return cls(files)
+
+
+class _Bounded(io.RawIOBase):
+    """A kept body's file, written up to `limit` bytes: past it nothing more is written and
+    `over` is set (a server serving more than the plan allows is not kept, whatever it is)."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        self._stream, self._limit, self.written, self.over = stream, limit, 0, False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        if self.over or self.written + len(chunk) > self._limit:
+            self.over = True
+            return len(chunk)
+        self._stream.write(chunk)
+        self.written += len(chunk)
+        return len(chunk)
 
 
 def _digest(data: bytes | None) -> str | None:
@@ -277,15 +350,16 @@ class PinFetch:
 
     `raw_log` and `paper_freeze` take the arguments of `bot.fetch.check_raw_log_url` and
     `check_paper_freeze_url` (`VerifyOptions.fetch_raw_log`, `fetch_paper_freeze`).
-    `keep_files`: keep a body that matches its pin as `results/sha256/<hex>` (the close job's
-    archive), unless it is over `Limits.max_archived_pin_bytes`. `deadline`: the close's rule
+    `keep`: keep a body that matches its pin as `results/sha256/<hex>` (the close job's
+    archive) when the plan lists it, at most its planned bytes and
+    `Limits.max_archived_pin_bytes`, while the disk has room. `deadline`: the close's rule
     for a pin without a result (`bot/jobs/stuck.py`). `used` collects, per pin file, the
     records counted this run (the close job archives the kept bodies of a market's pins).
     """
 
     results: Path
     recorded_only: bool = False
-    keep_files: bool = False
+    keep: KeepPlan | None = None
     deadline: Deadline | None = None
     used: dict[str, list[PinRecord]] = field(default_factory=dict, compare=False)
 
@@ -372,10 +446,12 @@ class PinFetch:
         fetch: Any,
         limits: Limits,
     ) -> PinRecord:
-        keep = self.keep_files and (pin.size or 0) <= limits.max_archived_pin_bytes
-        if keep:
-            keep = has_room(self.results, pin.size or limits.max_paper_freeze_bytes)
-        if not keep:
+        planned = self.keep.allows(pin.file, pin.sha256) if self.keep is not None else None
+        if planned is not None:
+            planned = min(planned, limits.max_archived_pin_bytes)
+            if (pin.size or 0) > planned or not has_room(self.results, planned):
+                planned = None
+        if planned is None:
             fetched: Fetched = fetch(None)
             return self._record(pin, fetched, kept=False)
         folder = self.results / "sha256"
@@ -384,11 +460,13 @@ class PinFetch:
         partial = Path(name)
         try:
             with os.fdopen(handle, "wb") as stream:
-                fetched = fetch(stream)
+                bounded = _Bounded(stream, planned)
+                fetched = fetch(bounded)
             kept = (
                 not fetched.findings
+                and not bounded.over
                 and fetched.sha256 == pin.sha256
-                and (fetched.bytes or 0) <= limits.max_archived_pin_bytes
+                and bounded.written == fetched.bytes
             )
             if kept:
                 partial.replace(folder / pin.sha256)

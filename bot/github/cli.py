@@ -213,7 +213,7 @@ def _add_verify(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]
     verify.set_defaults(
         paths=[],
         fetch_raw_logs=False,
-        keep_pins=False,
+        keep_pins=None,
         keep_released=False,
         allow_unisolated=False,
         github_handler=None,

@@ -29,6 +29,7 @@ point, because each first looks for what it makes:
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tarfile
 import tempfile
@@ -36,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.app import Workspace, open_workspace, resolve_registry
 from bot.archive.port import (
@@ -59,9 +61,12 @@ from bot.jobs.issues import Issues
 from bot.jobs.pins import PINS_MANIFEST, archived_pins
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
-from bot.jobs.rerun_batches import RerunPlan, batch_reruns, pin_seconds
+from bot.jobs.rerun_batches import RerunPlan, batch_reruns, pin_seconds, plan_keep
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
+
+if TYPE_CHECKING:
+    from bot.registry import Registry
 
 __all__ = [
     "CloseReport",
@@ -328,10 +333,45 @@ def pin_matrix(job: Job) -> RerunPlan:
     wrapped one also its paper's freeze), batched as the reruns are, into the workflow's pin
     jobs (no token scope, no secret), which fetch them again and keep the files for the
     snapshot's archive (`bot/pins.py`)."""
-    return replace(_attempt_matrix(job, wrapped_only=False), seconds_per_attempt=pin_seconds())
+    declared: list[tuple[int, list[tuple[str, str, int]]]] = []
+    plan = _attempt_matrix(job, wrapped_only=False, declared=declared)
+    planned = {entry["attempt"] for batch in plan.batches for entry in batch}
+    # Only the planned attempts' pins: a market left waiting keeps nothing this run.
+    pins = [(n, [p for p in ps if p[0] in planned]) for n, ps in declared]
+    return replace(plan, seconds_per_attempt=pin_seconds(), keep=plan_keep(pins, job.limits))
 
 
-def _attempt_matrix(job: Job, wrapped_only: bool) -> RerunPlan:
+def _declared_pins(snapshot: Registry, folder: str) -> list[tuple[str, str, int]]:
+    """The files attempt `folder` pins, `(folder, sha256, bytes)`: its raw log at its declared
+    size, and a wrapped attempt's paper's freeze at the limit of one (it declares no size).
+    A pin whose file does not pass its schema is left out: the close refuses the attempt."""
+    from bot.evidence.schema import validate
+    from bot.load.yaml_ import load_yaml
+
+    pins: list[tuple[str, str, int]] = []
+    for name in ("attempt.yaml", "freeze.yaml"):
+        document, problems = load_yaml(snapshot.tree, f"{folder}/{name}", snapshot.limits)
+        if document is None or problems or not isinstance(document.data, dict):
+            continue
+        if validate(name.removesuffix(".yaml"), document.data, document.path, document.lines):
+            continue
+        if name == "attempt.yaml":
+            raw = document.data.get("raw_log")
+            if isinstance(raw, dict):
+                pins.append((folder, str(raw["sha256"]).lower(), int(raw["bytes"])))
+        else:
+            paper = document.data.get("paper_freeze")
+            if isinstance(paper, dict):
+                size = snapshot.limits.max_paper_freeze_bytes
+                pins.append((folder, str(paper["sha256"]).lower(), size))
+    return pins
+
+
+def _attempt_matrix(
+    job: Job,
+    wrapped_only: bool,
+    declared: list[tuple[int, list[tuple[str, str, int]]]] | None = None,
+) -> RerunPlan:
     from bot.github.plan import is_wrapped
     from bot.registry import load_registry
     from bot.tree import GitTree
@@ -350,6 +390,7 @@ def _attempt_matrix(job: Job, wrapped_only: bool) -> RerunPlan:
             if market.phase == "late-close":
                 commits.append(history.repo.commit(git.branch).hexsha)
             entries: list[dict[str, str]] = []
+            pins: list[tuple[str, str, int]] = []
             for commit in dict.fromkeys(c for c in commits if c is not None):
                 try:
                     snapshot = load_registry(GitTree(history.repo, commit, history.prefix))
@@ -358,13 +399,19 @@ def _attempt_matrix(job: Job, wrapped_only: bool) -> RerunPlan:
                 folder = f"attempts/market-{market.market:02d}"
                 if snapshot.tree.entry(folder) is None:
                     continue
-                entries += [
+                chosen = [
                     {"attempt": attempt, "commit": commit}
                     for attempt in snapshot.attempt_folders([folder])
                     if not wrapped_only or is_wrapped(snapshot, attempt)
                 ]
+                entries += chosen
+                if declared is not None:
+                    for entry in chosen:
+                        pins += _declared_pins(snapshot, entry["attempt"])
             if entries:
                 markets.append((market.market, entries))
+                if declared is not None:
+                    declared.append((market.market, pins))
         return batch_reruns(markets)
     finally:
         history.close()
@@ -806,7 +853,15 @@ class _Applier:
             return None
         if self.job.tarballs is not None:
             self.job.tarballs.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(tarball, self.job.tarballs / tarball.name)
+            kept = self.job.tarballs / tarball.name
+            kept.unlink(missing_ok=True)
+            # A hard link where it can be (one disk on GitHub's runner): a tarball carries up
+            # to max_archived_pins_bytes, and a second copy of it would not fit the budget
+            # Limits.max_kept_pins_bytes is planned with.
+            try:
+                os.link(tarball, kept)
+            except OSError:
+                shutil.copyfile(tarball, kept)
         return _sha256(tarball)
 
     # 4 -------------------------------------------------------------------------------------

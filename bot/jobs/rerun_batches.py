@@ -46,17 +46,24 @@ __all__ = [
     "JOB_TIMEOUT_MINUTES",
     "MAX_ATTEMPTS_PER_JOB",
     "MAX_RERUN_JOBS",
+    "PIN_VERIFY_SECONDS",
     "RerunPlan",
     "attempt_seconds",
     "batch_reruns",
     "guaranteed_per_job",
     "pin_seconds",
+    "plan_keep",
 ]
 
 MAX_RERUN_JOBS = 256
 MAX_ATTEMPTS_PER_JOB = 64
 JOB_TIMEOUT_MINUTES = 360
 JOB_BUDGET_SECONDS = 320 * 60
+# A pin job's `claims verify` of one attempt besides its two fetches: Python's start and the
+# attempt's own checks (1,000,000 trials verify in 45 s, docs/performance.md), doubled for a
+# slower runner. Without it two fetches' worst case (2 x 600 s) would fit the budget exactly
+# 16 times, and the 16th attempt of a full batch would never start (its market blocked).
+PIN_VERIFY_SECONDS = 120
 
 
 def attempt_seconds(limits: Limits | None = None, sandbox: SandboxLimits | None = None) -> int:
@@ -68,14 +75,16 @@ def attempt_seconds(limits: Limits | None = None, sandbox: SandboxLimits | None 
 
 def pin_seconds(limits: Limits | None = None) -> int:
     """The longest one attempt's pin fetches can take at the close: its raw log and its
-    paper's freeze, each within `Limits.fetch_deadline`."""
+    paper's freeze, each within `Limits.fetch_deadline`, and the rest of its `claims verify`
+    (`PIN_VERIFY_SECONDS`)."""
     limits = limits or Limits()
-    return math.ceil(2 * limits.fetch_deadline)
+    return math.ceil(2 * limits.fetch_deadline) + PIN_VERIFY_SECONDS
 
 
-def guaranteed_per_job() -> int:
-    """Attempts a job runs even when every one takes its worst case."""
-    return JOB_BUDGET_SECONDS // attempt_seconds()
+def guaranteed_per_job(seconds_per_attempt: int | None = None) -> int:
+    """Attempts a job runs even when every one takes its worst case (`seconds_per_attempt`,
+    by default a rerun's)."""
+    return JOB_BUDGET_SECONDS // (seconds_per_attempt or attempt_seconds())
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,18 +97,27 @@ class RerunPlan:
     # The worst case of one attempt's work in a job: `attempt_seconds()` for a rerun; the pin
     # plan's (`pin_seconds()`) for the close's pin fetches.
     seconds_per_attempt: int | None = None
+    # The pin plan only (`plan_keep`): the files its pin jobs keep for the archives, each
+    # `(attempt folder, sha256, at most this many bytes)`; None in the rerun plan.
+    keep: tuple[tuple[str, str, int], ...] | None = None
 
     @property
     def attempts(self) -> int:
         return sum(len(batch) for batch in self.batches)
 
     def as_json(self) -> dict[str, object]:
-        return {
+        planned: dict[str, object] = {
             "batches": [[dict(entry) for entry in batch] for batch in self.batches],
             "seconds_per_attempt": self.seconds_per_attempt or attempt_seconds(),
             "seconds_per_job": JOB_BUDGET_SECONDS,
             "waiting": [{"market": market, "attempts": count} for market, count in self.waiting],
         }
+        if self.keep is not None:
+            planned["keep"] = [
+                {"attempt": attempt, "sha256": sha256, "bytes": size}
+                for attempt, sha256, size in self.keep
+            ]
+        return planned
 
 
 def batch_reruns(
@@ -120,3 +138,33 @@ def batch_reruns(
     size = max(1, math.ceil(len(planned) / max_jobs))
     batches = tuple(tuple(planned[i : i + size]) for i in range(0, len(planned), size))
     return RerunPlan(batches, tuple(waiting))
+
+
+def plan_keep(
+    by_market: Sequence[tuple[int, Sequence[tuple[str, str, int]]]], limits: Limits | None = None
+) -> tuple[tuple[str, str, int], ...]:
+    """Which fetched files the pin jobs keep: `by_market` lists, in market order, each
+    market's pins as `(attempt folder, sha256, declared bytes)` (a paper's freeze declares no
+    size: its limit, `Limits.max_paper_freeze_bytes`, stands for it). Within each market the
+    smallest first, as the archive fills its caps: a file over `max_archived_pin_bytes` is never
+    kept, and a market's files together stay within `max_archived_pins_bytes`; all the run's
+    files within `max_kept_pins_bytes` (the close job's disk), each file counted once however
+    many attempts pin it. A pin left out is fetched and counted all the same; the archive's
+    manifest lists it as not carried (`pin-not-archived`)."""
+    limits = limits or Limits()
+    kept: dict[str, int] = {}  # sha256 -> bytes, over the whole run
+    planned: set[tuple[str, str, int]] = set()
+    for _, pins in by_market:
+        carried: dict[str, int] = {}
+        for attempt, sha256, size in sorted(pins, key=lambda pin: (pin[2], pin[0], pin[1])):
+            if sha256 not in carried:
+                if size < 1 or size > limits.max_archived_pin_bytes:
+                    continue
+                if sum(carried.values()) + size > limits.max_archived_pins_bytes:
+                    continue
+                if sha256 not in kept and sum(kept.values()) + size > limits.max_kept_pins_bytes:
+                    continue
+                carried[sha256] = size
+                kept.setdefault(sha256, size)
+            planned.add((attempt, sha256, kept[sha256]))
+    return tuple(sorted(planned))

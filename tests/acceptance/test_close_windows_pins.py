@@ -2,7 +2,7 @@
 
 Split by trust as close-windows.yml runs it: the pin plan (`claims close-windows --plan-pins`),
 the token-less pin jobs (`claims verify --head COMMIT --fetch-raw-logs --pin-results DIR
---keep-pins`), and the close job, which counts the records (`PinFetch(recorded_only=True)`,
+--keep-pins PLAN`), and the close job, which counts the records (`PinFetch(recorded_only=True)`,
 what `--pin-results DIR` gives it) and puts the kept files into each market's archive with a
 manifest. The raw log is served by a local HTTP server (allowed by `local_fetches`).
 
@@ -77,19 +77,32 @@ def close(
     return close_windows(job)
 
 
-def pin_jobs(run_claims: Any, root: Path, pins: Path) -> list[dict[str, str]]:
-    """close-windows.yml's plan (--plan-pins), then each pin job's `claims verify`."""
+def pin_jobs(run_claims: Any, root: Path, pins: Path, keeps: bool = True) -> list[dict[str, str]]:
+    """close-windows.yml's plan (--plan-pins), then each pin job's `claims verify`. `keeps`:
+    every attempt's pins fit the caps, so the plan keeps each."""
     result = run_claims(
         "close-windows", "--registry", root, "--plan-pins", "--as-of", CLOSED.isoformat()
     )
     assert result.code == 0, result.err
     planned = json.loads(result.out)
-    assert planned["seconds_per_attempt"] == 1200  # two pins, each within fetch_deadline
+    # Two pins, each within fetch_deadline, and the rest of the attempt's verify.
+    assert planned["seconds_per_attempt"] == 1320
     entries: list[dict[str, str]] = [e for batch in planned["batches"] for e in batch]
+    # Every attempt's pins fit the caps here: each is planned to be kept, at its declared size.
+    attempts = {e["attempt"] for e in entries}
+    assert {k["attempt"] for k in planned["keep"]} == (attempts if keeps else set())
+    for kept in planned["keep"]:
+        data = yaml.safe_load((root / kept["attempt"] / "attempt.yaml").read_text())
+        if data["raw_log"]["sha256"] == kept["sha256"]:
+            assert kept["bytes"] == data["raw_log"]["bytes"]
+        else:  # a paper's freeze: its limit stands for its size
+            assert kept["bytes"] == Limits().max_paper_freeze_bytes
+    plan = pins.parent / "pin-plan.json"
+    plan.write_text(result.out, encoding="utf-8")
     for entry in entries:
         result = run_claims(
             "verify", "--registry", root, "--base-ref", "main", "--head", entry["commit"],
-            "--fetch-raw-logs", "--pin-results", pins, "--keep-pins", "--quiet",
+            "--fetch-raw-logs", "--pin-results", pins, "--keep-pins", plan, "--quiet",
             root / entry["attempt"],
         )  # fmt: skip
         assert result.code in (0, 1), result.out
@@ -317,3 +330,38 @@ def test_a_wrapped_attempts_archive_carries_its_log_paper_freeze_and_released_da
         assert pin["bytes"] == len(body)
         assert carried[f"{TAG}/{pin['path']}"] == body
     assert manifest["carried_bytes"] == sum(len(b) for b in expected)
+
+
+def _declared_over_the_cap(url: str) -> Any:
+    """The attempt keeps excerpts of a log it declares one byte over the archive's file cap."""
+    size = Limits().max_archived_pin_bytes + 1
+
+    def change(files: Files) -> None:
+        _raw_log_at(url)(files)
+        del files["raw-log/harness.log"]
+        files["raw-log/head"] = b"h" * 1_000_000
+        files["raw-log/tail"] = b"t" * 1_000_000
+        text = files["attempt.yaml"].decode()
+        old = text.split("raw_log:", 1)[1].split("bytes: ", 1)[1].split("\n", 1)[0]
+        files["attempt.yaml"] = text.replace(f"bytes: {old}", f"bytes: {size}").encode()
+
+    return change
+
+
+def test_a_raw_log_the_archive_cannot_carry_does_not_count_at_the_close(
+    make_registry: Any, run_claims: Any, httpserver: HTTPServer, local_fetches: Any, tmp_path: Path
+) -> None:
+    """Refused on the pull request (raw-log-too-large), and so at the close: the pin plan keeps
+    nothing of it, and the market resolves without the attempt."""
+    url = httpserver.url_for("/harness.log")
+    built = make_registry(change=_declared_over_the_cap(url))
+    httpserver.expect_request("/harness.log").respond_with_data(b"a small log\n")
+    pins = tmp_path / "pins"
+    pin_jobs(run_claims, built.root, pins, keeps=False)
+    assert not (pins / "sha256").exists() or not any((pins / "sha256").iterdir())
+    report = close(built.root, pins)
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "OTHER", report.render()  # none counts
+    (attempt,) = data["attempts"]
+    assert attempt["counts"] is False and attempt["evidence"] == "invalid"
+    assert "raw-log-too-large" in json.dumps(data)

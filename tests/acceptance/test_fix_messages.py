@@ -25,6 +25,7 @@ FIX_COMMANDS = {
     Code.SCORE_TABLE_MISMATCH: "claims scores",
     Code.RAW_LOG_HASH_MISMATCH: "claims pin-log",
     Code.RAW_LOG_EXCERPT: "claims pin-log",
+    Code.RAW_LOG_TOO_LARGE: "claims pin-log",
     Code.ADAPTER_NOT_RERUN: "claims verify --rerun-adapters",
 }
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "reason-codes.md"

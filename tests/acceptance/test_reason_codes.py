@@ -614,3 +614,20 @@ def test_resolve_market_14(make_registry, run_claims) -> None:
     result = run_claims("resolve", "--registry", make_registry().root, "--market", "14")
     assert result.code == 2
     assert result.err.splitlines()[0] == f"error: {NOT_IN_REGISTRY}"
+
+
+def test_a_raw_log_too_large_to_archive_is_refused(make_registry, run_claims) -> None:
+    """A raw log declared over the archive's cap on one file (1 GiB) could never be carried
+    by the close's snapshot: refused at the pull request, and so at the close."""
+    from bot.config import Limits
+
+    cap = Limits().max_archived_pin_bytes
+    result = run_claims("verify", make_registry(change=_big_log(cap + 1)).attempt)
+    assert result.codes() == {"raw-log-too-large"}
+    (reason,) = result.reasons()
+    assert reason["file"].endswith("attempt.yaml") and reason["line"]
+    assert f"raw_log.bytes is {cap + 1}, over the {cap}-byte cap" in reason["message"]
+    assert "https://" in reason["message"]  # names the pin's URL
+    assert "`claims pin-log " in reason["message"]
+    result = run_claims("verify", make_registry(change=_big_log(cap)).attempt)
+    assert result.code == 0, result.out

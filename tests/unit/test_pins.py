@@ -16,7 +16,8 @@ from pytest_httpserver import HTTPServer
 
 from bot.config import Limits
 from bot.findings import Code, Severity
-from bot.pins import PinFetch, PinRecordError, pin_key, read_record
+from bot.jobs.rerun_batches import plan_keep
+from bot.pins import KeepPlan, PinFetch, PinRecordError, pin_key, read_record
 from bot.rerun import Deadline
 
 FILE = "attempts/market-03/alice-lab/monitor-v1/attempt.yaml"
@@ -27,6 +28,11 @@ LOCAL = Limits(fetch_allowed_addresses=frozenset({"127.0.0.1", "::1"}))
 
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def keeping(*pins: tuple[str, bytes]) -> KeepPlan:
+    """A pin plan's `keep` listing each `(pin file, body)`, at the body's size."""
+    return KeepPlan({(file.rpartition("/")[0], sha(body)): len(body) for file, body in pins})
 
 
 def raw_log(pins: PinFetch, url: str, sha256: str = sha(LOG), size: int = len(LOG)) -> list:  # type: ignore[type-arg]
@@ -131,7 +137,7 @@ def test_read_record_refuses_text_that_is_not_json() -> None:
 def test_kept_bodies_are_checked_when_read_back(httpserver: HTTPServer, tmp_path: Path) -> None:
     httpserver.expect_request("/log").respond_with_data(LOG)
     url = httpserver.url_for("/log")
-    raw_log(PinFetch(tmp_path, keep_files=True), url)
+    raw_log(PinFetch(tmp_path, keep=keeping((FILE, LOG))), url)
     body = tmp_path / "sha256" / sha(LOG)
     assert body.read_bytes() == LOG
     assert not list((tmp_path / "sha256").glob(".partial-*"))
@@ -149,7 +155,7 @@ def test_kept_bodies_are_checked_when_read_back(httpserver: HTTPServer, tmp_path
 def test_a_body_over_the_per_file_cap_is_not_kept(httpserver: HTTPServer, tmp_path: Path) -> None:
     httpserver.expect_request("/log").respond_with_data(LOG)
     url = httpserver.url_for("/log")
-    pins = PinFetch(tmp_path, keep_files=True)
+    pins = PinFetch(tmp_path, keep=keeping((FILE, LOG)))
     small = Limits(fetch_allowed_addresses=LOCAL.fetch_allowed_addresses, max_archived_pin_bytes=10)
     found = pins.raw_log(
         url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=FILE, limits=small
@@ -163,7 +169,8 @@ def test_a_body_over_the_per_file_cap_is_not_kept(httpserver: HTTPServer, tmp_pa
 def test_a_mismatched_body_is_never_kept(httpserver: HTTPServer, tmp_path: Path) -> None:
     httpserver.expect_request("/log").respond_with_data(LOG + b"more")
     url = httpserver.url_for("/log")
-    raw_log(PinFetch(tmp_path, keep_files=True), url, size=len(LOG) + 4)
+    plan = KeepPlan({(FILE.rpartition("/")[0], sha(LOG)): len(LOG) + 4})
+    raw_log(PinFetch(tmp_path, keep=plan), url, size=len(LOG) + 4)
     assert not any((tmp_path / "sha256").iterdir())
 
 
@@ -212,8 +219,11 @@ def test_at_the_close_an_unanswered_pin_waits_until_the_deadline(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--keep-pins"], "--keep-pins needs --pin-results DIR"),
-        (["--keep-pins", "--pin-results", "pins"], "--keep-pins keeps what is fetched"),
+        (["--keep-pins", "plan.json"], "--keep-pins needs --pin-results DIR"),
+        (
+            ["--keep-pins", "plan.json", "--pin-results", "pins"],
+            "--keep-pins keeps what is fetched",
+        ),
     ],
 )
 def test_keep_pins_is_refused_where_nothing_is_kept(
@@ -235,7 +245,7 @@ def test_a_record_shared_by_two_attempts_is_counted_for_each_attempt_file(
     other = "attempts/market-04/bob-lab/monitor-v2/attempt.yaml"
     httpserver.expect_request("/log").respond_with_data(LOG)
     url = httpserver.url_for("/log")
-    fetch = PinFetch(tmp_path, keep_files=True)
+    fetch = PinFetch(tmp_path, keep=keeping((FILE, LOG), (other, LOG)))
     raw_log(fetch, url)
     fetch.raw_log(url, sha256=sha(LOG), size=len(LOG), head=None, tail=None, file=other,
                   line=4, limits=LOCAL)  # fmt: skip
@@ -266,7 +276,7 @@ def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
         "attempts/market-03/bob-lab/monitor/attempt.yaml": small,
         "attempts/market-03/carol-lab/monitor/attempt.yaml": small[::-1],
     }
-    fetch = PinFetch(tmp_path, keep_files=True)
+    fetch = PinFetch(tmp_path, keep=keeping(*files.items()))
     pins = PinFetch(tmp_path, recorded_only=True)
     for number, (file, body) in enumerate(files.items()):
         httpserver.expect_request(f"/{number}").respond_with_data(body)
@@ -290,28 +300,121 @@ def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
     assert manifest["carried_bytes"] == 600
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="large fix, not made: the pin jobs keep every matching file up to 1 GiB while their"
-    " own disk has room (about 12 GB a job, up to 256 jobs), and the close job downloads all of"
-    " them (pins-* merged) onto one 14 GB runner, though each market's archive carries at most"
-    " 4 GiB. A filer with about a dozen attempts pinning 1 GiB logs fills the close job's disk:"
-    " the download fails, every market of the day is blocked, and again on every run. Needs a"
-    " keep budget planned per market and per run (the plan knows raw_log.bytes).",
-)
 def test_the_pin_jobs_keep_no_more_than_the_archive_can_carry(
     httpserver: HTTPServer, tmp_path: Path
 ) -> None:
     limits = Limits(
         fetch_allowed_addresses=LOCAL.fetch_allowed_addresses, max_archived_pins_bytes=1000
     )
-    fetch = PinFetch(tmp_path, keep_files=True)
-    for number in range(3):
-        body = bytes([65 + number]) * 1000
+    """The pin jobs keep only what the pin plan lists, and the plan keeps within the
+    archive's caps: three 1,000-byte logs of one market with a 1,000-byte archive cap keep
+    one, however much room the pin job's own disk has."""
+    bodies = [bytes([65 + number]) * 1000 for number in range(3)]
+    declared = [
+        (f"attempts/market-03/lab-{number}/x", sha(body), len(body))
+        for number, body in enumerate(bodies)
+    ]
+    fetch = PinFetch(tmp_path, keep=KeepPlan.of(plan_keep([(3, declared)], limits)))
+    for number, body in enumerate(bodies):
         httpserver.expect_request(f"/{number}").respond_with_data(body)
         fetch.raw_log(
             httpserver.url_for(f"/{number}"), sha256=sha(body), size=len(body), head=None,
             tail=None, file=f"attempts/market-03/lab-{number}/x/attempt.yaml", limits=limits,
         )  # fmt: skip
     kept = sum(path.stat().st_size for path in (tmp_path / "sha256").iterdir())
-    assert kept <= limits.max_archived_pins_bytes
+    assert kept == 1000 <= limits.max_archived_pins_bytes
+    assert sum(record.kept for records in fetch.used.values() for record in records) == 1
+
+
+def test_a_file_the_plan_does_not_list_is_fetched_and_recorded_but_not_kept(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    httpserver.expect_request("/log").respond_with_data(LOG)
+    url = httpserver.url_for("/log")
+    other = "attempts/market-04/bob-lab/monitor-v2/attempt.yaml"
+    for fetch in (PinFetch(tmp_path), PinFetch(tmp_path, keep=keeping((other, LOG)))):
+        assert codes(raw_log(fetch, url)) == ["pin-fetched"]
+        (record,) = fetch.used[FILE]
+        assert not record.kept and record.matches
+    assert not (tmp_path / "sha256" / sha(LOG)).exists()
+
+
+def test_a_server_serving_more_than_the_plan_allows_is_cut_off_and_not_kept(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """A paper's freeze declares no size: the plan allows its limit. A body past the planned
+    bytes is never written past them, nor kept, even when it matches its sha256."""
+    paper = b"the paper's frozen cases\n" * 40
+    httpserver.expect_request("/freeze").respond_with_data(paper)
+    url = httpserver.url_for("/freeze")
+    plan = KeepPlan({(FREEZE.rpartition("/")[0], sha(paper)): 100})
+    fetch = PinFetch(tmp_path, keep=plan)
+    found = fetch.paper_freeze(url, sha256=sha(paper), file=FREEZE, line=3, limits=LOCAL)
+    assert codes(found) == ["pin-fetched"]  # it matches: the attempt counts, not carried
+    (record,) = fetch.used[FREEZE]
+    assert not record.kept and record.served_bytes == len(paper)
+    assert not any((tmp_path / "sha256").iterdir())
+
+
+def test_keep_pins_reads_the_plan_strictly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.cli import main
+
+    good = {"keep": [{"attempt": "attempts/market-03/a-lab/x", "sha256": "a" * 64, "bytes": 5}]}
+    plan = tmp_path / "pin-plan.json"
+    plan.write_text(json.dumps(good))
+    assert KeepPlan.read(plan).allows("attempts/market-03/a-lab/x/attempt.yaml", "A" * 64) == 5
+    for spoiled in (
+        {"batches": []},
+        {"keep": [{"attempt": "a", "sha256": "a" * 64, "bytes": True}]},
+        {"keep": [{"attempt": "a", "sha256": "a" * 63, "bytes": 5}]},
+        {"keep": [{"attempt": "a", "sha256": "a" * 64, "bytes": 0}]},
+        {"keep": [{"attempt": "a", "sha256": "a" * 64, "bytes": 5, "more": 1}]},
+    ):
+        plan.write_text(json.dumps(spoiled))
+        with pytest.raises(PinRecordError):
+            KeepPlan.read(plan)
+    plan.write_text("{")
+    project = Path(__file__).resolve().parents[2]
+    argv = ["verify", "--registry", str(project), "--fetch-raw-logs", "--pin-results",
+            str(tmp_path / "pins"), "--keep-pins", str(plan)]  # fmt: skip
+    assert main(argv) == 2
+    assert "--keep-pins" in capsys.readouterr().err
+
+
+def test_the_plans_keep_set_respects_both_caps_smallest_first() -> None:
+    """Per market the smallest first within the archive's cap (a file over the file cap is
+    never kept); over the run within the close job's disk budget, a file shared by two
+    attempts counted once."""
+    limits = Limits(
+        max_archived_pin_bytes=500, max_archived_pins_bytes=1000, max_kept_pins_bytes=1300
+    )
+    hexes = [f"{n:064x}" for n in range(10)]
+    market3 = [
+        ("attempts/market-03/a-lab/big", hexes[0], 501),  # over the file cap
+        ("attempts/market-03/b-lab/x", hexes[1], 400),
+        ("attempts/market-03/c-lab/x", hexes[2], 300),
+        ("attempts/market-03/d-lab/x", hexes[3], 400),  # the archive is full: 300+400+400
+        ("attempts/market-03/e-lab/x", hexes[2], 300),  # the same file as c-lab's
+    ]
+    market4 = [
+        ("attempts/market-04/f-lab/x", hexes[2], 300),  # kept already: no new bytes
+        ("attempts/market-04/g-lab/x", hexes[4], 450),  # past the run's budget (900 + 450)
+        ("attempts/market-04/h-lab/x", hexes[5], 200),
+    ]
+    keep = plan_keep([(3, market3), (4, market4)], limits)
+    assert {(a.split("/")[2], b) for a, _, b in keep} == {
+        ("b-lab", 400),
+        ("c-lab", 300),
+        ("e-lab", 300),
+        ("f-lab", 300),
+        ("h-lab", 200),
+    }
+    by_market: dict[str, dict[str, int]] = {}
+    for attempt, sha256, size in keep:
+        assert size <= limits.max_archived_pin_bytes
+        by_market.setdefault(attempt.split("/")[1], {})[sha256] = size
+    assert all(sum(m.values()) <= limits.max_archived_pins_bytes for m in by_market.values())
+    run = {sha256: size for _, sha256, size in keep}
+    assert sum(run.values()) == 900 <= limits.max_kept_pins_bytes

@@ -10,6 +10,7 @@ adapter the plan -> rerun (in the sandbox, no token) -> close split reruns."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -133,6 +134,12 @@ def test_three_window_closes_then_the_site(
             (leg,) = run.jobs["rerun"]
             assert leg.matrix == {"batch": 0} and leg.permissions == {}
             assert any((run.artifacts / "rerun-0").iterdir())
+        if plan.outputs["pins"] != "0":
+            # The pin job kept the files its plan lists (every pin here fits the caps).
+            plan_file = run.artifacts / "close-pin-plan" / "pin-plan.json"
+            planned = json.loads(plan_file.read_text(encoding="utf-8"))
+            kept = {path.name for path in (run.artifacts / "pins-0" / "sha256").iterdir()}
+            assert kept and kept == {entry["sha256"] for entry in planned["keep"]}
         close = run.job("close")
         assert close.environment == "zenodo"
         assert close.step("claims close-windows").outputs == {"tarballs": "1"}

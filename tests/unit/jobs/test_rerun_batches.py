@@ -16,10 +16,13 @@ from bot.jobs.rerun_batches import (
     JOB_TIMEOUT_MINUTES,
     MAX_ATTEMPTS_PER_JOB,
     MAX_RERUN_JOBS,
+    PIN_VERIFY_SECONDS,
+    RerunPlan,
     attempt_seconds,
     batch_reruns,
     guaranteed_per_job,
     pin_seconds,
+    plan_keep,
 )
 from bot.sandbox.runner import SandboxLimits
 from tests import close_workflow
@@ -43,6 +46,16 @@ def markets(counts: dict[int, int]) -> list[tuple[int, list[dict[str, str]]]]:
         )
         for market, count in sorted(counts.items())
     ]
+
+
+def pin_plan(by_market: list[tuple[int, list[dict[str, str]]]], size: int = 1000) -> RerunPlan:
+    """The pin plan `pin_matrix` makes of these markets, each attempt's raw log `size` bytes."""
+    declared = [
+        (market, [(e["attempt"], f"{market:04x}{i:060x}", size) for i, e in enumerate(entries)])
+        for market, entries in by_market
+    ]
+    planned = batch_reruns(by_market)
+    return replace(planned, seconds_per_attempt=pin_seconds(), keep=plan_keep(declared))
 
 
 def flat(planned: dict[str, object]) -> list[dict[str, str]]:
@@ -230,7 +243,7 @@ def test_the_cli_plan_names_a_market_that_waits(make_registry, run_claims, monke
 
 
 def test_the_pin_plan_step_makes_the_matrix_and_checks_the_same_caps(tmp_path: Path) -> None:
-    planned = replace(batch_reruns(markets({3: 10_000})), seconds_per_attempt=pin_seconds())
+    planned = pin_plan(markets({3: 10_000}))
     script = close_workflow.pin_plan_script()
     ran = close_workflow.run_plan_step(tmp_path, planned.as_json(), script)
     assert ran.code == 0, ran.err
@@ -243,7 +256,7 @@ def test_the_pin_plan_step_makes_the_matrix_and_checks_the_same_caps(tmp_path: P
 
 
 def test_the_pins_loop_fetches_each_attempt_of_its_batch_alone(tmp_path: Path) -> None:
-    planned = replace(batch_reruns(markets({3: 600})), seconds_per_attempt=pin_seconds())
+    planned = pin_plan(markets({3: 600}))
     ran = close_workflow.run_rerun_step(tmp_path, planned.as_json(), 5, pins=True)
     assert ran.code == 0, ran.err
     wanted = planned.batches[5]
@@ -251,15 +264,65 @@ def test_the_pins_loop_fetches_each_attempt_of_its_batch_alone(tmp_path: Path) -
     for call, entry in zip(ran.calls, wanted, strict=True):
         assert call[:2] == ["verify", "--base-ref"]
         assert call[call.index("--head") + 1] == entry["commit"]
-        assert "--fetch-raw-logs" in call and "--keep-pins" in call
+        assert "--fetch-raw-logs" in call
+        assert call[call.index("--keep-pins") + 1].endswith("close-pin-plan/pin-plan.json")
         assert call[call.index("--pin-results") + 1] == "pin-results"
         assert "--rerun-adapters" not in call
     assert len(list((tmp_path / "pin-results").iterdir())) == 3
 
 
 def test_an_attempt_whose_pins_error_fails_the_pins_job_after_the_others(tmp_path: Path) -> None:
-    planned = replace(batch_reruns(markets({3: 768})), seconds_per_attempt=pin_seconds())
+    planned = pin_plan(markets({3: 768}))
     first, second, third = (e["attempt"] for e in planned.batches[0])
     ran = close_workflow.run_rerun_step(tmp_path, planned.as_json(), 0, {first: 2}, pins=True)
     assert [call[-1] for call in ran.calls] == [first, second, third]
     assert ran.code == 1 and "1 attempt(s) of this batch failed" in ran.out
+
+
+def test_a_pin_batchs_worst_case_fits_its_budget_with_room_to_spare() -> None:
+    """Two fetches at their deadline and the rest of the attempt's verify: a batch of the
+    attempts every job always runs ends, each at its worst case, well inside the budget,
+    as the reruns' do (16 x 1,140 s of 19,200 s); two fetches alone (2 x 600 s) would fill it
+    exactly 16 times, leaving the 16th attempt of such a batch never started."""
+    each = pin_seconds()
+    assert each == 2 * Limits().fetch_deadline + PIN_VERIFY_SECONDS == 1320
+    per_job = guaranteed_per_job(each)
+    assert per_job == 14
+    assert JOB_BUDGET_SECONDS - per_job * each >= 600  # 720 s to spare
+    planned = pin_plan(markets({3: MAX_RERUN_JOBS * per_job}))
+    assert len(planned.batches) == MAX_RERUN_JOBS
+    assert all(len(batch) * each <= JOB_BUDGET_SECONDS - 600 for batch in planned.batches)
+    assert planned.as_json()["seconds_per_attempt"] == each
+
+
+def test_the_pin_plan_step_checks_the_keep_caps_the_planner_uses(tmp_path: Path) -> None:
+    """The jq check's numbers are Limits' (a file at most max_archived_pin_bytes, the run's
+    files, each counted once, at most max_kept_pins_bytes), and it refuses a plan past them."""
+    limits = Limits()
+    script = close_workflow.pin_plan_script()
+    assert f". <= {limits.max_archived_pin_bytes})" in script
+    assert f"add // 0) <= {limits.max_kept_pins_bytes}" in script
+    gib = 1024**3
+    planned = pin_plan(markets({m: 4 for m in range(3, 8)}), size=gib)
+    keep = planned.keep or ()
+    assert sum(size for _, _, size in keep) == limits.max_kept_pins_bytes == 5 * gib
+    ran = close_workflow.run_plan_step(tmp_path, planned.as_json(), script)
+    assert ran.code == 0, ran.err
+    spoils = [
+        lambda p: p["keep"].append(dict(p["keep"][0], sha256="f" * 64)),  # one more GiB
+        lambda p: p["keep"][0].update(bytes=gib + 1),
+        lambda p: p["keep"][0].update(sha256="../x"),
+        lambda p: p["keep"][0].update(attempt="attempts/market-03/a/$(id)"),
+        lambda p: p["keep"][0].update(extra=1),
+        lambda p: p.pop("keep"),
+    ]
+    for spoil in spoils:
+        spoiled = planned.as_json()
+        spoil(spoiled)
+        ran = close_workflow.run_plan_step(tmp_path, spoiled, script)
+        assert ran.code != 0 and "matrix" not in ran.outputs
+    # The same file kept for two attempts is one download: counted once.
+    shared = planned.as_json()
+    shared["keep"].append(dict(shared["keep"][0], attempt=shared["keep"][1]["attempt"]))  # type: ignore[attr-defined,index]
+    ran = close_workflow.run_plan_step(tmp_path, shared, script)
+    assert ran.code == 0, ran.err
