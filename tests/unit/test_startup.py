@@ -92,3 +92,17 @@ def test_the_app_layer_imports_statistics_only_to_compute() -> None:
         "from bot.stats import clopper_pearson; clopper_pearson.upper_bound(1, 10, 0.95)"
     )
     assert "scipy" in computed
+
+
+def test_a_command_that_reruns_no_adapter_imports_no_rerun_machinery() -> None:
+    # bot.rerun brings requests and the sandbox: `resolve --no-rerun-adapters` and `verify`
+    # (no --rerun-cache) build no rerun, so they import neither.
+    code = """
+from bot.cli import _parser, _rerun
+for argv in (["resolve", "--no-rerun-adapters"], ["verify"]):
+    assert _rerun(_parser().parse_args(argv)) is None
+"""
+    loaded = imported_after(code)
+    assert {"requests", "urllib3"} & loaded == set()
+    rerun = imported_after(code + "_rerun(_parser().parse_args(['resolve']))")
+    assert "requests" in rerun
