@@ -602,13 +602,16 @@ def _cache_summary(options: Any) -> None:
 def _rerun(args: argparse.Namespace) -> Any:
     """The adapter rerun when asked for (`resolve`: unless --no-rerun-adapters). Where the
     sandbox cannot run, the first wrapped attempt to rerun stops the command (exit 2)."""
-    from bot.rerun import AdapterRerun
-
+    given = None
     if not args.rerun_adapters:
         # verify --rerun-cache DIR alone: the results recorded there count, nothing is run.
         given = getattr(args, "rerun_cache", None) if args.command != "resolve" else None
         if given is None:
             return None
+    # Imported only for a rerun: it brings requests and the sandbox (~70 ms at start-up).
+    from bot.rerun import AdapterRerun
+
+    if given is not None:
         # close-windows: the same (its close job never runs an adapter).
         return AdapterRerun(cache=_cache_folder(), results=Path(given), recorded_only=True)
     results = args.rerun_cache or os.environ.get("CLAIMS_RERUN_CACHE")

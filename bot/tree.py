@@ -23,9 +23,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Literal, Protocol, cast
+from typing import TYPE_CHECKING, BinaryIO, Literal, Protocol, cast
 
-import git
+# GitPython (~35 ms to import) only names the type here: a `GitTree` is handed an open repo.
+if TYPE_CHECKING:
+    import git
 
 __all__ = [
     "EntryKind",

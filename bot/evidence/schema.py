@@ -22,7 +22,7 @@ same two format checks. A line it accepts is valid for `jsonschema` too (it is n
 lenient here: its regexes anchor `$` at the very end, where Python's also allow a final
 newline, and it checks formats `jsonschema` is not asked to), so only the lines it refuses are
 validated again by `jsonschema`, which words the findings. Those schemas use no keyword of
-ours (`distinctItems`); `_fast_validators` refuses to compile one that does.
+ours (`distinctItems`); `_fast_validator` refuses to compile one that does.
 """
 
 from __future__ import annotations
@@ -153,22 +153,36 @@ def schema_files() -> dict[str, bytes]:
 
 
 @cache
-def _validators() -> dict[str, Draft202012Validator]:
+def _registry() -> Registry:
+    """Every schema file, by its `$id`: read once per process."""
     resources = []
     schemas = [f for f in files(_SCHEMAS_PACKAGE).iterdir() if f.name.endswith(".schema.json")]
     for file in sorted(schemas, key=lambda file: file.name):
         contents = json.loads(file.read_text(encoding="utf-8"))
         resources.append((contents["$id"], Resource.from_contents(contents)))
     registry: Registry = Registry().with_resources(resources)
-    validators = {}
-    for name in SCHEMA_NAMES:
-        url = f"{_BASE}{name}.schema.json"
-        schema = registry.contents(url)
-        Draft202012Validator.check_schema(schema)
-        # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
-        inlined = _inline(schema, url, registry, depth=0)
-        validators[name] = _Validator(inlined, registry=registry, format_checker=_FORMATS)
-    return validators
+    return registry
+
+
+@cache
+def _validator(name: str) -> Draft202012Validator:
+    """The validator for schema `name`, built the first time a command needs it.
+
+    No `check_schema` here: the schemas are the package's own, so checking them against the
+    draft 2020-12 meta-schema is a test (tests/unit/evidence/test_schema.py), not ~0.2 s of
+    every run."""
+    if name not in SCHEMA_NAMES:
+        raise KeyError(name)
+    registry = _registry()
+    url = f"{_BASE}{name}.schema.json"
+    # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
+    inlined = _inline(registry.contents(url), url, registry, depth=0)
+    return _Validator(inlined, registry=registry, format_checker=_FORMATS)
+
+
+def _validators() -> dict[str, Draft202012Validator]:
+    """Every named schema's validator (tests and benches; `validate` builds only its own)."""
+    return {name: _validator(name) for name in SCHEMA_NAMES}
 
 
 # The schemas validated once per JSONL line, first by jsonschema-rs (module docstring).
@@ -187,22 +201,28 @@ def _keywords(node: Any) -> Iterator[str]:
 
 
 @cache
+def _fast_validator(name: str) -> Callable[[object], bool] | None:
+    """The jsonschema-rs validator for a `_FAST` schema (inlined, with our formats); None for
+    the others."""
+    if name not in _FAST:
+        return None
+    schema = _validator(name).schema
+    if not isinstance(schema, dict):  # pragma: no cover - our schemas are objects
+        raise TypeError(f"{name}: not an object schema")
+    if _OWN_KEYWORDS & set(_keywords(schema)):  # pragma: no cover - a schema change
+        raise ValueError(f"{name}: a keyword of ours that jsonschema-rs cannot check")
+    validator = jsonschema_rs.Draft202012Validator(
+        schema,
+        formats={"date-time": _is_timestamp, "date": _is_date},
+        validate_formats=True,
+    )
+    is_valid: Callable[[object], bool] = validator.is_valid
+    return is_valid
+
+
 def _fast_validators() -> dict[str, Callable[[object], bool]]:
-    """jsonschema-rs validators for the `_FAST` schemas (inlined, with our formats)."""
-    fast: dict[str, Callable[[object], bool]] = {}
-    for name in _FAST:
-        schema = _validators()[name].schema
-        if not isinstance(schema, dict):  # pragma: no cover - our schemas are objects
-            raise TypeError(f"{name}: not an object schema")
-        if _OWN_KEYWORDS & set(_keywords(schema)):  # pragma: no cover - a schema change
-            raise ValueError(f"{name}: a keyword of ours that jsonschema-rs cannot check")
-        validator = jsonschema_rs.Draft202012Validator(
-            schema,
-            formats={"date-time": _is_timestamp, "date": _is_date},
-            validate_formats=True,
-        )
-        fast[name] = validator.is_valid
-    return fast
+    """The `_FAST` schemas' jsonschema-rs validators (tests and benches)."""
+    return {name: fast for name in _FAST if (fast := _fast_validator(name)) is not None}
 
 
 def _inline(node: Any, base: str, registry: Registry, depth: int) -> Any:
@@ -374,14 +394,14 @@ def validate(
 
     `lines` maps field paths to lines (a YAML document); `line` is the line of a JSONL record.
     """
-    fast = _fast_validators().get(name) if name in _FAST else None
+    fast = _fast_validator(name)
     if fast is not None:
         try:
             if fast(data):
                 return []
         except (ValueError, TypeError, OverflowError):  # a value it cannot take: jsonschema
             pass
-    validator = _validators()[name]
+    validator = _validator(name)
     errors = _one_per_placeholder(
         sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     )

@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import math
 import numbers
-
-# scipy.special, not scipy.stats: importing scipy.stats costs ~1 s more at every start, and
-# beta.ppf(q, a, b) is betaincinv(a, b, q) for these arguments (same Boost routine, same bits).
-from scipy.special import betaincinv  # type: ignore[import-untyped]
+from typing import Any
 
 from bot.stats.errors import StatisticsError
 
 __all__ = ["lower_bound", "upper_bound"]
+
+
+def _betaincinv() -> Any:
+    """scipy's `betaincinv`, imported on the first bound: scipy.special costs ~0.25 s to
+    import, which a command that computes no bound (`--help`, most of `verify`) should not pay.
+    scipy.special, not scipy.stats (~1 s more), and beta.ppf(q, a, b) is betaincinv(a, b, q)
+    for these arguments (same Boost routine, same bits)."""
+    from scipy.special import betaincinv  # type: ignore[import-untyped]
+
+    return betaincinv
 
 
 def _check_counts(failures: int, n: int) -> tuple[int, int]:
@@ -90,7 +97,7 @@ def upper_bound(failures: int, n: int, confidence: float) -> float:
     c = _check_confidence(confidence)
     if x == total:
         return 1.0
-    return float(betaincinv(x + 1, total - x, c))
+    return float(_betaincinv()(x + 1, total - x, c))
 
 
 def lower_bound(failures: int, n: int, confidence: float) -> float:
@@ -113,4 +120,4 @@ def lower_bound(failures: int, n: int, confidence: float) -> float:
     c = _check_confidence(confidence)
     if x == 0:
         return 0.0
-    return float(betaincinv(x, total - x + 1, 1.0 - c))
+    return float(_betaincinv()(x, total - x + 1, 1.0 - c))

@@ -36,18 +36,19 @@ import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
-
-# scipy.special, not scipy.stats (~1 s more to import): norm.ppf is ndtri.
-from scipy.special import ndtri  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING
 
 from bot.stats.errors import StatisticsError
 
-__all__ = ["DeLongResult", "auroc", "auroc_quadratic", "exact_zero_variance_bound", "lower_bound"]
+# numpy and scipy are imported by the functions that compute (numpy ~0.1 s, scipy.special
+# ~0.25 s at start-up), so a command that computes no AUROC does not pay for them.
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-_FloatArray = npt.NDArray[np.float64]
+    _FloatArray = npt.NDArray[np.float64]
+
+__all__ = ["DeLongResult", "auroc", "auroc_quadratic", "exact_zero_variance_bound", "lower_bound"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def _as_scores(scores: Sequence[float], label: str) -> _FloatArray:
             variance of its structural components is undefined), a score is not a real
             number (bools are refused), or a score is NaN or infinite.
     """
+    import numpy as np
+
     values = list(scores)
     if len(values) == 0:
         raise StatisticsError(f"AUROC: no {label} scores; both classes need observations")
@@ -107,6 +110,8 @@ def _midranks(values: _FloatArray) -> _FloatArray:
     ``compute_midrank``: a run of t tied values occupying sorted positions s+1 .. s+t gets
     rank s + (t + 1) / 2.
     """
+    import numpy as np
+
     _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     last_rank = np.cumsum(counts).astype(np.float64)
     group_midrank = last_rank - (counts.astype(np.float64) - 1.0) / 2.0
@@ -125,6 +130,8 @@ def _pooled_midranks(x: _FloatArray, y: _FloatArray) -> tuple[_FloatArray, ...]:
     Every midrank is a half-integer, exact in float64, so the three sets are `_midranks`'s
     to the bit.
     """
+    import numpy as np
+
     m = len(x)
     pooled = np.concatenate([x, y])
     order = np.argsort(pooled, kind="stable")
@@ -156,6 +163,8 @@ def _delong_variance(v10: _FloatArray, v01: _FloatArray) -> float:
     ``v10`` holds the m positives' components, ``v01`` the n negatives'; S10 and S01 are
     their sample variances (ddof = 1, as pROC).
     """
+    import numpy as np
+
     m, n = len(v10), len(v01)
     return float(np.var(v10, ddof=1)) / m + float(np.var(v01, ddof=1)) / n
 
@@ -175,6 +184,8 @@ def auroc(positives: Sequence[float], negatives: Sequence[float]) -> DeLongResul
         StatisticsError: a class is empty or has a single observation, or a score is not a
             finite real number.
     """
+    import numpy as np
+
     x = _as_scores(positives, "positive")
     y = _as_scores(negatives, "negative")
     m, n = len(x), len(y)
@@ -201,6 +212,8 @@ def auroc_quadratic(positives: Sequence[float], negatives: Sequence[float]) -> D
     Raises:
         StatisticsError: as :func:`auroc`.
     """
+    import numpy as np
+
     x = _as_scores(positives, "positive")
     y = _as_scores(negatives, "negative")
     greater = (x[:, None] > y[None, :]).astype(np.float64)
@@ -254,6 +267,9 @@ def lower_bound(result: DeLongResult, confidence: float) -> float:
         )
     if result.variance == 0.0:
         return exact_zero_variance_bound(result, c)
+    # scipy.special, not scipy.stats (~1 s more to import): norm.ppf is ndtri.
+    from scipy.special import ndtri  # type: ignore[import-untyped]
+
     z = float(ndtri(c))
     bound = result.auc - z * math.sqrt(result.variance)
     return min(1.0, max(0.0, bound))

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from bot.load.values import json_key
 from bot.stats.errors import StatisticsError
 
 __all__ = ["UnitStructure", "collapse_units", "unit_failures", "unit_failures_among"]
+
+
+def _bool_types() -> tuple[type, ...]:
+    """Python's bool and numpy's. numpy is not imported for this (~0.1 s at start-up): a
+    numpy bool can exist only once numpy is imported."""
+    numpy = sys.modules.get("numpy")
+    return (bool,) if numpy is None else (bool, numpy.bool_)
 
 
 @dataclass(frozen=True)
@@ -200,8 +206,9 @@ def unit_failures(
             f"got {len(failed)} failure flags for {len(structure.unit_of)} trials; "
             "need one per trial"
         )
+    bools = _bool_types()
     for index, flag in enumerate(failed):
-        if not isinstance(flag, bool | np.bool_):
+        if not isinstance(flag, bools):
             raise StatisticsError(
                 f"failure flag #{index} must be a bool, got {flag!r} ({type(flag).__name__})"
             )

@@ -309,6 +309,23 @@ def test_every_schema_file_is_draft_2020_12_with_its_id(file: Path) -> None:
 
 
 @pytest.mark.parametrize("name", SCHEMA_NAMES)
+def test_every_inlined_schema_is_draft_2020_12(name: str) -> None:
+    # The bot builds its validators without `check_schema` (it cost ~0.2 s of every run):
+    # this test is that check, on what the validators are built from, the `$ref`s inlined.
+    Draft202012Validator.check_schema(schema_module._validator(name).schema)
+
+
+def test_a_validator_is_built_only_for_the_schema_asked_for() -> None:
+    schema_module._validator.cache_clear()
+    schema_module._fast_validator.cache_clear()
+    validate("trial", {}, "trials.jsonl", line=1)
+    assert schema_module._validator.cache_info().currsize == 1
+    assert schema_module._fast_validator.cache_info().currsize == 1
+    with pytest.raises(KeyError):
+        schema_module._validator("no-such-schema")
+
+
+@pytest.mark.parametrize("name", SCHEMA_NAMES)
 def test_every_named_schema_has_a_file(name: str) -> None:
     assert (SCHEMA_DIR / f"{name}.schema.json").is_file()
     # And validate can use it: an empty object is refused (every schema requires something),

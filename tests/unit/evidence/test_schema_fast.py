@@ -139,13 +139,11 @@ def test_valid_lines_pass_both(name: str) -> None:
         ("result", {"score": 10**30}),
     ],
 )
-def test_findings_are_jsonschema_s(field: str, value: object) -> None:
+def test_findings_are_jsonschema_s(
+    field: str, value: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = dict(VALID["trial"], **{field: value})
     fast = validate("trial", data, "trials.jsonl", line=7)
-    original = schema._fast_validators
-    schema._fast_validators = lambda: {}  # type: ignore[assignment]
-    try:
-        slow = validate("trial", data, "trials.jsonl", line=7)
-    finally:
-        schema._fast_validators = original
+    monkeypatch.setattr(schema, "_fast_validator", lambda name: None)
+    slow = validate("trial", data, "trials.jsonl", line=7)
     assert fast == slow
