@@ -12,6 +12,21 @@ import pytest
 
 PROJECT = Path(__file__).resolve().parents[2]
 
+# .ci/run sets it: a test here that would skip for a missing tool (the sandbox, libfaketime)
+# fails instead, so CI never passes with the workflows left unrun.
+REQUIRE_TOOLS = "CLAIMS_REQUIRE_WORKFLOW_TOOLS"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """With CLAIMS_REQUIRE_WORKFLOW_TOOLS set, a `skipif` whose condition holds is a failure."""
+    if not os.environ.get(REQUIRE_TOOLS):
+        return
+    for mark in item.iter_markers("skipif"):
+        if mark.args and mark.args[0] is True:
+            reason = mark.kwargs.get("reason", "a tool is missing")
+            pytest.fail(f"{reason} ({REQUIRE_TOOLS} is set; .ci/run installs the tools)")
+
 
 @pytest.fixture(scope="session")
 def bot_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
