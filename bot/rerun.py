@@ -342,6 +342,10 @@ class AdapterRerun:
             return
         from bot.pins import has_room
 
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
         for item in adapter.released_data:
             sha256 = str(item.get("sha256")).lower()
             source, target = self.cache / "sha256" / sha256, folder / sha256
