@@ -269,6 +269,12 @@ def _bad_date(text: str) -> date:
     raise argparse.ArgumentTypeError(f"{text!r} is not a date YYYY-MM-DD")
 
 
+def _byte_count(text: str) -> int:
+    if text.isascii() and text.isdigit() and len(text) <= 20:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number of bytes (0 or more)")
+
+
 def _cache_folder() -> Path:
     """Where released data is cached: $CLAIMS_CACHE, else ~/.cache/claims/released."""
     configured = os.environ.get("CLAIMS_CACHE")
@@ -488,7 +494,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 
     from bot.archive.local import LocalArchive
     from bot.gather import VerifyOptions
-    from bot.jobs.close_windows import Job, pin_matrix, rerun_matrix, with_unrecorded
+    from bot.jobs.close_windows import Job, pin_matrix, rerun_plan
     from bot.jobs.issues import FileIssues
 
     job = Job(
@@ -500,7 +506,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         options=VerifyOptions(as_of=as_of),
         clock=_now,
     )
-    plan = pin_matrix(job) if args.plan_pins else with_unrecorded(job, rerun_matrix(job))
+    plan = pin_matrix(job) if args.plan_pins else rerun_plan(job)
     which = (
         "attempts do not fit this run's pin jobs"
         if args.plan_pins
@@ -621,6 +627,7 @@ def _rerun(args: argparse.Namespace) -> Any:
         allow_unisolated=args.allow_unisolated,
         keep_failures=bool(getattr(args, "keep_rerun_failures", False)) and bool(results),
         keep_released=bool(getattr(args, "keep_released", False)) and bool(results),
+        keep_released_bytes=getattr(args, "keep_released_bytes", None),
     )
 
 
@@ -687,6 +694,14 @@ def _check_options(
         action="store_true",
         help="with --rerun-adapters --rerun-cache DIR: also keep each released file that"
         " matched its sha256 as DIR/released/sha256/HEX (the close job's archive carries them)",
+    )
+    parser.add_argument(
+        "--keep-released-bytes",
+        type=_byte_count,
+        metavar="N",
+        help="with --keep-released: keep a released file only while all the files kept in"
+        " DIR/released (each counted once) stay within N bytes (the rerun plan's"
+        " released_bytes: a rerun job's share of what the close job downloads)",
     )
     if rerun_by_default:
         parser.add_argument(

@@ -175,6 +175,9 @@ class AdapterRerun:
     # kept as `results/released/sha256/<hex>`, while the disk has room, for the snapshot's
     # archive (bot/jobs/pins.py).
     keep_released: bool = False
+    # And at most this many bytes kept in all (the rerun plan's `released_bytes`: this job's
+    # share of what the close job downloads, bot/jobs/rerun_batches.py); None: no budget.
+    keep_released_bytes: int | None = None
     # Each wrapped attempt's released data seen this run, by adapter.yaml path: (url, sha256)
     # pairs (the close job archives the files of a market's attempts).
     released_seen: dict[str, list[tuple[str, str]]] = field(default_factory=dict, compare=False)
@@ -331,18 +334,26 @@ class AdapterRerun:
 
     def _keep_released(self, adapter: AdapterSpec) -> None:
         """Copy each released file (fetched and hash-checked into the cache) to the results'
-        released folder, while the disk has room; a file not kept is listed, not carried, in
-        the archive's manifest."""
+        released folder, while the disk has room and the files kept there (by every attempt
+        of this job, each counted once) stay within `keep_released_bytes`; a file not kept is
+        listed, not carried, in the archive's manifest (`pin-not-archived`)."""
         folder = self.released_folder()
         if not self.keep_released or folder is None:
             return
         from bot.pins import has_room
 
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return
         for item in adapter.released_data:
             sha256 = str(item.get("sha256")).lower()
             source, target = self.cache / "sha256" / sha256, folder / sha256
             try:
-                if target.exists() or not has_room(folder, source.stat().st_size):
+                if target.exists():
+                    continue  # kept for another attempt: counted once
+                size = source.stat().st_size
+                if not has_room(folder, size) or not self._within_share(folder, size):
                     continue
                 handle, name = tempfile.mkstemp(dir=folder, prefix=".partial-")
                 os.close(handle)
@@ -350,6 +361,20 @@ class AdapterRerun:
                 Path(name).replace(target)
             except OSError:
                 continue
+
+    def _within_share(self, folder: Path, size: int) -> bool:
+        """True when `size` more bytes keep the released folder within `keep_released_bytes`.
+        The folder is what counts (it outlives each attempt's `claims verify` in the job);
+        a partial copy left by a killed run counts too."""
+        if self.keep_released_bytes is None:
+            return True
+        with os.scandir(folder) as entries:
+            kept = sum(
+                entry.stat(follow_symlinks=False).st_size
+                for entry in entries
+                if entry.is_file(follow_symlinks=False)
+            )
+        return kept + size <= self.keep_released_bytes
 
     def _run(
         self, adapter: AdapterSpec, code: Path, inputs: Path, output: Path

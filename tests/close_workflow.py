@@ -81,11 +81,20 @@ class Ran:
     calls: list[list[str]]
 
 
-def run_plan_step(tmp_path: Path, planned: dict[str, Any], script: str | None = None) -> Ran:
+def run_plan_step(
+    tmp_path: Path,
+    planned: dict[str, Any],
+    script: str | None = None,
+    reruns: dict[str, Any] | None = None,
+) -> Ran:
     """The plan step, its `claims close-windows --plan-reruns` printing `planned` (or the
-    step `script`: the pin plan's)."""
+    step `script`: the pin plan's, which reads the rerun plan the step before wrote: `reruns`,
+    by default one with no batch)."""
     bash = _bash()
     temp = tmp_path / "runner-temp"
+    if script is not None:
+        before = reruns if reruns is not None else {"batches": [], "released_bytes": 0}
+        (tmp_path / "plan.json").write_text(json.dumps(before), encoding="utf-8")
     (tmp_path / "plan-out.json").write_text(json.dumps(planned), encoding="utf-8")
     _executable(
         temp / "bot" / "bin" / "claims",

@@ -207,10 +207,18 @@ def assert_report_reads_back(kind: str, report: object) -> None:
 
 
 def rerun_job_argv(
-    root: Path, head: str, attempt: Path, results: Path, released: Path, *, quiet: bool = True
+    root: Path,
+    head: str,
+    attempt: Path,
+    results: Path,
+    released: Path,
+    *,
+    quiet: bool = True,
+    share: int | None = None,
 ) -> list[str | Path]:
     """`claims verify`'s arguments as the close workflow's rerun job gives them for one
-    attempt (close-windows.yml: the sandbox, no token, its result kept in `results`)."""
+    attempt (close-windows.yml: the sandbox, no token, its result kept in `results`; `share`:
+    the plan's released_bytes, --keep-released-bytes)."""
     argv: list[str | Path] = [
         "verify",
         "--registry",
@@ -224,6 +232,7 @@ def rerun_job_argv(
         results,
         "--keep-rerun-failures",
         "--keep-released",
+        *(["--keep-released-bytes", str(share)] if share is not None else []),
         "--released-cache",
         released,
     ]

@@ -61,7 +61,14 @@ from bot.jobs.issues import Issues
 from bot.jobs.pins import PINS_MANIFEST, archived_pins
 from bot.jobs.plan import CopyFact, MarketFacts, MarketPlan, Plan, plan_close
 from bot.jobs.records import ArchiveKind, ResolutionRecord, record_path
-from bot.jobs.rerun_batches import RerunPlan, batch_reruns, pin_seconds, plan_keep
+from bot.jobs.rerun_batches import (
+    RerunPlan,
+    batch_reruns,
+    kept_bytes,
+    pin_seconds,
+    plan_keep,
+    released_share,
+)
 from bot.jobs.stuck import with_rerun_deadline
 from bot.timestamps import format_moment
 
@@ -326,6 +333,18 @@ def rerun_matrix(job: Job) -> RerunPlan:
     close also the branch's tip, which is read when the tag does not count), batched into the
     scheduled workflow's rerun jobs (no token scope, no secret), a market's attempts whole."""
     return _attempt_matrix(job, wrapped_only=True)
+
+
+def rerun_plan(job: Job) -> RerunPlan:
+    """What `claims close-windows --plan-reruns` prints: `rerun_matrix` with the unrecorded
+    attempts (`with_unrecorded`), and each batch's share of the run's keep budget for released
+    data (`released_share`): what the pin plan (`pin_matrix`, planned alike from this tree)
+    leaves of `Limits.max_kept_pins_bytes`, so that everything the close job downloads fits
+    its disk."""
+    plan = with_unrecorded(job, rerun_matrix(job))
+    pins = kept_bytes(pin_matrix(job).keep or ())
+    share = released_share(pins, len(plan.batches), job.limits)
+    return replace(plan, released_bytes=share)
 
 
 def pin_matrix(job: Job) -> RerunPlan:

@@ -125,7 +125,10 @@ def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> Carrie
         size = record.bytes or 0
         note: str | None = None
         if record.kind == "released_data" and record.body is None:
-            note = "not carried: the close's rerun jobs kept no file with this sha256"
+            note = (
+                "not carried: the close's rerun jobs kept no file with this sha256 (past"
+                " their share of the run's keep budget, or out of disk)"
+            )
         elif not record.matches:
             note = "not carried: the URL did not serve the pinned file"
         elif path in files:

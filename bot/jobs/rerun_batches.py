@@ -30,6 +30,13 @@ blocked this run (a wrapped attempt without a result, which the rerun deadline t
 registry's fault: it blocks on any day, never turns into the filer's failure) and is planned
 again on the next run. An attempt a job did not start within its budget is likewise unrecorded
 and blocks its market for this run only.
+
+What the close job downloads for the archives has one budget a run, `Limits.max_kept_pins_bytes`:
+the pin plan's `keep` is planned first (`plan_keep`, from the declared sizes), and the rerun
+plan's `released_bytes` is what is left, split evenly across its batches (`released_share`):
+each rerun job keeps released data (`--keep-released-bytes`) only while its kept files stay
+within that share (their sizes are known only once downloaded). The workflow's jq re-checks
+that the pins planned and every batch's share together fit the budget.
 """
 
 from __future__ import annotations
@@ -51,8 +58,10 @@ __all__ = [
     "attempt_seconds",
     "batch_reruns",
     "guaranteed_per_job",
+    "kept_bytes",
     "pin_seconds",
     "plan_keep",
+    "released_share",
 ]
 
 MAX_RERUN_JOBS = 256
@@ -100,6 +109,9 @@ class RerunPlan:
     # The pin plan only (`plan_keep`): the files its pin jobs keep for the archives, each
     # `(attempt folder, sha256, at most this many bytes)`; None in the rerun plan.
     keep: tuple[tuple[str, str, int], ...] | None = None
+    # The rerun plan only (`released_share`; not in the pin plan, which has `keep`): the bytes
+    # of released data each rerun job may keep for the archives (0 unless planned: none).
+    released_bytes: int = 0
 
     @property
     def attempts(self) -> int:
@@ -112,7 +124,9 @@ class RerunPlan:
             "seconds_per_job": JOB_BUDGET_SECONDS,
             "waiting": [{"market": market, "attempts": count} for market, count in self.waiting],
         }
-        if self.keep is not None:
+        if self.keep is None:
+            planned["released_bytes"] = self.released_bytes
+        else:
             planned["keep"] = [
                 {"attempt": attempt, "sha256": sha256, "bytes": size}
                 for attempt, sha256, size in self.keep
@@ -168,3 +182,21 @@ def plan_keep(
                 kept.setdefault(sha256, size)
             planned.add((attempt, sha256, kept[sha256]))
     return tuple(sorted(planned))
+
+
+def kept_bytes(keep: Sequence[tuple[str, str, int]]) -> int:
+    """The bytes `plan_keep`'s entries keep, each file (sha256) counted once."""
+    return sum({sha256: size for _, sha256, size in keep}.values())
+
+
+def released_share(pins_bytes: int, batches: int, limits: Limits | None = None) -> int:
+    """The bytes of released data each of `batches` rerun jobs may keep for the archives: what
+    the run's keep budget (`Limits.max_kept_pins_bytes`, the close job's disk) leaves after the
+    `pins_bytes` the pin plan keeps, split evenly (rounded down, so that the shares and the
+    pins together never pass the budget). Released data declares no size, so it cannot be
+    planned file by file as the pins are: a rerun job keeps a file only while its kept bytes
+    stay within its share, and one not kept is listed in the archive's manifest as not
+    carried (`pin-not-archived`)."""
+    limits = limits or Limits()
+    left = max(0, limits.max_kept_pins_bytes - pins_bytes)
+    return left // max(1, batches)

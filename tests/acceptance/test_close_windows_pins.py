@@ -365,3 +365,59 @@ def test_a_raw_log_the_archive_cannot_carry_does_not_count_at_the_close(
     (attempt,) = data["attempts"]
     assert attempt["counts"] is False and attempt["evidence"] == "invalid"
     assert "raw-log-too-large" in json.dumps(data)
+
+
+def test_released_data_past_the_rerun_jobs_share_is_listed_not_carried(
+    make_registry: Any,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
+    monkeypatch: Any,
+) -> None:
+    """A rerun job keeps released data only within its share of the run's keep budget (the
+    plan's released_bytes, --keep-released-bytes): with room for the first released file
+    only, the second is listed in the manifest as not carried, a pin-not-archived warning,
+    and the market resolves as it would have."""
+    fake_sandbox(monkeypatch)
+    log_url, paper_url = httpserver.url_for("/harness.log"), httpserver.url_for("/prereg")
+
+    def urls(files: Files) -> None:
+        _raw_log_at(log_url)(files)
+        text = files["freeze.yaml"].decode()
+        old = text.split("paper_freeze:", 1)[1].split("url: ", 1)[1].split("\n", 1)[0]
+        files["freeze.yaml"] = text.replace(old, paper_url).encode()
+
+    built = make_registry(AttemptSpec(kind="wrapped"), change=urls)
+    log = (built.attempt / "raw-log" / "harness.log").read_bytes()
+    httpserver.expect_request("/harness.log").respond_with_data(log)
+    httpserver.expect_request("/prereg").respond_with_data(b"monitor-v1")
+    pins, reruns, released = tmp_path / "pins", tmp_path / "reruns", tmp_path / "released"
+    (entry,) = pin_jobs(run_claims, built.root, pins)
+    seed_released(released, built.files)
+    first, second = released_files(built.files)
+    assert hashlib.sha256(first).digest() != hashlib.sha256(second).digest()
+    attempt = built.root / entry["attempt"]
+    argv = rerun_job_argv(
+        built.root, entry["commit"], attempt, reruns, released, share=len(first) + len(second) - 1
+    )
+    result = run_claims(*argv)
+    assert result.code == 0, result.out
+    kept = list((reruns / "released" / "sha256").iterdir())
+    assert [path.read_bytes() for path in kept] == [first]
+
+    report = close(built.root, pins, reruns=reruns)
+    assert not report.failed, report.render()
+    data = record(built.root)
+    assert data is not None and data["outcome"] == "YES"
+    assert "warning: pin-not-archived: market 3's archive does not carry released data" in (
+        report.render()
+    )
+    carried = members(built.root)
+    manifest = json.loads(carried[f"{TAG}/pins/manifest.json"])
+    by_sha = {p["sha256"]: p for p in manifest["pins"] if p["kind"] == "released_data"}
+    shown = by_sha[hashlib.sha256(first).hexdigest()]
+    assert shown["carried"] is True and carried[f"{TAG}/{shown['path']}"] == first
+    left = by_sha[hashlib.sha256(second).hexdigest()]
+    assert left["carried"] is False and left["path"] is None
+    assert "past their share of the run's keep budget" in left["note"]

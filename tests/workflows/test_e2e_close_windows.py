@@ -134,6 +134,11 @@ def test_three_window_closes_then_the_site(
             (leg,) = run.jobs["rerun"]
             assert leg.matrix == {"batch": 0} and leg.permissions == {}
             assert any((run.artifacts / "rerun-0").iterdir())
+            # It kept the released data within its share of the run's keep budget.
+            rerun_plan = json.loads((run.artifacts / "close-plan" / "plan.json").read_text())
+            released = run.artifacts / "rerun-0" / "released" / "sha256"
+            kept_bytes = sum(path.stat().st_size for path in released.iterdir())
+            assert 0 < kept_bytes <= rerun_plan["released_bytes"]
         if plan.outputs["pins"] != "0":
             # The pin job kept the files its plan lists (every pin here fits the caps).
             plan_file = run.artifacts / "close-pin-plan" / "pin-plan.json"

@@ -301,7 +301,7 @@ def test_the_pin_plan_step_checks_the_keep_caps_the_planner_uses(tmp_path: Path)
     limits = Limits()
     script = close_workflow.pin_plan_script()
     assert f". <= {limits.max_archived_pin_bytes})" in script
-    assert f"add // 0) <= {limits.max_kept_pins_bytes}" in script
+    assert f"($reruns[0].batches | length)) <= {limits.max_kept_pins_bytes}" in script
     gib = 1024**3
     planned = pin_plan(markets({m: 4 for m in range(3, 8)}), size=gib)
     keep = planned.keep or ()
