@@ -248,7 +248,7 @@ def test_too_few_units_names_the_value_that_joined_them_and_what_would_separate_
     # The AUROC bar's refusal names the value the two trials share.
     refused = reasons["bar-refused"]
     assert "trials on lines 1 and 2 share a unit: both have evaluator 'trajmon';" in refused
-    assert "to separate them, write evaluator null unless a separate judge" in refused
+    assert "if they do not, write evaluator null unless a separate judge" in refused
     # explain: the units line says the same.
     code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
     assert code == 1
