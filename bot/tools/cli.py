@@ -263,7 +263,7 @@ def _filled(
     names no placeholder is a problem; one from a log is left out quietly (the filer's
     value stands). `folder`: where the stubs are, inside the registry, for messages."""
     from bot.load.yaml_ import parse_yaml
-    from bot.tools.fill import fill_text, resolve
+    from bot.tools.fill import NO_FIELD, fill_text, resolve, unfilled
 
     stubs: dict[str, Any] = {}
     lines: dict[str, Mapping[FieldPath, int]] = {}
@@ -282,6 +282,8 @@ def _filled(
             continue
         assert not isinstance(where, str)
         chosen[file][where] = setting
+    if any(problem.split(": ", 1)[1].startswith(NO_FIELD) for problem in problems):
+        problems.append(unfilled(stubs))  # once, however many flags named no field
     out = dict(texts)
     for name, pairs in chosen.items():
         if pairs:

@@ -497,6 +497,27 @@ def test_set_on_a_filled_field_names_its_file_and_line_to_edit(registry, run_cla
     assert "2027-01-20T00:00:00Z" in (registry / FOLDER / "attempt.yaml").read_text()
 
 
+def test_set_on_a_new_list_entry_says_how_to_add_it_and_lists_unfilled_once(
+    registry, run_claims
+) -> None:
+    made = run_claims(*INIT)
+    assert made.code == 0, made.err
+    # Market 3's stub has one red team: entry 1 does not exist yet.
+    second = run_claims(
+        *INIT,
+        "--set",
+        "adversarial.red_teams.1.name=rt-2",
+        "--set",
+        "adversarial.red_teams.1.hours=10",
+    )
+    assert second.code == 2
+    assert "adversarial.red_teams has 1 entry in attempt.yaml" in second.err
+    assert "copy the entry adversarial.red_teams.0 (lines " in second.err
+    assert "--set adversarial.red_teams.1.name=... fills the copy" in second.err
+    # Two flags naming no field: the placeholders still to fill are listed once.
+    assert second.err.count("still to fill:") == 1
+
+
 def test_set_adds_a_documented_optional_field(registry, run_claims) -> None:
     url = "https://code.example.org/trace-monitor"
     made = run_claims(
