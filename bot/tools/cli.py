@@ -109,6 +109,14 @@ def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.Argument
     )
     hashes.add_argument("--write", action="store_true", help="write the hashes into the file")
     hashes.add_argument(
+        "-v",
+        "--verbose",
+        "--diff",
+        action="store_true",
+        help="with --write, also print each case's hash and the diff of the file (without it,"
+        " one summary line per file)",
+    )
+    hashes.add_argument(
         "--registry",
         type=Path,
         metavar="ROOT",
@@ -479,7 +487,9 @@ def _hash_cases(args: argparse.Namespace) -> int:
     # What happens to a missing or wrong sha256: written only with --write (and only when
     # every line could be read); otherwise the line says how to write it.
     written = args.write and result.data is not None
-    for case in result.cases:
+    # With --write the outcome is one line per file; each case and the diff only with -v.
+    each = not args.write or args.verbose
+    for case in result.cases if each else ():
         status = case.status
         if status != "ok" and case.computed is not None:
             status += ": written" if written else ": not written (run with --write)"
@@ -491,10 +501,16 @@ def _hash_cases(args: argparse.Namespace) -> int:
         changed = result.changed
         lines = ", ".join(str(case.line) for case in changed)
         what = f"sha256 of {len(changed)} case(s), line(s) {lines}" if changed else ""
-        _print(apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd()))
+        done = apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd())
+        if each:
+            _print(done)
         if changed and not result.problems:
             # The outcome last (-q prints only it), never a line of the diff above.
             print(printable(f"{path}: wrote the sha256 of {len(changed)} case(s)"))
+        elif not result.problems and not each:
+            print(
+                printable(f"{path}: all {len(result.cases)} sha256 already right, nothing written")
+            )
     if result.problems:
         return _report(result.problems)
     if result.changed and not args.write:

@@ -133,6 +133,14 @@ def test_hash_cases_prints_then_writes_the_verifier_s_hashes(tmp_path, run_claim
     written = run_claims("hash-cases", path, "--write")
     assert written.code == 0, written.out
     assert path.read_bytes() == attempt_files(SPEC)["freeze-cases.jsonl"]
+    # One summary line for the file, not every case's hash and the diff (those with -v).
+    assert written.out.splitlines() == [f"{path}: wrote the sha256 of 24 case(s)"]
+    rewritten = run_claims("hash-cases", path, "--write")
+    assert rewritten.out.splitlines() == [f"{path}: all 24 sha256 already right, nothing written"]
+    path.write_bytes(_cases_without_hashes())
+    verbose = run_claims("hash-cases", path, "--write", "-v")
+    assert verbose.code == 0 and len(verbose.out.splitlines()) > 24
+    assert "changed" in verbose.out and verbose.out.splitlines()[-1].endswith("24 case(s)")
     again = run_claims("hash-cases", path)
     assert again.code == 0 and "need their sha256" not in again.out
 
