@@ -798,10 +798,10 @@ def _merge_by_window_close(
         *notices,
         Finding(
             Code.MERGE_BY_WINDOW_CLOSE,
-            f"judged as merged into {facts.base_ref} at {facts.filed_at.isoformat()};"
-            f" merged after market {market.id}'s filing window closes"
-            f" ({dates.window_closes}, {closes.isoformat()}), the attempt is filed-late and"
-            " cannot qualify",
+            f"on time if merged into {facts.base_ref} by {dates.window_closes}"
+            f" ({closes.isoformat()}), when market {market.id}'s filing window closes;"
+            f" judged as merged at {facts.filed_at.isoformat()}, it is on time now, and only"
+            " merged after the close would it be filed-late and unable to qualify",
             file,
             severity=Severity.NOTICE,
         ),

@@ -20,7 +20,13 @@ __all__ = ["printable", "render_explanation", "render_resolution", "render_text"
 _SAME_SHOWN = 5
 
 
-def _finding_lines(findings: Sequence[Finding]) -> list[str]:
+# The label of a qualification finding that is an error: it keeps the attempt from qualifying
+# but the evidence stays valid (VALID, exit 0), so "error" would read as a contradiction;
+# docs/reason-codes.md calls this kind "not qualifying".
+NOT_QUALIFYING = "not-qualifying"
+
+
+def _finding_lines(findings: Sequence[Finding], qualification: bool = False) -> list[str]:
     lines: list[str] = []
     shown: dict[tuple[str, str | None], int] = {}
     hidden: dict[tuple[str, str | None], int] = {}
@@ -28,7 +34,7 @@ def _finding_lines(findings: Sequence[Finding]) -> list[str]:
         key = (finding.code.value, finding.file)
         if shown.get(key, 0) < _SAME_SHOWN:
             shown[key] = shown.get(key, 0) + 1
-            lines.append(_finding_line(finding))
+            lines.append(_finding_line(finding, qualification))
         else:  # a report's summary (read back) counts the findings it stands for
             hidden[key] = hidden.get(key, 0) + (finding.left_out or 1)
     for code, file in shown:
@@ -56,9 +62,11 @@ def _registry_blocks(findings: Sequence[Finding]) -> list[str]:
     return blocks
 
 
-def _finding_line(finding: Finding) -> str:
+def _finding_line(finding: Finding, qualification: bool = False) -> str:
     where = finding.location() or "-"
     marker = finding.severity.value
+    if qualification and finding.severity is Severity.ERROR:
+        marker = NOT_QUALIFYING
     message = finding.message.replace("\n", "\n            ")
     return f"    {marker:7} {finding.code.value:22} {where}\n            {message}"
 
@@ -113,7 +121,7 @@ def _qualification_lines(verdict: AttemptVerdict) -> list[str]:
         # How the units formed; a sample-size finding below says it already.
         if not any(f.code is Code.SAMPLE_SIZE for f in verdict.qualification):
             lines += [f"      {text}" for text in units.formation]
-    lines += _finding_lines(verdict.qualification)
+    lines += _finding_lines(verdict.qualification, qualification=True)
     waiting = [
         f"{name} ({check.state})" for name, check in verdict.checks.items() if check.state != "pass"
     ]
@@ -244,14 +252,21 @@ def render_explanation(explanations: Sequence[Explanation], brief: int | None = 
     """`claims explain`: each line starts with its mark (ok, missing, fails, or outcome for a
     missed bar), then its topic.
     Every line is shown; with `brief` (`--brief`), past that many evidence lines with one
-    reason code in an attempt, one line counts the rest (the total counts every line)."""
+    reason code in an attempt, one line counts the rest (the total counts every line below
+    the attempts' own lines)."""
     blocks = []
     marks = {"ok": 0, "missing": 0, "fails": 0, "outcome": 0}
+    headed: set[str] = set()  # the marks of the attempts' own lines, for the total's mark
     for explanation in explanations:
         lines = []
         same: dict[str, int] = {}
         for line in explanation.lines:
-            marks[line.mark] += 1
+            # An attempt's own line sums up the lines below it: counting it too would total
+            # one more "fails" than the conditions shown (its mark still sets the total's).
+            if line.topic == "attempt":
+                headed.add(line.mark)
+            else:
+                marks[line.mark] += 1
             if brief is not None and line.topic == "evidence" and line.code:
                 same[line.code] = same.get(line.code, 0) + 1
                 if same[line.code] > brief:
@@ -268,7 +283,8 @@ def render_explanation(explanations: Sequence[Explanation], brief: int | None = 
                     " (without --brief: every one)"
                 )
         blocks.append("\n".join(lines))
-    worst = "fails" if marks["fails"] else "missing" if marks["missing"] else "ok"
+    seen = headed | {mark for mark, count in marks.items() if count}
+    worst = "fails" if "fails" in seen else "missing" if "missing" in seen else "ok"
     total = (
         f"{worst:7} {'total':11} {len(explanations)} attempt(s): {marks['ok']} ok,"
         f" {marks['missing']} missing, {marks['fails']} fails"

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from bot.stats.units import UnitStructure
 
-__all__ = ["SEPARATE", "describe_pair", "describe_units", "separate_pair"]
+__all__ = ["DESIGN", "SEPARATE", "describe_pair", "describe_units", "separate_pair"]
 
 # What would separate trials joined by each shared key: what the key means, so that the filer
 # records it as it really was (docs/filing-an-attempt.md#unit-keys).
@@ -32,6 +32,14 @@ SEPARATE = {
     " a probe) and a deterministic scorer are not evaluators",
     "attack_family": "write attack_family null for controls, and name an attack family only"
     " where attacks really share one (a family shared by many attacks is one unit)",
+}
+# What a study would need for trials that really share a key's value to count for a bar that
+# needs every trial in its own unit (an AUROC bar): renaming a shared value apart is no fix.
+DESIGN = {
+    "system": "a distinct system instance per trial",
+    "trajectory": "a distinct trajectory per trial",
+    "evaluator": "a distinct evaluator per trial, or none",
+    "attack_family": "a distinct attack family per attack",
 }
 # How many units (largest first) and shared values per unit a text names.
 SHOWN_UNITS = 3
@@ -143,10 +151,18 @@ def describe_pair(first: _Keyed, second: _Keyed, unit_keys: Sequence[str], unit_
 
 
 def separate_pair(first: _Keyed, second: _Keyed, unit_keys: Sequence[str]) -> str:
-    """What would separate two trials of one unit: the advice for the first key they share,
-    else for the key that joins most of their unit (empty when there is none)."""
+    """What would separate two trials of one unit (empty when they share no value): the real
+    constraint first, since the shared value may be genuine (two attacks of one family), so
+    that "record it as it was" is never the only advice, then that advice for a value that
+    was recorded wrong."""
     for key in unit_keys:
         value = first.keys.get(key)
         if not _null(value) and value == second.keys.get(key) and key in SEPARATE:
-            return f"to separate them, {SEPARATE[key]}"
+            return (
+                "this bar counts a trial only in a unit of its own, where no other trial"
+                f" shares a value of any of the market's unit keys ({', '.join(unit_keys)}):"
+                f" if the two really share {key} {_shown(value)}, they cannot both count for"
+                f" it, and the study would need {DESIGN[key]}, or a market without {key}"
+                f" among its unit keys; if they do not, {SEPARATE[key]}"
+            )
     return ""

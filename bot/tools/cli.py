@@ -109,6 +109,14 @@ def add_hash_cases_parser(commands: argparse._SubParsersAction[argparse.Argument
     )
     hashes.add_argument("--write", action="store_true", help="write the hashes into the file")
     hashes.add_argument(
+        "-v",
+        "--verbose",
+        "--diff",
+        action="store_true",
+        help="with --write, also print each case's hash and the diff of the file (without it,"
+        " one summary line per file)",
+    )
+    hashes.add_argument(
         "--registry",
         type=Path,
         metavar="ROOT",
@@ -263,7 +271,7 @@ def _filled(
     names no placeholder is a problem; one from a log is left out quietly (the filer's
     value stands). `folder`: where the stubs are, inside the registry, for messages."""
     from bot.load.yaml_ import parse_yaml
-    from bot.tools.fill import fill_text, resolve
+    from bot.tools.fill import NO_FIELD, fill_text, resolve, unfilled
 
     stubs: dict[str, Any] = {}
     lines: dict[str, Mapping[FieldPath, int]] = {}
@@ -282,6 +290,8 @@ def _filled(
             continue
         assert not isinstance(where, str)
         chosen[file][where] = setting
+    if any(problem.split(": ", 1)[1].startswith(NO_FIELD) for problem in problems):
+        problems.append(unfilled(stubs))  # once, however many flags named no field
     out = dict(texts)
     for name, pairs in chosen.items():
         if pairs:
@@ -477,7 +487,9 @@ def _hash_cases(args: argparse.Namespace) -> int:
     # What happens to a missing or wrong sha256: written only with --write (and only when
     # every line could be read); otherwise the line says how to write it.
     written = args.write and result.data is not None
-    for case in result.cases:
+    # With --write the outcome is one line per file; each case and the diff only with -v.
+    each = not args.write or args.verbose
+    for case in result.cases if each else ():
         status = case.status
         if status != "ok" and case.computed is not None:
             status += ": written" if written else ": not written (run with --write)"
@@ -489,10 +501,16 @@ def _hash_cases(args: argparse.Namespace) -> int:
         changed = result.changed
         lines = ", ".join(str(case.line) for case in changed)
         what = f"sha256 of {len(changed)} case(s), line(s) {lines}" if changed else ""
-        _print(apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd()))
+        done = apply([Write(path, result.data, owned=True, what=what)], False, Path.cwd())
+        if each:
+            _print(done)
         if changed and not result.problems:
             # The outcome last (-q prints only it), never a line of the diff above.
             print(printable(f"{path}: wrote the sha256 of {len(changed)} case(s)"))
+        elif not result.problems and not each:
+            print(
+                printable(f"{path}: all {len(result.cases)} sha256 already right, nothing written")
+            )
     if result.problems:
         return _report(result.problems)
     if result.changed and not args.write:

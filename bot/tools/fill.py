@@ -28,6 +28,7 @@ from bot.load.document import FieldPath
 from bot.load.yaml_ import parse_yaml
 
 __all__ = [
+    "NO_FIELD",
     "OPTIONAL",
     "Setting",
     "dotted",
@@ -35,6 +36,7 @@ __all__ = [
     "parse_setting",
     "placeholders",
     "resolve",
+    "unfilled",
 ]
 
 # The optional scalar fields the schemas define (freeze.schema.json, attempt.schema.json) and
@@ -167,7 +169,6 @@ def resolve(
         if present and not (isinstance(value, str) and value.startswith(PLACEHOLDER)):
             return None, _has_value(file, where, value, lines, folder)
         return file, where
-    left = sorted({dotted(p) for data in stubs.values() for p in placeholders(data)})
     if found:
         many = ", ".join(f"{file}: {dotted(where)}" for file, where in found)
         return None, f"{setting.name!r} names several fields ({many}): give its dotted path"
@@ -183,13 +184,57 @@ def resolve(
             file, where = filled[0]
             value = _lookup(stubs[file], where)[1]
             return None, _has_value(file, where, value, lines, folder)
+    entry = _new_entry(path, stubs, lines)
+    return None, f"{NO_FIELD} {setting.name!r} in the stubs" + (f": {entry}" if entry else "")
+
+
+# How a `resolve` refusal for a field the stubs lack begins: the caller then adds, once for
+# all such flags, what is still to fill (`unfilled`).
+NO_FIELD = "no field"
+
+
+def unfilled(stubs: Mapping[str, Any]) -> str:
+    """The placeholders still to fill and the optional fields --set can add: said once after
+    the --set flags that named no field, not once per flag."""
+    left = sorted({dotted(p) for data in stubs.values() for p in placeholders(data)})
     optional = "; ".join(
         f"{file}: {', '.join(dotted(p) for p in paths)}" for file, paths in OPTIONAL.items()
     )
-    return None, (
-        f"no field {setting.name!r} in the stubs; still to fill: {', '.join(left) or 'nothing'};"
+    return (
+        f"still to fill: {', '.join(left) or 'nothing'};"
         f" optional fields --set can add (by dotted path): {optional}"
     )
+
+
+def _new_entry(
+    path: FieldPath, stubs: Mapping[str, Any], lines: Mapping[str, Mapping[FieldPath, int]]
+) -> str:
+    """How to add the list entry `path` names, when it names the entry after a list's last
+    (`adversarial.red_teams.1.name` with one red team): --set fills placeholders only, so the
+    filer copies the last entry's lines, placeholders and all, and fills the copy. Empty when
+    `path` names no such entry."""
+    for cut, part in enumerate(path):
+        if not isinstance(part, int) or part == 0:
+            continue
+        for file, data in stubs.items():
+            present, items = _lookup(data, path[:cut])
+            if not (present and isinstance(items, list) and part == len(items)):
+                continue
+            last = (*path[:cut], part - 1)
+            at = sorted(
+                line
+                for where, line in lines.get(file, {}).items()
+                if where[: len(last)] == last and line
+            )
+            span = f" (lines {at[0]}-{at[-1]})" if at else ""
+            return (
+                f"{dotted(path[:cut])} has {len(items)} entr{'y' if len(items) == 1 else 'ies'}"
+                f" in {file}, and --set fills only entries there; to add one, copy the entry"
+                f" {dotted(last)}{span} below it by hand, with its `- ` line, replace its"
+                f" values with FILL-IN placeholders if they are filled, then --set"
+                f" {dotted(path)}=... fills the copy"
+            )
+    return ""
 
 
 def _scalar(value: Any) -> str:

@@ -140,7 +140,7 @@ def test_hash_cases_without_write_says_nothing_was_written(
     assert out.splitlines()[0].endswith("missing: not written (run with --write)")
     assert "nothing written" in out.splitlines()[-1]
     assert cases.read_bytes() == before
-    assert main(["hash-cases", str(built.attempt), "--write"]) == 0
+    assert main(["hash-cases", str(built.attempt), "--write", "-v"]) == 0
     assert capsys.readouterr().out.splitlines()[0].endswith("missing: written")
 
 

@@ -248,7 +248,7 @@ def test_too_few_units_names_the_value_that_joined_them_and_what_would_separate_
     # The AUROC bar's refusal names the value the two trials share.
     refused = reasons["bar-refused"]
     assert "trials on lines 1 and 2 share a unit: both have evaluator 'trajmon';" in refused
-    assert "to separate them, write evaluator null unless a separate judge" in refused
+    assert "if they do not, write evaluator null unless a separate judge" in refused
     # explain: the units line says the same.
     code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
     assert code == 1
@@ -278,3 +278,41 @@ def test_units_joined_by_several_keys_are_described_largest_first(
     assert first < second
     assert "all 16 trials share evaluator 'grader-a'" in sample
     assert "all 8 trials share evaluator 'grader-b'" in sample
+
+
+def test_the_total_counts_the_lines_shown_below_each_attempt(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23 (a second new user): "2 fails" over one failing bar line, the other being the
+    attempt's own line. The total counts the lines under the attempt lines, mark by mark."""
+    root, plan = demo
+    as_of = plan["verify_as_of"]
+    for attempt in plan["expect"]["main"]:
+        _, lines = _explain(capsys, root / attempt, "--as-of", as_of)
+        shown = [line.split()[0] for line in lines[1:-1]]  # not the attempt's, not the total
+        assert lines[0].split()[1] == "attempt" and "attempt" not in {
+            line.split()[1] for line in lines[1:-1]
+        }
+        said = lines[-1].split(": ", 1)[1]
+        for mark in ("ok", "missing", "fails"):
+            assert f"{shown.count(mark)} {mark}" in said, (attempt, lines)
+        assert lines[-1].split()[0] in {lines[0].split()[0], "fails", "missing"}
+
+
+def test_verify_labels_what_keeps_valid_evidence_from_qualifying_not_error(
+    demo: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 23 (a second new user): VALID, exit 0, over an "error" line read as a
+    contradiction. A qualification finding is labelled `not-qualifying`, as
+    docs/reason-codes.md names its kind; evidence errors stay `error`."""
+    root, plan = demo
+    as_of = plan["verify_as_of"]
+    code = main(
+        ["verify", str(root / "attempts/market-06/toy-lab/gridworld-monitor"), "--as-of", as_of]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "    not-qualifying judged-not-qualifying" in out, out
+    assert "    error   judged-not-qualifying" not in out
+    main(["verify", str(root / "attempts/market-03/bob-lab/edited-cases"), "--as-of", as_of])
+    assert "    error   case-hash-mismatch" in capsys.readouterr().out

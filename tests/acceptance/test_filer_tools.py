@@ -133,6 +133,14 @@ def test_hash_cases_prints_then_writes_the_verifier_s_hashes(tmp_path, run_claim
     written = run_claims("hash-cases", path, "--write")
     assert written.code == 0, written.out
     assert path.read_bytes() == attempt_files(SPEC)["freeze-cases.jsonl"]
+    # One summary line for the file, not every case's hash and the diff (those with -v).
+    assert written.out.splitlines() == [f"{path}: wrote the sha256 of 24 case(s)"]
+    rewritten = run_claims("hash-cases", path, "--write")
+    assert rewritten.out.splitlines() == [f"{path}: all 24 sha256 already right, nothing written"]
+    path.write_bytes(_cases_without_hashes())
+    verbose = run_claims("hash-cases", path, "--write", "-v")
+    assert verbose.code == 0 and len(verbose.out.splitlines()) > 24
+    assert "changed" in verbose.out and verbose.out.splitlines()[-1].endswith("24 case(s)")
     again = run_claims("hash-cases", path)
     assert again.code == 0 and "need their sha256" not in again.out
 
@@ -495,6 +503,27 @@ def test_set_on_a_filled_field_names_its_file_and_line_to_edit(registry, run_cla
     dotted = run_claims(*INIT, "--set", "publication.evidence_public_at=2027-01-21T00:00:00Z")
     assert dotted.code == 2 and f"edit {FOLDER}/attempt.yaml, line {line}" in dotted.err
     assert "2027-01-20T00:00:00Z" in (registry / FOLDER / "attempt.yaml").read_text()
+
+
+def test_set_on_a_new_list_entry_says_how_to_add_it_and_lists_unfilled_once(
+    registry, run_claims
+) -> None:
+    made = run_claims(*INIT)
+    assert made.code == 0, made.err
+    # Market 3's stub has one red team: entry 1 does not exist yet.
+    second = run_claims(
+        *INIT,
+        "--set",
+        "adversarial.red_teams.1.name=rt-2",
+        "--set",
+        "adversarial.red_teams.1.hours=10",
+    )
+    assert second.code == 2
+    assert "adversarial.red_teams has 1 entry in attempt.yaml" in second.err
+    assert "copy the entry adversarial.red_teams.0 (lines " in second.err
+    assert "--set adversarial.red_teams.1.name=... fills the copy" in second.err
+    # Two flags naming no field: the placeholders still to fill are listed once.
+    assert second.err.count("still to fill:") == 1
 
 
 def test_set_adds_a_documented_optional_field(registry, run_claims) -> None:

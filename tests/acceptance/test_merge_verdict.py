@@ -538,3 +538,8 @@ def test_a_window_open_at_the_check_is_a_notice_naming_filed_late(
     (attempt,) = report["attempts"]
     (notice,) = [r for r in attempt["reasons"] if r["code"] == "merge-by-window-close"]
     assert notice["severity"] == "notice" and "filed-late" in notice["message"]
+    # Merged now the attempt is on time: the notice says so first, and names filed-late only
+    # as what a merge after the close would bring, never as today's verdict.
+    assert notice["message"].startswith("on time if merged into main by 2027-08-29")
+    assert "it is on time now" in notice["message"]
+    assert "the attempt is filed-late" not in notice["message"]

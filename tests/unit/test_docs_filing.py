@@ -124,3 +124,13 @@ def test_filing_guide_step_1_shows_github_s_merge_as_the_tutorial_runs_it() -> N
     ]
     assert any(merge[0].replace("\\ ", "") in body.replace("\\ ", "") for body in replayed)
     assert "merge commit" in step and "squash" in step and "freeze-date-unconfirmed" in step
+
+
+def test_the_unit_keys_section_warns_an_auroc_bar_needs_units_of_one() -> None:
+    # A filer whose attacks really share a family learns it before the run, not from a
+    # refused bar after it.
+    text = (DOCS / "filing-an-attempt.md").read_text(encoding="utf-8")
+    section = text.split("### Unit keys", 1)[1].split("\n### ", 1)[0]
+    warning = " ".join(section.split("**Plan an AUROC bar before the run.**", 1)[1].split())
+    assert "counts only when no two of its trials share a value of any of the market's" in warning
+    assert "give each attack its own attack family" in warning
