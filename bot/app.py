@@ -1,9 +1,10 @@
 """The app layer: what every entry point (CLI, demo, Actions jobs, schedule) calls.
 
 `verify_registry` verifies attempt folders of a registry's tree and returns a `VerifyReport`;
-`resolve_registry` resolves markets and returns a `ResolveReport`. Both hold every attempt,
-registry problem and pull-request problem once, are typed, and turn into JSON (and back) only
-through `bot/report/json_.py`.
+`resolve_registry` resolves markets and returns a `ResolveReport` (both defined in
+`bot/reports.py`, re-exported here). Both hold every attempt, registry problem and
+pull-request problem once, are typed, and turn into JSON (and back) only through
+`bot/report/json_.py`.
 
 A market whose filing window has closed is resolved from its `snapshot-R` tag's tree when the
 tag counts (markets, shared rules, attempts and judgments as frozen, and main's history as it
@@ -17,10 +18,9 @@ and says so; the working tree only without git history.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
@@ -47,7 +47,8 @@ from bot.history import (
 from bot.judge import folder_market
 from bot.load.yaml_ import load_yaml
 from bot.registry import Registry, load_registry
-from bot.resolution import MarketResolution, Snapshot, resolve_market
+from bot.reports import ResolveReport, VerifyReport
+from bot.resolution import Snapshot, resolve_market
 from bot.review import changed_attempt_folders, check_changes, check_merged_evidence
 from bot.tree import FolderTree, GitTree, Tree
 from bot.verdict import AttemptVerdict
@@ -64,62 +65,6 @@ __all__ = [
     "verify_registry",
     "verify_runs",
 ]
-
-
-@dataclass(frozen=True)
-class VerifyReport:
-    """`claims verify`: each attempt's verdict, and the registry's and the PR's problems."""
-
-    attempts: Sequence[AttemptVerdict]
-    registry_problems: Sequence[Finding] = ()
-    pr_problems: Sequence[Finding] = ()  # what a pull request's diff may not change
-    base_ref: str | None = None
-    tree: str = ""  # what was read: a working tree or a git commit
-    challenge_runs: Sequence[RunVerdict] = ()  # the challenge runs verified (docs/spec.md §11)
-
-    @property
-    def evidence(self) -> str:
-        """`invalid` when any attempt's evidence or challenge run is invalid, or the PR
-        changes what it may not."""
-        bad = (
-            any(v.evidence == "invalid" for v in self.attempts)
-            or any(run.evidence == "invalid" for run in self.challenge_runs)
-            or any(f.severity == "error" for f in self.pr_problems)
-        )
-        return "invalid" if bad else "valid"
-
-    def to_json(self) -> dict[str, Any]:
-        from bot.report.json_ import verify_report_to_json
-
-        return verify_report_to_json(self)
-
-    @classmethod
-    def from_json(cls, data: object) -> VerifyReport:
-        """Raises `ReportError` naming the field when `data` is no valid report."""
-        from bot.report.json_ import verify_report_from_json
-
-        return verify_report_from_json(data)
-
-
-@dataclass(frozen=True)
-class ResolveReport:
-    """`claims resolve`: each market's resolution as of a date, and registry problems."""
-
-    as_of: date
-    markets: Sequence[MarketResolution]
-    registry_problems: Sequence[Finding] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        from bot.report.json_ import resolve_report_to_json
-
-        return resolve_report_to_json(self)
-
-    @classmethod
-    def from_json(cls, data: object) -> ResolveReport:
-        """Raises `ReportError` naming the field when `data` is no valid report."""
-        from bot.report.json_ import resolve_report_from_json
-
-        return resolve_report_from_json(data)
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from bot.report.json_ import ReportError, resolve_report_from_json, verify_repor
 from bot.review import shown_path
 
 if TYPE_CHECKING:
-    from bot.app import ResolveReport, VerifyReport
+    from bot.reports import ResolveReport, VerifyReport
 
 __all__ = ["RefusedEntry", "resolve_report_entries", "verify_report_entries"]
 

@@ -31,9 +31,9 @@ from bot.timestamps import format_moment, parse_timestamp
 from bot.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
 
 if TYPE_CHECKING:
-    from bot.app import ResolveReport, VerifyReport
     from bot.explain import Explanation
     from bot.records import RecordsCheck
+    from bot.reports import ResolveReport, VerifyReport
 
 __all__ = [
     "REPORT_VERSION",
@@ -450,7 +450,7 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
 
 def verify_report_from_json(data: object) -> VerifyReport:
     """A verify report from its JSON data. Raises `ReportError` when it is malformed."""
-    from bot.app import VerifyReport
+    from bot.reports import VerifyReport
 
     report = _checked("verify-report", data, "the verify report")
     pr_problems = tuple(_finding_from(f) for f in report["pr_problems"])
@@ -561,7 +561,7 @@ def _snapshot_from(data: Mapping[str, Any]) -> Snapshot:
 
 def resolve_report_from_json(data: object) -> ResolveReport:
     """A resolve report from its JSON data. Raises `ReportError` when it is malformed."""
-    from bot.app import ResolveReport
+    from bot.reports import ResolveReport
 
     report = _checked("resolve-report", data, "the resolve report")
     markets = []

@@ -18,8 +18,8 @@ from bot.report.cap import cap_findings, count_findings
 from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
-    from bot.app import VerifyReport
     from bot.challenge.judge import RunVerdict
+    from bot.reports import VerifyReport
 
 __all__ = ["MAX_COMMENT", "escape", "render_challenge_run", "render_markdown"]
 

@@ -9,8 +9,8 @@ from bot.findings import Code, Finding, Severity
 from bot.verdict import AttemptVerdict, BarResult
 
 if TYPE_CHECKING:
-    from bot.app import ResolveReport, VerifyReport
     from bot.explain import Explanation
+    from bot.reports import ResolveReport, VerifyReport
 
 __all__ = ["printable", "render_explanation", "render_resolution", "render_text"]
 

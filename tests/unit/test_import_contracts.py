@@ -1,0 +1,92 @@
+"""The import contracts in pyproject.toml (`[tool.importlinter]`) hold, and each fails when broken.
+
+`.ci/run` runs `lint-imports` on the checkout; these tests also show that the contracts bite: a
+copy of `bot/` with one forbidden import added is reported, naming the contract and the import.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support import PROJECT
+
+# The console script's own entry point, run by this interpreter (no PATH lookup).
+LINT_IMPORTS = (
+    "import sys; from importlinter.cli import lint_imports_command; "
+    "sys.exit(lint_imports_command())"
+)
+
+
+def _lint_imports(root: Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    # PYTHONPATH first, so `bot` is the copy under `root` and not the installed package.
+    return subprocess.run(
+        [sys.executable, "-c", LINT_IMPORTS, "--cache-dir", str(cache)],
+        cwd=root,
+        env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_contracts_hold_on_the_checkout(tmp_path: Path) -> None:
+    result = _lint_imports(PROJECT, tmp_path / "cache")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " 0 broken." in result.stdout
+    for name in (
+        "reports do not import the app",
+        "pure rules touch no git, network, sandbox or app",
+        "edges do not import the app",
+    ):
+        assert f"{name} KEPT" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("module", "line", "contract", "reported"),
+    [
+        (
+            "bot/verdict.py",
+            "from bot.history import History  # noqa: F401\n",
+            "pure rules touch no git, network, sandbox or app",
+            "bot.verdict is not allowed to import bot.history",
+        ),
+        (
+            "bot/stats/units.py",
+            "import requests  # noqa: F401\n",
+            "pure rules touch no git, network, sandbox or app",
+            "bot.stats is not allowed to import requests",
+        ),
+        (
+            "bot/report/text.py",
+            "from bot.app import VerifyReport  # noqa: F401\n",
+            "reports do not import the app",
+            "bot.report is not allowed to import bot.app",
+        ),
+        (
+            "bot/fetch.py",
+            "import bot.app  # noqa: F401\n",
+            "edges do not import the app",
+            "bot.fetch is not allowed to import bot.app",
+        ),
+    ],
+)
+def test_a_forbidden_import_breaks_its_contract(
+    tmp_path: Path, module: str, line: str, contract: str, reported: str
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(PROJECT / "bot", copy / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(PROJECT / "pyproject.toml", copy / "pyproject.toml")
+    with (copy / module).open("a", encoding="utf-8") as file:
+        file.write(line)
+
+    result = _lint_imports(copy, tmp_path / "cache")
+
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{contract} BROKEN" in result.stdout
+    assert reported in result.stdout
