@@ -543,3 +543,28 @@ def test_a_window_open_at_the_check_is_a_notice_naming_filed_late(
     assert notice["message"].startswith("on time if merged into main by 2027-08-29")
     assert "it is on time now" in notice["message"]
     assert "the attempt is filed-late" not in notice["message"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the merge is judged no earlier than the head commit's committer date, which its"
+    " author writes: GitHub dates the merge commit by its own clock, so main judges the merge"
+    " at the clock (a wasted merge: main refuses what the PR passed with a notice). Judging at"
+    " the clock alone needs the test registries and the demo, whose commits are dated after"
+    " the machine's clock, to run under a fixed clock first",
+)
+def test_a_head_dated_after_the_clock_gets_main_s_verdict_of_a_merge_now(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A filer dates the head commit 40 minutes after the trials' first: checked (and merged)
+    five minutes after it, the pull request must say trial-in-future as main does."""
+    built, _, committed = _trials_after_the_commit(make_registry)
+    repo = built.repo
+    when = format_timestamp(committed + timedelta(minutes=40))
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        repo.git.commit("-q", "--amend", "--no-edit")
+    head = repo.head.commit.hexsha
+    at = committed + timedelta(minutes=5)
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
