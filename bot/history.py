@@ -511,6 +511,11 @@ class MergedHistory:
         if new is None or new != blob:
             # Deleted by the pull request, or not the content it merges: the base's answer.
             return self.base.landing(path, blob)
+        on_base = self.base.landing(path, blob)
+        if isinstance(on_base, Landing):
+            # The base branch's tip already holds this content (a branch started before it
+            # merged "adds" it again): the merge changes nothing there, so it keeps its date.
+            return on_base
         return Landing(
             "",
             self.merged_at,

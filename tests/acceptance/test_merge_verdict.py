@@ -568,3 +568,28 @@ def test_a_head_dated_after_the_clock_gets_main_s_verdict_of_a_merge_now(
     found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
     assert found.compared == 1
     assert found.differences == [], found.differences
+
+
+def test_a_branch_carrying_main_s_own_freeze_is_judged_by_main_s_landing(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A filer's branch started before the freeze merged, holding the freeze as main has it
+    (re-committed, not the freeze pull request's commit): the three-dot diff lists the freeze
+    files as added, but the merge changes nothing there, so main dates the freeze by its own
+    merge, and the pull request must too (not as landing with this merge, after the trials)."""
+    built = make_registry(run="open")
+    repo = built.repo
+    committed = _date_of(repo, "HEAD")
+    first = repo.git.rev_list("--max-parents=0", "main")
+    tree = repo.head.commit.tree.hexsha
+    when = format_timestamp(committed)
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        head = repo.git.commit_tree(tree, "-p", first, "-m", "freeze and run, one commit")
+    at = committed + timedelta(hours=1)
+    args = ["--registry", str(built.root), "--base-ref", "main", "--head", head]
+    _, report = _verify(args, at, tmp_path / "pr.json")
+    (attempt,) = report["attempts"]
+    assert "trial-before-freeze" not in _codes(attempt["reasons"]), attempt["reasons"]
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
