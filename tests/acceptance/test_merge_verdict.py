@@ -593,3 +593,43 @@ def test_a_branch_carrying_main_s_own_freeze_is_judged_by_main_s_landing(
     found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
     assert found.compared == 1
     assert found.differences == [], found.differences
+
+
+def test_a_branch_behind_main_is_judged_for_trials_after_the_merge(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A pull request started before main changed one of its attempt's files (approved by a
+    maintainer, say): the head still holds the old file, which never lands on main, so the
+    evidence had no filing time and trial-in-future was passed over in silence on the pull
+    request, while main after the merge says it."""
+    built = make_registry(run="open")
+    repo = built.repo
+    committed = _date_of(repo, "HEAD")
+    run = repo.head.commit.hexsha
+    repo.git.checkout("-q", "main")
+    _merge_as_github(repo, run, committed + timedelta(hours=1))
+    merged = repo.head.commit.hexsha
+    trials = built.attempt / "trials.jsonl"
+    lines = trials.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    last["started_at"] = format_timestamp(committed + timedelta(hours=5))
+    lines[-1] = json.dumps(last)
+    trials.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    when = format_timestamp(committed + timedelta(hours=2))
+    repo.git.checkout("-q", "-b", "late-trial")
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        repo.git.commit("-q", "-am", "a trial after the merge")
+    head = repo.head.commit.hexsha
+    repo.git.checkout("-q", "-f", "main")
+    attempt_yaml = built.attempt / "attempt.yaml"
+    attempt_yaml.write_text(attempt_yaml.read_text(encoding="utf-8") + "# fixed\n", "utf-8")
+    when = format_timestamp(committed + timedelta(hours=2, minutes=30))
+    with repo.git.custom_environment(
+        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
+    ):
+        repo.git.commit("-q", "-am", "attempt.yaml fixed")
+    assert repo.git.merge_base("main", head) == merged
+    at = committed + timedelta(hours=3)
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
