@@ -28,7 +28,7 @@ from bot.evidence.models import (
 from bot.evidence.rules import evidence_digest
 from bot.evidence.schema import validate
 from bot.findings import Code, Finding, Severity
-from bot.history import History, Landing, tree_blob
+from bot.history import History, Landing, MergedHistory, tree_blob
 from bot.judge import (
     AttemptFacts,
     AttemptFiles,
@@ -614,8 +614,14 @@ def _filed(files: AttemptFiles, history: History) -> Landing | None:
     for name, entry in files.entries.items():
         if name == "judgments.yaml":
             continue
-        found = history.landing(files.path(name), entry.blob_id)
+        path = files.path(name)
+        found = history.landing(path, entry.blob_id)
         if isinstance(found, str):
+            if isinstance(history, MergedHistory) and path not in history.changed:
+                # A branch behind the base: the merge keeps the base tip's version of this
+                # file, which landed no later than the tip, so the other files date the filing
+                # (never a missing filing time, which would pass trial-in-future in silence).
+                continue
             return None
         if latest is None or (found.committed_at, found.pending) > (
             latest.committed_at,

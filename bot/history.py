@@ -480,8 +480,9 @@ class MergedHistory:
     """The base branch as it will stand once GitHub merges a pull request at `merged_at`.
 
     A pull request's verdict is the one main gives after the merge (docs/spec-notes.md, "A
-    green pull request stays green"): every content the pull request adds or changes lands in
-    the merge commit GitHub's web flow writes, dated when it merges. That moment is not known
+    green pull request stays green"): every content the pull request adds or changes (but
+    what the base branch's tip already holds) lands in the merge commit GitHub's web flow
+    writes, dated when it merges. That moment is not known
     before the merge; the run judges it at `merged_at`, its own clock (never earlier than the
     base branch's newest commit, as a commit's date on main is read), so each check that
     depends on when evidence landed (freeze order, trials in the future, the filing window) is
@@ -511,6 +512,11 @@ class MergedHistory:
         if new is None or new != blob:
             # Deleted by the pull request, or not the content it merges: the base's answer.
             return self.base.landing(path, blob)
+        on_base = self.base.landing(path, blob)
+        if isinstance(on_base, Landing):
+            # The base branch's tip already holds this content (a branch started before it
+            # merged "adds" it again): the merge changes nothing there, so it keeps its date.
+            return on_base
         return Landing(
             "",
             self.merged_at,

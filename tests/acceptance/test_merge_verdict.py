@@ -543,3 +543,93 @@ def test_a_window_open_at_the_check_is_a_notice_naming_filed_late(
     assert notice["message"].startswith("on time if merged into main by 2027-08-29")
     assert "it is on time now" in notice["message"]
     assert "the attempt is filed-late" not in notice["message"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the merge is judged no earlier than the head commit's committer date, which its"
+    " author writes: GitHub dates the merge commit by its own clock, so main judges the merge"
+    " at the clock (a wasted merge: main refuses what the PR passed with a notice). Judging at"
+    " the clock alone needs the test registries and the demo, whose commits are dated after"
+    " the machine's clock, to run under a fixed clock first",
+)
+def test_a_head_dated_after_the_clock_gets_main_s_verdict_of_a_merge_now(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A filer dates the head commit 40 minutes after the trials' first: checked (and merged)
+    five minutes after it, the pull request must say trial-in-future as main does."""
+    built, _, committed = _trials_after_the_commit(make_registry)
+    repo = built.repo
+    when = format_timestamp(committed + timedelta(minutes=40))
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        repo.git.commit("-q", "--amend", "--no-edit")
+    head = repo.head.commit.hexsha
+    at = committed + timedelta(minutes=5)
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
+
+
+def test_a_branch_carrying_main_s_own_freeze_is_judged_by_main_s_landing(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A filer's branch started before the freeze merged, holding the freeze as main has it
+    (re-committed, not the freeze pull request's commit): the three-dot diff lists the freeze
+    files as added, but the merge changes nothing there, so main dates the freeze by its own
+    merge, and the pull request must too (not as landing with this merge, after the trials)."""
+    built = make_registry(run="open")
+    repo = built.repo
+    committed = _date_of(repo, "HEAD")
+    first = repo.git.rev_list("--max-parents=0", "main")
+    tree = repo.head.commit.tree.hexsha
+    when = format_timestamp(committed)
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        head = repo.git.commit_tree(tree, "-p", first, "-m", "freeze and run, one commit")
+    at = committed + timedelta(hours=1)
+    args = ["--registry", str(built.root), "--base-ref", "main", "--head", head]
+    _, report = _verify(args, at, tmp_path / "pr.json")
+    (attempt,) = report["attempts"]
+    assert "trial-before-freeze" not in _codes(attempt["reasons"]), attempt["reasons"]
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
+
+
+def test_a_branch_behind_main_is_judged_for_trials_after_the_merge(
+    make_registry: Any, tmp_path: Path
+) -> None:
+    """A pull request started before main changed one of its attempt's files (approved by a
+    maintainer, say): the head still holds the old file, which never lands on main, so the
+    evidence had no filing time and trial-in-future was passed over in silence on the pull
+    request, while main after the merge says it."""
+    built = make_registry(run="open")
+    repo = built.repo
+    committed = _date_of(repo, "HEAD")
+    run = repo.head.commit.hexsha
+    repo.git.checkout("-q", "main")
+    _merge_as_github(repo, run, committed + timedelta(hours=1))
+    merged = repo.head.commit.hexsha
+    trials = built.attempt / "trials.jsonl"
+    lines = trials.read_text(encoding="utf-8").splitlines()
+    last = json.loads(lines[-1])
+    last["started_at"] = format_timestamp(committed + timedelta(hours=5))
+    lines[-1] = json.dumps(last)
+    trials.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    when = format_timestamp(committed + timedelta(hours=2))
+    repo.git.checkout("-q", "-b", "late-trial")
+    with repo.git.custom_environment(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when):
+        repo.git.commit("-q", "-am", "a trial after the merge")
+    head = repo.head.commit.hexsha
+    repo.git.checkout("-q", "-f", "main")
+    attempt_yaml = built.attempt / "attempt.yaml"
+    attempt_yaml.write_text(attempt_yaml.read_text(encoding="utf-8") + "# fixed\n", "utf-8")
+    when = format_timestamp(committed + timedelta(hours=2, minutes=30))
+    with repo.git.custom_environment(
+        GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when, **WEB_FLOW_COMMITTER
+    ):
+        repo.git.commit("-q", "-am", "attempt.yaml fixed")
+    assert repo.git.merge_base("main", head) == merged
+    at = committed + timedelta(hours=3)
+    found = compare(built.root, repo, Pair(repo.commit("main").hexsha, head, at), tmp_path)
+    assert found.compared == 1
+    assert found.differences == [], found.differences
