@@ -46,6 +46,19 @@ def _raw_log_at(url: str) -> Any:
     return change
 
 
+def _pins_at(log_url: str, paper_url: str) -> Any:
+    """A wrapped attempt's change: its raw log at `log_url`, its paper's freeze at
+    `paper_url`."""
+
+    def change(files: Files) -> None:
+        _raw_log_at(log_url)(files)
+        text = files["freeze.yaml"].decode()
+        old = text.split("paper_freeze:", 1)[1].split("url: ", 1)[1].split("\n", 1)[0]
+        files["freeze.yaml"] = text.replace(old, paper_url).encode()
+
+    return change
+
+
 def close(
     root: Path,
     pins: Path,
@@ -293,13 +306,7 @@ def test_a_wrapped_attempts_archive_carries_its_log_paper_freeze_and_released_da
     fake_sandbox(monkeypatch)
     log_url, paper_url = httpserver.url_for("/harness.log"), httpserver.url_for("/prereg")
 
-    def urls(files: Files) -> None:
-        _raw_log_at(log_url)(files)
-        text = files["freeze.yaml"].decode()
-        old = text.split("paper_freeze:", 1)[1].split("url: ", 1)[1].split("\n", 1)[0]
-        files["freeze.yaml"] = text.replace(old, paper_url).encode()
-
-    built = make_registry(AttemptSpec(kind="wrapped"), change=urls)
+    built = make_registry(AttemptSpec(kind="wrapped"), change=_pins_at(log_url, paper_url))
     log = (built.attempt / "raw-log" / "harness.log").read_bytes()
     paper = b"monitor-v1"  # what the specimen's paper_freeze.sha256 hashes
     httpserver.expect_request("/harness.log").respond_with_data(log)
@@ -382,13 +389,7 @@ def test_released_data_past_the_rerun_jobs_share_is_listed_not_carried(
     fake_sandbox(monkeypatch)
     log_url, paper_url = httpserver.url_for("/harness.log"), httpserver.url_for("/prereg")
 
-    def urls(files: Files) -> None:
-        _raw_log_at(log_url)(files)
-        text = files["freeze.yaml"].decode()
-        old = text.split("paper_freeze:", 1)[1].split("url: ", 1)[1].split("\n", 1)[0]
-        files["freeze.yaml"] = text.replace(old, paper_url).encode()
-
-    built = make_registry(AttemptSpec(kind="wrapped"), change=urls)
+    built = make_registry(AttemptSpec(kind="wrapped"), change=_pins_at(log_url, paper_url))
     log = (built.attempt / "raw-log" / "harness.log").read_bytes()
     httpserver.expect_request("/harness.log").respond_with_data(log)
     httpserver.expect_request("/prereg").respond_with_data(b"monitor-v1")
