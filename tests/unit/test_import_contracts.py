@@ -40,9 +40,10 @@ def test_the_contracts_hold_on_the_checkout(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert " 0 broken." in result.stdout
     for name in (
-        "reports do not import the app",
-        "pure rules touch no git, network, sandbox or app",
-        "edges do not import the app",
+        "layers: faces > app > rules | edges > vocab",
+        "the rules touch no git, network, sandbox or YAML",
+        "the report renderers import no app workflow",
+        "no face reaches into another face",
     ):
         assert f"{name} KEPT" in result.stdout
 
@@ -53,26 +54,56 @@ def test_the_contracts_hold_on_the_checkout(tmp_path: Path) -> None:
         (
             "bot/rules/verdict.py",
             "from bot.edges.history import History  # noqa: F401\n",
-            "pure rules touch no git, network, sandbox or app",
-            "bot.rules.verdict is not allowed to import bot.edges.history",
+            "layers: faces > app > rules | edges > vocab",
+            "bot.rules is not allowed to import bot.edges",
         ),
         (
-            "bot/rules/stats/units.py",
-            "import requests  # noqa: F401\n",
-            "pure rules touch no git, network, sandbox or app",
-            "bot.rules.stats is not allowed to import requests",
-        ),
-        (
-            "bot/faces/report/text.py",
-            "from bot.app.api import VerifyReport  # noqa: F401\n",
-            "reports do not import the app",
-            "bot.faces.report is not allowed to import bot.app.api",
+            "bot/edges/fetch.py",
+            "import bot.rules.judge  # noqa: F401\n",
+            "layers: faces > app > rules | edges > vocab",
+            "bot.edges is not allowed to import bot.rules",
         ),
         (
             "bot/edges/fetch.py",
             "import bot.app.api  # noqa: F401\n",
-            "edges do not import the app",
-            "bot.edges.fetch is not allowed to import bot.app.api",
+            "layers: faces > app > rules | edges > vocab",
+            "bot.edges is not allowed to import bot.app",
+        ),
+        (
+            "bot/vocab/findings.py",
+            "import bot.rules.verdict  # noqa: F401\n",
+            "layers: faces > app > rules | edges > vocab",
+            "bot.vocab is not allowed to import bot.rules",
+        ),
+        (
+            "bot/app/gather.py",
+            "import bot.faces.cli  # noqa: F401\n",
+            "layers: faces > app > rules | edges > vocab",
+            "bot.app.gather -> bot.faces.cli",
+        ),
+        (
+            "bot/rules/stats/units.py",
+            "import requests  # noqa: F401\n",
+            "the rules touch no git, network, sandbox or YAML",
+            "bot.rules is not allowed to import requests",
+        ),
+        (
+            "bot/vocab/names.py",
+            "import yaml  # noqa: F401\n",
+            "the rules touch no git, network, sandbox or YAML",
+            "bot.vocab is not allowed to import yaml",
+        ),
+        (
+            "bot/faces/report/text.py",
+            "from bot.app.api import verify_registry  # noqa: F401\n",
+            "the report renderers import no app workflow",
+            "bot.faces.report is not allowed to import bot.app.api",
+        ),
+        (
+            "bot/faces/site/model.py",
+            "import bot.faces.jobs.plan  # noqa: F401\n",
+            "no face reaches into another face",
+            "bot.faces.site is not allowed to import bot.faces.jobs",
         ),
     ],
 )
