@@ -44,6 +44,7 @@ import bot.edges.sandbox
 from bot import __version__
 from bot.app.compare import compare_outputs
 from bot.app.report_json import ReportError, rerun_record_from_json, rerun_record_to_json
+from bot.edges import disk
 from bot.edges.load.folder import read_regular, scan_folder
 from bot.edges.released import fetch_released
 from bot.edges.sandbox import RunResult, SandboxLimits, run_adapter
@@ -340,7 +341,6 @@ class AdapterRerun:
         folder = self.released_folder()
         if not self.keep_released or folder is None:
             return
-        from bot.app.pins import has_room
 
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -353,7 +353,7 @@ class AdapterRerun:
                 if target.exists():
                     continue  # kept for another attempt: counted once
                 size = source.stat().st_size
-                if not has_room(folder, size) or not self._within_share(folder, size):
+                if not disk.has_room(folder, size) or not self._within_share(folder, size):
                     continue
                 handle, name = tempfile.mkstemp(dir=folder, prefix=".partial-")
                 os.close(handle)

@@ -746,7 +746,9 @@ class _Applier:
                 workspace.registry,
                 workspace.history,
                 counted,
-                with_rerun_deadline(self.job, self.facts[market.market].dates),
+                with_rerun_deadline(
+                    self.job.options, self.job.as_of, self.facts[market.market].dates
+                ),
                 market=market.market,
             )
         except ClaimsError as error:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app.registry import RULES_PATH, Registry
+from bot.app.report_json import report_to_json
 from bot.app.resolutions import RERUN_RESULTS, ResolutionRecord
 from bot.edges.load.folder import read_regular
 from bot.edges.load.yaml_ import load_yaml
@@ -383,9 +384,9 @@ def build_site(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
             # The builder's own folder is no business of the public site (issue 23).
-            verified = _verified([_without_folder(report.to_json(), root)])
+            verified = _verified([_without_folder(report_to_json(report), root)])
             resolved, more, problems, unreadable = _resolved_markets(
-                _without_folder(resolution.to_json(), root)
+                _without_folder(report_to_json(resolution), root)
             )
             if _recorded_reruns(root):
                 more.append(f"adapter rerun results recorded in {RERUN_RESULTS}/")
