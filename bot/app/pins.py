@@ -1,4 +1,4 @@
-"""Pins fetched by a job without a token, counted by the job that holds one (issue 22).
+"""Pins fetched by a job without a token, counted by the job that holds one.
 
 An attempt pins its raw log (`raw_log` url, sha256, bytes) and a wrapped attempt its paper's
 freeze (`paper_freeze` url, sha256). `bot/edges/fetch.py` streams a pin and compares; this module

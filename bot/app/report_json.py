@@ -349,7 +349,7 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 # A report carries values a filer or an operator wrote as they were read (a challenge run's
 # task results, at the report's 7th level), which the loaders accept up to their depth cap: the
 # report's own levels come on top of that, so every report `verify` writes is read back
-# (issue 21: a result nested 58 levels deep made publish and the site refuse the report).
+# (a result nested near the loaders' cap must not make publish and the site refuse it).
 _REPORT_LEVELS = 16
 _MAX_DEPTH = max(Limits().max_json_depth, Limits().max_yaml_depth) + _REPORT_LEVELS
 _MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every reader (I-JSON)

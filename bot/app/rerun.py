@@ -61,7 +61,7 @@ BOT_VERSION = __version__
 # What a rerun checks, versioned apart from the bot: raised whenever that changes, so that a
 # result cached under the older checks is not reused. 2: the cases are an output too, and
 # the emptied-data rerun flags each output written the same, not only all of them. 3: a filed
-# file the comparison cannot make canonical is a difference, never "no differences" (issue 21).
+# file the comparison cannot make canonical is a difference, never "no differences".
 COMPARISON = 3
 _TAIL_SHOWN = 600
 _RECORD_BYTES = 1 << 20  # a cached record holds a few findings: read back at most this much
@@ -154,8 +154,8 @@ class AdapterRerun:
     The two caches are trusted differently. Released data is content-addressed and re-hashed
     before use, so it may come from anywhere (an Actions cache, say). A rerun result is
     believed as it stands (it says the adapter reproduced the evidence), so its folder must be
-    written by the bot alone: never restored from a cache others can write (found in review:
-    a planted record made an edited wrap qualify).
+    written by the bot alone: never restored from a cache others can write (a
+    planted record would make an edited wrap qualify).
     """
 
     cache: Path
@@ -415,8 +415,8 @@ class AdapterRerun:
 def _record_text(key: str, parts: Mapping[str, Any], findings: list[Finding]) -> str:
     """The record as `_cached` reads it back: within `_RECORD_BYTES`, each message cut (to
     `_RECORD_MESSAGE_CUTS` in turn) until it fits. A record over the limit was read truncated,
-    counted as no record, and its market blocked on every day (review 3 of issue 21: a
-    filer's server redirecting each released file to a 50 000-character URL)."""
+    counted as no record, and its market blocked on every day (a filer's server can
+    redirect each released file to a 50 000-character URL)."""
     text = rerun_record_to_json(key, parts, findings)
     for cut in _RECORD_MESSAGE_CUTS:
         if len(text.encode("utf-8")) <= _RECORD_BYTES:

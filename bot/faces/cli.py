@@ -226,7 +226,7 @@ def _parser() -> argparse.ArgumentParser:
         " and trials run now come after all of main's history; then commit market 7, open for"
         " filing (resolve-by 180 days from today), to practise on",
     )
-    # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
+    # Filer tools: claims init, hash-cases, pin-log, scores.
     from bot.faces.tools.cli import (
         add_hash_cases_parser,
         add_init_parser,
@@ -238,7 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     add_hash_cases_parser(commands)
     add_pin_log_parser(commands)
     add_scores_parser(commands)
-    # Built-in operator scorers (issue 12): claims score weirdml-v3.
+    # Built-in operator scorers: claims score weirdml-v3.
     from bot.faces.tools.score import add_score_parser
 
     add_score_parser(commands)

@@ -127,7 +127,7 @@ def run_demo(keep: Path | None = None, today: date | None = None) -> int:
         return _run(Path(folder) / "registry", released, steps, plan, today)
 
 
-# The market `--today` opens after the demo's history (issue 23, item 2): the demo's own
+# The market `--today` opens after the demo's history: the demo's own
 # markets have all closed by then, so without it a filer has nothing to practise on.
 OPEN_MARKET = 7
 # R lies half a year after today: a filer's evidence made public today is public by R, and the

@@ -698,8 +698,8 @@ class _Applier:
     def _adopt(self, market: MarketPlan) -> bool:
         """True when the market's own copy is published (so an earlier run decided it, and the
         decision is public and immutable): its record is read from the copy, never decided
-        again (issue 21: a rejected push once got a market resolved a second time, on another
-        day's clock, while the first run's copy said otherwise). A copy that cannot be read
+        again (a rejected push would get a market resolved a second time, on another day's
+        clock, while the first run's copy said otherwise). A copy that cannot be read
         blocks the market this run (never a second decision)."""
         number = market.market
         facts = self.facts[number]

@@ -1,4 +1,4 @@
-"""No attempt holds a market hostage: the rerun deadline of a market (docs/spec.md §9, issue 21).
+"""No attempt holds a market hostage: the rerun deadline of a market (docs/spec.md §9).
 
 A market is recorded once, so the close job never resolves it while one of its wrapped
 attempts has no rerun result: the attempt might still qualify. A result is the adapter's

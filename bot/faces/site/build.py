@@ -92,9 +92,9 @@ class _Verified:
 def _verified(reports: Sequence[object]) -> _Verified:
     """Each attempt and challenge run of the verify reports (a later report's replaces an
     earlier one's: `verify-main.json` then `verify-rerun.json`), after each report is
-    checked. A report without `challenge_runs` (before issue 12) has none. An entry its reader
-    refuses is shown as refused, on its page and among the index's problems, never stops the
-    build (bot/faces/report/entries.py)."""
+    checked. A report without `challenge_runs` (one written before challenge runs existed)
+    has none. An entry its reader refuses is shown as refused, on its page and among the
+    index's problems, never stops the build (bot/faces/report/entries.py)."""
     from bot.faces.report.entries import refused_reason, verify_report_entries
 
     found = _Verified({}, {}, [], [])
@@ -383,7 +383,7 @@ def build_site(
             resolution = resolve_registry(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
-            # The builder's own folder is no business of the public site (issue 23).
+            # The builder's own folder is no business of the public site.
             verified = _verified([_without_folder(report_to_json(report), root)])
             resolved, more, problems, unreadable = _resolved_markets(
                 _without_folder(report_to_json(resolution), root)
