@@ -68,7 +68,7 @@ from bot.faces.jobs.rerun_batches import (
 from bot.faces.jobs.stuck import with_rerun_deadline
 from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates, end_of_day
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import format_moment
 
@@ -181,8 +181,8 @@ def _read_record(
         return None, False, None
     raw = file.read_bytes()
     record = ResolutionRecord.from_yaml(raw, path)
-    if isinstance(record, str):
-        return None, False, record
+    if isinstance(record, Refusal):
+        return None, False, record.reason
     if record.market != market:
         return None, False, f"{path} is the record of market {record.market}"
     return record, git.committed(path, raw), None
@@ -1013,8 +1013,8 @@ def record_in_copy(tarball: Path, tag: str, market: int) -> ResolutionRecord:
     except (OSError, tarfile.TarError, EOFError) as exc:
         raise ArchiveError("adopt", f"the copy is no readable tar.gz: {exc}") from exc
     record = ResolutionRecord.from_yaml(raw, name)
-    if isinstance(record, str):
-        raise ArchiveError("adopt", record)
+    if isinstance(record, Refusal):
+        raise ArchiveError("adopt", record.reason)
     if record.market != market or record.tag != tag:
         raise ArchiveError(
             "adopt", f"{name} is the record of market {record.market} on {record.tag}"

@@ -40,7 +40,7 @@ from bot.faces.site.publish import publish_site
 from bot.faces.site.render import render_site
 from bot.rules.review import shown_path
 from bot.vocab.config import Limits
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 
 __all__ = ["MAX_COPY_BYTES", "SiteBuild", "build_site", "read_report_file"]
 
@@ -204,8 +204,8 @@ def _records(tree: Tree) -> dict[int, dict[str, Any]]:
         except TreeError as error:
             raise ClaimsError(f"cannot read {child.path}: {error.strerror}") from None
         record = ResolutionRecord.from_yaml(raw, child.path)
-        if isinstance(record, str):
-            raise ClaimsError(record, "a maintainer must fix or reopen the record")
+        if isinstance(record, Refusal):
+            raise ClaimsError(record.reason, "a maintainer must fix or reopen the record")
         records[record.market] = dict(record.data)
     return records
 
