@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.github.gateway import Retry, connect

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bot.app.report_json as json_report
 from bot.app.api import VerifyReport, open_workspace, verify_registry
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, count_findings
 from bot.app.report_json import dumps, read_report, verify_report_to_json
 from tests.conftest import AS_OF, RegistryFactory

@@ -27,8 +27,9 @@ from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.app.challenge_read import RUNS, judge_run_folder, run_folders
 from bot.app.explain import Explanation, explain
-from bot.app.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
+from bot.app.gather import challenge_run, judge_folder, verify_attempt
 from bot.app.identity import Filer, check_identity
+from bot.app.options import VerifyOptions
 from bot.app.registry import Registry, load_registry
 from bot.app.reports import ResolveReport, VerifyReport
 from bot.edges.archive.port import ArchiveRecords

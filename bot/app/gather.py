@@ -10,18 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date
 from pathlib import PurePosixPath
-from typing import Any, Protocol
+from typing import Any
 
 from bot.app.challenge_read import RUNS, judge_run_folder, text_leaks
+from bot.app.options import LandingConfirmer, RecordsCache, VerifyOptions
 from bot.app.registry import Registry
 from bot.edges.history import History, MergedHistory, tree_blob
 from bot.edges.load.folder import scan_folder
 from bot.edges.load.records import load_jsonl
 from bot.edges.load.yaml_ import load_yaml, parse_yaml
 from bot.edges.sandbox.command import command_problem, names_problem
-from bot.edges.tree import Tree, TreeError, read_limited
+from bot.edges.tree import TreeError, read_limited
 from bot.rules.challenge.judge import RunJudged
 from bot.rules.evidence.models import (
     AdapterSpec,
@@ -54,72 +55,14 @@ from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.jsonl import share_values
 
 __all__ = [
-    "AdapterRunner",
     "Judged",
-    "LandingConfirmer",
-    "PaperFreezeFetcher",
-    "RawLogFetcher",
-    "RecordsCache",
-    "VerifyOptions",
     "gather_facts",
     "judge_folder",
     "read_attempt",
     "verify_attempt",
 ]
 
-# (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.edges.fetch provides
-# it.
-RawLogFetcher = Callable[..., list[Finding]]
-# (url, sha256=, file=, line=, limits=) -> findings; bot.edges.fetch.check_paper_freeze_url.
-PaperFreezeFetcher = Callable[..., list[Finding]]
-# (tree, the attempt's files) -> findings; bot.app.rerun.AdapterRerun provides it.
-# (tree, files) -> the rerun's findings (empty: reproduced), or None: not rerun.
-AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding] | None]
-# (a freeze's landing) -> None when GitHub confirms it as a merged PR's merge commit at its
-# date, else what the API said; bot.faces.github.facts.landing_confirmer provides it.
-LandingConfirmer = Callable[[Landing], str | None]
-
 _FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
-
-
-class RecordsCache(Protocol):
-    """Keeps checked freeze-cases.jsonl and trials.jsonl (`RecordsCheck`) by what they depend
-    on; `bot.app.cache.VerificationCache` provides it."""
-
-    def lookup(
-        self, registry: Registry, files: AttemptFiles
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
-        """The check kept for this attempt (None: none), and notices (a damaged entry)."""
-
-    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
-        """Keep the check made for this attempt."""
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
-    """How to verify: the date qualification is judged on (None: evidence only), the optional
-    raw-log and paper's-freeze fetchers, and the adapter runner (without one, wrapped attempts
-    are `adapter-not-rerun`)."""
-
-    as_of: date | None = None
-    fetch_raw_log: RawLogFetcher | None = None
-    rerun_adapter: AdapterRunner | None = None
-    fetch_paper_freeze: PaperFreezeFetcher | None = None
-    # A pull request (--base-ref): judgments.yaml is read from the base branch's tip, never
-    # from the tree being verified (a PR's own copy, added or edited, never counts).
-    judgments_from_base: bool = False
-    # With the GitHub API: confirms each freeze's landing commit (without it, offline, the
-    # committer identity is checked and the date is reported unconfirmed).
-    confirm_landing: LandingConfirmer | None = None
-    # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
-    # market contract, shared rules and the bot's code (bot/app/cache.py). None: no cache.
-    records_cache: RecordsCache | None = None
-    # A pull request (--base-ref): the moment it is judged as merged at, the run's clock
-    # (`bot.edges.history.merged_history`). None: the end of the `as_of` day.
-    merge_at: datetime | None = None
-    # Keep every record of freeze-cases.jsonl and trials.jsonl (`claims explain` reads them).
-    # Without, they are checked as they are read and not kept (`RecordsChecker`).
-    keep_records: bool = False
 
 
 # What a missing file holds, and the filer tool that writes it (docs/filing-an-attempt.md).

@@ -492,7 +492,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
     does not fit is named on stderr)."""
     import json
 
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import VerifyOptions
     from bot.edges.archive.local import LocalArchive
     from bot.faces.jobs.close_windows import Job, pin_matrix, rerun_plan
     from bot.faces.jobs.issues import FileIssues
@@ -526,7 +526,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
 def _options(args: argparse.Namespace, as_of: date) -> Any:
     """The verify options the flags ask for: the date, the raw-log and paper's-freeze
     fetchers, adapter reruns."""
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import VerifyOptions
 
     fetcher = paper = None
     pins = _pins(args)
@@ -793,7 +793,7 @@ BRIEF_SAME = 5
 
 def _explain(args: argparse.Namespace) -> int:
     from bot.app.api import explain_registry, open_workspace
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import VerifyOptions
     from bot.app.report_json import dumps, explanation_to_json
     from bot.faces.report.text import render_explanation
 

@@ -24,7 +24,7 @@ from bot.app.api import (
     verify_folders,
     verify_registry,
 )
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.report_json import ReportError, read_report
 from bot.edges.archive.local import LocalArchive
 from bot.edges.history import read_tags

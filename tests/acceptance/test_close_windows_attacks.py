@@ -12,7 +12,7 @@ from pathlib import Path
 
 import git
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive
 from bot.edges.archive.zenodo import ZenodoArchive

@@ -27,7 +27,7 @@ import git
 import pytest
 import yaml
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from pytest_httpserver import HTTPServer
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.pins import PinFetch
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive

@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import md5_of

@@ -24,7 +24,7 @@ import yaml
 
 import bot.app.rerun
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.faces.demo.specimen import AttemptSpec

@@ -20,7 +20,7 @@ import git
 import html5lib
 import pytest
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.app.resolutions import RERUN_RESULTS, keep_rerun_results
 from bot.edges.archive.local import LocalArchive

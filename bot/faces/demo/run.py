@@ -25,7 +25,7 @@ from typing import Any
 import git
 
 from bot.app.api import open_workspace, resolve_registry, verify_registry
-from bot.app.gather import AdapterRunner, VerifyOptions
+from bot.app.options import AdapterRunner, VerifyOptions
 from bot.app.report_json import dumps
 from bot.app.rerun import AdapterRerun
 from bot.app.resolutions import ResolutionRecord

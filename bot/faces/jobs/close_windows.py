@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.app.api import Workspace, open_workspace, resolve_registry
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.resolutions import ArchiveKind, ResolutionRecord, record_path
 from bot.edges.archive.port import (
     Archive,

@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.faces.jobs.stuck import pin_fetch_of
 from bot.vocab.config import Limits

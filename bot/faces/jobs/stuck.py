@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.pins import PinFetch
 from bot.app.rerun import AdapterRerun, Deadline
 from bot.vocab.dates import MarketDates

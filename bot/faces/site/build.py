@@ -347,7 +347,7 @@ def build_site(
     """
     from bot.app.api import VerifyReport, open_workspace, resolve_registry, verify_registry
     from bot.app.cache import MemoryRecordsCache
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import VerifyOptions
     from bot.app.rerun import AdapterRerun
     from bot.edges.archive.local import LocalArchive
 

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from bot.app.api import open_workspace, resolve_registry, verify_folders
 from bot.app.cache import VerificationCache
-from bot.app.gather import VerifyOptions
+from bot.app.options import VerifyOptions
 from bot.app.report_json import attempt_to_json, dumps
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml

@@ -267,7 +267,7 @@ def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
     attempt sorts (its folder name) and how big its log is. Taken in the manifest's order, a
     first-sorting attempt with a log the size of the cap left every other attempt's log
     uncarried; the smaller files are carried first, so a big one cannot crowd them out."""
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import VerifyOptions
     from bot.faces.jobs.pins import archived_pins
 
     big, small = b"x" * 1000, LOG[:300]
