@@ -1,14 +1,12 @@
-"""What a verification is given besides the registry and its history: the date it judges on,
-the outside world it may ask (raw-log and paper's-freeze servers, the adapter sandbox, GitHub,
-the verification cache), and how a pull request is judged. `bot/app/gather.py` and
-`bot/app/api.py` take them; the faces build them.
+"""The ports a verification may ask of the outside world: the raw-log and paper's-freeze
+servers, the adapter sandbox, GitHub, the verification cache. `bot/app/gather.py` and
+`bot/app/api.py` take them as one `Ports` object; the faces build it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
 from typing import Protocol
 
 from bot.app.registry import Registry
@@ -19,12 +17,13 @@ from bot.vocab.commits import Landing
 from bot.vocab.findings import Finding
 
 __all__ = [
+    "NO_PORTS",
     "AdapterRunner",
     "LandingConfirmer",
     "PaperFreezeFetcher",
+    "Ports",
     "RawLogFetcher",
     "RecordsCache",
-    "VerifyOptions",
 ]
 
 # (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.edges.fetch provides
@@ -54,27 +53,27 @@ class RecordsCache(Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class VerifyOptions:
-    """How to verify: the date qualification is judged on (None: evidence only), the optional
-    raw-log and paper's-freeze fetchers, and the adapter runner (without one, wrapped attempts
-    are `adapter-not-rerun`)."""
+class Ports:
+    """The outside world a verification may ask, each port optional (None: not asked).
 
-    as_of: date | None = None
+    The date a verification judges on and how a pull request is judged are not ports: the app's
+    functions take them as parameters of their own (`as_of`, `merge_at`, `judgments_from_base`).
+    """
+
+    # Streams raw_log.url and compares it with the claim and the excerpts (--fetch-raw-logs).
     fetch_raw_log: RawLogFetcher | None = None
-    rerun_adapter: AdapterRunner | None = None
+    # Streams a wrapped attempt's paper_freeze.url and compares its sha256.
     fetch_paper_freeze: PaperFreezeFetcher | None = None
-    # A pull request (--base-ref): judgments.yaml is read from the base branch's tip, never
-    # from the tree being verified (a PR's own copy, added or edited, never counts).
-    judgments_from_base: bool = False
+    # Reruns a wrapped attempt's adapter (without one, wrapped attempts are
+    # `adapter-not-rerun`).
+    rerun_adapter: AdapterRunner | None = None
     # With the GitHub API: confirms each freeze's landing commit (without it, offline, the
     # committer identity is checked and the date is reported unconfirmed).
     confirm_landing: LandingConfirmer | None = None
     # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
     # market contract, shared rules and the bot's code (bot/app/cache.py). None: no cache.
     records_cache: RecordsCache | None = None
-    # A pull request (--base-ref): the moment it is judged as merged at, the run's clock
-    # (`bot.edges.history.merged_history`). None: the end of the `as_of` day.
-    merge_at: datetime | None = None
-    # Keep every record of freeze-cases.jsonl and trials.jsonl (`claims explain` reads them).
-    # Without, they are checked as they are read and not kept (`RecordsChecker`).
-    keep_records: bool = False
+
+
+# Nothing outside is asked: no fetch, no rerun, no GitHub, no cache.
+NO_PORTS = Ports()
