@@ -14,6 +14,7 @@ from bot.edges.tree import Tree
 from bot.rules.judge import AttemptFiles
 from bot.rules.records import RecordsCheck
 from bot.vocab.commits import Landing
+from bot.vocab.config import Limits
 from bot.vocab.findings import Finding
 
 __all__ = [
@@ -26,13 +27,40 @@ __all__ = [
     "RecordsCache",
 ]
 
-# (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.edges.fetch provides
-# it.
-RawLogFetcher = Callable[..., list[Finding]]
-# (url, sha256=, file=, line=, limits=) -> findings; bot.edges.fetch.check_paper_freeze_url.
-PaperFreezeFetcher = Callable[..., list[Finding]]
-# (tree, the attempt's files) -> findings; bot.app.rerun.AdapterRerun provides it.
-# (tree, files) -> the rerun's findings (empty: reproduced), or None: not rerun.
+
+class RawLogFetcher(Protocol):
+    """Streams a raw log's URL and compares it with its pin (`sha256`, `size`) and the
+    committed excerpts; `bot.edges.fetch.check_raw_log_url` and `bot.app.pins.PinFetch.raw_log`
+    provide it."""
+
+    def __call__(
+        self,
+        url: str,
+        *,
+        sha256: str,
+        size: int,
+        head: bytes | None,
+        tail: bytes | None,
+        file: str,
+        line: int | None = ...,
+        limits: Limits = ...,
+    ) -> list[Finding]:
+        """The findings (none: it matches)."""
+
+
+class PaperFreezeFetcher(Protocol):
+    """Streams a wrapped attempt's paper_freeze URL and compares its SHA-256 with the pin;
+    `bot.edges.fetch.check_paper_freeze_url` and `bot.app.pins.PinFetch.paper_freeze` provide
+    it."""
+
+    def __call__(
+        self, url: str, *, sha256: str, file: str, line: int | None = ..., limits: Limits = ...
+    ) -> list[Finding]:
+        """The findings (none: it matches)."""
+
+
+# (tree, the attempt's files) -> the rerun's findings (empty: reproduced), or None: not rerun;
+# bot.app.rerun.AdapterRerun provides it.
 AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding] | None]
 # (a freeze's landing) -> None when GitHub confirms it as a merged PR's merge commit at its
 # date, else what the API said; bot.faces.github.facts.landing_confirmer provides it.
