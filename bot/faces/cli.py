@@ -22,16 +22,11 @@ from bot.vocab.errors import ClaimsError
 
 if TYPE_CHECKING:
     # Types only: the app is imported when a command runs, not at start-up.
-    from bot.app.api import Workspace
     from bot.app.cache import VerificationCache
-    from bot.app.identity import Filer
-    from bot.app.options import LandingConfirmer, Ports
+    from bot.app.options import Ports
     from bot.app.pins import KeepPlan, PinFetch
     from bot.app.rerun import AdapterRerun
-
-    # (workspace) -> what GitHub says of the PR's author, and the landing confirmer
-    # (`claims github verify`, bot/faces/github/cli.py).
-    GitHubFacts = Callable[[Workspace], tuple[Filer, LandingConfirmer]]
+    from bot.faces.github.cli import GitHubFacts
 
 __all__ = ["BASE_REF_DEFAULT", "main"]
 
