@@ -70,7 +70,7 @@ class Explanation:
     evidence: Literal["valid", "invalid"]
     status: str | None
     outcome: str | None
-    as_of: date | None
+    as_of: date
     lines: tuple[Line, ...]
 
     @property
@@ -79,8 +79,8 @@ class Explanation:
         return tuple(line for line in self.lines if line.mark in BLOCKING)
 
 
-def explain(judged: Judged, rules: SharedRules, as_of: date | None) -> Explanation:
-    """The explanation of one judged attempt folder."""
+def explain(judged: Judged, rules: SharedRules, as_of: date) -> Explanation:
+    """The explanation of one judged attempt folder, as of the date it was judged on."""
     verdict, market, attempt = judged.verdict, judged.market, judged.files.attempt
     lines: list[Line] = [_head(verdict, as_of, None if verdict.kind else _written_kind(judged))]
     lines += _evidence(verdict)
@@ -119,7 +119,7 @@ def _written_kind(judged: Judged) -> str | None:
     return None
 
 
-def _head(verdict: AttemptVerdict, as_of: date | None, written_kind: str | None = None) -> Line:
+def _head(verdict: AttemptVerdict, as_of: date, written_kind: str | None = None) -> Line:
     market = f"market {verdict.market}" if verdict.market is not None else "market ?"
     kind = verdict.kind or written_kind or "kind ?"
     where = f"{verdict.attempt} ({market}, {kind})"
@@ -127,7 +127,7 @@ def _head(verdict: AttemptVerdict, as_of: date | None, written_kind: str | None 
         return Line("fails", "attempt", f"{where}: evidence invalid, so it cannot qualify")
     if verdict.status is None:
         return Line("missing", "attempt", f"{where}: evidence valid; qualification not judged")
-    when = f" as of {as_of}" if as_of else ""
+    when = f" as of {as_of}"
     outcome = f" ({verdict.outcome})" if verdict.outcome else ""
     marks: dict[str, Mark] = {"qualifying": "ok", "pending-judgment": "missing"}
     mark = marks.get(verdict.status, "fails")
@@ -406,7 +406,7 @@ def _adversarial(
     attempt: Attempt,
     market: Market,
     rules: SharedRules,
-    as_of: date | None,
+    as_of: date,
     judged: Judged,
 ) -> list[Line]:
     adversarial = attempt.adversarial
@@ -440,7 +440,7 @@ def _adversarial(
     counted = [
         team for team in adversarial.red_teams if not team_problems(team, frozen, market, rules)
     ]
-    closed_by = min(end_of_day(as_of or market.resolve_by), end_of_day(market.resolve_by))
+    closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     route_lines = [
         _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes["red_teams"]),
         _route_bounty(adversarial.bounty, routes["bounty"], closed_by),
@@ -536,7 +536,7 @@ def _checks(judged: Judged, market: Market, rules: SharedRules) -> list[Line]:
     return lines
 
 
-def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | None) -> list[Line]:
+def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date) -> list[Line]:
     attempt = judged.files.attempt
     dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
     closes = end_of_day(dates.window_closes)
@@ -564,7 +564,7 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
             )
         )
     else:
-        closed = as_of is not None and as_of > dates.window_closes
+        closed = as_of > dates.window_closes
         lines.append(
             Line(
                 "fails" if closed else "missing",
@@ -594,15 +594,13 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
                 Code.EVIDENCE_LATE.value,
             )
         )
-    if as_of is not None:
-        state = dates.state(as_of)
-        text = {
-            "open": f"window: the market is open until R = {dates.resolve_by}; filing closes"
-            f" {dates.window_closes}",
-            "filing-window": f"window: the filing window is open until {dates.window_closes}",
-            "closed": f"window: closed on {dates.window_closes}",
-        }[state]
-        lines.append(Line("ok", "date", f"{text} (as of {as_of})"))
+    text = {
+        "open": f"window: the market is open until R = {dates.resolve_by}; filing closes"
+        f" {dates.window_closes}",
+        "filing-window": f"window: the filing window is open until {dates.window_closes}",
+        "closed": f"window: closed on {dates.window_closes}",
+    }[dates.state(as_of)]
+    lines.append(Line("ok", "date", f"{text} (as of {as_of})"))
     return lines
 
 

@@ -10,18 +10,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import date, datetime
+from datetime import date
 from pathlib import PurePosixPath
-from typing import Any, Protocol
+from typing import Any
 
 from bot.app.challenge_read import RUNS, judge_run_folder, text_leaks
+from bot.app.options import (
+    NO_PORTS,
+    AdapterRunner,
+    LandingConfirmer,
+    PaperFreezeFetcher,
+    Ports,
+    RawLogFetcher,
+    RecordsCache,
+)
 from bot.app.registry import Registry
 from bot.edges.history import History, MergedHistory, tree_blob
 from bot.edges.load.folder import scan_folder
 from bot.edges.load.records import load_jsonl
 from bot.edges.load.yaml_ import load_yaml, parse_yaml
 from bot.edges.sandbox.command import command_problem, names_problem
-from bot.edges.tree import Tree, TreeError, read_limited
+from bot.edges.tree import TreeError, read_limited
 from bot.rules.challenge.judge import RunJudged
 from bot.rules.evidence.models import (
     AdapterSpec,
@@ -54,72 +63,14 @@ from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.jsonl import share_values
 
 __all__ = [
-    "AdapterRunner",
     "Judged",
-    "LandingConfirmer",
-    "PaperFreezeFetcher",
-    "RawLogFetcher",
-    "RecordsCache",
-    "VerifyOptions",
     "gather_facts",
     "judge_folder",
     "read_attempt",
     "verify_attempt",
 ]
 
-# (url, sha256=, size=, head=, tail=, file=, line=, limits=) -> findings; bot.edges.fetch provides
-# it.
-RawLogFetcher = Callable[..., list[Finding]]
-# (url, sha256=, file=, line=, limits=) -> findings; bot.edges.fetch.check_paper_freeze_url.
-PaperFreezeFetcher = Callable[..., list[Finding]]
-# (tree, the attempt's files) -> findings; bot.app.rerun.AdapterRerun provides it.
-# (tree, files) -> the rerun's findings (empty: reproduced), or None: not rerun.
-AdapterRunner = Callable[[Tree, AttemptFiles], list[Finding] | None]
-# (a freeze's landing) -> None when GitHub confirms it as a merged PR's merge commit at its
-# date, else what the API said; bot.faces.github.facts.landing_confirmer provides it.
-LandingConfirmer = Callable[[Landing], str | None]
-
 _FREEZE_FILES = frozenset({"freeze.yaml", "freeze-cases.jsonl"})
-
-
-class RecordsCache(Protocol):
-    """Keeps checked freeze-cases.jsonl and trials.jsonl (`RecordsCheck`) by what they depend
-    on; `bot.app.cache.VerificationCache` provides it."""
-
-    def lookup(
-        self, registry: Registry, files: AttemptFiles
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
-        """The check kept for this attempt (None: none), and notices (a damaged entry)."""
-
-    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
-        """Keep the check made for this attempt."""
-
-
-@dataclass(frozen=True, slots=True)
-class VerifyOptions:
-    """How to verify: the date qualification is judged on (None: evidence only), the optional
-    raw-log and paper's-freeze fetchers, and the adapter runner (without one, wrapped attempts
-    are `adapter-not-rerun`)."""
-
-    as_of: date | None = None
-    fetch_raw_log: RawLogFetcher | None = None
-    rerun_adapter: AdapterRunner | None = None
-    fetch_paper_freeze: PaperFreezeFetcher | None = None
-    # A pull request (--base-ref): judgments.yaml is read from the base branch's tip, never
-    # from the tree being verified (a PR's own copy, added or edited, never counts).
-    judgments_from_base: bool = False
-    # With the GitHub API: confirms each freeze's landing commit (without it, offline, the
-    # committer identity is checked and the date is reported unconfirmed).
-    confirm_landing: LandingConfirmer | None = None
-    # The verification cache (--verify-cache DIR): checked records kept by evidence digest,
-    # market contract, shared rules and the bot's code (bot/app/cache.py). None: no cache.
-    records_cache: RecordsCache | None = None
-    # A pull request (--base-ref): the moment it is judged as merged at, the run's clock
-    # (`bot.edges.history.merged_history`). None: the end of the `as_of` day.
-    merge_at: datetime | None = None
-    # Keep every record of freeze-cases.jsonl and trials.jsonl (`claims explain` reads them).
-    # Without, they are checked as they are read and not kept (`RecordsChecker`).
-    keep_records: bool = False
 
 
 # What a missing file holds, and the filer tool that writes it (docs/filing-an-attempt.md).
@@ -455,9 +406,11 @@ def gather_facts(
     market: Market | None,
     market_problems: Sequence[Finding],
     history: History,
-    options: VerifyOptions,
+    ports: Ports,
+    as_of: date,
 ) -> AttemptFacts:
-    """Ask git, the raw log's server and the sandbox what the judge needs of them."""
+    """Ask git, the raw log's server and the sandbox what the judge needs of them, as of
+    `as_of`."""
     attempt = files.attempt
     landings: dict[str, Landing | str] = {}
     withholdable: list[str] = []
@@ -474,7 +427,7 @@ def gather_facts(
         base_ref=history.base_ref,
         history_unavailable=history.unavailable,
         freeze_landings=landings,
-        landing_checks=_landing_checks(landings, options.confirm_landing),
+        landing_checks=_landing_checks(landings, ports.confirm_landing),
         challenge_withholdable=tuple(withholdable),
         challenge=challenge,
         filed_at=filed.committed_at if filed is not None else None,
@@ -484,11 +437,11 @@ def gather_facts(
             if filed is not None and filed.pending and filed.clamped
             else None
         ),
-        judgments_at_close=_judgments_at_close(registry, files, market, history, options.as_of),
-        raw_log_findings=tuple(_fetch_raw_log(registry, files, options)),
+        judgments_at_close=_judgments_at_close(registry, files, market, history, as_of),
+        raw_log_findings=tuple(_fetch_raw_log(registry, files, ports.fetch_raw_log)),
         archived_pin_bytes=registry.limits.max_archived_pin_bytes,
-        paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, options)),
-        adapter_findings=_rerun_adapter(registry, files, options),
+        paper_freeze_findings=tuple(_fetch_paper_freeze(registry, files, ports.fetch_paper_freeze)),
+        adapter_findings=_rerun_adapter(registry, files, ports.rerun_adapter),
     )
 
 
@@ -571,13 +524,13 @@ def _challenge_facts(
 
 
 def _rerun_adapter(
-    registry: Registry, files: AttemptFiles, options: VerifyOptions
+    registry: Registry, files: AttemptFiles, rerun: AdapterRunner | None
 ) -> tuple[Finding, ...] | None:
     """The rerun's findings; None when there was no rerun (none asked for, or only recorded
     results allowed and none recorded for this evidence)."""
-    if options.rerun_adapter is None or files.adapter is None:
+    if rerun is None or files.adapter is None:
         return None
-    findings = options.rerun_adapter(registry.tree, files)
+    findings = rerun(registry.tree, files)
     return None if findings is None else tuple(findings)
 
 
@@ -639,10 +592,10 @@ def _judgments_at_close(
     files: AttemptFiles,
     market: Market | None,
     history: History,
-    as_of: date | None,
+    as_of: date,
 ) -> dict[str, Judgment] | None:
     """judgments.yaml's checks as they stood on the base branch when the window closed."""
-    if market is None or as_of is None:
+    if market is None:
         return None
     rules = registry.rules
     dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
@@ -659,11 +612,11 @@ def _judgments_at_close(
 
 
 def _fetch_raw_log(
-    registry: Registry, files: AttemptFiles, options: VerifyOptions
+    registry: Registry, files: AttemptFiles, fetch: RawLogFetcher | None
 ) -> list[Finding]:
     """With a fetcher: stream raw_log.url and compare it with the claim and the excerpts."""
     attempt = files.attempt
-    if options.fetch_raw_log is None or attempt is None:
+    if fetch is None or attempt is None:
         return []
     names = sorted(path for path in files.entries if path.startswith("raw-log/"))
     head = tail = None
@@ -676,7 +629,7 @@ def _fetch_raw_log(
             return []
     elif len(names) != 1:
         return []  # the judge refuses the folder's shape; nothing to compare
-    return options.fetch_raw_log(
+    return fetch(
         attempt.raw_log.url,
         sha256=attempt.raw_log.sha256,
         size=attempt.raw_log.bytes,
@@ -689,16 +642,16 @@ def _fetch_raw_log(
 
 
 def _fetch_paper_freeze(
-    registry: Registry, files: AttemptFiles, options: VerifyOptions
+    registry: Registry, files: AttemptFiles, fetch: PaperFreezeFetcher | None
 ) -> list[Finding]:
     """With a fetcher: stream a wrapped attempt's paper_freeze.url and compare its sha256."""
     attempt, freeze = files.attempt, files.freeze
-    if options.fetch_paper_freeze is None or attempt is None or attempt.kind != "wrapped":
+    if fetch is None or attempt is None or attempt.kind != "wrapped":
         return []
     if freeze is None or freeze.paper_freeze is None:
         return []  # the judge reports the missing paper_freeze
     paper = freeze.paper_freeze
-    return options.fetch_paper_freeze(
+    return fetch(
         paper.url, sha256=paper.sha256, file=freeze.path, line=paper.line, limits=registry.limits
     )
 
@@ -719,16 +672,30 @@ def verify_attempt(
     registry: Registry,
     folder: str,
     history: History,
-    options: VerifyOptions,
+    as_of: date,
+    ports: Ports = NO_PORTS,
     pr_problems: Sequence[Finding] = (),
+    *,
+    judgments_from_base: bool = False,
 ) -> tuple[AttemptVerdict, list[Finding]]:
-    """Read, gather and judge one attempt folder. Returns its verdict and any
-    `registry-invalid` findings about the market it names (a maintainer's problem).
+    """Read, gather and judge one attempt folder as of `as_of`, asking `ports`. Returns its
+    verdict and any `registry-invalid` findings about the market it names (a maintainer's
+    problem).
 
     `pr_problems`: what the pull request that changes this folder may not change; any error
     among them makes the attempt's evidence invalid (no status, no outcome).
+    `judgments_from_base`: a pull request's folder, whose judgments.yaml is read from the base
+    branch's tip, never from the tree being verified (a PR's own copy never counts).
     """
-    judged = judge_folder(registry, folder, history, options, pr_problems)
+    judged = judge_folder(
+        registry,
+        folder,
+        history,
+        as_of,
+        ports,
+        pr_problems,
+        judgments_from_base=judgments_from_base,
+    )
     return judged.verdict, judged.registry_problems
 
 
@@ -736,18 +703,23 @@ def judge_folder(
     registry: Registry,
     folder: str,
     history: History,
-    options: VerifyOptions,
+    as_of: date,
+    ports: Ports = NO_PORTS,
     pr_problems: Sequence[Finding] = (),
+    *,
+    judgments_from_base: bool = False,
+    keep_records: bool = False,
 ) -> Judged:
     """`verify_attempt`, keeping the files, facts and market the verdict was made from.
 
-    With `options.records_cache`, freeze-cases.jsonl and trials.jsonl checked on an earlier run
+    With `ports.records_cache`, freeze-cases.jsonl and trials.jsonl checked on an earlier run
     are taken from the cache (everything else is read, gathered and judged afresh), and a check
-    made now is kept there.
+    made now is kept there. With `keep_records` (`claims explain` reads them), every record is
+    kept; without, they are checked as they are read and not kept (`RecordsChecker`).
     """
     object_format = getattr(history, "object_format", "sha1")
-    base = history if options.judgments_from_base else None
-    cache = options.records_cache
+    base = history if judgments_from_base else None
+    cache = ports.records_cache
     notices: list[Finding] = []
 
     def cached(files: AttemptFiles) -> RecordsCheck | None:
@@ -759,7 +731,7 @@ def judge_folder(
 
     def stream(files: AttemptFiles) -> RecordsChecker | None:
         challenge = files.attempt is not None and files.attempt.kind == "challenge"
-        if options.keep_records or challenge:
+        if keep_records or challenge:
             return None  # explain reads the records; a challenge attempt's are compared
         market, _, _ = find_market(registry, files)
         withholdable = withholdable_of(market, AttemptFacts())
@@ -772,18 +744,18 @@ def judge_folder(
     if files.freeze_only or not files.scan_complete:
         facts = AttemptFacts(market_problems=tuple(market_problems))
     else:
-        facts = gather_facts(registry, files, market, market_problems, history, options)
+        facts = gather_facts(registry, files, market, market_problems, history, ports, as_of)
     if pr_problems:
         facts = replace(facts, pr_problems=tuple(pr_problems))
     if files.freeze_only or not files.scan_complete:
-        verdict = judge_attempt(files, facts, market, registry.rules, options.as_of)
+        verdict = judge_attempt(files, facts, market, registry.rules, as_of)
         return Judged(files, facts, market, verdict, [*registry_problems, *notices])
     try:
-        verdict = _judge_checked(registry, files, facts, market, options, cache)
+        verdict = _judge_checked(registry, files, facts, market, as_of, cache)
     except RecordsNeeded:
         # The cached check keeps no trials, and freeze order needs them: read the files.
         files = read_attempt(registry, folder, object_format, judgments_from=base, stream=stream)
-        verdict = _judge_checked(registry, files, facts, market, options, cache)
+        verdict = _judge_checked(registry, files, facts, market, as_of, cache)
     return Judged(files, facts, market, verdict, [*registry_problems, *notices])
 
 
@@ -792,7 +764,7 @@ def _judge_checked(
     files: AttemptFiles,
     facts: AttemptFacts,
     market: Market | None,
-    options: VerifyOptions,
+    as_of: date,
     cache: RecordsCache | None,
 ) -> AttemptVerdict:
     """Judge with the records checked (from the cache, or now: then kept in the cache)."""
@@ -801,4 +773,4 @@ def _judge_checked(
         files = replace(files, records_check=check)
         if cache is not None and files.attempt is not None and files.attempt.kind != "challenge":
             cache.store(registry, files, check)
-    return judge_attempt(files, facts, market, registry.rules, options.as_of)
+    return judge_attempt(files, facts, market, registry.rules, as_of)

@@ -27,7 +27,7 @@ import git
 import pytest
 import yaml
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive
@@ -52,7 +52,8 @@ def close_at(
         archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
         repository_url=REPOSITORY,
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=moment.date(), rerun_adapter=rerun),
+        as_of=moment.date(),
+        ports=Ports(rerun_adapter=rerun),
         clock=lambda: moment,
         crash=crash,
     )

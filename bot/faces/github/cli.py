@@ -37,8 +37,8 @@ from bot.vocab.errors import ClaimsError, Refusal
 
 if TYPE_CHECKING:
     from bot.app.api import VerifyReport, Workspace
-    from bot.app.gather import LandingConfirmer
     from bot.app.identity import Filer
+    from bot.app.options import LandingConfirmer
     from bot.faces.github.locate import Located
 
 __all__ = ["GitHubFacts", "VerifyRunner", "add_github_parser", "run_github", "verify_pull_request"]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.app.api import Workspace, open_workspace, resolve_registry
-from bot.app.gather import VerifyOptions
+from bot.app.options import NO_PORTS, Ports
 from bot.app.resolutions import ArchiveKind, ResolutionRecord, record_path
 from bot.edges.archive.port import (
     Archive,
@@ -94,15 +94,17 @@ RECORD_LIMIT = 4 << 20  # the largest record file read back from a copy (bytes)
 @dataclass
 class Job:
     """What one run of the job is given: the registry, where copies go, where issues go, the
-    options (`as_of`: the date resolved on), the clock (tag and record times) and crash points."""
+    date resolved on, the ports verifying asks (adapter reruns, pins, the cache), the clock
+    (tag and record times) and crash points."""
 
     root: Path
     archive: Archive
     archive_kind: ArchiveKind
     repository_url: str  # https://github.com/OWNER/REPO (file://ROOT offline)
     issues: Issues
-    options: VerifyOptions
+    as_of: date
     clock: Callable[[], datetime]
+    ports: Ports = NO_PORTS
     crash: Callable[[str], None] = lambda point: None
     # The token `git push` (and `git ls-remote`) present to origin, in their environment only
     # (gitops.Git.auth_environment); None: origin needs none (a local remote, a credential
@@ -115,11 +117,6 @@ class Job:
     # The caps on the fetched pins a market's archive carries (`max_archived_pin_bytes`,
     # `max_archived_pins_bytes`).
     limits: Limits = field(default_factory=Limits)
-
-    @property
-    def as_of(self) -> date:
-        assert self.options.as_of is not None
-        return self.options.as_of
 
 
 @dataclass
@@ -594,7 +591,7 @@ def close_windows(job: Job, dry_run: bool = False, reopen: int | None = None) ->
             " is resolved again below (its tag and archive copy are kept)"
         )
     if dry_run or not (
-        any(m.steps for m in plan.markets) or _results_to_keep(job.options.rerun_adapter, job.root)
+        any(m.steps for m in plan.markets) or _results_to_keep(job.ports.rerun_adapter, job.root)
     ):
         return report
     history, git = _open(job)
@@ -746,10 +743,11 @@ class _Applier:
                 workspace.registry,
                 workspace.history,
                 counted,
-                with_rerun_deadline(
-                    self.job.options, self.job.as_of, self.facts[market.market].dates
-                ),
+                self.job.as_of,
                 market=market.market,
+                ports=with_rerun_deadline(
+                    self.job.ports, self.job.as_of, self.facts[market.market].dates
+                ),
             )
         except ClaimsError as error:
             self._fail([market.market], f"market {market.market}: {error.message}")
@@ -827,7 +825,7 @@ class _Applier:
             keywords=(f"market-{number}",),
             market=self.facts[number].copy_key or f"market-{number:02d}",
         )
-        carried = archived_pins(self.job.options, number, self.job.limits)
+        carried = archived_pins(self.job.ports, number, self.job.limits)
         self.report.problems += [p for p in carried.problems if p not in self.report.problems]
         extra = {record_path(number): record}
         if carried.manifest is not None:
@@ -944,7 +942,7 @@ class _Applier:
         rerun, never `adapter-not-rerun`, and no filer's file is believed for it."""
         from bot.app.resolutions import RERUN_RESULTS, keep_rerun_results
 
-        results = getattr(self.job.options.rerun_adapter, "results", None)
+        results = getattr(self.job.ports.rerun_adapter, "results", None)
         if not isinstance(results, Path):
             return False
         paths = keep_rerun_results(results, self.job.root)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from bot.app.api import open_workspace, resolve_registry, verify_folders
 from bot.app.cache import VerificationCache
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.report_json import attempt_to_json, dumps, report_to_json
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml
@@ -41,21 +41,27 @@ OTHERS = (
 
 def _verdicts(root: Path, cache: VerificationCache | None, as_of: date = AS_OF) -> list[Any]:
     """Every attempt's verdict as JSON data, and the registry problems (notices included)."""
-    options = VerifyOptions(as_of=as_of, records_cache=cache)
     with open_workspace(root) as workspace:
         registry = workspace.registry
         verdicts, problems = verify_folders(
-            registry, registry.attempt_folders(), workspace.history, options
+            registry,
+            registry.attempt_folders(),
+            workspace.history,
+            as_of,
+            Ports(records_cache=cache),
         )
     return [[attempt_to_json(v) for v in verdicts], [p.code.value for p in problems]]
 
 
 def _resolved(root: Path, cache: VerificationCache | None, as_of: date) -> str:
     """`claims resolve`'s JSON report and its text, as one string."""
-    options = VerifyOptions(as_of=as_of, records_cache=cache)
     with open_workspace(root) as workspace:
         report = resolve_registry(
-            workspace.registry, workspace.history, LocalArchive(root / "archive"), options
+            workspace.registry,
+            workspace.history,
+            LocalArchive(root / "archive"),
+            as_of,
+            ports=Ports(records_cache=cache),
         )
     return dumps(report_to_json(report)) + render_resolution(report)
 
