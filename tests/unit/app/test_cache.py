@@ -215,7 +215,7 @@ def test_any_damage_to_an_entry_is_found(
 ) -> None:
     """Property: a changed byte, a cut or appended bytes anywhere in an entry is reported as
     a notice and never trusted (and never raises)."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     how = data.draw(st.sampled_from(["byte", "cut", "append"]))
@@ -244,7 +244,7 @@ def test_any_damage_to_an_entry_is_found(
 def test_the_key_holds_what_the_check_depends_on(built: Any, tmp_path: Path) -> None:
     cache = VerificationCache(tmp_path / "cache")
     with open_workspace(built.root) as workspace:
-        from bot.app.gather import read_attempt
+        from bot.app.attempt_read import read_attempt
 
         registry = workspace.registry
         files = read_attempt(registry, registry.attempt_folders()[0])
@@ -394,7 +394,7 @@ def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
 
 def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_path: Path) -> None:
     """Every trial before the filing (the usual case): the summary kept answers, no reread."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     _verdicts(built.root, VerificationCache(tmp_path / "cache"))
     warm = VerificationCache(tmp_path / "cache")
@@ -413,7 +413,7 @@ def test_a_length_field_that_is_not_text_is_a_damaged_entry(
 ) -> None:
     """The header's length field holding a byte that is not UTF-8 (hypothesis found this one
     raising UnicodeDecodeError while the message was written) is a notice, never a traceback."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     header, _, body = raw.partition(b"\n")
