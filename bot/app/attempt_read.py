@@ -109,18 +109,12 @@ class _Reader:
         self.jsonl_problems[name] = problems
         return True
 
-    def checked_jsonl(
-        self, name: str, read: bool, problems: Sequence[Finding], required: bool = True
-    ) -> bool:
-        """A JSONL file checked already (the verification cache): its reading problems in
-        their place, its records not read. False when the check does not fit the folder."""
-        if not self._present(name, required):
-            return not read
-        if not read:
-            return False
-        self.problems += problems
-        self.jsonl_problems[name] = list(problems)
-        return True
+    def checked_jsonl(self, name: str, problems: Sequence[Finding], required: bool = True) -> None:
+        """A JSONL file checked already (the verification cache, a check that fits the folder:
+        `_fits`): its reading problems in their place, its records not read."""
+        if self._present(name, required):
+            self.problems += problems
+            self.jsonl_problems[name] = list(problems)
 
 
 def read_attempt(
@@ -138,9 +132,9 @@ def read_attempt(
     branch's tip instead of the tree: only maintainers write it, on the base branch.
     With `cached` (the verification cache's lookup, asked once attempt.yaml is read): a
     `RecordsCheck` it returns stands for freeze-cases.jsonl and trials.jsonl, which are then
-    not read (`AttemptFiles.records_check`).
-    With `stream` (asked next, when the cache had nothing): a `RecordsChecker` it returns
-    checks the two files' records as they are read, and none is kept
+    not read (`AttemptFiles.records_check`), when it fits the folder.
+    With `stream` (asked next, when the cache had nothing that fits): a `RecordsChecker` it
+    returns checks the two files' records as they are read, and none is kept
     (`AttemptFiles.records_checked_now`).
     """
     entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
@@ -155,46 +149,19 @@ def read_attempt(
         folder_market=folder_market(folder),
     )
     if not complete:
-        return AttemptFiles(**{**_fields(base), "scan_complete": False})
+        return replace(base, scan_complete=False)
     if entries and set(entries) <= _FREEZE_FILES | {"README.md"}:
-        reader.yaml("freeze.yaml", "freeze", required=True)
-        cases = reader.jsonl("freeze-cases.jsonl", required=True)
-        return AttemptFiles(
-            **{
-                **_fields(base),
-                "problems": tuple(reader.problems),
-                "freeze_only": True,
-                "case_records": cases,
-                "published": tuple(reader.published),
-            }
-        )
+        return _read_freeze_only(reader, base)
     attempt_document = reader.yaml("attempt.yaml", "attempt", required=True)
     attempt = Attempt.from_document(attempt_document) if attempt_document else None
     freeze_document = reader.yaml("freeze.yaml", "freeze", required=True)
     check = cached(replace(base, attempt=attempt)) if cached is not None else None
-    if check is not None:
-        kept = len(reader.problems)
-        if not (
-            reader.checked_jsonl("freeze-cases.jsonl", check.cases_read, check.case_read_problems)
-            and reader.checked_jsonl("trials.jsonl", check.trials_read, check.trial_read_problems)
-        ):
-            del reader.problems[kept:]  # does not fit: read the files
-            reader.jsonl_problems.clear()
-            check = None
-    cases = trials = None
+    if check is not None and not _fits(check, entries):
+        check = None  # made for other files: read them
     checker = None
     if stream is not None and check is None:
         checker = stream(replace(base, attempt=attempt))
-    trials_read = False
-    if checker is not None:
-        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case):
-            checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
-        trials_read = reader.streamed_jsonl("trials.jsonl", checker.trial)
-    elif check is None:
-        cases = reader.jsonl("freeze-cases.jsonl", required=True)
-        trials = reader.jsonl("trials.jsonl", required=True)
-        if cases and trials:
-            share_values(cases, trials, "case_id")  # memory: one string per case id
+    cases, trials, trials_read = _read_records(reader, check, checker)
     trials_complete, cases_complete = (
         not any(
             f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems
@@ -207,25 +174,7 @@ def read_attempt(
         if judgments_from is None
         else reader.yaml_from_base("judgments.yaml", "judgments", judgments_from)
     )
-    certificates: list[Certificate] | None = None
-    if check is not None:
-        if not reader.checked_jsonl(
-            "certificates.jsonl",
-            check.certificates_read,
-            check.certificate_read_problems,
-            required=False,
-        ):
-            return read_attempt(registry, folder, object_format, judgments_from)  # no fit
-    elif (certificate_records := reader.jsonl("certificates.jsonl", required=False)) is not None:
-        certificates = []
-        for record in certificate_records:
-            found = validate(
-                "certificate", record.data, reader.path("certificates.jsonl"), line=record.line
-            )
-            reader.problems += found
-            reader.jsonl_problems["certificates.jsonl"] += found
-            if not found:
-                certificates.append(Certificate.from_data(record.line, record.data))
+    certificates = _read_certificates(reader, check)
     if checker is not None:
         certificates_file = reader.path("certificates.jsonl")
         check = checker.finish(
@@ -234,6 +183,101 @@ def read_attempt(
             certificates,
             [entry for entry in reader.published if entry[0] == certificates_file],
         )
+    adapter = _read_adapter(reader, attempt)
+    return replace(
+        base,
+        problems=tuple(reader.problems),
+        attempt=attempt,
+        freeze=Freeze.from_document(freeze_document) if freeze_document else None,
+        case_records=cases,
+        trial_records=trials,
+        trials_complete=trials_complete,
+        cases_complete=cases_complete,
+        scores=scores,
+        judgments=parse_judgments(judgments.data)  # type: ignore[arg-type]
+        if judgments
+        else None,
+        certificates=certificates,
+        adapter=AdapterSpec.from_document(adapter) if adapter else None,
+        published=tuple(reader.published),
+        jsonl_problems={k: tuple(v) for k, v in reader.jsonl_problems.items()},
+        records_check=check,
+        records_checked_now=checker is not None,
+    )
+
+
+def _read_freeze_only(reader: _Reader, base: AttemptFiles) -> AttemptFiles:
+    """A freeze pull request's folder: freeze.yaml and its cases, before the run exists."""
+    reader.yaml("freeze.yaml", "freeze", required=True)
+    cases = reader.jsonl("freeze-cases.jsonl", required=True)
+    return replace(
+        base,
+        problems=tuple(reader.problems),
+        freeze_only=True,
+        case_records=cases,
+        published=tuple(reader.published),
+    )
+
+
+def _fits(check: RecordsCheck, entries: Mapping[str, object]) -> bool:
+    """Whether a check read back from the cache was made for the record files this folder
+    holds: each of them read exactly when the folder has it."""
+    return all(
+        (name in entries) == read
+        for name, read in (
+            ("freeze-cases.jsonl", check.cases_read),
+            ("trials.jsonl", check.trials_read),
+            ("certificates.jsonl", check.certificates_read),
+        )
+    )
+
+
+def _read_records(
+    reader: _Reader, check: RecordsCheck | None, checker: RecordsChecker | None
+) -> tuple[list[Record] | None, list[Record] | None, bool]:
+    """freeze-cases.jsonl and trials.jsonl, one of three ways: checked already (`check`, from
+    the cache: only their reading problems, in their place), checked as they are read
+    (`checker`: no record kept), or read and kept. Returns the cases and trials kept, and
+    whether trials.jsonl was streamed into the checker."""
+    if check is not None:
+        reader.checked_jsonl("freeze-cases.jsonl", check.case_read_problems)
+        reader.checked_jsonl("trials.jsonl", check.trial_read_problems)
+        return None, None, False
+    if checker is not None:
+        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case):
+            checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
+        return None, None, reader.streamed_jsonl("trials.jsonl", checker.trial)
+    cases = reader.jsonl("freeze-cases.jsonl", required=True)
+    trials = reader.jsonl("trials.jsonl", required=True)
+    if cases and trials:
+        share_values(cases, trials, "case_id")  # memory: one string per case id
+    return cases, trials, False
+
+
+def _read_certificates(reader: _Reader, check: RecordsCheck | None) -> list[Certificate] | None:
+    """certificates.jsonl: checked already (`check`: its reading problems in their place, none
+    kept), else read and each line checked by its schema. None when it is absent."""
+    if check is not None:
+        reader.checked_jsonl("certificates.jsonl", check.certificate_read_problems, required=False)
+        return None
+    records = reader.jsonl("certificates.jsonl", required=False)
+    if records is None:
+        return None
+    certificates: list[Certificate] = []
+    for record in records:
+        found = validate(
+            "certificate", record.data, reader.path("certificates.jsonl"), line=record.line
+        )
+        reader.problems += found
+        reader.jsonl_problems["certificates.jsonl"] += found
+        if not found:
+            certificates.append(Certificate.from_data(record.line, record.data))
+    return certificates
+
+
+def _read_adapter(reader: _Reader, attempt: Attempt | None) -> Document | None:
+    """adapter/adapter.yaml (required of a wrapped attempt), and its command as the sandbox
+    will take it."""
     adapter = reader.yaml(
         "adapter/adapter.yaml",
         "adapter",
@@ -241,28 +285,7 @@ def read_attempt(
     )
     if adapter is not None:
         reader.problems += _command_problems(adapter, reader.entries)
-    return AttemptFiles(
-        **{
-            **_fields(base),
-            "problems": tuple(reader.problems),
-            "attempt": attempt,
-            "freeze": Freeze.from_document(freeze_document) if freeze_document else None,
-            "case_records": cases,
-            "trial_records": trials,
-            "trials_complete": trials_complete,
-            "cases_complete": cases_complete,
-            "scores": scores,
-            "judgments": parse_judgments(judgments.data)  # type: ignore[arg-type]
-            if judgments
-            else None,
-            "certificates": certificates,
-            "adapter": AdapterSpec.from_document(adapter) if adapter else None,
-            "published": tuple(reader.published),
-            "jsonl_problems": {k: tuple(v) for k, v in reader.jsonl_problems.items()},
-            "records_check": check,
-            "records_checked_now": checker is not None,
-        }
-    )
+    return adapter
 
 
 def read_adapter_files(
@@ -320,7 +343,3 @@ def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> 
             adapter.line_of(field),
         )
     ]
-
-
-def _fields(files: AttemptFiles) -> dict[str, Any]:
-    return {name: getattr(files, name) for name in AttemptFiles.__dataclass_fields__}

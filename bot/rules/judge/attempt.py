@@ -27,12 +27,14 @@ Steps (numbers repeated inline):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
+from typing import Any
 
 from bot.rules.bars import coverage_warnings
 from bot.rules.challenge.rules import compare_cases, compare_trials, without_repeats
+from bot.rules.evidence.models import AdapterSpec, Attempt
 from bot.rules.evidence.rules import (
     check_generator,
     check_names,
@@ -53,7 +55,7 @@ from bot.rules.judge.scores import check_score_table
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import Evidence, qualify
 from bot.rules.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
-from bot.rules.verdict import AttemptVerdict, CheckState, Counts
+from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, Counts
 from bot.vocab.document import FieldPath
 from bot.vocab.findings import Finding, Severity
 
@@ -82,18 +84,77 @@ def _judge(
     rules: SharedRules,
     as_of: date | None,
 ) -> AttemptVerdict:
-    findings: list[Finding] = list(files.problems)
-    counts = Counts(files=len(files.entries))
     if not files.scan_complete:
         # Over the file cap the scan stopped early: what it did not reach is not "missing".
         return AttemptVerdict(
-            files.folder, files.folder_market, None, findings, digest=files.digest
+            files.folder, files.folder_market, None, list(files.problems), digest=files.digest
         )
     if files.freeze_only:
-        return judge_freeze_only(files, facts, findings)
-
-    # 1. what reading found, the location, and names a reader cannot see
+        return judge_freeze_only(files, facts, list(files.problems))
     attempt = files.attempt
+    withholdable = withholdable_of(market, facts)
+    records = records_of(files, market, rules, withholdable)
+    verdict = _evidence_verdict(
+        files, records, _evidence_findings(files, facts, market, rules, records, withholdable)
+    )
+    # What the pull request may not change blocks qualification, never the evidence's own
+    # checks: the score table is compared all the same, so a maintainer who approves the
+    # change meets on the PR every code main gives after the merge.
+    if (
+        market is None
+        or attempt is None
+        or not records.cases_read
+        or any(f.severity is Severity.ERROR for f in verdict.findings)
+    ):
+        # Invalid evidence still shows how its readable trials group into units (docs/spec.md §6),
+        # so a filer sees what a shared key did before the bars are ever evaluated.
+        return _with_units(verdict, records)
+
+    # 9. bars and the score table
+    if records.bars is None or records.units is None or records.derived is None:
+        raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
+    bars, units = records.bars, records.units
+    derived = dict(records.derived)
+    scores = files.scores
+    claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
+    problems, warnings = _bar_findings(files, attempt, records, bars, claimed, derived)
+    verdict = replace(
+        verdict,
+        findings=(*verdict.findings, *problems, *warnings),
+        bars=tuple(bars),
+        class_conditional=derived.get("class_conditional", {}),
+    )
+    if any(f.severity is Severity.ERROR for f in facts.pr_problems):
+        # Its codes are shown, but no bars: they are judged once the pull request may merge.
+        return _with_units(replace(verdict, bars=(), class_conditional={}), records)
+    if problems or as_of is None:
+        return verdict
+
+    # 10. qualification
+    evidence = _evidence(files, attempt, facts, records, claimed)
+    result = qualify(evidence, market, rules, bars, units, derived, as_of)
+    return replace(
+        verdict,
+        qualification=tuple(result.reasons),
+        status=result.status,
+        outcome=result.outcome,
+        checks=_with_adapter_description(result.checks, files.adapter),
+        units=result.units,
+    )
+
+
+def _evidence_findings(
+    files: AttemptFiles,
+    facts: AttemptFacts,
+    market: Market | None,
+    rules: SharedRules,
+    records: RecordsCheck,
+    withholdable: Sequence[str],
+) -> list[Finding]:
+    """Steps 1 to 8, every rule on the evidence itself, in the order the files were read."""
+    findings: list[Finding] = list(files.problems)
+    attempt = files.attempt
+    # 1. what reading found, the location, and names a reader cannot see
     if attempt is not None:
         findings += check_location(files.folder, attempt)
         findings += check_generator(
@@ -101,8 +162,6 @@ def _judge(
             attempt.path,
             _line(files, attempt.path, ("adversarial", "generator", "planted_found")),
         )
-    withholdable = withholdable_of(market, facts)
-    records = records_of(files, market, rules, withholdable)
     head, middle, tail = _published_around_records(files)
     findings += [
         *check_names(head),
@@ -143,7 +202,14 @@ def _judge(
     ]
     if facts.challenge is not None:
         findings += _check_challenge(files, facts.challenge, records, findings)
+    return findings
 
+
+def _evidence_verdict(
+    files: AttemptFiles, records: RecordsCheck, findings: Sequence[Finding]
+) -> AttemptVerdict:
+    """The verdict on the evidence alone: its findings and counts, no bars, no status."""
+    attempt = files.attempt
     counts = Counts(
         files=len(files.entries),
         cases=records.case_count,
@@ -151,7 +217,7 @@ def _judge(
         systems=records.trials.systems,
         families=len(records.trials.families),
     )
-    verdict = AttemptVerdict(
+    return AttemptVerdict(
         attempt=files.folder,
         market=attempt.market if attempt else files.folder_market,
         kind=attempt.kind if attempt else None,
@@ -159,62 +225,51 @@ def _judge(
         digest=files.digest,
         counts=counts,
     )
-    # What the pull request may not change blocks qualification, never the evidence's own
-    # checks: the score table is compared all the same, so a maintainer who approves the
-    # change meets on the PR every code main gives after the merge.
-    if (
-        market is None
-        or attempt is None
-        or not records.cases_read
-        or any(f.severity is Severity.ERROR for f in findings)
-    ):
-        # Invalid evidence still shows how its readable trials group into units (docs/spec.md §6),
-        # so a filer sees what a shared key did before the bars are ever evaluated.
-        return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
 
-    # 9. bars and the score table
-    if records.bars is None or records.units is None or records.derived is None:
-        raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
-    bars, units = records.bars, records.units
+
+def _with_units(verdict: AttemptVerdict, records: RecordsCheck) -> AttemptVerdict:
+    """A verdict without bars still shows how the readable trials group into units."""
+    return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
+
+
+def _bar_findings(
+    files: AttemptFiles,
+    attempt: Attempt,
+    records: RecordsCheck,
+    bars: Sequence[BarResult],
+    claimed: Mapping[str, Any] | None,
+    derived: dict[str, Any],
+) -> tuple[list[Finding], list[Finding]]:
+    """9. What the bars and the score table found: problems (errors, which stop qualification)
+    and warnings (which change nothing)."""
     # The bars' own findings: errors (a result a bar cannot read) and warnings on what a
     # result means (`bars.meaning_warnings`), which change nothing.
     problems = [f for f in records.bar_problems if f.severity is Severity.ERROR]
     meanings = [f for f in records.bar_problems if f.severity is not Severity.ERROR]
-    derived = dict(records.derived)
     scores = files.scores
-    claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
         problems += check_score_table(scores, claimed, derived)
     # Warnings only: they stop neither qualification nor the decision (`problems` do). Where
     # problems make the evidence invalid the bars count for nothing, so nothing is warned.
-    warnings = (
-        []
-        if problems
-        else [
-            *coverage_warnings(bars, files.path("trials.jsonl")),
-            *meanings,
-            *public_early(attempt, records.trials.last_started_at),
-        ]
-    )
-    verdict = AttemptVerdict(
-        attempt=verdict.attempt,
-        market=verdict.market,
-        kind=verdict.kind,
-        findings=(*verdict.findings, *problems, *warnings),
-        digest=files.digest,
-        counts=counts,
-        bars=tuple(bars),
-        class_conditional=derived.get("class_conditional", {}),
-    )
-    if any(f.severity is Severity.ERROR for f in facts.pr_problems):
-        # Its codes are shown, but no bars: they are judged once the pull request may merge.
-        blocked = replace(verdict, bars=(), class_conditional={})
-        return replace(blocked, units=records.unit_summary) if records.unit_summary else blocked
-    if problems or as_of is None:
-        return verdict
+    if problems:
+        return problems, []
+    warnings = [
+        *coverage_warnings(bars, files.path("trials.jsonl")),
+        *meanings,
+        *public_early(attempt, records.trials.last_started_at),
+    ]
+    return problems, warnings
 
-    # 10. qualification
-    evidence = Evidence(
+
+def _evidence(
+    files: AttemptFiles,
+    attempt: Attempt,
+    facts: AttemptFacts,
+    records: RecordsCheck,
+    claimed: Mapping[str, Any] | None,
+) -> Evidence:
+    """10. What qualification reads of valid evidence."""
+    return Evidence(
         folder=files.folder,
         attempt=attempt,
         trials=records.trials,
@@ -226,29 +281,20 @@ def _judge(
         judgments_at_close=facts.judgments_at_close,
         adapter_rerun=files.adapter is not None and facts.adapter_findings is not None,
     )
-    result = qualify(evidence, market, rules, bars, units, derived, as_of)
-    checks = dict(result.checks)
+
+
+def _with_adapter_description(
+    checks: Mapping[str, CheckState], adapter: AdapterSpec | None
+) -> dict[str, CheckState]:
+    """10. The human checks; the maintainer judges the wrapping against what the adapter says
+    it did."""
+    checks = dict(checks)
     wrapping = checks.get("wrapping-within-rules")
-    if wrapping is not None and files.adapter is not None:
-        # The maintainer judges the wrapping against what the adapter says it did.
+    if wrapping is not None and adapter is not None:
         checks["wrapping-within-rules"] = CheckState(
-            wrapping.state, wrapping.verdict, wrapping.by, wrapping.at, files.adapter.description
+            wrapping.state, wrapping.verdict, wrapping.by, wrapping.at, adapter.description
         )
-    return AttemptVerdict(
-        attempt=verdict.attempt,
-        market=verdict.market,
-        kind=verdict.kind,
-        findings=verdict.findings,
-        qualification=tuple(result.reasons),
-        digest=files.digest,
-        status=result.status,
-        outcome=result.outcome,
-        bars=verdict.bars,
-        class_conditional=verdict.class_conditional,
-        checks=checks,
-        counts=counts,
-        units=result.units,
-    )
+    return checks
 
 
 def withholdable_of(market: Market | None, facts: AttemptFacts) -> list[str]:

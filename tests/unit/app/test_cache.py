@@ -21,12 +21,15 @@ from hypothesis import strategies as st
 
 from bot.app.api import open_workspace, resolve_registry, verify_folders
 from bot.app.cache import VerificationCache
-from bot.app.gather import VerifyOptions
+from bot.app.gather import VerifyOptions, find_market
 from bot.app.report_json import attempt_to_json, dumps
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
 from bot.faces.report.text import render_resolution
+from bot.rules.judge.attempt import withholdable_of
+from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
+from bot.rules.records import RecordsChecker
 from bot.vocab.findings import Code
 from tests.support import rewrite
 
@@ -406,6 +409,33 @@ def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_pa
     assert check is not None and check.checked_trials is None  # read back: no trials kept
     assert check.trials.last_started_at is not None
     assert check.trials_from(check.trials.last_started_at + timedelta(seconds=1)) == ()
+
+
+@pytest.mark.parametrize("unfit", ["cases_read", "trials_read", "certificates_read"])
+def test_a_check_made_for_other_files_stands_for_nothing(built: Any, unfit: str) -> None:
+    """A check read back that does not fit the folder (it read a file the folder lacks, or did
+    not read one the folder has) is not taken: the files are read as without a cache, and
+    still checked as they are read, none kept."""
+    from bot.app.attempt_read import read_attempt
+
+    with open_workspace(built.root) as workspace:
+        registry = workspace.registry
+        folder = registry.attempt_folders()[0]
+
+        def stream(files: AttemptFiles) -> RecordsChecker:
+            market, _, _ = find_market(registry, files)
+            withholdable = withholdable_of(market, AttemptFacts())
+            return RecordsChecker(folder, market, registry.rules, withholdable, lean=True)
+
+        plain = read_attempt(registry, folder, stream=stream)
+        check = plain.records_check
+        assert check is not None and check.certificates_read
+        other = replace(check, **{unfit: not getattr(check, unfit)})
+        files = read_attempt(registry, folder, cached=lambda _: other, stream=stream)
+    assert files.records_checked_now
+    assert files.case_records is None and files.trial_records is None
+    assert files.records_check == check
+    assert (files.problems, files.jsonl_problems) == (plain.problems, plain.jsonl_problems)
 
 
 def test_a_length_field_that_is_not_text_is_a_damaged_entry(
