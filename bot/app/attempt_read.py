@@ -162,12 +162,8 @@ def read_attempt(
     if stream is not None and check is None:
         checker = stream(replace(base, attempt=attempt))
     cases, trials, trials_read = _read_records(reader, check, checker)
-    trials_complete, cases_complete = (
-        not any(
-            f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems
-        )
-        for name in ("trials.jsonl", "freeze-cases.jsonl")
-    )
+    trials_complete = _every_line_read(reader, "trials.jsonl")
+    cases_complete = _every_line_read(reader, "freeze-cases.jsonl")
     scores = reader.yaml("scores.yaml", "scores", required=False)
     judgments = (
         reader.yaml("judgments.yaml", "judgments", required=False)
@@ -176,13 +172,7 @@ def read_attempt(
     )
     certificates = _read_certificates(reader, check)
     if checker is not None:
-        certificates_file = reader.path("certificates.jsonl")
-        check = checker.finish(
-            reader.jsonl_problems,
-            trials_read,
-            certificates,
-            [entry for entry in reader.published if entry[0] == certificates_file],
-        )
+        check = _finish(reader, checker, trials_read, certificates)
     adapter = _read_adapter(reader, attempt)
     return replace(
         base,
@@ -254,6 +244,13 @@ def _read_records(
     return cases, trials, False
 
 
+def _every_line_read(reader: _Reader, name: str) -> bool:
+    """False when some line of the JSONL file `name` could not be read."""
+    return not any(
+        f.code is Code.JSONL_INVALID and f.file == reader.path(name) for f in reader.problems
+    )
+
+
 def _read_certificates(reader: _Reader, check: RecordsCheck | None) -> list[Certificate] | None:
     """certificates.jsonl: checked already (`check`: its reading problems in their place, none
     kept), else read and each line checked by its schema. None when it is absent."""
@@ -273,6 +270,23 @@ def _read_certificates(reader: _Reader, check: RecordsCheck | None) -> list[Cert
         if not found:
             certificates.append(Certificate.from_data(record.line, record.data))
     return certificates
+
+
+def _finish(
+    reader: _Reader,
+    checker: RecordsChecker,
+    trials_read: bool,
+    certificates: list[Certificate] | None,
+) -> RecordsCheck:
+    """The streamed check, once certificates.jsonl is read: with what reading each file
+    found, and the certificates' published records."""
+    certificates_file = reader.path("certificates.jsonl")
+    return checker.finish(
+        reader.jsonl_problems,
+        trials_read,
+        certificates,
+        [entry for entry in reader.published if entry[0] == certificates_file],
+    )
 
 
 def _read_adapter(reader: _Reader, attempt: Attempt | None) -> Document | None:
