@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.app.gather import verify_attempt
+from bot.app.attempt_verify import verify_attempt
 from bot.app.registry import load_registry
 from bot.edges.history import open_history
 from bot.edges.tree import FolderTree

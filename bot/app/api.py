@@ -25,9 +25,10 @@ from pathlib import Path
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
+from bot.app.attempt_verify import judge_folder, verify_attempt
 from bot.app.challenge_read import RUNS, judge_run_folder, run_folders
 from bot.app.explain import Explanation, explain
-from bot.app.gather import challenge_run, judge_folder, verify_attempt
+from bot.app.gather import challenge_run
 from bot.app.identity import Filer, check_identity
 from bot.app.options import NO_PORTS, Ports
 from bot.app.registry import Registry, load_registry
@@ -44,7 +45,7 @@ from bot.edges.history import (
 from bot.edges.load.yaml_ import load_yaml
 from bot.edges.tree import FolderTree, GitTree, Tree
 from bot.rules.challenge.judge import RunVerdict
-from bot.rules.judge import folder_market
+from bot.rules.judge.location import folder_market
 from bot.rules.resolution import Snapshot, resolve_market
 from bot.rules.review import changed_attempt_folders, check_changes, check_merged_evidence
 from bot.rules.verdict import AttemptVerdict

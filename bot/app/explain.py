@@ -1,11 +1,11 @@
 """`claims explain`: what stands between an attempt and qualifying, one line each.
 
-A pure function of what `claims verify` already produced for one folder: the verdict, the
-files and facts it was judged from, the market and the shared rules (`bot.app.gather.Judged`). It
-judges nothing itself: evidence and qualification come from the verdict, so `explain` and
-`verify` cannot disagree. What it adds is the detail behind each condition, have vs need: the
-bars, the floors, the adversarial routes and each red team, the human checks, the dates, and
-for invalid evidence too the unit structure of the trials that could be read.
+A pure function of what `claims verify` already produced for one folder: the verdict, the files and
+facts it was judged from, the market and the shared rules (`bot.app.attempt_verify.Judged`). It
+judges nothing itself: evidence and qualification come from the verdict, so `explain` and `verify`
+cannot disagree. What it adds is the detail behind each condition, have vs need: the bars, the
+floors, the adversarial routes and each red team, the human checks, the dates, and for invalid
+evidence too the unit structure of the trials that could be read.
 
 Every line carries a mark a filer can scan: `ok` (this condition is met), `missing` (something
 is not there yet: a file, a check, a route, a merge) or `fails` (it is there and falls short).
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any, Literal
 
-from bot.app.gather import Judged
+from bot.app.attempt_verify import Judged
 from bot.rules.bars import coverage_low
 from bot.rules.evidence.models import Attempt, Bounty, Generator, RedTeam
 from bot.rules.models import Market, SharedRules

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from bot.app.registry import Registry
 from bot.edges.tree import Tree
-from bot.rules.judge import AttemptFiles
+from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.records import RecordsCheck
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits

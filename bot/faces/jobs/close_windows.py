@@ -438,7 +438,7 @@ def with_unrecorded(job: Job, plan: RerunPlan) -> RerunPlan:
     the wrapped attempts on the branch's tip with no result kept in resolutions/reruns/
     (`_unrecorded_on_branch`), for the website. None of those blocks a market, so none is
     listed as waiting: one left out is planned again on the next run."""
-    from bot.rules.judge import folder_market
+    from bot.rules.judge.location import folder_market
 
     groups: dict[int, list[dict[str, str]]] = {}
     for batch in plan.batches:
@@ -463,13 +463,13 @@ def _unrecorded_on_branch(
     rerun result kept for their evidence in resolutions/reruns/: the website shows each as
     `adapter-not-rerun` until this job reruns it (its scope-less rerun jobs) and the close
     keeps the result (`keep_rerun_results`). By market, each with the tip's commit."""
-    from bot.app.gather import read_adapter_files
+    from bot.app.attempt_read import read_adapter_files
     from bot.app.matrix import is_wrapped
     from bot.app.registry import load_registry
     from bot.app.rerun import AdapterRerun
     from bot.app.resolutions import RERUN_RESULTS
     from bot.edges.tree import GitTree
-    from bot.rules.judge import folder_market
+    from bot.rules.judge.location import folder_market
 
     tip = history.repo.commit(git.branch).hexsha
     try:

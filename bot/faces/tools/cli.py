@@ -307,7 +307,7 @@ def _init(args: argparse.Namespace) -> int:
     from bot.edges.writes import Write, apply, write_atomic
     from bot.faces.tools.fill import dotted, placeholders
     from bot.faces.tools.init import Progress, attempt_stub, freeze_stub, next_step
-    from bot.rules.judge import SLUG
+    from bot.rules.judge.location import SLUG
 
     for option, slug in (("--submitter", args.submitter), ("--attempt", args.attempt)):
         if not SLUG.match(slug):

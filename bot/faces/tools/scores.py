@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.app.gather import read_attempt
+from bot.app.attempt_read import read_attempt
 from bot.edges.dump import dump_yaml
 from bot.faces.tools.attempt import AttemptPlace
 from bot.rules.bars import derived_table
 from bot.rules.evidence.rules import check_cases, check_trials
-from bot.rules.judge import market_unknown
+from bot.rules.judge.location import market_unknown
 from bot.vocab.findings import Code, Finding, Severity
 
 __all__ = ["ScoresResult", "derive_scores"]

@@ -30,10 +30,10 @@ def _report(args: list[str], report: Path, capsys: pytest.CaptureFixture[str]) -
 
 def _both(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any]:
     """(streamed, kept) reports of `claims verify args`."""
-    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checker:
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", wraps=RecordsChecker) as checker:
         streamed = _report(args, tmp_path / "streamed.json", capsys)
     assert checker.call_count  # the streamed path ran
-    with mock.patch("bot.app.gather.RecordsChecker", return_value=None):
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", return_value=None):
         kept = _report(args, tmp_path / "kept.json", capsys)
     return streamed, kept
 
