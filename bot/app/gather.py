@@ -23,6 +23,7 @@ from bot.edges.load.yaml_ import load_yaml, parse_yaml
 from bot.edges.sandbox.command import command_problem, names_problem
 from bot.edges.tree import Tree, TreeError, read_limited
 from bot.rules.challenge.judge import RunJudged
+from bot.rules.evidence.hashing import evidence_digest
 from bot.rules.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -31,7 +32,6 @@ from bot.rules.evidence.models import (
     Judgment,
     parse_judgments,
 )
-from bot.rules.evidence.rules import evidence_digest
 from bot.rules.evidence.schema import validate
 from bot.rules.judge import (
     AttemptFacts,

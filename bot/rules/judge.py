@@ -37,6 +37,13 @@ from typing import Any
 
 from bot.rules.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.rules.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.freeze_order import (
+    check_trial_order,
+    check_trials_not_after,
+    paper_freeze_time,
+)
+from bot.rules.evidence.generator import check_generator
 from bot.rules.evidence.models import (
     AdapterSpec,
     Attempt,
@@ -45,18 +52,10 @@ from bot.rules.evidence.models import (
     Freeze,
     Judgment,
 )
-from bot.rules.evidence.rules import (
-    RawLogFile,
-    check_cases,
-    check_generator,
-    check_names,
-    check_placeholders,
-    check_raw_log,
-    check_trial_order,
-    check_trials_not_after,
-    check_withheld,
-    paper_freeze_time,
-)
+from bot.rules.evidence.names import check_names
+from bot.rules.evidence.placeholders import check_placeholders
+from bot.rules.evidence.raw_log import RawLogFile, check_raw_log
+from bot.rules.evidence.withheld import check_withheld
 from bot.rules.models import Market, SharedRules, market_path
 from bot.rules.qualification import Evidence, qualify
 from bot.rules.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records

@@ -36,7 +36,7 @@ Mapping, one frozen case and exactly one trial per sample id:
   message in `input`, `sandbox`, and everything the run produced (messages, output, scores,
   events, timestamps, usage). Image data in chat inputs appears as Inspect's content-addressed
   `attachment://<hash>` references, which are stable. All epochs of a sample must agree on it.
-  `sha256` is `bot.rules.evidence.rules.case_hash(content)`.
+  `sha256` is `bot.rules.evidence.hashing.case_hash(content)`.
 - `family` is the task name, or with `--family-field F` the string `metadata[F]` of every
   sample; `kind` is `metadata["kind"]` when it is a string of 1-200 characters, else "task";
   `public` is `{"sample_id": <the id as the log gives it, int or string>}`.
@@ -833,7 +833,7 @@ def convert(
         if fields.family is not None:
             raise InspectLogError("--family-field and --family-from: give one")
         fields = replace(fields, family=Source("metadata", family_field))
-    from bot.rules.evidence.rules import case_hash
+    from bot.rules.evidence.hashing import case_hash
 
     if epochs not in EPOCH_MODES:
         raise InspectLogError(f"--epochs {epochs!r}: use {' or '.join(EPOCH_MODES)}")
@@ -953,7 +953,7 @@ def _freeze(
         method = method if len(method) <= _MAX_NAME else f"{method[: _MAX_NAME - 3]}..."
         comments.append("method.name: the log's solver plan; name the method under test.")
     else:
-        from bot.rules.evidence.rules import PLACEHOLDER
+        from bot.rules.evidence.placeholders import PLACEHOLDER
 
         # A placeholder verify refuses (`schema`) until replaced, like the code_commit below.
         method = f"{PLACEHOLDER}: the method under test"
@@ -996,8 +996,9 @@ def _serialise(
     import yaml
 
     from bot.edges.dump import dump_jsonl, dump_yaml
-    from bot.rules.evidence.rules import check_cases, check_trials
+    from bot.rules.evidence.cases import check_cases
     from bot.rules.evidence.schema import validate
+    from bot.rules.evidence.trials import check_trials
     from bot.vocab.findings import Finding
     from bot.vocab.jsonl import parse_jsonl
 

@@ -39,8 +39,10 @@ from bot.faces.tools.adapters.inspect_ import (
     adapt_inspect,
     convert,
 )
-from bot.rules.evidence.rules import case_hash, check_cases, check_trials
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import SharedRules
 from bot.vocab.errors import ClaimsError
 from bot.vocab.jsonl import parse_jsonl
@@ -736,7 +738,7 @@ def test_claims_adapt_inspect_end_to_end(json_log, tmp_path: Path, capsys) -> No
 def test_a_log_without_a_solver_gives_a_method_name_verify_refuses(tmp_path: Path) -> None:
     """The stub's method name for a log that names no solver is a placeholder verify refuses
     (`schema`), like the all-zero code_commit, not a name that passes."""
-    from bot.rules.evidence.rules import check_placeholders
+    from bot.rules.evidence.placeholders import check_placeholders
 
     log = raw_json_log("run-a")
     log["plan"]["steps"] = []
