@@ -35,10 +35,10 @@ from bot.faces.tools.adapters.inspect_ import (
     Adapted,
     InspectLimits,
     InspectLogError,
-    _sample_order,
     adapt_inspect,
     convert,
 )
+from bot.faces.tools.adapters.inspect_.samples import sample_order
 from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import validate
@@ -195,7 +195,7 @@ def test_cases_are_sorted_ints_first_then_strings_naturally(json_log) -> None:
 
 def test_sample_order_is_total_and_natural() -> None:
     ids: list[int | str] = ["q10", "q2", 10, "q02", "B", "a", -1, 2, "q2b", "10", "x9y10", "x9y9"]
-    assert sorted(ids, key=_sample_order) == [
+    assert sorted(ids, key=sample_order) == [
         -1,
         2,
         10,
