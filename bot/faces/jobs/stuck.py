@@ -30,7 +30,7 @@ from bot.app.rerun import AdapterRerun, Deadline
 from bot.vocab.dates import MarketDates
 
 if TYPE_CHECKING:
-    from bot.faces.jobs.close_windows import Job
+    from bot.faces.jobs.close_windows.job import Job
 
 __all__ = ["RERUN_GRACE_DAYS", "pin_fetch_of", "rerun_deadline", "with_rerun_deadline"]
 
