@@ -41,6 +41,28 @@ __all__ = ["CREATOR", "Applier"]
 CREATOR = "AI Safety Claims registry"
 
 
+# Fail closed: a record is final, so an attempt the close cannot judge on its evidence yet (a
+# wrapped attempt not rerun; pins the pin jobs did not fetch, before the pin deadline) is never
+# counted out for good: the market is blocked this run. Each row: the attempts' reason, then
+# the message's words before and after their names.
+_NOT_JUDGED_YET = (
+    (
+        Code.ADAPTER_NOT_RERUN,
+        "wrapped attempt(s)",
+        "have no adapter rerun result for their evidence, and a record is final, so the market"
+        " is not resolved as if they did not qualify; rerun their adapters (the workflow's rerun"
+        " jobs, or --rerun-adapters) and run the job again",
+    ),
+    (
+        Code.PIN_NOT_FETCHED,
+        "attempt(s)",
+        "have pins with no fetched result (pin-not-fetched: the pin job was lost, or the filer's"
+        " server did not answer before the market's pin deadline); run the job again (its pin"
+        " jobs fetch them)",
+    ),
+)
+
+
 @dataclass
 class Applier:
     job: Job
@@ -183,35 +205,16 @@ class Applier:
             p for p in resolved.registry_problems if p not in self.report.problems
         ]
         (resolution,) = resolved.markets
-        unrerun = [
-            a.attempt for a in resolution.attempts if Code.ADAPTER_NOT_RERUN.value in a.reasons
-        ]
-        if unrerun and resolution.outcome != "ANNULLED":
-            # Fail closed: a record is final, so a wrapped attempt that was not rerun on its
-            # evidence must not be counted out for good.
-            self._fail(
-                [market.market],
-                f"market {market.market} blocked this run: wrapped attempt(s)"
-                f" {', '.join(unrerun)} have no adapter rerun result for their"
-                " evidence, and a record is final, so the market is not resolved as if"
-                " they did not qualify; rerun their adapters (the workflow's rerun"
-                " jobs, or --rerun-adapters) and run the job again",
-            )
-            return None
-        unfetched = [
-            a.attempt for a in resolution.attempts if Code.PIN_NOT_FETCHED.value in a.reasons
-        ]
-        if unfetched and resolution.outcome != "ANNULLED":
-            # As for reruns: a record is final, so an attempt whose pins the close's pin jobs
-            # did not fetch (yet) is never counted out for good before the pin deadline.
-            self._fail(
-                [market.market],
-                f"market {market.market} blocked this run: attempt(s) {', '.join(unfetched)}"
-                " have pins with no fetched result (pin-not-fetched: the pin job was lost, or"
-                " the filer's server did not answer before the market's pin deadline); run the"
-                " job again (its pin jobs fetch them)",
-            )
-            return None
+        if resolution.outcome != "ANNULLED":
+            for code, attempts_are, then in _NOT_JUDGED_YET:
+                waiting = [a.attempt for a in resolution.attempts if code.value in a.reasons]
+                if waiting:
+                    self._fail(
+                        [market.market],
+                        f"market {market.market} blocked this run: {attempts_are}"
+                        f" {', '.join(waiting)} {then}",
+                    )
+                    return None
         tag = workspace.history.tag(market.tag)
         return ResolutionRecord.of(
             resolution,
