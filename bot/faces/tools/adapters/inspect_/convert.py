@@ -10,6 +10,7 @@ from typing import Any
 from bot.faces.tools.adapters.inspect_.fields import FieldMap, Source, lookup
 from bot.faces.tools.adapters.inspect_.files import Adapted, serialise, write_files
 from bot.faces.tools.adapters.inspect_.freeze import freeze_stub
+from bot.faces.tools.adapters.inspect_.header import listed_scorers, read_eval_section
 from bot.faces.tools.adapters.inspect_.limits import InspectLimits
 from bot.faces.tools.adapters.inspect_.log import read_log
 from bot.faces.tools.adapters.inspect_.samples import group_epochs
@@ -65,11 +66,8 @@ def convert(
         )
     if header.get("invalidated") is True:
         raise InspectLogError(f"{name}: the log is marked invalidated")
-    spec = header.get("eval")
-    if not isinstance(spec, dict):
-        raise InspectLogError(f"{name}: no eval section")
-    task = checked_name(spec.get("task"), f"{name}: eval.task")
-    model = checked_name(spec.get("model"), f"{name}: eval.model")
+    section = read_eval_section(header, name)
+    spec, task, model = section.spec, section.task, section.model
     log_id = next(
         (spec[key] for key in ("eval_id", "run_id", "task_id") if isinstance(spec.get(key), str)),
         None,
@@ -85,13 +83,9 @@ def convert(
         raise InspectLogError(f"{name}: eval.config.epochs is {expected}")
     dataset = object_or_empty(spec.get("dataset"))
     groups = group_epochs(sample_epochs, name, expected, dataset.get("sample_ids"))
-    listed_scorers = spec.get("scorers")
-    header_scorers = [
-        item["name"]
-        for item in (listed_scorers if isinstance(listed_scorers, list) else [])
-        if isinstance(item, dict) and isinstance(item.get("name"), str)
-    ]
-    chosen = checked_name(choose_scorer(header_scorers, sample_epochs, scorer), f"{name}: scorer")
+    chosen = checked_name(
+        choose_scorer(listed_scorers(spec), sample_epochs, scorer), f"{name}: scorer"
+    )
     stats = object_or_empty(header.get("stats"))
     run_start = read_moment(stats.get("started_at"), f"{name}: stats.started_at") or created
 

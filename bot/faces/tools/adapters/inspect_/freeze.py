@@ -5,17 +5,24 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from bot.faces.tools.adapters.inspect_.values import MAX_NAME, format_utc, object_or_empty
 
-__all__ = ["PLACEHOLDER_COMMIT", "freeze_stub"]
+__all__ = ["PLACEHOLDER_COMMIT", "freeze_stub", "is_short_commit"]
 
 
 PLACEHOLDER_COMMIT = "0" * 40
 
 
 _HEX_COMMIT = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+_SHORT_COMMIT = re.compile(r"\A[0-9a-fA-F]{4,64}\Z")
+
+
+def is_short_commit(value: object) -> TypeGuard[str]:
+    """Whether `value` looks like a git commit, maybe abbreviated (4 to 64 hex digits): what
+    Inspect records of a revision, which the freeze must have in full."""
+    return isinstance(value, str) and _SHORT_COMMIT.match(value) is not None
 
 
 def freeze_stub(
@@ -59,7 +66,7 @@ def freeze_stub(
     else:
         code_commit = PLACEHOLDER_COMMIT
         seen = "no full commit"
-        if isinstance(commit, str) and re.fullmatch(r"[0-9a-fA-F]{4,64}", commit):
+        if is_short_commit(commit):
             seen = f"commit {commit}, not the full 40 hex digits"
         comments.append(f"code_commit: a PLACEHOLDER (40 zeros); the log records {seen}.")
         comments.append("  REPLACE it with the full commit of the code that ran the eval.")

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from bot.faces.tools.adapters.inspect_.convert import DEFAULT_EPOCHS
-from bot.faces.tools.adapters.inspect_.freeze import PLACEHOLDER_COMMIT, freeze_stub
+from bot.faces.tools.adapters.inspect_.freeze import (
+    PLACEHOLDER_COMMIT,
+    freeze_stub,
+    is_short_commit,
+)
+from bot.faces.tools.adapters.inspect_.header import listed_scorers, read_eval_section
 from bot.faces.tools.adapters.inspect_.limits import InspectLimits
 from bot.faces.tools.adapters.inspect_.log import read_log
 from bot.faces.tools.adapters.inspect_.values import (
     MAX_NAME,
-    InspectLogError,
-    checked_name,
     format_utc,
     object_or_empty,
     read_moment,
@@ -35,11 +37,8 @@ def stub_values(
     """
     name = log.name
     header, _ = read_log(log, limits)
-    spec = header.get("eval")
-    if not isinstance(spec, dict):
-        raise InspectLogError(f"{name}: no eval section")
-    task = checked_name(spec.get("task"), f"{name}: eval.task")
-    model = checked_name(spec.get("model"), f"{name}: eval.model")
+    section = read_eval_section(header, name)
+    spec, task, model = section.spec, section.task, section.model
     values: list[tuple[str, Any, str]] = []
     notes: list[str] = []
     created = read_moment(spec.get("created"), f"{name}: eval.created")
@@ -53,19 +52,14 @@ def stub_values(
     commit = revision.get("commit")
     if freeze["code_commit"] != PLACEHOLDER_COMMIT:
         values.append(("code_commit", freeze["code_commit"], f"{name}: eval.revision.commit"))
-    elif isinstance(commit, str) and re.fullmatch(r"[0-9a-fA-F]{4,64}", commit):
+    elif is_short_commit(commit):
         notes.append(
             f"code_commit: {name} records commit {commit}, not a full one: write the full"
             f" commit (`git rev-parse {commit}` in the method's repository)"
         )
     else:
         notes.append(f"code_commit: {name} records no git revision")
-    listed = spec.get("scorers")
-    scorers = [
-        item["name"]
-        for item in (listed if isinstance(listed, list) else [])
-        if isinstance(item, dict) and isinstance(item.get("name"), str) and item["name"]
-    ]
+    scorers = [scorer for scorer in listed_scorers(spec) if scorer]
     if len(scorers) == 1:
         values.append(("scorer", scorers[0], f"{name}: eval.scorers"))
     else:
