@@ -38,7 +38,6 @@ from bot.faces.tools.adapters.inspect_ import (
     adapt_inspect,
     convert,
 )
-from bot.faces.tools.adapters.inspect_.samples import sample_order
 from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import validate
@@ -190,24 +189,6 @@ def test_cases_are_sorted_ints_first_then_strings_naturally(json_log) -> None:
         "chat",
         "q2",
         "q10",
-    ]
-
-
-def test_sample_order_is_total_and_natural() -> None:
-    ids: list[int | str] = ["q10", "q2", 10, "q02", "B", "a", -1, 2, "q2b", "10", "x9y10", "x9y9"]
-    assert sorted(ids, key=sample_order) == [
-        -1,
-        2,
-        10,
-        "10",
-        "B",
-        "a",
-        "q02",
-        "q2",
-        "q2b",
-        "q10",
-        "x9y9",
-        "x9y10",
     ]
 
 
