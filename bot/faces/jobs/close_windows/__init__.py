@@ -1,8 +1,12 @@
-"""`claims close-windows`: gather each market's facts (`facts`), plan (`bot/faces/jobs/plan.py`),
-apply (`applier`).
+"""`claims close-windows`: gather each market's facts, plan (`bot/faces/jobs/plan.py`), apply.
 
-The applier runs the plan in phases, each step safe to repeat after a crash or a kill at any
-point, because each first looks for what it makes:
+One concept a module: `job` (what a run is given), `facts` (what it reads of git, the registry
+and the archive), `matrix` (the workflow's rerun and pin jobs, planned from the same facts),
+`applier` (the phases below), `copies` (the record a published copy holds), `issue_text`,
+`report` (what a run did) and `close` (the entry point: reopen, gather, plan, apply).
+
+The applier (`applier.Applier`) runs the plan in phases, each step safe to repeat after a
+crash or a kill at any point, because each first looks for what it makes:
 
 1. **tags**: `Git.create_tag` finds an existing tag (it must be annotated and point at the
    commit, else the market is blocked: a tag is never moved) before it makes one; the push
