@@ -16,8 +16,8 @@ from bot.edges.load.folder import scan_folder
 from bot.edges.load.records import load_jsonl
 from bot.edges.load.yaml_ import load_yaml, parse_yaml
 from bot.edges.sandbox.command import command_problem, names_problem
+from bot.rules.evidence.hashing import evidence_digest
 from bot.rules.evidence.models import AdapterSpec, Attempt, Certificate, Freeze, parse_judgments
-from bot.rules.evidence.rules import evidence_digest
 from bot.rules.evidence.schema import validate
 from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.judge.location import folder_market

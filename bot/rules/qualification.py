@@ -340,7 +340,7 @@ def generator_problems(
     """The generator route's unmet requirements (empty: met). `first`: when the attempt's
     first trial started (None: no readable start)."""
     if generator.planted_found > generator.planted:
-        # Refused as evidence already (bot/rules/evidence/rules.py): never counts.
+        # Refused as evidence already (bot/rules/evidence/): never counts.
         return [f"{generator.planted_found} found of {generator.planted} planted"]
     problems = []
     # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.

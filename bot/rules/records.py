@@ -29,15 +29,11 @@ from datetime import datetime
 from typing import Any
 
 from bot.rules.bars import derived_table, unit_structure
+from bot.rules.evidence.cases import CaseCheck
 from bot.rules.evidence.models import Case, Certificate, Trial
-from bot.rules.evidence.rules import (
-    CaseCheck,
-    TrialCheck,
-    WithheldCheck,
-    check_names,
-    names_in,
-    plain_line,
-)
+from bot.rules.evidence.names import check_names, names_in
+from bot.rules.evidence.trials import TrialCheck
+from bot.rules.evidence.withheld import WithheldCheck, plain_line
 from bot.rules.models import Market, SharedRules
 from bot.rules.stats.errors import StatisticsError
 from bot.rules.stats.formation import describe_units

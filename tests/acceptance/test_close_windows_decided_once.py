@@ -277,7 +277,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
     market again on its own day's clock (its adapters rerun, its outcome possibly another)
     and cite the first run's copy. Now it adopts the record inside the published copy."""
-    import bot.faces.jobs.close_windows
+    import bot.faces.jobs.close_windows.applier
     from tests.acceptance.test_close_windows import zenodo
     from tests.acceptance.test_close_windows_attacks import refuse_main
 
@@ -294,7 +294,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     def decide_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("the market was decided a second time")
 
-    monkeypatch.setattr(bot.faces.jobs.close_windows, "resolve_registry", decide_again)
+    monkeypatch.setattr(bot.faces.jobs.close_windows.applier, "resolve_registry", decide_again)
     fresh = git.Repo.clone_from(str(origin), tmp_path / "fresh", branch="main")
     fresh_root = Path(fresh.working_dir)
     assert not (fresh_root / "resolutions").exists()

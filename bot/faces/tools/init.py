@@ -4,8 +4,8 @@ the market asks for.
 The comments are read from the market's contract and the shared rules as the bot has them
 (`Market`, `SharedRules`): each bar's statistic, threshold, the fields it reads and their
 allowed values, the floors, the unit keys, the outputs required, and the adversarial budget
-with its numbers. Every value the filer must supply is a placeholder starting with
-`FILL-IN` (`bot.rules.evidence.rules.PLACEHOLDER`), which `claims verify` refuses as `schema`,
+with its numbers. Every value the filer must supply is a placeholder starting with `FILL-IN`
+(`bot.rules.evidence.placeholders.PLACEHOLDER`), which `claims verify` refuses as `schema`,
 naming the field, until it is replaced.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.rules.evidence.rules import PLACEHOLDER
+from bot.rules.evidence.placeholders import PLACEHOLDER
 from bot.rules.models import Bar, Market, SharedRules
 
 __all__ = ["Progress", "attempt_stub", "freeze_stub", "next_step"]

@@ -14,7 +14,8 @@ from bot.app.attempt_read import read_attempt
 from bot.edges.dump import dump_yaml
 from bot.faces.tools.attempt import AttemptPlace
 from bot.rules.bars import derived_table
-from bot.rules.evidence.rules import check_cases, check_trials
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.trials import check_trials
 from bot.rules.judge.location import market_unknown
 from bot.vocab.findings import Code, Finding, Severity
 

@@ -21,7 +21,8 @@ from bot.rules.challenge.rules import (
 )
 from bot.rules.challenge.scorers import builtin_scorer, scorer_settings
 from bot.rules.evidence.models import Case
-from bot.rules.evidence.rules import check_names, check_withheld
+from bot.rules.evidence.names import check_names
+from bot.rules.evidence.withheld import check_withheld
 from bot.rules.models import Market
 from bot.vocab.commits import Landing
 from bot.vocab.document import Document, Record

@@ -12,9 +12,10 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
+from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Case, Trial
-from bot.rules.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pattern
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.withheld import fold_key, fold_text, withheld_key_pattern
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
 from bot.vocab.values import json_difference, json_equal

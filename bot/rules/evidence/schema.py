@@ -292,7 +292,8 @@ _TYPES = {
     "array": "a list",
     "null": "null",
 }
-# What `claims init` writes where a value must be filled in (bot.rules.evidence.rules.PLACEHOLDER).
+# What `claims init` writes where a value must be filled in
+# (bot.rules.evidence.placeholders.PLACEHOLDER).
 _PLACEHOLDER = "FILL-IN"
 
 

@@ -34,13 +34,11 @@ from typing import Any
 
 from bot.rules.bars import coverage_warnings
 from bot.rules.challenge.rules import compare_cases, compare_trials, without_repeats
+from bot.rules.evidence.generator import check_generator
 from bot.rules.evidence.models import AdapterSpec, Attempt
-from bot.rules.evidence.rules import (
-    check_generator,
-    check_names,
-    check_placeholders,
-    check_withheld,
-)
+from bot.rules.evidence.names import check_names
+from bot.rules.evidence.placeholders import check_placeholders
+from bot.rules.evidence.withheld import check_withheld
 from bot.rules.judge.freeze import check_placeholder_commit, judge_freeze_only
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles, ChallengeFacts, Published
 from bot.rules.judge.location import check_kind, check_location

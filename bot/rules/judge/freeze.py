@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
+from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Case, Freeze
-from bot.rules.evidence.rules import check_cases, check_names, check_placeholders
+from bot.rules.evidence.names import check_names
+from bot.rules.evidence.placeholders import check_placeholders
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.judge.location import SLUG
 from bot.rules.verdict import AttemptVerdict, Counts

@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.rules.evidence.freeze_order import (
+    check_trial_order,
+    check_trials_not_after,
+    paper_freeze_time,
+)
 from bot.rules.evidence.models import Attempt, Freeze
-from bot.rules.evidence.rules import check_trial_order, check_trials_not_after, paper_freeze_time
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.models import Market, SharedRules
 from bot.rules.records import RecordsCheck

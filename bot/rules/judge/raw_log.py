@@ -5,7 +5,7 @@ archive carries, and what fetching its URL found.
 from __future__ import annotations
 
 from bot.rules.evidence.models import Attempt
-from bot.rules.evidence.rules import RawLogFile, check_raw_log
+from bot.rules.evidence.raw_log import RawLogFile, check_raw_log
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.models import SharedRules
 from bot.vocab.findings import Code, Finding

@@ -106,7 +106,7 @@ def test_lean_public_values_keep_their_json_type(first: Any, later: Any) -> None
     `hash(True) == hash(1)`) must not hand a later case an earlier case's value of another
     JSON type: `_matches` tells them apart."""
     from bot.faces.demo.specimen import AttemptSpec, attempt_files
-    from bot.rules.evidence.rules import CaseCheck
+    from bot.rules.evidence.cases import CaseCheck
     from bot.vocab.document import Record
 
     lines = attempt_files(AttemptSpec())["freeze-cases.jsonl"].decode().splitlines()

@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
+from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Attempt, Trial
-from bot.rules.evidence.rules import check_cases, check_trials
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import Evidence, qualify, required_checks
 from bot.rules.records import CertificateSummary, TrialSummary, summarize_units
