@@ -20,8 +20,15 @@ from bot import __version__
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
 from bot.rules.challenge.judge import RunVerdict, ScoredAttempt
 from bot.rules.evidence.schema import validate
-from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
-from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
+from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot
+from bot.rules.verdict import (
+    AttemptVerdict,
+    BarResult,
+    CheckState,
+    Counts,
+    ImpossibleVerdict,
+    UnitSummary,
+)
 from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates
 from bot.vocab.errors import ClaimsError
@@ -111,31 +118,32 @@ def _units_per_class(bar: BarResult) -> dict[str, int] | None:
 
 def _bar_from(data: Mapping[str, Any], where: str) -> BarResult:
     alt = data["auroc_lower_alt"]
-    bar = BarResult(
-        data["id"],
-        data["statistic"],
-        data["threshold"],
-        data["exercised"],
-        data["failures"],
-        data["units"],
-        data["bound"],
-        data["auroc"],
-        data["positives"],
-        data["negatives"],
-        data["met"],
-        data["note"],
-        data["refused"],
-        coverage=data["coverage"],
-        alt_method=None if alt is None else alt["method"],
-        alt_bound=None if alt is None else alt["bound"],
-    )
+    try:
+        bar = BarResult(
+            data["id"],
+            data["statistic"],
+            data["threshold"],
+            data["exercised"],
+            data["failures"],
+            data["units"],
+            data["bound"],
+            data["auroc"],
+            data["positives"],
+            data["negatives"],
+            data["met"],
+            data["note"],
+            data["refused"],
+            coverage=data["coverage"],
+            alt_method=None if alt is None else alt["method"],
+            alt_bound=None if alt is None else alt["bound"],
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(f"{where}: {error}") from None
     if data["units_per_class"] != _units_per_class(bar):
         raise ReportError(
             f"{where}: bar {bar.bar_id!r}: units_per_class {data['units_per_class']!r} disagrees"
             f" with its positives and negatives ({bar.positives}, {bar.negatives})"
         )
-    if bar.statistic != "auroc_lower" and (bar.coverage is not None or alt is not None):
-        raise ReportError(f"{where}: bar {bar.bar_id!r}: coverage is for AUROC bars only")
     return bar
 
 
@@ -256,20 +264,23 @@ def _run(run: RunVerdict) -> dict[str, Any]:
 
 
 def _run_from(data: Mapping[str, Any]) -> RunVerdict:
-    run = RunVerdict(
-        run=data["run"],
-        folder=data["path"],
-        market=data["market"],
-        scorer=data["scorer"],
-        operator=data["operator"],
-        findings=tuple(_finding_from(f) for f in data["reasons"]),
-        cases=data["cases"],
-        scored=tuple(
-            ScoredAttempt(item["attempt"], item["source"], item["tasks"])
-            for item in data["attempts"]
-        ),
-        recomputed_by=data["recomputed_by"],
-    )
+    try:
+        run = RunVerdict(
+            run=data["run"],
+            folder=data["path"],
+            market=data["market"],
+            scorer=data["scorer"],
+            operator=data["operator"],
+            findings=tuple(_finding_from(f) for f in data["reasons"]),
+            cases=data["cases"],
+            scored=tuple(
+                ScoredAttempt(item["attempt"], item["source"], item["tasks"])
+                for item in data["attempts"]
+            ),
+            recomputed_by=data["recomputed_by"],
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(str(error)) from None
     if run.evidence != data["evidence"]:
         raise ReportError(
             f"challenge run {run.run!r}: evidence says {data['evidence']!r}, its reasons make it"
@@ -407,24 +418,16 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
     reasons = data["reasons"]
     units = data["units"]
     codes = set(data["pr_problem_codes"])
+    where = f"attempt {data['attempt']!r}"
     unknown = codes - {finding.code.value for finding in pr_problems}
     if unknown:
         raise ReportError(
-            f"attempt {data['attempt']!r}: pr_problem_codes names {sorted(unknown)}, which the"
-            " report's pr_problems do not list"
+            f"{where}: pr_problem_codes names {sorted(unknown)}, which the report's pr_problems"
+            " do not list"
         )
-    return AttemptVerdict(
-        attempt=data["attempt"],
-        market=data["market"],
-        kind=data["kind"],
-        findings=tuple(_finding_from(r) for r in reasons if r.get("stage") != "qualification"),
-        qualification=tuple(_finding_from(r) for r in reasons if r.get("stage") == "qualification"),
-        digest=data["evidence_digest"],
-        status=data["status"],
-        outcome=data["outcome"],
-        bars=tuple(_bar_from(bar, f"attempt {data['attempt']!r}") for bar in data["bars"]),
-        class_conditional=data["class_conditional"],
-        checks={
+    bars = tuple(_bar_from(bar, where) for bar in data["bars"])
+    try:
+        checks = {
             name: CheckState(
                 check["state"],
                 check["verdict"],
@@ -433,19 +436,42 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
                 check.get("adapter_description"),
             )
             for name, check in data["checks"].items()
-        },
-        counts=Counts(**data["counts"]),
-        units=UnitSummary(
-            units["count"],
-            units["largest"],
-            units["nulls_per_key"],
-            units["joins_per_key"],
-            units["joined_most_by"],
+        }
+        counts = Counts(**data["counts"])
+        summary = (
+            UnitSummary(
+                units["count"],
+                units["largest"],
+                units["nulls_per_key"],
+                units["joins_per_key"],
+                units["joined_most_by"],
+            )
+            if units
+            else None
         )
-        if units
-        else None,
-        pr_problems=tuple(finding for finding in pr_problems if finding.code.value in codes),
-    )
+    except ImpossibleVerdict as error:
+        raise ReportError(f"{where}: {error}") from None
+    try:
+        return AttemptVerdict(
+            attempt=data["attempt"],
+            market=data["market"],
+            kind=data["kind"],
+            findings=tuple(_finding_from(r) for r in reasons if r.get("stage") != "qualification"),
+            qualification=tuple(
+                _finding_from(r) for r in reasons if r.get("stage") == "qualification"
+            ),
+            digest=data["evidence_digest"],
+            status=data["status"],
+            outcome=data["outcome"],
+            bars=bars,
+            class_conditional=data["class_conditional"],
+            checks=checks,
+            counts=counts,
+            units=summary,
+            pr_problems=tuple(finding for finding in pr_problems if finding.code.value in codes),
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(str(error)) from None
 
 
 def verify_report_from_json(data: object) -> VerifyReport:
@@ -488,48 +514,13 @@ def verify_report_from_json(data: object) -> VerifyReport:
 
 
 def _check_attempt(verdict: AttemptVerdict, stated: str) -> None:
-    """An attempt's verdict must be one the judge could give (docs/spec.md §7)."""
-    where = f"attempt {verdict.attempt!r}"
+    """The evidence the report states is the one its reasons give (the verdict's own rules,
+    docs/spec.md §7, held when it was built)."""
     if verdict.evidence != stated:
         raise ReportError(
-            f"{where}: evidence says {stated!r}, its reasons make it {verdict.evidence!r}"
+            f"attempt {verdict.attempt!r}: evidence says {stated!r}, its reasons make it"
+            f" {verdict.evidence!r}"
         )
-    if verdict.evidence == "invalid" and (verdict.status or verdict.outcome):
-        raise ReportError(f"{where}: invalid evidence has no status or outcome")
-    if (verdict.status == "qualifying") != (verdict.outcome is not None):
-        raise ReportError(f"{where}: an outcome goes with status qualifying, and only with it")
-    if verdict.status == "qualifying" and verdict.qualification:
-        raise ReportError(f"{where}: a qualifying attempt has no qualification reasons")
-
-
-def _check_market(resolution: MarketResolution) -> None:
-    """A market's outcome must follow from its attempts by the Three Way Rule (docs/spec.md §7)."""
-    where = f"market {resolution.market}"
-    for summary in resolution.attempts:
-        if summary.evidence == "invalid" and (summary.status or summary.outcome):
-            raise ReportError(f"{where}: {summary.attempt} has invalid evidence and a status")
-        if (summary.status == "qualifying") != (summary.outcome is not None):
-            raise ReportError(f"{where}: {summary.attempt}: outcome without qualifying status")
-    rule, _ = three_way(resolution.attempts)
-    if resolution.provisional != rule:
-        raise ReportError(
-            f"{where}: its attempts give {rule} by the Three Way Rule, the report says"
-            f" {resolution.provisional}"
-        )
-    expected = {
-        "open": None,
-        "filing-window": None,
-        "closed": rule,
-        "annulled": "ANNULLED",
-    }[resolution.state]
-    if resolution.outcome != expected:
-        raise ReportError(
-            f"{where}: state {resolution.state} with outcome {resolution.outcome}, expected"
-            f" {expected}"
-        )
-    dates = resolution.dates
-    if not dates.resolve_by <= dates.window_closes <= dates.annul_on:
-        raise ReportError(f"{where}: resolve-by, window close and annulment dates out of order")
 
 
 def _moment_from(text: str | None, field: str) -> datetime | None:
@@ -542,14 +533,17 @@ def _moment_from(text: str | None, field: str) -> datetime | None:
 
 
 def _snapshot_from(data: Mapping[str, Any]) -> Snapshot:
-    snapshot = Snapshot(
-        data["tag"],
-        data["tag_state"],
-        data["archive_state"],
-        _moment_from(data["tagged_at"], "tagged_at"),
-        _moment_from(data["archived_at"], "archived_at"),
-        data["archive_ref"],
-    )
+    try:
+        snapshot = Snapshot(
+            data["tag"],
+            data["tag_state"],
+            data["archive_state"],
+            _moment_from(data["tagged_at"], "tagged_at"),
+            _moment_from(data["archived_at"], "archived_at"),
+            data["archive_ref"],
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(str(error)) from None
     for field in ("tag_exists", "tag_counts", "archived", "archive_counts"):
         if data[field] != getattr(snapshot, field):
             raise ReportError(
@@ -564,42 +558,7 @@ def resolve_report_from_json(data: object) -> ResolveReport:
     from bot.app.reports import ResolveReport
 
     report = _checked("resolve-report", data, "the resolve report")
-    markets = []
-    for market in report["markets"]:
-        snapshot = market["snapshot"]
-        for attempt in market["attempts"]:
-            if attempt["counts"] != (attempt["status"] == "qualifying"):
-                raise ReportError(
-                    f"market {market['market']}: {attempt['attempt']} counts only when qualifying"
-                )
-        markets.append(
-            MarketResolution(
-                market=market["market"],
-                title=market["title"],
-                demo=market["demo"],
-                dates=MarketDates(
-                    date.fromisoformat(market["resolve_by"]),
-                    date.fromisoformat(market["window_closes"]),
-                    date.fromisoformat(market["annul_on"]),
-                ),
-                as_of=date.fromisoformat(market["as_of"]),
-                state=market["state"],
-                outcome=market["outcome"],
-                provisional=market["provisional_outcome"],
-                why=market["why"],
-                attempts=tuple(
-                    AttemptSummary(
-                        a["attempt"], a["evidence"], a["status"], a["outcome"], tuple(a["reasons"])
-                    )
-                    for a in market["attempts"]
-                ),
-                snapshot=_snapshot_from(snapshot),
-                warnings=tuple(market["warnings"]),
-                source=market["source"],
-            )
-        )
-    for resolution in markets:
-        _check_market(resolution)
+    markets = [_market_from(market) for market in report["markets"]]
     numbers = [resolution.market for resolution in markets]
     if len(set(numbers)) != len(numbers):
         raise ReportError("the resolve report lists a market twice")
@@ -608,6 +567,47 @@ def resolve_report_from_json(data: object) -> ResolveReport:
         tuple(markets),
         tuple(_finding_from(f) for f in report["registry_problems"]),
     )
+
+
+def _market_from(market: Mapping[str, Any]) -> MarketResolution:
+    """One market's resolution; its outcome must follow from its attempts by the Three Way Rule
+    and from its state (docs/spec.md §7), which `MarketResolution` holds when built."""
+    where = f"market {market['market']}"
+    for attempt in market["attempts"]:
+        if attempt["counts"] != (attempt["status"] == "qualifying"):
+            raise ReportError(f"{where}: {attempt['attempt']} counts only when qualifying")
+    try:
+        attempts = tuple(
+            AttemptSummary(
+                a["attempt"], a["evidence"], a["status"], a["outcome"], tuple(a["reasons"])
+            )
+            for a in market["attempts"]
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(f"{where}: {error}") from None
+    snapshot = _snapshot_from(market["snapshot"])
+    try:
+        return MarketResolution(
+            market=market["market"],
+            title=market["title"],
+            demo=market["demo"],
+            dates=MarketDates(
+                date.fromisoformat(market["resolve_by"]),
+                date.fromisoformat(market["window_closes"]),
+                date.fromisoformat(market["annul_on"]),
+            ),
+            as_of=date.fromisoformat(market["as_of"]),
+            state=market["state"],
+            outcome=market["outcome"],
+            provisional=market["provisional_outcome"],
+            why=market["why"],
+            attempts=attempts,
+            snapshot=snapshot,
+            warnings=tuple(market["warnings"]),
+            source=market["source"],
+        )
+    except ImpossibleVerdict as error:
+        raise ReportError(str(error)) from None
 
 
 # The adapter reruns' cache (bot/app/rerun.py) ----------------------------------------------------

@@ -19,7 +19,7 @@ from bot.rules.evidence.schema import validate
 from bot.rules.models import SharedRules
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
 from bot.rules.resolution import three_way as three_way_of_summaries
-from bot.rules.verdict import AttemptVerdict
+from bot.rules.verdict import AttemptVerdict, ImpossibleVerdict
 from bot.vocab.commits import Tag
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Code, Finding, Severity
@@ -117,8 +117,10 @@ def test_no_qualifying_attempt_is_other() -> None:
 
 
 def test_invalid_evidence_never_counts() -> None:
-    # A verdict with an error finding cannot qualify, whatever its status field says.
-    assert three_way([_verdict("a", "qualifying", "met", valid=False)])[0] == "OTHER"
+    # A verdict with an error finding cannot qualify: one that says it does is never built.
+    with pytest.raises(ImpossibleVerdict, match="invalid evidence has no status"):
+        _verdict("a", "qualifying", "met", valid=False)
+    assert three_way([_verdict("a", None, valid=False)])[0] == "OTHER"
 
 
 def test_warnings_do_not_invalidate() -> None:
