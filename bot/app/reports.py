@@ -4,7 +4,7 @@
 They are the app layer's vocabulary, kept out of `bot/app/api.py` so the renderers and the JSON
 reader in `bot/faces/report/` can name them without importing the app (which reads git and runs the
 judge). `bot.app.api` re-exports both. They turn into JSON (and back) only through
-`bot/app/report_json.py`, imported when `to_json`/`from_json` is called.
+`bot/app/report_json/`, imported when `to_json`/`from_json` is called.
 """
 
 from __future__ import annotations
