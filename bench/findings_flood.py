@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bot.app.report_json as json_report
+import bot.app.report_json.write as json_report
 from bot.app.api import open_workspace, verify_registry
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, count_findings
 from bot.app.report_json import dumps, read_report, verify_report_from_json, verify_report_to_json

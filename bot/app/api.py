@@ -4,7 +4,7 @@
 `resolve_registry` resolves markets and returns a `ResolveReport` (both defined in
 `bot/app/reports.py`, re-exported here). Both hold every attempt, registry problem and
 pull-request problem once, are typed, and turn into JSON (and back) only through
-`bot/app/report_json.py`.
+`bot/app/report_json/`.
 
 A market whose filing window has closed is resolved from its `snapshot-R` tag's tree when the
 tag counts (markets, shared rules, attempts and judgments as frozen, and main's history as it

@@ -32,6 +32,7 @@ from bot.rules.verdict import (
     CheckStateName,
     Status,
     UnitSummary,
+    frozen_map,
 )
 from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.findings import Code, Finding
@@ -73,8 +74,8 @@ class Qualification:
 
     status: Status
     outcome: AttemptOutcome | None
-    reasons: list[Finding]
-    checks: dict[str, CheckState]
+    reasons: tuple[Finding, ...]
+    checks: Mapping[str, CheckState]  # read-only (`frozen_map`)
     units: UnitSummary
 
 
@@ -594,9 +595,10 @@ def qualify(
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)
     unit_summary = units
+    frozen = frozen_map(checks)
     if reasons.items:
-        return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
+        return Qualification("not-qualifying", None, tuple(reasons.items), frozen, unit_summary)
     if pending:
-        return Qualification("pending-judgment", None, [], checks, unit_summary)
+        return Qualification("pending-judgment", None, (), frozen, unit_summary)
     met = all(result.met for result in bars)
-    return Qualification("qualifying", "met" if met else "missed", [], checks, unit_summary)
+    return Qualification("qualifying", "met" if met else "missed", (), frozen, unit_summary)

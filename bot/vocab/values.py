@@ -5,7 +5,7 @@ values are the same.
 operator scores and event logs, released data an adapter turns into evidence, the YAML
 documents) is read by `bot/edges/load/` into plain JSON values, and every later stage must carry
 each value it was given: the RFC 8785 form a case is hashed by and a rerun is compared in
-(`rfc8785` refuses integers beyond 2**53 - 1), the reports (`bot/app/report_json.py`), the
+(`rfc8785` refuses integers beyond 2**53 - 1), the reports (`bot/app/report_json/`), the
 publisher and the site. So the loaders accept only what all of them can, I-JSON's rules for
 text and numbers (RFC 7493): text that is UTF-8 (no lone surrogate), finite numbers, no
 duplicate key, and integers within +-(2**53 - 1), "the range where integers are exactly

@@ -24,6 +24,7 @@ from bot.rules.evidence.models import Case
 from bot.rules.evidence.names import check_names
 from bot.rules.evidence.withheld import check_withheld
 from bot.rules.models import Market
+from bot.rules.verdict import ImpossibleVerdict
 from bot.vocab.commits import Landing
 from bot.vocab.document import Document, Record
 from bot.vocab.files import FileEntry
@@ -125,6 +126,18 @@ class RunVerdict:
     cases: int = 0
     scored: Sequence[ScoredAttempt] = ()
     recomputed_by: str | None = None  # the built-in scorer that recomputed, if any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "findings", tuple(self.findings))
+        object.__setattr__(self, "scored", tuple(self.scored))
+        where = f"challenge run {self.run!r}"
+        if self.cases < 0:
+            raise ImpossibleVerdict(f"{where}: {self.cases} cases, a count is never negative")
+        keys = [scored.attempt for scored in self.scored]
+        if len(set(keys)) != len(keys):
+            raise ImpossibleVerdict(f"{where}: an attempt is scored twice")
+        if self.recomputed_by is None and any(s.source == "recomputed" for s in self.scored):
+            raise ImpossibleVerdict(f"{where}: scores recomputed with no built-in scorer")
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.app.report_json import _bar as bar_json
+from bot.app.report_json.write import bar_to_json as bar_json
 from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import load_market, market_document
