@@ -14,10 +14,22 @@ from typing import Any, Literal
 from bot.rules.evidence.schema import validate
 from bot.vocab.dates import MarketDates
 from bot.vocab.document import Document
+from bot.vocab.fields import flag, integer, member, number, text
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import parse_date
+from bot.vocab.values import JSONObject
 
-__all__ = ["Bar", "Market", "SharedRules", "market_path"]
+__all__ = [
+    "AdversarialRules",
+    "Bar",
+    "BountyRoute",
+    "DefaultBudget",
+    "GeneratorRoute",
+    "Market",
+    "RedTeamRoute",
+    "SharedRules",
+    "market_path",
+]
 
 
 def market_path(number: int) -> str:
@@ -26,6 +38,122 @@ def market_path(number: int) -> str:
 
 
 BudgetClass = Literal["default", "serious", "own"]
+
+
+# The shared rules' adversarial routes (Serious Adversarial Evaluation) and default budget,
+# read once from data the `shared-rules` schema checked. Numbers keep the type they were
+# written in (80 stays an int), so messages show them as written.
+
+
+@dataclass(frozen=True, slots=True)
+class RedTeamRoute:
+    """Serious route 1: independent red-team groups from several organizations."""
+
+    min_groups: int
+    min_organizations: int
+    min_hours_each: float
+    access_frozen_in_advance: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> RedTeamRoute:
+        return cls(
+            min_groups=integer(data, "min_groups"),
+            min_organizations=integer(data, "min_organizations"),
+            min_hours_each=number(data, "min_hours_each"),
+            access_frozen_in_advance=flag(data, "access_frozen_in_advance"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BountyRoute:
+    """Serious route 2: a public counterexample bounty."""
+
+    min_usd: float
+    min_days_open: int
+    min_qualifying_submissions: int
+    rules_frozen_at_listing: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> BountyRoute:
+        return cls(
+            min_usd=number(data, "min_usd"),
+            min_days_open=integer(data, "min_days_open"),
+            min_qualifying_submissions=integer(data, "min_qualifying_submissions"),
+            rules_frozen_at_listing=flag(data, "rules_frozen_at_listing"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorRoute:
+    """Serious route 3: a frozen generator that finds planted failures."""
+
+    min_planted_found: float  # a fraction of the planted failures, in (0, 1]
+    min_independent_hours: float
+    frozen_before_scoring: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> GeneratorRoute:
+        return cls(
+            min_planted_found=number(data, "min_planted_found"),
+            min_independent_hours=number(data, "min_independent_hours"),
+            frozen_before_scoring=flag(data, "frozen_before_scoring"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultBudget:
+    """The default adversarial budget: red-team groups and their hours in total."""
+
+    min_groups: int
+    min_hours_total: float
+    independent_of_authors: bool
+    access_frozen_in_advance: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> DefaultBudget:
+        return cls(
+            min_groups=integer(data, "min_groups"),
+            min_hours_total=number(data, "min_hours_total"),
+            independent_of_authors=flag(data, "independent_of_authors"),
+            access_frozen_in_advance=flag(data, "access_frozen_in_advance"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AdversarialRules:
+    """The shared rules' `adversarial`: any one serious route suffices for a serious budget;
+    `default` is what a default budget needs (or any serious route)."""
+
+    text: str
+    red_teams: RedTeamRoute
+    bounty: BountyRoute
+    generator: GeneratorRoute
+    default: DefaultBudget
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> AdversarialRules:
+        routes = member(data, "routes")
+        return cls(
+            text=text(data, "text"),
+            red_teams=RedTeamRoute.from_data(member(routes, "red_teams")),
+            bounty=BountyRoute.from_data(member(routes, "bounty")),
+            generator=GeneratorRoute.from_data(member(routes, "generator")),
+            default=DefaultBudget.from_data(member(data, "default")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +174,8 @@ class SharedRules:
     checks_wrapped: tuple[str, ...]
     checks_serious: tuple[str, ...]
     checks_own: tuple[str, ...]
-    adversarial: Mapping[str, Any]
-    data: Mapping[str, Any]
+    adversarial: AdversarialRules
+    data: JSONObject  # the whole document, as written (the site shows and hashes it)
 
     @classmethod
     def from_document(cls, document: Document) -> tuple[SharedRules | None, list[Finding]]:
@@ -77,7 +205,7 @@ class SharedRules:
             checks_wrapped=tuple(check["id"] for check in checks["wrapped"]),
             checks_serious=tuple(check["id"] for check in checks["serious"]),
             checks_own=tuple(check["id"] for check in checks["own"]),
-            adversarial=data["adversarial"],
+            adversarial=AdversarialRules.from_data(member(data, "adversarial")),
             data=data,
         )
         return rules, []

@@ -23,7 +23,14 @@ from bot.rules.evidence.models import (
     Judgment,
     RedTeam,
 )
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import (
+    BountyRoute,
+    DefaultBudget,
+    GeneratorRoute,
+    Market,
+    RedTeamRoute,
+    SharedRules,
+)
 from bot.rules.records import CertificateSummary, TrialSummary
 from bot.rules.verdict import (
     AttemptOutcome,
@@ -204,15 +211,15 @@ def _adversarial_problems(
         if not failing:
             counting.append(team)
     groups = distinct_groups(counting)
-    routes = rules.adversarial["routes"]
-    red = red_team_problems(groups, routes["red_teams"])
+    routes = rules.adversarial
+    red = red_team_problems(groups, routes.red_teams)
     bounty = (
-        bounty_problems(adversarial.bounty, routes["bounty"], closed_by)
+        bounty_problems(adversarial.bounty, routes.bounty, closed_by)
         if adversarial.bounty is not None
         else None
     )
     generator = (
-        generator_problems(adversarial.generator, routes["generator"], rules, market, first_trial)
+        generator_problems(adversarial.generator, routes.generator, rules, market, first_trial)
         if adversarial.generator is not None
         else None
     )
@@ -221,7 +228,7 @@ def _adversarial_problems(
         return problems
     reported = [f"bounty: {p}" for p in bounty or []] + [f"generator: {p}" for p in generator or []]
     if market.adversarial_budget == "default":
-        shortfalls = default_problems(groups, rules.adversarial["default"])
+        shortfalls = default_problems(groups, routes.default)
         if not shortfalls:
             return problems
         return [*problems, *shortfalls, *excluded, *reported]
@@ -235,17 +242,17 @@ def _adversarial_problems(
     return [*problems, summary, *red_teams, *reported]
 
 
-def default_problems(groups: Sequence[RedTeam], rule: Mapping[str, Any]) -> list[str]:
+def default_problems(groups: Sequence[RedTeam], rule: DefaultBudget) -> list[str]:
     """The default budget's unmet requirements over the counting groups (empty: met)."""
     hours = sum(team.hours for team in groups)
     shortfalls = []
-    if len(groups) < rule["min_groups"]:
+    if len(groups) < rule.min_groups:
         shortfalls.append(
-            f"default budget: {len(groups)} counting red-team group(s) < {rule['min_groups']}"
+            f"default budget: {len(groups)} counting red-team group(s) < {rule.min_groups}"
         )
-    if hours < rule["min_hours_total"]:
+    if hours < rule.min_hours_total:
         shortfalls.append(
-            f"default budget: {hours:g} h < {rule['min_hours_total']:g} h in total"
+            f"default budget: {hours:g} h < {rule.min_hours_total:g} h in total"
             f" (over {len(groups)} counting group(s))"
         )
     return shortfalls
@@ -273,41 +280,41 @@ def team_problems(
     return problems
 
 
-def red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> list[str]:
+def red_team_problems(groups: Sequence[RedTeam], route: RedTeamRoute) -> list[str]:
     """The red-team route's unmet requirements (empty: met)."""
-    each = route["min_hours_each"]
+    each = route.min_hours_each
     strong = [team for team in groups if team.hours >= each]
     organizations = {fold_name(team.organization) for team in strong}
-    if len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]:
+    if len(strong) >= route.min_groups and len(organizations) >= route.min_organizations:
         return []
     problems = [
         f"{_team_name(team)}: {team.hours:g} h < {each:g} h" for team in groups if team.hours < each
     ]
-    if len(strong) < route["min_groups"]:
+    if len(strong) < route.min_groups:
         problems.append(
-            f"{len(strong)} distinct group(s) with at least {each:g} h < {route['min_groups']}"
+            f"{len(strong)} distinct group(s) with at least {each:g} h < {route.min_groups}"
         )
-    if len(organizations) < route["min_organizations"]:
+    if len(organizations) < route.min_organizations:
         problems.append(
-            f"{len(organizations)} organization(s) among them < {route['min_organizations']}"
+            f"{len(organizations)} organization(s) among them < {route.min_organizations}"
         )
     return problems
 
 
 def bounty_problems(
-    bounty: Bounty, route: Mapping[str, Any], closed_by: datetime | None = None
+    bounty: Bounty, route: BountyRoute, closed_by: datetime | None = None
 ) -> list[str]:
     """The bounty route's unmet requirements (empty: met)."""
     listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
     problems = []
-    if bounty.usd < route["min_usd"]:
-        problems.append(f"USD {_amount(bounty.usd)} < {_amount(route['min_usd'])}")
+    if bounty.usd < route.min_usd:
+        problems.append(f"USD {_amount(bounty.usd)} < {_amount(route.min_usd)}")
     if listed is None or closed is None or frozen is None:
         problems.append("listed_at, closed_at or rules_frozen_at is unreadable")
     else:
         days = (closed - listed).total_seconds() / 86400
-        if days < route["min_days_open"]:
-            problems.append(f"open {days:g} days < {route['min_days_open']} days")
+        if days < route.min_days_open:
+            problems.append(f"open {days:g} days < {route.min_days_open} days")
         if closed_by is not None and closed > closed_by:
             problems.append(
                 f"closes {closed.isoformat()}, after {closed_by.isoformat()} (the date judged"
@@ -317,10 +324,10 @@ def bounty_problems(
             problems.append(
                 f"rules frozen {frozen.isoformat()}, after its listing {listed.isoformat()}"
             )
-    if bounty.qualifying_submissions < route["min_qualifying_submissions"]:
+    if bounty.qualifying_submissions < route.min_qualifying_submissions:
         problems.append(
             f"{bounty.qualifying_submissions} qualifying submission(s)"
-            f" < {route['min_qualifying_submissions']}"
+            f" < {route.min_qualifying_submissions}"
         )
     return problems
 
@@ -332,7 +339,7 @@ def _amount(value: float) -> str:
 
 def generator_problems(
     generator: Generator,
-    route: Mapping[str, Any],
+    route: GeneratorRoute,
     rules: SharedRules,
     market: Market,
     first: datetime | None,
@@ -345,15 +352,15 @@ def generator_problems(
     problems = []
     # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.
     found = Fraction(generator.planted_found, generator.planted)
-    least = Fraction(str(route["min_planted_found"]))
+    least = Fraction(str(route.min_planted_found))
     if found < least:
         problems.append(
             f"{generator.planted_found} of {generator.planted} found"
             f" = {float(found) * 100:.4g}% < {float(least) * 100:.4g}%"
         )
-    if generator.independent_hours < route["min_independent_hours"]:
+    if generator.independent_hours < route.min_independent_hours:
         problems.append(
-            f"{generator.independent_hours:g} independent h < {route['min_independent_hours']:g} h"
+            f"{generator.independent_hours:g} independent h < {route.min_independent_hours:g} h"
         )
     if rules.access_rank(generator.access) < rules.access_rank(market.assumed_access):
         problems.append(f"access {generator.access} < the market's {market.assumed_access}")
