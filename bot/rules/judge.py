@@ -33,7 +33,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import PurePosixPath
-from typing import Any
 
 from bot.rules.bars import compare_score_tables, coverage_warnings, differing_fields
 from bot.rules.challenge.rules import ScoredCase, compare_cases, compare_trials, without_repeats
@@ -60,6 +59,7 @@ from bot.rules.evidence.rules import (
 from bot.rules.models import Market, SharedRules, market_path
 from bot.rules.qualification import Evidence, qualify
 from bot.rules.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.rules.score_table import ScoreTable
 from bot.rules.verdict import AttemptVerdict, CheckState, Counts
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
@@ -68,6 +68,7 @@ from bot.vocab.document import Document, FieldPath, Record
 from bot.vocab.files import FileEntry
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.timestamps import format_timestamp
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = ["AttemptFacts", "AttemptFiles", "judge_attempt", "records_of", "withholdable_of"]
 
@@ -290,7 +291,7 @@ def _judge(
     # result means (`bars.meaning_warnings`), which change nothing.
     problems = [f for f in records.bar_problems if f.severity is Severity.ERROR]
     meanings = [f for f in records.bar_problems if f.severity is not Severity.ERROR]
-    derived = dict(records.derived)
+    derived = records.derived
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     if scores is not None and claimed is not None:
@@ -314,7 +315,7 @@ def _judge(
         digest=files.digest,
         counts=counts,
         bars=tuple(bars),
-        class_conditional=derived.get("class_conditional", {}),
+        class_conditional=derived.class_conditional,
     )
     if any(f.severity is Severity.ERROR for f in facts.pr_problems):
         # Its codes are shown, but no bars: they are judged once the pull request may merge.
@@ -406,9 +407,7 @@ def _published_around_records(
     )
 
 
-def _check_score_table(
-    scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
-) -> list[Finding]:
+def _check_score_table(scores: Document, claimed: JSONObject, derived: ScoreTable) -> list[Finding]:
     """9. The filer's table must equal the one derived from cases and trials (docs/spec.md §4).
 
     Each finding names the field that differs and its line, and the command that writes the
@@ -427,7 +426,7 @@ def _check_score_table(
     ):
         theirs_section = claimed.get(section)
         theirs_keys = theirs_section if isinstance(theirs_section, dict) else {}
-        mine_keys = derived.get(section, {})
+        mine_keys = derived.bars if section == "bars" else derived.class_conditional
         mine_rows = [row.removeprefix(prefix) for row in rows if row.startswith(prefix)]
         if prefix == "":
             mine_rows = [row for row in rows if not row.startswith("class_conditional.")]
@@ -450,18 +449,19 @@ def _check_score_table(
             continue
         if row.startswith("class_conditional."):
             key = row.removeprefix("class_conditional.")
-            theirs = claimed.get("class_conditional", {}).get(key)
-            mine = derived.get("class_conditional", {}).get(key)
+            counts = claimed.get("class_conditional")
+            theirs = counts.get(key) if isinstance(counts, dict) else None
+            mine: JSONValue = derived.class_conditional.get(key)
             where: tuple[str, ...] = ("class_conditional", key)
         else:
             theirs = claimed_bars.get(row)
-            mine = derived["bars"].get(row)
+            mine = derived.row_data(row)
             where = ("bars", row)
         fields: list[str | None] = [*differing_fields(theirs, mine)] or [None]
         for name in fields:
             at = (*where, name) if name is not None else where
-            said = theirs.get(name) if name is not None else theirs
-            given = mine.get(name) if name is not None else mine
+            said = _field(theirs, name)
+            given = _field(mine, name)
             message = (
                 f"{'.'.join(at)}: scores.yaml says {_compact(said)}, the cases and"
                 f" trials give {_compact(given)}; {fix}"
@@ -487,7 +487,13 @@ def _public_early(attempt: Attempt, last_trial: datetime | None) -> list[Finding
     return [Finding(Code.EVIDENCE_PUBLIC_EARLY, message, attempt.path, line, Severity.WARNING)]
 
 
-def _compact(value: Any) -> str:
+def _field(row: JSONValue, name: str | None) -> JSONValue:
+    """A row's field `name` (`differing_fields` names only fields of two objects); the row
+    itself when no field is named."""
+    return row.get(name) if name is not None and isinstance(row, Mapping) else row
+
+
+def _compact(value: JSONValue) -> str:
     if value is None:
         return "nothing"
     if isinstance(value, dict):

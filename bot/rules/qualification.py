@@ -32,6 +32,7 @@ from bot.rules.models import (
     SharedRules,
 )
 from bot.rules.records import CertificateSummary, TrialSummary
+from bot.rules.score_table import ScoreTable
 from bot.rules.verdict import (
     AttemptOutcome,
     BarResult,
@@ -442,9 +443,7 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
         )
 
 
-def _outputs(
-    reasons: _Reasons, evidence: Evidence, market: Market, derived: Mapping[str, Any]
-) -> None:
+def _outputs(reasons: _Reasons, evidence: Evidence, market: Market, derived: ScoreTable) -> None:
     for output in market.required_outputs:
         if output == "certificates" and not evidence.certificates.count:
             reasons.add(
@@ -462,7 +461,7 @@ def _outputs(
         elif output == "class_conditional" and not (
             evidence.scores
             and evidence.scores.get("class_conditional")
-            and derived.get("class_conditional")
+            and derived.class_conditional
         ):
             reasons.add(
                 Code.REQUIRED_OUTPUT_MISSING,
@@ -580,7 +579,7 @@ def qualify(
     rules: SharedRules,
     bars: Sequence[BarResult],
     units: UnitSummary,
-    derived_table: Mapping[str, Any],
+    derived_table: ScoreTable,
     as_of: date,
 ) -> Qualification:
     """Judge an attempt whose evidence is valid. Returns status, outcome, reasons and checks.
