@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TypedDict, Unpack
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.models import Bar, Market
@@ -59,9 +59,42 @@ CERTIFICATE_FIELD = "certificate"
 TRUTH_FIELD = "truth"
 
 
-def _result(bar: Bar, exercised: bool, *args: Any, **kwargs: Any) -> BarResult:
+class _Found(TypedDict, total=False):
+    """What a bar's evaluation found beyond its counts (`BarResult`'s fields)."""
+
+    auroc: float | None
+    positives: int | None
+    negatives: int | None
+    met: bool | None
+    note: str
+    refused: bool
+    coverage: float | None
+    alt_method: str | None
+    alt_bound: float | None
+
+
+class _Counted(TypedDict):
+    """What every computed AUROC bar reports (the score table's row)."""
+
+    units: int
+    bound: float
+    auroc: float
+    positives: int
+    negatives: int
+
+
+def _result(
+    bar: Bar,
+    exercised: bool,
+    failures: int | None = None,
+    units: int | None = None,
+    bound: float | None = None,
+    **found: Unpack[_Found],
+) -> BarResult:
     """A `BarResult` for `bar`: its id, statistic and threshold, then what was found."""
-    return BarResult(bar.id, bar.statistic, bar.threshold, exercised, *args, **kwargs)
+    return BarResult(
+        bar.id, bar.statistic, bar.threshold, exercised, failures, units, bound, **found
+    )
 
 
 def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure:
@@ -70,7 +103,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     Unit-key values that are names are compared folded (bot/vocab/names.py), so `Grader-1` and
     ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
     """
-    folded: list[Mapping[str, Any]] = []
+    folded: list[Mapping[str, object]] = []
     plain = "result" not in unit_keys  # keys holds the record's result too: never a unit key
     for trial in trials:  # only the unit keys: collapse_units reads no other field
         keys = trial.keys
@@ -87,7 +120,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     return collapse_units(folded, unit_keys)
 
 
-def _matches(value: Any, wanted: Any) -> bool:
+def _matches(value: JSONValue, wanted: JSONValue) -> bool:
     if isinstance(wanted, list):
         return any(_matches(value, item) for item in wanted)
     return json_equal(value, wanted)  # JSON equality (bot/vocab/values.py): true is not 1
@@ -253,8 +286,7 @@ def _auroc(
         return _result(
             bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
-    # What every computed AUROC bar reports (the score table's row).
-    counted: dict[str, Any] = {
+    counted: _Counted = {
         "units": len(selected),
         "bound": bound,
         "auroc": result.auc,

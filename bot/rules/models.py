@@ -12,12 +12,22 @@ from datetime import date, timedelta
 from typing import Any, Literal
 
 from bot.rules.evidence.schema import validate
+from bot.rules.verdict import Statistic
 from bot.vocab.dates import MarketDates
 from bot.vocab.document import Document
-from bot.vocab.fields import flag, integer, member, number, text
+from bot.vocab.fields import (
+    array,
+    flag,
+    integer,
+    member,
+    number,
+    optional_member,
+    optional_text,
+    text,
+)
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import parse_date
-from bot.vocab.values import JSONObject
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = [
     "AdversarialRules",
@@ -228,19 +238,19 @@ class Bar:
     """One performance bar of a market, as the contract states it."""
 
     id: str
-    statistic: Literal["rate_upper", "rate_lower", "auroc_lower"]
-    over_case: Mapping[str, Any]
-    over_result: Mapping[str, Any]
+    statistic: Statistic
+    over_case: JSONObject
+    over_result: JSONObject
     denominator: Literal["supplied", "method_output"]
     # rate_upper: a trial fails when result[field] is in values (`failure`);
     # rate_lower: a trial fails when it is not (`success`).
     predicate_field: str | None
-    predicate_values: tuple[Any, ...]
+    predicate_values: tuple[JSONValue, ...]
     # Every value the read field may take, when the contract says (empty: not stated).
-    allowed: tuple[Any, ...]
+    allowed: tuple[JSONValue, ...]
     score: str | None
     label_field: str | None
-    label_positive: Any
+    label_positive: JSONValue
     threshold: float
     title: str
     # auroc_lower: fewer units than this in the smaller class and the bar is not exercised
@@ -248,29 +258,46 @@ class Bar:
     min_per_class: int | None = None
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Bar:
-        predicate = data.get("failure") or data.get("success") or {}
-        label = data.get("label") or {}
-        threshold = data["max"] if data["statistic"] == "rate_upper" else data["min"]
-        floor = data.get("min_per_class")
+    def from_data(cls, data: JSONObject) -> Bar:
+        """From a bar of a contract that passed the `market` schema."""
+        predicate = optional_member(data, "failure") or optional_member(data, "success") or {}
+        label = optional_member(data, "label") or {}
+        statistic = _STATISTICS[text(data, "statistic")]
+        over = member(data, "over")
+        values = tuple(array(predicate, "values")) if "values" in predicate else ()
         return cls(
-            id=data["id"],
-            statistic=data["statistic"],
-            over_case=data["over"].get("case", {}),
-            over_result=data["over"].get("result", {}),
-            denominator=data.get("denominator", "supplied"),
-            predicate_field=predicate.get("field"),
-            predicate_values=tuple(predicate.get("in", ())),
-            allowed=tuple(predicate.get("values", ()))
+            id=text(data, "id"),
+            statistic=statistic,
+            over_case=optional_member(over, "case") or {},
+            over_result=optional_member(over, "result") or {},
+            denominator=_DENOMINATORS[text(data, "denominator")]
+            if "denominator" in data
+            else "supplied",
+            predicate_field=optional_text(predicate, "field"),
+            predicate_values=tuple(array(predicate, "in")) if "in" in predicate else (),
+            allowed=values
             or ((label["positive"], label["negative"]) if "negative" in label else ()),
-            score=data.get("score"),
-            label_field=label.get("field"),
+            score=optional_text(data, "score"),
+            label_field=optional_text(label, "field"),
             label_positive=label.get("positive"),
-            threshold=float(threshold),
-            title=data.get("title", data["id"]),
+            threshold=float(number(data, "max" if statistic == "rate_upper" else "min")),
+            title=text(data, "title") if "title" in data else text(data, "id"),
             # The schema's integer admits 10.0 (JSON Schema: a number with no fraction).
-            min_per_class=None if floor is None else int(floor),
+            min_per_class=None
+            if data.get("min_per_class") is None
+            else integer(data, "min_per_class"),
         )
+
+
+_STATISTICS: Mapping[str, Statistic] = {
+    "rate_upper": "rate_upper",
+    "rate_lower": "rate_lower",
+    "auroc_lower": "auroc_lower",
+}
+_DENOMINATORS: Mapping[str, Literal["supplied", "method_output"]] = {
+    "supplied": "supplied",
+    "method_output": "method_output",
+}
 
 
 def _calendar_fits(resolve_by: date, rules: SharedRules) -> bool:
@@ -291,7 +318,7 @@ class Market:
     title: str
     resolve_by: date
     adversarial_budget: BudgetClass
-    attack_protocol: Mapping[str, Any] | None  # `own` markets (20): the market's own protocol
+    attack_protocol: JSONObject | None  # `own` markets (20): the market's own protocol
     assumed_access: str
     kinds: tuple[str, ...]
     min_units: int

@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
-from typing import Any
 
 from bot.rules.evidence.models import (
     Attempt,
@@ -45,7 +44,7 @@ from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.findings import Code, Finding
 from bot.vocab.names import fold_name
 from bot.vocab.timestamps import parse_date, parse_timestamp
-from bot.vocab.values import json_equal
+from bot.vocab.values import JSONObject, JSONValue, json_equal
 
 __all__ = ["Evidence", "Qualification", "distinct_groups", "qualify", "required_checks"]
 
@@ -58,7 +57,7 @@ class Evidence:
     attempt: Attempt
     trials: TrialSummary  # the checked trials: count, systems, families, first start
     certificates: CertificateSummary  # certificates.jsonl against the tested systems
-    scores: Mapping[str, Any] | None  # scores.yaml, None when absent
+    scores: JSONObject | None  # scores.yaml, None when absent
     judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
     digest: str
     filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
@@ -387,8 +386,8 @@ def _adversarial(
 
 
 def _protocol_differences(
-    stated: Mapping[str, Any],
-    reported: Mapping[str, Any],
+    stated: JSONObject,
+    reported: JSONObject,
     where: str = "adversarial.protocol",
 ) -> list[str]:
     """The terms of the market's attack protocol the attempt does not report unchanged.
@@ -405,17 +404,18 @@ def _protocol_differences(
             differences.append(
                 f"{place} is missing, the market's attack_protocol states {_shown(value)}"
             )
-        elif isinstance(value, dict) and isinstance(reported[key], dict):
-            differences += _protocol_differences(value, reported[key], place)
-        elif not json_equal(value, reported[key]):  # 5 is 5.0; true is not 1, nor [true] [1]
+            continue
+        given = reported[key]
+        if isinstance(value, dict) and isinstance(given, dict):
+            differences += _protocol_differences(value, given, place)
+        elif not json_equal(value, given):  # 5 is 5.0; true is not 1, nor [true] [1]
             differences.append(
-                f"{place} is {_shown(reported[key])}, the market's attack_protocol states"
-                f" {_shown(value)}"
+                f"{place} is {_shown(given)}, the market's attack_protocol states {_shown(value)}"
             )
     return differences
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSONValue) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 80 else f"{text[:77]}..."
 
