@@ -17,11 +17,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import rfc8785
 
-from bot.rules.evidence.models import Case, FoldedKeys, Generator, Trial
+from bot.rules.evidence.models import Case, FoldedKeys, Generator, RawLogClaim, Trial
 from bot.rules.evidence.schema import placeholder_message, validate
 from bot.vocab.dates import end_of_day
 from bot.vocab.document import FieldPath, Record
@@ -29,6 +29,7 @@ from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import SharedStrings, paused_gc
 from bot.vocab.names import fold_name, hidden_characters
 from bot.vocab.timestamps import parse_date, parse_timestamp
+from bot.vocab.values import JSONObject
 
 # What `claims init` writes where the filer must fill in (bot/faces/tools/init.py).
 PLACEHOLDER = "FILL-IN"
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 
-def case_hash(content: Mapping[str, Any]) -> str:
+def case_hash(content: JSONObject) -> str:
     """Hex SHA-256 of the RFC 8785 (JCS) canonical form of `content`.
 
     Raises `rfc8785.CanonicalizationError` for values JCS cannot represent (e.g. integers
@@ -143,7 +144,7 @@ class CaseCheck:
         self.findings: list[Finding] = []
         self.count = 0
         self._by_hash: dict[str, Case] = {}
-        self._publics: dict[tuple[object, ...], Mapping[str, Any]] = {}
+        self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
 
     def add(self, record: Record) -> None:
@@ -198,7 +199,7 @@ class CaseCheck:
                 )
                 self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
 
-    def _public(self, public: Mapping[str, Any]) -> Mapping[str, Any]:
+    def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the
         same types: JSON's `true` is not 1, though Python's `True == 1`)."""
         names = [name for name in sorted(self.public_fields or ()) if name in public]
@@ -617,7 +618,7 @@ class RawLogFile:
 
 def check_raw_log(
     files: Sequence[RawLogFile],
-    claim: Mapping[str, Any],
+    claim: RawLogClaim,
     max_local_log_bytes: int,
     excerpt_bytes: int,
     folder: str,
@@ -631,7 +632,7 @@ def check_raw_log(
     size over `max_local_log_bytes` (a log that fits must be kept whole).
     """
     names = sorted(file.name for file in files)
-    claimed_size = int(claim["bytes"])
+    claimed_size = claim.bytes
     attempt = attempt_file.rpartition("/")[0] or "."
     # Each rule below is the shape `claims pin-log` writes: name it as the fix.
     pin = f"; `claims pin-log {attempt} --log FILE` keeps the log as the rules ask and pins it"
@@ -668,8 +669,8 @@ def check_raw_log(
     if whole.size != claimed_size:
         message = f"the log has {whole.size} bytes, raw_log.bytes says {claimed_size}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
-    if whole.sha256 != claim["sha256"]:
-        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim['sha256']}{pin}"
+    if whole.sha256 != claim.sha256:
+        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim.sha256}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
     return findings
 
