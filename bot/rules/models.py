@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from bot.rules.evidence.schema import validate
 from bot.rules.verdict import Statistic
@@ -19,11 +19,14 @@ from bot.vocab.fields import (
     array,
     flag,
     integer,
+    integers,
     member,
     number,
+    objects,
     optional_member,
     optional_text,
     text,
+    texts,
 )
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import parse_date
@@ -193,28 +196,30 @@ class SharedRules:
         findings = validate("shared-rules", document.data, document.path, document.lines)
         if findings or not isinstance(document.data, dict):
             return None, findings
-        data: dict[str, Any] = document.data
-        table = data["adversarial_budget_by_market"]
+        data: JSONObject = document.data
+        table = member(data, "adversarial_budget_by_market")
         budget: dict[int, str] = {}
         for budget_class in ("default", "serious", "own", "not_in_registry"):
-            for market in table[budget_class]:
-                budget[int(market)] = budget_class
-        checks = data["human_checks"]
+            for market in integers(table, budget_class):
+                budget[market] = budget_class
+        checks = member(data, "human_checks")
+        statistics, evidence = member(data, "statistics"), member(data, "evidence")
+        deadlines = member(data, "deadlines")
         rules = cls(
-            id=data["id"],
-            confidence=float(data["statistics"]["confidence"]),
-            max_local_log_bytes=int(data["evidence"]["max_local_log_bytes"]),
-            excerpt_bytes=int(data["evidence"]["excerpt_bytes"]),
-            window_days=int(data["deadlines"]["window_days"]),
-            annul_after_days=int(data["deadlines"]["annul_after_days"]),
-            unit_keys=tuple(data["statistics"]["unit_keys"]),
-            access_levels=tuple(data["access_levels"]),
+            id=text(data, "id"),
+            confidence=float(number(statistics, "confidence")),
+            max_local_log_bytes=integer(evidence, "max_local_log_bytes"),
+            excerpt_bytes=integer(evidence, "excerpt_bytes"),
+            window_days=integer(deadlines, "window_days"),
+            annul_after_days=integer(deadlines, "annul_after_days"),
+            unit_keys=texts(statistics, "unit_keys"),
+            access_levels=texts(data, "access_levels"),
             budget_by_market=budget,
-            not_in_registry_message=table["not_in_registry_message"],
-            checks_all=tuple(check["id"] for check in checks["all"]),
-            checks_wrapped=tuple(check["id"] for check in checks["wrapped"]),
-            checks_serious=tuple(check["id"] for check in checks["serious"]),
-            checks_own=tuple(check["id"] for check in checks["own"]),
+            not_in_registry_message=text(table, "not_in_registry_message"),
+            checks_all=tuple(text(check, "id") for check in objects(checks, "all")),
+            checks_wrapped=tuple(text(check, "id") for check in objects(checks, "wrapped")),
+            checks_serious=tuple(text(check, "id") for check in objects(checks, "serious")),
+            checks_own=tuple(text(check, "id") for check in objects(checks, "own")),
             adversarial=AdversarialRules.from_data(member(data, "adversarial")),
             data=data,
         )
@@ -289,6 +294,7 @@ class Bar:
         )
 
 
+_BUDGETS: Mapping[str, BudgetClass] = {"default": "default", "serious": "serious", "own": "own"}
 _STATISTICS: Mapping[str, Statistic] = {
     "rate_upper": "rate_upper",
     "rate_lower": "rate_lower",
@@ -356,8 +362,9 @@ class Market:
         ]
         if findings or not isinstance(document.data, dict):
             return None, findings
-        data: dict[str, Any] = document.data
-        market_id = int(data["id"])
+        data: JSONObject = document.data
+        market_id = integer(data, "id")
+        budget_class = _BUDGETS[text(data, "adversarial_budget")]
 
         def problem(message: str, *where: str | int) -> None:
             findings.append(Finding(Code.REGISTRY_INVALID, message, path, document.line_of(where)))
@@ -367,13 +374,13 @@ class Market:
         table_class = rules.budget_by_market.get(market_id)
         if table_class is None:
             problem(f"id: market {market_id} is not in the shared rules' budget table", "id")
-        elif table_class != data["adversarial_budget"]:
+        elif table_class != budget_class:
             problem(
-                f"adversarial_budget: got {data['adversarial_budget']!r}, the shared rules'"
+                f"adversarial_budget: got {budget_class!r}, the shared rules'"
                 f" table says {table_class!r} for market {market_id}",
                 "adversarial_budget",
             )
-        listed = data.get("unit_keys", rules.unit_keys)
+        listed = texts(data, "unit_keys") if "unit_keys" in data else rules.unit_keys
         dropped = [key for key in rules.unit_keys if key not in listed]
         if dropped:
             problem(
@@ -381,11 +388,12 @@ class Market:
                 f" rules' {', '.join(rules.unit_keys)}, never drop one (shared rules, Unit Rule)",
                 "unit_keys",
             )
-        bar_ids = [bar["id"] for bar in data["bars"]]
+        bars = objects(data, "bars")
+        bar_ids = [text(bar, "id") for bar in bars]
         for index, bar_id in enumerate(bar_ids):
             if bar_ids.index(bar_id) != index:
                 problem(f"bars[{index}].id: duplicate bar id {bar_id!r}", "bars", index, "id")
-        resolve_by = parse_date(data["resolve_by"])
+        resolve_by = parse_date(text(data, "resolve_by"))
         if resolve_by is not None and not _calendar_fits(resolve_by, rules):
             problem(
                 f"resolve_by: {resolve_by} leaves no room for the filing window and annulment"
@@ -394,26 +402,28 @@ class Market:
             )
         if findings or resolve_by is None:
             return None, findings
-        floors = data["floors"]
-        within = data.get("within_unit")
+        floors = member(data, "floors")
+        within = optional_member(data, "within_unit")
         market = cls(
             id=market_id,
-            title=data["title"],
+            title=text(data, "title"),
             resolve_by=resolve_by,
-            adversarial_budget=data["adversarial_budget"],
-            attack_protocol=data.get("attack_protocol"),
-            assumed_access=data["assumed_access"],
-            kinds=tuple(data["kinds"]),
-            min_units=int(floors["min_units"]),
-            min_systems=int(floors["min_systems"]),
-            min_families=int(floors["min_families"]),
-            required_families=tuple(floors.get("required_families", ())),
-            unit_keys=tuple(data.get("unit_keys") or rules.unit_keys),
-            within_unit_max_rate=None if within is None else float(within["max_rate"]),
-            required_outputs=tuple(data["required_outputs"]),
-            withholdable=tuple(data.get("withholdable", ())),
-            bars=tuple(Bar.from_data(bar) for bar in data["bars"]),
-            demo=bool(data.get("demo", False)),
+            adversarial_budget=budget_class,
+            attack_protocol=optional_member(data, "attack_protocol"),
+            assumed_access=text(data, "assumed_access"),
+            kinds=texts(data, "kinds"),
+            min_units=integer(floors, "min_units"),
+            min_systems=integer(floors, "min_systems"),
+            min_families=integer(floors, "min_families"),
+            required_families=texts(floors, "required_families")
+            if "required_families" in floors
+            else (),
+            unit_keys=listed or rules.unit_keys,
+            within_unit_max_rate=None if within is None else float(number(within, "max_rate")),
+            required_outputs=texts(data, "required_outputs"),
+            withholdable=texts(data, "withholdable") if "withholdable" in data else (),
+            bars=tuple(Bar.from_data(bar) for bar in bars),
+            demo=flag(data, "demo") if "demo" in data else False,
             path=path,
         )
         return market, []

@@ -17,11 +17,14 @@ __all__ = [
     "array",
     "flag",
     "integer",
+    "integers",
     "member",
     "number",
+    "objects",
     "optional_member",
     "optional_text",
     "text",
+    "texts",
 ]
 
 
@@ -85,3 +88,18 @@ def array(data: Mapping[str, object], key: str) -> Sequence[JSONValue]:
     if not isinstance(value, list):
         raise _drift(key, "an array", value)
     return value
+
+
+def texts(data: Mapping[str, object], key: str) -> tuple[str, ...]:
+    """The array of strings at `key`."""
+    return tuple(text({key: item}, key) for item in array(data, key))
+
+
+def integers(data: Mapping[str, object], key: str) -> tuple[int, ...]:
+    """The array of integers at `key`."""
+    return tuple(integer({key: item}, key) for item in array(data, key))
+
+
+def objects(data: Mapping[str, object], key: str) -> tuple[JSONObject, ...]:
+    """The array of objects at `key`."""
+    return tuple(member({key: item}, key) for item in array(data, key))

@@ -10,18 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from bot.vocab.document import Document
 from bot.vocab.fields import (
-    array,
     flag,
     integer,
     member,
     number,
+    objects,
     optional_member,
     optional_text,
     text,
+    texts,
 )
 from bot.vocab.timestamps import parse_timestamp
 from bot.vocab.values import JSONObject, JSONValue
@@ -124,14 +125,23 @@ class Trial:
         )
 
 
+def _document_object(document: Document) -> JSONObject:
+    """A checked document's data: its schema requires an object."""
+    data = document.data
+    if not isinstance(data, dict):
+        raise TypeError(f"{document.path}: expected an object (schema drift)")
+    return data
+
+
+_KINDS: Mapping[str, Literal["run", "wrapped", "challenge"]] = {
+    "run": "run",
+    "wrapped": "wrapped",
+    "challenge": "challenge",
+}
+
+
 def _moment(value: object) -> datetime | None:
     return parse_timestamp(value) if isinstance(value, str) else None
-
-
-def _object(value: JSONValue, where: str) -> JSONObject:
-    if not isinstance(value, dict):
-        raise TypeError(f"{where}: expected an object, got {type(value).__name__} (schema drift)")
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,10 +225,10 @@ class Adversarial:
     def from_data(cls, data: Mapping[str, object]) -> Adversarial:
         bounty = optional_member(data, "bounty")
         generator = optional_member(data, "generator")
-        teams = array(data, "red_teams") if "red_teams" in data else ()
+        teams = objects(data, "red_teams") if "red_teams" in data else ()
         return cls(
             _moment(data["access_frozen_at"]),
-            tuple(RedTeam.from_data(_object(team, "red_teams[]")) for team in teams),
+            tuple(RedTeam.from_data(team) for team in teams),
             Bounty.from_data(bounty) if bounty else None,
             Generator.from_data(generator) if generator else None,
             optional_member(data, "protocol") or None,
@@ -253,19 +263,19 @@ class Attempt:
     @classmethod
     def from_document(cls, document: Document) -> Attempt:
         """From a document that passed the `attempt` schema."""
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
-        raw = data["raw_log"]
+        data = _document_object(document)
+        raw = member(data, "raw_log")
         return cls(
             path=document.path,
-            market=int(data["market"]),
-            submitter=data["submitter"],
-            kind=data["kind"],
-            title=data["title"],
-            challenge_run=data.get("challenge_run"),
-            evidence_public_at=_moment(data["publication"]["evidence_public_at"]),
-            raw_log=RawLogClaim(raw["sha256"], raw["url"], int(raw["bytes"])),
-            assumed_access=data["assumed_access"],
-            adversarial=Adversarial.from_data(data["adversarial"]),
+            market=integer(data, "market"),
+            submitter=text(data, "submitter"),
+            kind=_KINDS[text(data, "kind")],
+            title=text(data, "title"),
+            challenge_run=optional_text(data, "challenge_run"),
+            evidence_public_at=_moment(member(data, "publication")["evidence_public_at"]),
+            raw_log=RawLogClaim(text(raw, "sha256"), text(raw, "url"), integer(raw, "bytes")),
+            assumed_access=text(data, "assumed_access"),
+            adversarial=Adversarial.from_data(member(data, "adversarial")),
             lines={
                 str(where[0]): line for where, line in document.lines.items() if len(where) == 1
             },
@@ -294,15 +304,15 @@ class Freeze:
 
     @classmethod
     def from_document(cls, document: Document) -> Freeze:
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
-        paper = data.get("paper_freeze")
+        data = _document_object(document)
+        paper = optional_member(data, "paper_freeze")
         return cls(
             document.path,
             document.line_of(),
             PaperFreeze(
                 str(paper["date"]),
-                paper["url"],
-                paper["sha256"],
+                text(paper, "url"),
+                text(paper, "sha256"),
                 document.line_of(("paper_freeze",)),
             )
             if paper
@@ -385,11 +395,11 @@ class AdapterSpec:
 
     @classmethod
     def from_document(cls, document: Document) -> AdapterSpec:
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
+        data = _document_object(document)
         return cls(
             document.path,
-            data["description"],
-            tuple(data["command"]),
-            tuple(data["released_data"]),
-            tuple(data["outputs"]),
+            text(data, "description"),
+            texts(data, "command"),
+            objects(data, "released_data"),
+            texts(data, "outputs"),
         )

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from bot.vocab.fields import array, flag, integer, member, number, optional_member, optional_text
+from bot.vocab.fields import (
+    array,
+    flag,
+    integer,
+    integers,
+    member,
+    number,
+    objects,
+    optional_member,
+    optional_text,
+    texts,
+)
 
 DATA: dict[str, object] = {
     "n": 80,
@@ -51,3 +62,19 @@ def test_absent_or_null_optional_members_are_none() -> None:
     assert optional_text(DATA, "s") == "text"
     assert flag(DATA, "yes") is True
     assert array(DATA, "list") == [1, 2]
+
+
+def test_arrays_of_one_type_are_read_item_by_item() -> None:
+    data: dict[str, object] = {
+        "names": ["a", "b"],
+        "ids": [1, 2.0],
+        "rows": [{"a": 1}],
+        "mixed": [1, "x"],
+    }
+    assert texts(data, "names") == ("a", "b")
+    assert integers(data, "ids") == (1, 2)
+    assert objects(data, "rows") == ({"a": 1},)
+    with pytest.raises(TypeError, match="'mixed': expected a string, got int"):
+        texts(data, "mixed")
+    with pytest.raises(TypeError, match="'mixed': expected a number, got str"):
+        integers(data, "mixed")
