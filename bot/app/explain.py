@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from bot.app.attempt_verify import Judged
 from bot.rules.bars import coverage_low
 from bot.rules.evidence.models import Attempt, Bounty, Generator, RedTeam
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import BountyRoute, GeneratorRoute, Market, RedTeamRoute, SharedRules
 from bot.rules.qualification import (
     bounty_problems,
     default_problems,
@@ -329,18 +329,20 @@ def _team(
     return Line("ok", "adversarial", text)
 
 
-def _route_red_teams(teams: Sequence[RedTeam], groups: Sequence[RedTeam], route: Any) -> Line:
-    strong = [team for team in groups if team.hours >= route["min_hours_each"]]
+def _route_red_teams(
+    teams: Sequence[RedTeam], groups: Sequence[RedTeam], route: RedTeamRoute
+) -> Line:
+    strong = [team for team in groups if team.hours >= route.min_hours_each]
     organizations = {fold_name(team.organization) for team in strong}
     text = (
-        f"route red teams: {len(strong)} counted group(s) of at least {route['min_hours_each']} h"
-        f" from {len(organizations)} organization(s); need {route['min_groups']} groups from"
-        f" {route['min_organizations']} organizations"
+        f"route red teams: {len(strong)} counted group(s) of at least {route.min_hours_each} h"
+        f" from {len(organizations)} organization(s); need {route.min_groups} groups from"
+        f" {route.min_organizations} organizations"
     )
     return _route_line(text, red_team_problems(groups, route), bool(teams))
 
 
-def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Line:
+def _route_bounty(bounty: Bounty | None, route: BountyRoute, closed_by: datetime) -> Line:
     if bounty is None:
         return _route_missing("bounty")
     days = (
@@ -349,17 +351,17 @@ def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Lin
         else 0.0
     )
     text = (
-        f"route bounty: USD {bounty.usd:g} (need {route['min_usd']}), open {days:.0f} days by"
-        f" {_when(closed_by)} (need {route['min_days_open']}),"
+        f"route bounty: USD {bounty.usd:g} (need {route.min_usd}), open {days:.0f} days by"
+        f" {_when(closed_by)} (need {route.min_days_open}),"
         f" {bounty.qualifying_submissions} qualifying submission(s) (need"
-        f" {route['min_qualifying_submissions']})"
+        f" {route.min_qualifying_submissions})"
     )
     return _route_line(text, bounty_problems(bounty, route, closed_by), True)
 
 
 def _route_generator(
     generator: Generator | None,
-    route: Any,
+    route: GeneratorRoute,
     rules: SharedRules,
     market: Market,
     first_trial: datetime | None,
@@ -368,8 +370,8 @@ def _route_generator(
         return _route_missing("generator")
     text = (
         f"route generator: {generator.planted_found} of {generator.planted} planted found"
-        f" (need {float(route['min_planted_found']):.0%}), {generator.independent_hours:g}"
-        f" independent h (need {route['min_independent_hours']}), access {generator.access},"
+        f" (need {float(route.min_planted_found):.0%}), {generator.independent_hours:g}"
+        f" independent h (need {route.min_independent_hours}), access {generator.access},"
         f" frozen {_when(generator.frozen_at)}"
     )
     problems = generator_problems(generator, route, rules, market, first_trial)
@@ -411,7 +413,7 @@ def _adversarial(
 ) -> list[Line]:
     adversarial = attempt.adversarial
     frozen = adversarial.access_frozen_at
-    routes = rules.adversarial["routes"]
+    routes = rules.adversarial
     budget = market.adversarial_budget
     problems = [f for f in verdict.qualification if f.code is Code.ADVERSARIAL_BUDGET]
     judged_budget = verdict.status is not None
@@ -434,7 +436,7 @@ def _adversarial(
         )
     if budget == "own":
         return lines
-    min_hours = routes["red_teams"]["min_hours_each"] if budget == "serious" else None
+    min_hours = routes.red_teams.min_hours_each if budget == "serious" else None
     team_lines = [_team(team, frozen, market, rules, min_hours) for team in adversarial.red_teams]
     # The teams that count (independent, access, dates); the routes then weigh their hours.
     counted = [
@@ -442,21 +444,21 @@ def _adversarial(
     ]
     closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     route_lines = [
-        _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes["red_teams"]),
-        _route_bounty(adversarial.bounty, routes["bounty"], closed_by),
+        _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes.red_teams),
+        _route_bounty(adversarial.bounty, routes.bounty, closed_by),
         _route_generator(
-            adversarial.generator, routes["generator"], rules, market, _first_trial(judged)
+            adversarial.generator, routes.generator, rules, market, _first_trial(judged)
         ),
     ]
     if budget == "default":
-        rule = rules.adversarial["default"]
+        rule = routes.default
         groups = distinct_groups(counted)
         hours = sum(team.hours for team in groups)
         route_lines.insert(
             0,
             _route_line(
                 f"route default: {len(groups)} counted red-team group(s), {hours:g} h; need"
-                f" {rule['min_groups']} group(s) and {rule['min_hours_total']} h (or any serious"
+                f" {rule.min_groups} group(s) and {rule.min_hours_total} h (or any serious"
                 " route)",
                 default_problems(groups, rule),
                 bool(adversarial.red_teams),

@@ -26,10 +26,13 @@ selecting cases, a challenge attempt's copy of its run's cases, a market's proto
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeAlias
 
 __all__ = [
     "MAX_SAFE_INTEGER",
+    "JSONObject",
+    "JSONValue",
     "field_name",
     "json_difference",
     "json_equal",
@@ -37,6 +40,14 @@ __all__ = [
     "unsafe_integer",
     "unsafe_value",
 ]
+
+# A value of the domain above, as the loaders give it: what a signature names where it takes
+# whatever JSON a filer wrote (a case's `public`, a market's protocol, a score table's cell).
+# Read-only views (Mapping, Sequence) so that a loader's `dict[str, str]` is one too.
+JSONValue: TypeAlias = (
+    "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
+)
+JSONObject: TypeAlias = "Mapping[str, JSONValue]"
 
 # I-JSON's safe integers (RFC 7493 section 2.2; rfc8785's _INT_MAX): 9007199254740991.
 MAX_SAFE_INTEGER = 2**53 - 1

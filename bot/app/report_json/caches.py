@@ -125,7 +125,7 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
         "bars": None if check.bars is None else [bar_to_json(bar) for bar in check.bars],
         "units": _cached_units(check.units),
         "bar_problems": [finding_to_json(f) for f in check.bar_problems],
-        "derived": None if check.derived is None else dict(check.derived),
+        "derived": None if check.derived is None else check.derived.to_data(),
     }
 
 
@@ -133,6 +133,7 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
     """A `RecordsCheck` from `records_check_to_json`'s data. Raises `ReportError` (or
     KeyError, TypeError, ValueError on a shape it never writes: the cache catches them)."""
     from bot.rules.records import CertificateSummary, RecordsCheck, TrialSummary
+    from bot.rules.score_table import ScoreTable
 
     def findings(name: str) -> tuple[Finding, ...]:
         return tuple(finding_from_json(item) for item in data[name])
@@ -181,5 +182,5 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
         else tuple(bar_from_json(bar, "the cached check") for bar in bars),
         units=_unit_summary_from(data["units"]),
         bar_problems=findings("bar_problems"),
-        derived=data["derived"],
+        derived=None if data["derived"] is None else ScoreTable.from_data(data["derived"]),
     )

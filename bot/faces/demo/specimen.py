@@ -476,7 +476,7 @@ def score_table(files: Mapping[str, bytes], market: Market, confidence: float) -
     if problems or more or bad_cases or bad_trials:
         raise ValueError(f"specimen files do not parse: {problems + more + bad_cases}")
     _, _, _, table = derived_table(market, cases, trials, confidence, "trials")
-    return dump_yaml(table, f"{_SCHEMA_BASE}/scores.schema.json")
+    return dump_yaml(table.to_data(), f"{_SCHEMA_BASE}/scores.schema.json")
 
 
 def judgments_file(

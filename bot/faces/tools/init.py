@@ -86,16 +86,15 @@ def _bar(bar: Bar, confidence: float) -> list[str]:
 
 def _budget(market: Market, rules: SharedRules) -> list[str]:
     adversarial = rules.adversarial
-    routes = adversarial["routes"]
-    red, bounty, generator = routes["red_teams"], routes["bounty"], routes["generator"]
+    red, bounty, generator = adversarial.red_teams, adversarial.bounty, adversarial.generator
     serious = [
-        f"#   red teams: at least {red['min_groups']} independent groups from at least"
-        f" {red['min_organizations']} organizations, each at least {red['min_hours_each']} hours;",
-        f"#   or a bounty: at least USD {bounty['min_usd']:,}, open at least"
-        f" {bounty['min_days_open']} days, rules frozen at listing, at least"
-        f" {bounty['min_qualifying_submissions']} qualifying submission(s);",
-        f"#   or a generator: finds at least {generator['min_planted_found']:.0%} of planted"
-        f" vulnerabilities, at least {generator['min_independent_hours']} independent hours,"
+        f"#   red teams: at least {red.min_groups} independent groups from at least"
+        f" {red.min_organizations} organizations, each at least {red.min_hours_each} hours;",
+        f"#   or a bounty: at least USD {bounty.min_usd:,}, open at least"
+        f" {bounty.min_days_open} days, rules frozen at listing, at least"
+        f" {bounty.min_qualifying_submissions} qualifying submission(s);",
+        f"#   or a generator: finds at least {generator.min_planted_found:.0%} of planted"
+        f" vulnerabilities, at least {generator.min_independent_hours} independent hours,"
         " frozen before the first trial.",
     ]
     access = (
@@ -103,10 +102,10 @@ def _budget(market: Market, rules: SharedRules) -> list[str]:
         " and adversarial.access_frozen_at strictly before their started_at."
     )
     if market.adversarial_budget == "default":
-        default = adversarial["default"]
+        default = adversarial.default
         return [
-            f"# Adversarial budget: default: at least {default['min_groups']} independent"
-            f" red-team group(s), at least {default['min_hours_total']} hours in total;",
+            f"# Adversarial budget: default: at least {default.min_groups} independent"
+            f" red-team group(s), at least {default.min_hours_total} hours in total;",
             access,
             "#   (or any serious route instead:)",
             *serious,
@@ -254,7 +253,7 @@ def attempt_stub(
         protocol["how_followed"] = _fill("how the protocol was followed, with report links")
         adversarial["protocol"] = protocol
     else:
-        count = rules.adversarial["routes"]["red_teams"]["min_groups"]
+        count = rules.adversarial.red_teams.min_groups
         teams = 1 if market.adversarial_budget == "default" else count
         adversarial["red_teams"] = [_team(market.assumed_access) for _ in range(teams)]
     data: dict[str, Any] = {

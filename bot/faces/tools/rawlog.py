@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from bot.edges.load.yaml_ import parse_yaml
+from bot.rules.evidence.models import RawLogClaim
 from bot.rules.evidence.raw_log import RawLogFile, check_raw_log
 from bot.vocab.config import Limits
 from bot.vocab.findings import Finding
@@ -71,7 +72,7 @@ def raw_log_files(
             RawLogFile(file, len(data), hashlib.sha256(data).hexdigest())
             for file, data in planned.items()
         ],
-        {"bytes": facts.size, "sha256": facts.sha256},
+        RawLogClaim(facts.sha256, url="", bytes=facts.size),  # the rule reads no url
         rules_max,
         excerpt,
         folder,

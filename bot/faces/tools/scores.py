@@ -76,4 +76,6 @@ def derive_scores(place: AttemptPlace) -> ScoresResult:
     )
     if any(f.severity is Severity.ERROR for f in found):
         return ScoresResult(None, [*problems, *found])
-    return ScoresResult(dump_yaml(table, f"{place.schema_base()}/scores.schema.json"), problems)
+    return ScoresResult(
+        dump_yaml(table.to_data(), f"{place.schema_base()}/scores.schema.json"), problems
+    )

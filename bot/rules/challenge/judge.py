@@ -9,9 +9,9 @@ What each attempt's trials must then carry is `RunJudged.results`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from bot.rules.challenge.rules import (
     ScoredCase,
@@ -26,9 +26,10 @@ from bot.rules.evidence.withheld import check_withheld
 from bot.rules.models import Market
 from bot.rules.verdict import ImpossibleVerdict
 from bot.vocab.commits import Landing
-from bot.vocab.document import Document, Record
+from bot.vocab.document import Document, FieldPath, Record
 from bot.vocab.files import FileEntry
 from bot.vocab.findings import Code, Finding, Severity
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = [
     "RunFacts",
@@ -66,13 +67,15 @@ class RunFiles:
     case_records: Sequence[Record] | None = None
     cases_complete: bool = True
     scores: Mapping[str, ScoreFolder] = field(default_factory=dict)
-    published: Sequence[tuple[str, object, Any]] = ()
+    # (path, data, the line of a field path) per parsed file, for the names and withheld checks
+    published: Sequence[tuple[str, object, Callable[[FieldPath], int | None]]] = ()
 
     @property
     def run_yaml(self) -> str:
         return f"{self.folder}/run.yaml"
 
-    def value(self, name: str) -> Any:
+    def value(self, name: str) -> JSONValue:
+        """run.yaml's top-level `name` (None when absent or the file is unread)."""
         data = self.document.data if self.document is not None else None
         return data.get(name) if isinstance(data, dict) else None
 
@@ -110,7 +113,7 @@ class ScoredAttempt:
 
     attempt: str  # <submitter>/<attempt>
     source: Literal["recomputed", "score-file"]
-    tasks: Mapping[str, Mapping[str, Any]]
+    tasks: Mapping[str, JSONObject]
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import rfc8785
 
@@ -14,6 +13,7 @@ from bot.rules.evidence.schema import validate
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import SharedStrings
+from bot.vocab.values import JSONObject
 
 __all__ = ["CaseCheck", "check_cases"]
 
@@ -51,7 +51,7 @@ class CaseCheck:
         self.findings: list[Finding] = []
         self.count = 0
         self._by_hash: dict[str, Case] = {}
-        self._publics: dict[tuple[object, ...], Mapping[str, Any]] = {}
+        self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
 
     def add(self, record: Record) -> None:
@@ -106,7 +106,7 @@ class CaseCheck:
                 )
                 self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
 
-    def _public(self, public: Mapping[str, Any]) -> Mapping[str, Any]:
+    def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the
         same types: JSON's `true` is not 1, though Python's `True == 1`)."""
         names = [name for name in sorted(self.public_fields or ()) if name in public]

@@ -7,14 +7,15 @@ import contextlib
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
 
 import rfc8785
+
+from bot.vocab.values import JSONObject
 
 __all__ = ["case_hash", "evidence_digest"]
 
 
-def case_hash(content: Mapping[str, Any]) -> str:
+def case_hash(content: JSONObject) -> str:
     """Hex SHA-256 of the RFC 8785 (JCS) canonical form of `content`.
 
     Raises `rfc8785.CanonicalizationError` for values JCS cannot represent (e.g. integers

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from bot.rules.evidence.models import RawLogClaim
 from bot.vocab.findings import Code, Finding
 
 __all__ = ["RawLogFile", "check_raw_log"]
@@ -22,7 +22,7 @@ class RawLogFile:
 
 def check_raw_log(
     files: Sequence[RawLogFile],
-    claim: Mapping[str, Any],
+    claim: RawLogClaim,
     max_local_log_bytes: int,
     excerpt_bytes: int,
     folder: str,
@@ -36,7 +36,7 @@ def check_raw_log(
     size over `max_local_log_bytes` (a log that fits must be kept whole).
     """
     names = sorted(file.name for file in files)
-    claimed_size = int(claim["bytes"])
+    claimed_size = claim.bytes
     attempt = attempt_file.rpartition("/")[0] or "."
     # Each rule below is the shape `claims pin-log` writes: name it as the fix.
     pin = f"; `claims pin-log {attempt} --log FILE` keeps the log as the rules ask and pins it"
@@ -73,7 +73,7 @@ def check_raw_log(
     if whole.size != claimed_size:
         message = f"the log has {whole.size} bytes, raw_log.bytes says {claimed_size}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
-    if whole.sha256 != claim["sha256"]:
-        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim['sha256']}{pin}"
+    if whole.sha256 != claim.sha256:
+        message = f"the log hashes to {whole.sha256}, raw_log.sha256 says {claim.sha256}{pin}"
         findings.append(Finding(Code.RAW_LOG_HASH_MISMATCH, message, path))
     return findings

@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import date
-from typing import Any
 
 from bot.rules.bars import coverage_warnings
 from bot.rules.challenge.rules import compare_cases, compare_trials, without_repeats
@@ -53,9 +52,11 @@ from bot.rules.judge.scores import check_score_table
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import Evidence, qualify
 from bot.rules.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.rules.score_table import ScoreTable
 from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, Counts
 from bot.vocab.document import FieldPath
 from bot.vocab.findings import Finding, Severity
+from bot.vocab.values import JSONObject
 
 
 def judge_attempt(
@@ -112,7 +113,7 @@ def _judge(
     if records.bars is None or records.units is None or records.derived is None:
         raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
     bars, units = records.bars, records.units
-    derived = dict(records.derived)
+    derived = records.derived
     scores = files.scores
     claimed = scores.data if scores is not None and isinstance(scores.data, dict) else None
     problems, warnings = _bar_findings(files, attempt, records, bars, claimed, derived)
@@ -120,7 +121,7 @@ def _judge(
         verdict,
         findings=(*verdict.findings, *problems, *warnings),
         bars=tuple(bars),
-        class_conditional=derived.get("class_conditional", {}),
+        class_conditional=derived.class_conditional,
     )
     if any(f.severity is Severity.ERROR for f in facts.pr_problems):
         # Its codes are shown, but no bars: they are judged once the pull request may merge.
@@ -235,8 +236,8 @@ def _bar_findings(
     attempt: Attempt,
     records: RecordsCheck,
     bars: Sequence[BarResult],
-    claimed: Mapping[str, Any] | None,
-    derived: dict[str, Any],
+    claimed: JSONObject | None,
+    derived: ScoreTable,
 ) -> tuple[list[Finding], list[Finding]]:
     """9. What the bars and the score table found: problems (errors, which stop qualification)
     and warnings (which change nothing)."""
@@ -264,7 +265,7 @@ def _evidence(
     attempt: Attempt,
     facts: AttemptFacts,
     records: RecordsCheck,
-    claimed: Mapping[str, Any] | None,
+    claimed: JSONObject | None,
 ) -> Evidence:
     """10. What qualification reads of valid evidence."""
     return Evidence(

@@ -32,7 +32,7 @@ def check_raw_log_folder(
                 folder,
             )
         ]
-    claim = {"bytes": attempt.raw_log.bytes, "sha256": attempt.raw_log.sha256}
+    claim = attempt.raw_log
     too_large: list[Finding] = []
     if attempt.raw_log.bytes > facts.archived_pin_bytes:
         # Counted, it would be the one file the snapshot's archive cannot carry (docs/spec.md

@@ -5,16 +5,15 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from pathlib import PurePosixPath
-from typing import Any
 
 from bot.rules.bars import compare_score_tables, differing_fields
+from bot.rules.score_table import ScoreTable
 from bot.vocab.document import Document
 from bot.vocab.findings import Code, Finding
+from bot.vocab.values import JSONObject, JSONValue
 
 
-def check_score_table(
-    scores: Document, claimed: Mapping[str, Any], derived: dict[str, Any]
-) -> list[Finding]:
+def check_score_table(scores: Document, claimed: JSONObject, derived: ScoreTable) -> list[Finding]:
     """9. The filer's table must equal the one derived from cases and trials (docs/spec.md §4).
 
     Each finding names the field that differs and its line, and the command that writes the
@@ -33,7 +32,7 @@ def check_score_table(
     ):
         theirs_section = claimed.get(section)
         theirs_keys = theirs_section if isinstance(theirs_section, dict) else {}
-        mine_keys = derived.get(section, {})
+        mine_keys = derived.bars if section == "bars" else derived.class_conditional
         mine_rows = [row.removeprefix(prefix) for row in rows if row.startswith(prefix)]
         if prefix == "":
             mine_rows = [row for row in rows if not row.startswith("class_conditional.")]
@@ -56,18 +55,19 @@ def check_score_table(
             continue
         if row.startswith("class_conditional."):
             key = row.removeprefix("class_conditional.")
-            theirs = claimed.get("class_conditional", {}).get(key)
-            mine = derived.get("class_conditional", {}).get(key)
+            counts = claimed.get("class_conditional")
+            theirs = counts.get(key) if isinstance(counts, dict) else None
+            mine: JSONValue = derived.class_conditional.get(key)
             where: tuple[str, ...] = ("class_conditional", key)
         else:
             theirs = claimed_bars.get(row)
-            mine = derived["bars"].get(row)
+            mine = derived.row_data(row)
             where = ("bars", row)
         fields: list[str | None] = [*differing_fields(theirs, mine)] or [None]
         for name in fields:
             at = (*where, name) if name is not None else where
-            said = theirs.get(name) if name is not None else theirs
-            given = mine.get(name) if name is not None else mine
+            said = _field(theirs, name)
+            given = _field(mine, name)
             message = (
                 f"{'.'.join(at)}: scores.yaml says {_compact(said)}, the cases and"
                 f" trials give {_compact(given)}; {fix}"
@@ -78,7 +78,13 @@ def check_score_table(
     return findings
 
 
-def _compact(value: Any) -> str:
+def _field(row: JSONValue, name: str | None) -> JSONValue:
+    """A row's field `name` (`differing_fields` names only fields of two objects); the row
+    itself when no field is named."""
+    return row.get(name) if name is not None and isinstance(row, Mapping) else row
+
+
+def _compact(value: JSONValue) -> str:
     if value is None:
         return "nothing"
     if isinstance(value, dict):
