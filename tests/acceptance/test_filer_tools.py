@@ -17,8 +17,7 @@ from bot.edges.dump import dump_jsonl
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.vocab.timestamps import format_timestamp
-from tests.conftest import default_markets
-from tests.support import PROJECT, RULES
+from tests.support import PROJECT, RULES, default_markets
 
 SPEC = AttemptSpec(market=3, submitter="tester-lab", slug="monitor-v1")
 FOLDER = SPEC.folder

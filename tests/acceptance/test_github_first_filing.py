@@ -22,9 +22,8 @@ import pytest
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.github.publish import PULL_REQUEST_RUN
-from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
-from tests.support import command_token, connect_without_waits
+from tests.support import AS_OF, FREEZE_FILES, Built, command_token, connect_without_waits
 
 Claims = Callable[..., tuple[int, str]]
 SLUG = "new-lab"

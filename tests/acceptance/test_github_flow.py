@@ -31,9 +31,8 @@ from bot.faces.cli import main
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
-from tests.conftest import Built
 from tests.github.fakehub import FakeHub
-from tests.support import command_token, connect_without_waits, seed_released
+from tests.support import Built, command_token, connect_without_waits, seed_released
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 MAINTAINER = "maint"

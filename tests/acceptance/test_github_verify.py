@@ -22,8 +22,7 @@ from bot.edges.github.port import PullRequestInfo, Review
 from bot.faces.cli import main
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec, score_table
-from tests.conftest import AS_OF, Built, Result, _market, _rules, default_markets
-from tests.support import RULES
+from tests.support import AS_OF, Built, Result, default_markets, market_of, shared_rules
 
 ALICE = "alice"  # the author of alice-lab's merged pull requests
 MALLORY = "mallory"
@@ -165,8 +164,8 @@ def _rewrite_alices_attempt(built: Built) -> str:
     )
     trials.write_text("\n".join(lines) + "\n")
     files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
-    rules = _rules(RULES)
-    market = _market(default_markets(), 3, rules)
+    rules = shared_rules()
+    market = market_of(default_markets(), 3, rules)
     assert rules is not None and market is not None
     (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
     return commit_all(built.repo, "fix alice's attempt")
@@ -255,8 +254,8 @@ def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry,
     )
     trials.write_text("\n".join(lines) + "\n")
     files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
-    rules = _rules(RULES)
-    market = _market(default_markets(), 3, rules)
+    rules = shared_rules()
+    market = market_of(default_markets(), 3, rules)
     assert rules is not None and market is not None
     (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
     head = commit_all(built.repo, "my attempt, again")

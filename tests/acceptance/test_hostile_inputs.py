@@ -40,8 +40,7 @@ from bot.faces.demo.specimen import AttemptSpec, market_document
 from bot.rules.evidence.rules import case_hash
 from bot.rules.stats.errors import StatisticsError
 from bot.rules.stats.units import collapse_units
-from tests.conftest import AS_OF, Built, Result
-from tests.support import PROJECT, Files, fuzz_settings, rewrite
+from tests.support import AS_OF, PROJECT, Built, Files, Result, fuzz_settings, rewrite
 
 
 def _validator(name: str) -> Draft202012Validator:

@@ -39,8 +39,7 @@ from bot.faces.demo.specimen import AttemptSpec
 from bot.vocab.timestamps import format_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
 from tests.adversarial.mutate import KINDS, mutate
-from tests.conftest import Built, RegistryFactory
-from tests.support import Files, rewrite, serve_corpus
+from tests.support import Built, Files, RegistryFactory, rewrite, serve_corpus
 
 # Notices that may differ between the pull request and main after its merge, and why.
 EXCEPTED_NOTICES = {

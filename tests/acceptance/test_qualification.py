@@ -20,8 +20,7 @@ import yaml
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.vocab.timestamps import format_timestamp, parse_timestamp
-from tests.conftest import AS_OF
-from tests.support import Files, rewrite
+from tests.support import AS_OF, Files, rewrite
 
 LATE = "2027-09-01"  # after market 3's filing window closes (2027-08-29)
 ALL_CHECKS = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")

@@ -16,7 +16,6 @@ from pytest_httpserver import HTTPServer
 import bot.app.rerun
 import bot.edges.sandbox
 from bot.edges.dump import dump_jsonl
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import (
     RELEASED,
     AttemptSpec,
@@ -24,8 +23,7 @@ from bot.faces.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.rules.models import SharedRules
-from tests.support import RULES, Files, records, seed_cache, seed_released
+from tests.support import Files, records, seed_cache, seed_released, shared_rules
 
 pytestmark = pytest.mark.skipif(
     bot.edges.sandbox.isolation() is not None,
@@ -136,7 +134,7 @@ def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -
 
 # ---- an adapter that carries its own output (docs/spec.md §9: perturbed rerun) -------------------
 
-_RULES_MODEL = SharedRules.from_document(parse_yaml(RULES, "rules.yaml")[0])[0]  # type: ignore[arg-type]
+_RULES_MODEL = shared_rules()
 
 
 def _hide_false_safes(carried: tuple[str, ...]):

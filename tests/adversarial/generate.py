@@ -40,10 +40,19 @@ from bot.faces.demo.specimen import (
     market_document,
 )
 from bot.rules.evidence.rules import case_hash
-from bot.rules.models import SharedRules
 from bot.rules.qualification import required_checks
-from tests.conftest import AS_OF, Built, RegistryFactory, _market, default_markets
-from tests.support import PROJECT, RULES, Files, rewrite, seed_released
+from tests.support import (
+    AS_OF,
+    PROJECT,
+    Built,
+    Files,
+    RegistryFactory,
+    default_markets,
+    market_of,
+    rewrite,
+    seed_released,
+    shared_rules,
+)
 
 __all__ = ["CORPUS", "Case", "Context", "Entry", "build", "render_docs"]
 
@@ -567,11 +576,8 @@ def _one_family(trials: list[dict[str, Any]]) -> None:
 
 def _checks(number: int) -> tuple[str, ...]:
     """The human checks a run attempt in the default market `number` needs."""
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules = SharedRules.from_document(document)[0]
-    assert rules is not None
-    market = _market(default_markets(), number, rules)
+    rules = shared_rules()
+    market = market_of(default_markets(), number, rules)
     assert market is not None
     return required_checks(rules, market, "run")
 

@@ -17,7 +17,6 @@ from unittest import mock
 from bot.app.gather import find_market, read_attempt
 from bot.app.registry import Registry
 from bot.edges.dump import dump_yaml
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import (
     AttemptSpec,
     attempt_files,
@@ -26,12 +25,10 @@ from bot.faces.demo.specimen import (
     score_table,
 )
 from bot.rules.judge import AttemptFacts, judge_attempt
-from bot.rules.models import SharedRules
 from bot.rules.records import RecordsChecker
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.findings import Code, Severity
-from tests.support import RULES, Files
-from tests.unit.rules.test_judge import MemoryTree
+from tests.support import RULES, Files, MemoryTree, shared_rules
 
 __all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge", "streamed_and_kept"]
 
@@ -41,15 +38,7 @@ AS_OF = date(2027, 4, 15)
 CODES = frozenset(code.value for code in Code)
 
 
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules = SharedRules.from_document(document)[0]
-    assert rules is not None
-    return rules
-
-
-RULES_MODEL = _rules()
+RULES_MODEL = shared_rules()
 MARKET_FILE = dump_yaml(market_document(3, "default"))
 
 

@@ -39,8 +39,7 @@ from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
 from tests.adversarial.harness import CODES, HONEST, check, judge, streamed_and_kept
 from tests.adversarial.mutate import mutate
-from tests.conftest import AS_OF, Built
-from tests.support import Files, fuzz_settings
+from tests.support import AS_OF, Built, Files, fuzz_settings
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 FUZZ = fuzz_settings(EXAMPLES)

@@ -44,8 +44,7 @@ from bot.rules.evidence.rules import case_hash
 from bot.vocab.jsonl import parse_jsonl
 from bot.vocab.values import MAX_SAFE_INTEGER, json_equal
 from tests.adversarial.harness import RULES_MODEL
-from tests.conftest import AS_OF, Built
-from tests.support import Files, fuzz_settings
+from tests.support import AS_OF, Built, Files, fuzz_settings
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 SPEC = AttemptSpec(kind="wrapped")

@@ -194,7 +194,7 @@ def test_a_cache_that_cannot_be_written_only_costs_time(built: Any, tmp_path: Pa
 @pytest.fixture(scope="module")
 def entry(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, bytes]:
     """A registry with one attempt, and its cache entry: (registry root, entry, its bytes)."""
-    from tests.conftest import RegistryFactory
+    from tests.support import RegistryFactory
 
     root = tmp_path_factory.mktemp("cache-property")
     built = RegistryFactory(root)()

@@ -16,8 +16,7 @@ from bot.edges.dump import dump_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import market_document
 from bot.rules.records import RecordsChecker
-from tests.conftest import AS_OF, RegistryFactory
-from tests.support import Files, rewrite
+from tests.support import AS_OF, Files, RegistryFactory, rewrite
 
 
 def _report(args: list[str], report: Path, capsys: pytest.CaptureFixture[str]) -> Any:

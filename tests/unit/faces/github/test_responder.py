@@ -33,7 +33,7 @@ from bot.faces.github.responder import (
 from bot.rules.evidence.rules import evidence_digest
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.errors import ClaimsError
-from tests.conftest import RegistryFactory
+from tests.support import RegistryFactory
 from tests.unit.faces.github.memory_port import MemoryPort
 
 REPO = "registry-org/registry"

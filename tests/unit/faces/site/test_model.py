@@ -17,23 +17,17 @@ from bot.faces.site.model import (
     plan_site,
     rules_blocks,
 )
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import Market
 from bot.vocab.document import Document
-from tests.support import RULES
+from tests.support import RULES, shared_rules
 
 RULES_DATA = yaml.safe_load(RULES)
-
-
-def _rules() -> SharedRules:
-    rules, problems = SharedRules.from_document(Document("shared-rules/common-v1.yaml", RULES_DATA))
-    assert rules is not None, problems
-    return rules
 
 
 def _contract(number: int = 3) -> MarketContract:
     data = market_document(number, "default")
     market, problems = Market.from_document(
-        Document(f"markets/market-{number:02d}.yaml", data), _rules(), number
+        Document(f"markets/market-{number:02d}.yaml", data), shared_rules(), number
     )
     assert market is not None, problems
     return MarketContract(market, data)
