@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import errno
 import hashlib
 import io
@@ -9,12 +10,16 @@ import json
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import git
 
+from bot.app.api import open_workspace, verify_folders
+from bot.app.cache import VerificationCache
+from bot.app.gather import VerifyOptions
+from bot.app.report_json import attempt_to_json
 from bot.edges.dump import dump_jsonl, dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.edges.tree import MODE_FILE, MODE_FOLDER, TreeEntry, TreeError
@@ -450,6 +455,7 @@ FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
 # Tests judge qualification on this date unless they say otherwise: after every default run
 # and judgment (March 2027), before any default market's resolve-by date.
 AS_OF = "2027-04-15"
+AS_OF_DATE = date.fromisoformat(AS_OF)
 
 
 def default_markets() -> dict[str, bytes]:
@@ -666,3 +672,39 @@ class Result:
         """The attempt's reason codes, with the pull request's own problems (--base-ref);
         notices left out (`notices`)."""
         return {reason["code"] for reason in self.reasons(index)}
+
+
+def verdicts_json(
+    root: Path, cache: VerificationCache | None, as_of: date = AS_OF_DATE
+) -> list[Any]:
+    """Every attempt's verdict in the registry at `root` as JSON data, and the registry
+    problems' codes (notices included), verified in-process with the records cache `cache`."""
+    options = VerifyOptions(as_of=as_of, records_cache=cache)
+    with open_workspace(root) as workspace:
+        registry = workspace.registry
+        verdicts, problems = verify_folders(
+            registry, registry.attempt_folders(), workspace.history, options
+        )
+    return [[attempt_to_json(v) for v in verdicts], [p.code.value for p in problems]]
+
+
+# The aSAH data set of R's pROC package (tests/data/asah.csv): 113 patients' markers and
+# outcomes, with pROC's DeLong AUROC and variance for three markers as the reference.
+ASAH = PROJECT / "tests" / "data" / "asah.csv"
+
+
+# pROC tests/testthat/test-var.R (DeLong variance).
+ASAH_REFERENCE: dict[str, tuple[float, float]] = {
+    "s100b": (0.731368563685637, 0.00266868245717244),
+    "ndka": (0.611957994579946, 0.0031908105493913),
+    "wfns": (0.823678861788618, 0.00146991470882363),
+}
+
+
+def asah_scores(marker: str) -> tuple[list[float], list[float]]:
+    """aSAH's `marker` values: (the poor outcomes' = positives, the good ones' = negatives)."""
+    with ASAH.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    positives = [float(row[marker]) for row in rows if row["outcome"] == "Poor"]
+    negatives = [float(row[marker]) for row in rows if row["outcome"] == "Good"]
+    return positives, negatives

@@ -14,7 +14,7 @@ from bot.edges.dump import dump_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import market_document
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
-from tests.support import Files, records, rewrite
+from tests.support import Files, RegistryFactory, records, rewrite
 
 FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
 
@@ -142,7 +142,7 @@ def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_clai
     assert run["reasons"] == []
 
 
-def _branch(make_registry: Any, name: str) -> tuple[Any, Any]:
+def _branch(make_registry: RegistryFactory, name: str) -> tuple[Any, Any]:
     """The challenge registry, with a pull request branch `name` checked out."""
     built = build(make_registry)
     built.repo.git.checkout("-q", "-b", name)

@@ -32,7 +32,13 @@ from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.github.fakehub import FakeHub
-from tests.support import Built, command_token, connect_without_waits, seed_released
+from tests.support import (
+    Built,
+    RegistryFactory,
+    command_token,
+    connect_without_waits,
+    seed_released,
+)
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 MAINTAINER = "maint"
@@ -172,7 +178,10 @@ def verify_and_publish(
     reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 def test_a_forks_pull_request_from_check_to_judgment(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     built = make_registry(AttemptSpec(kind="wrapped"), run="open")
     repo: git.Repo = built.repo
@@ -276,7 +285,10 @@ def test_a_forks_pull_request_from_check_to_judgment(
 
 
 def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     built = make_registry()
     head = _rewrite_alices_attempt(built)  # a verdict flipped, the score table recomputed
@@ -297,7 +309,10 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
 
 
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_over_http(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     built, landing, head = _freeze_landed_by(make_registry, "filer-merge")
     merged_pulls_on_github(hub, built.repo)
@@ -335,7 +350,7 @@ def _invented_raw_log(url: str) -> Callable[[dict[str, bytes]], None]:
 
 
 def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     hub: FakeHub,
     claims: Callable[..., tuple[int, str]],
     tmp_path: Path,
@@ -392,7 +407,10 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
 
 
 def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     """The pins job failed (no artifact): the verify job counts nothing, and the check fails
     with pin-not-fetched for the pin, never a silent pass."""

@@ -20,7 +20,7 @@ import yaml
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.vocab.timestamps import format_timestamp, parse_timestamp
-from tests.support import AS_OF, Files, rewrite
+from tests.support import AS_OF, Files, RegistryFactory, rewrite
 
 LATE = "2027-09-01"  # after market 3's filing window closes (2027-08-29)
 ALL_CHECKS = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
@@ -339,7 +339,7 @@ def _commit_on_main(built: Any, name: str, when: datetime) -> None:
         repo.git.commit("-q", "-m", f"{name} for the attempt")
 
 
-def _filed_late(make_registry: Any, judged_at: datetime | None = None) -> Any:
+def _filed_late(make_registry: RegistryFactory, judged_at: datetime | None = None) -> Any:
     # The window of a market resolving 2027-03-01 closes 2027-04-30; the run merges on 2 May.
     # The evidence itself was public in time.
     spec = AttemptSpec(
