@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import git
+import yaml
 
 from bot.app.api import open_workspace, verify_folders
 from bot.app.cache import VerificationCache
@@ -32,9 +33,11 @@ from bot.faces.demo.specimen import (
     market_document,
     score_table,
 )
+from bot.faces.site.model import MarketContract, SiteInputs
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import required_checks
 from bot.rules.verdict import BarResult
+from bot.vocab.document import Document
 from bot.vocab.findings import Finding
 from bot.vocab.timestamps import format_timestamp
 
@@ -708,3 +711,137 @@ def asah_scores(marker: str) -> tuple[list[float], list[float]]:
     positives = [float(row[marker]) for row in rows if row["outcome"] == "Poor"]
     negatives = [float(row[marker]) for row in rows if row["outcome"] == "Good"]
     return positives, negatives
+
+
+# ---- the site's inputs (bot/faces/site/model.py), as the site's unit tests give them ------
+
+SITE_RULES_DATA = yaml.safe_load(RULES)
+
+
+def site_contract(number: int = 3) -> MarketContract:
+    """Default market `number`'s contract, as the site reads it."""
+    data = market_document(number, "default")
+    market, problems = Market.from_document(
+        Document(f"markets/market-{number:02d}.yaml", data), shared_rules(), number
+    )
+    assert market is not None, problems
+    return MarketContract(market, data)
+
+
+SITE_ATTEMPT = "attempts/market-03/alice-lab/monitor-v1"
+
+
+def site_attempt(**changes: Any) -> dict[str, Any]:
+    """A verify report's entry for SITE_ATTEMPT (qualifying, one bar, one notice), with
+    `changes`."""
+    data: dict[str, Any] = {
+        "attempt": SITE_ATTEMPT,
+        "market": 3,
+        "kind": "run",
+        "evidence": "valid",
+        "status": "qualifying",
+        "outcome": "met",
+        "reasons": [
+            {
+                "code": "freeze-date-unconfirmed",
+                "message": "landed, not confirmed",
+                "file": f"{SITE_ATTEMPT}/freeze.yaml",
+                "line": None,
+                "severity": "notice",
+                "stage": "evidence",
+            }
+        ],
+        "pr_problem_codes": [],
+        "bars": [
+            {
+                "id": "false-safe",
+                "statistic": "rate_upper",
+                "exercised": True,
+                "failures": 1,
+                "units": 16,
+                "bound": 0.25,
+                "auroc": None,
+                "positives": None,
+                "negatives": None,
+                "threshold": 0.2,
+                "met": False,
+                "note": "",
+                "refused": False,
+            }
+        ],
+        "class_conditional": {},
+        "checks": {},
+        "evidence_digest": "0" * 64,
+        "counts": {"files": 1, "cases": 1, "trials": 1, "systems": 1, "families": 1},
+        "units": {},
+    }
+    data.update(changes)
+    return data
+
+
+def site_record() -> dict[str, Any]:
+    """Market 3's resolution record: YES, archived on Zenodo, two attempts."""
+    return {
+        "market": 3,
+        "outcome": "YES",
+        "why": "qualifying attempt met every bar",
+        "dates": {
+            "resolve_by": "2027-06-30",
+            "window_closes": "2027-08-29",
+            "annul_on": "2027-09-28",
+        },
+        "as_of": "2027-08-31",
+        "resolved_at": "2027-08-31T03:17:00Z",
+        "snapshot": {
+            "tag": "snapshot-2027-06-30",
+            "commit": "a" * 40,
+            "tagged_at": "2027-08-31T03:17:00Z",
+            "state": "ok",
+        },
+        "archive": {
+            "kind": "zenodo",
+            "tag": "snapshot-2027-06-30",
+            "doi": "10.5281/zenodo.123",
+            "id": "123",
+            "file": "registry.tar.gz",
+            "checksum": "md5:" + "0" * 32,
+            "created": "2027-08-31T03:17:00Z",
+        },
+        "attempts": [
+            {
+                "attempt": SITE_ATTEMPT,
+                "evidence": "valid",
+                "status": "qualifying",
+                "outcome": "met",
+                "reasons": [],
+                "counts": True,
+            },
+            {
+                "attempt": "attempts/market-03/bob-lab/gone",
+                "evidence": "invalid",
+                "status": None,
+                "outcome": None,
+                "reasons": ["case-hash-mismatch"],
+                "counts": False,
+            },
+        ],
+        "warnings": [],
+        "source": "git commit abc",
+    }
+
+
+def site_inputs(**changes: Any) -> SiteInputs:
+    """The site's inputs: the shared rules, market 3's contract and SITE_ATTEMPT's entry, with
+    `changes`."""
+    values: dict[str, Any] = {
+        "rules": SITE_RULES_DATA,
+        "window_days": 60,
+        "annul_after_days": 30,
+        "contracts": [site_contract()],
+        "attempts": {SITE_ATTEMPT: site_attempt()},
+        "resolutions": {},
+        "records": {},
+        "generated_on": date(2027, 9, 1),
+    }
+    values.update(changes)
+    return SiteInputs(**values)
