@@ -1,4 +1,14 @@
-"""Helpers shared by the tests: edit an attempt's files one record at a time."""
+"""Helpers shared by the tests, typed: a test module imports what it shares from here (or from
+a helper module beside it, such as tests/closing.py), never from another test module.
+
+What is here: the shared rules (`shared_rules`, `parse_rules`) and market contracts
+(`market_of`); editing an attempt's files one record at a time (`records`, `rewrite`); trees
+held in memory or shown under a prefix (`MemoryTree`, `TreeAt`); released-data caches and a
+fake sandbox; the registries the `make_registry` fixture builds (`RegistryFactory`, `Built`)
+and the in-process `claims` runs of `run_claims` (`Result`); the site's inputs
+(`site_inputs`); challenge runs (`build_challenge`); git changes to a built registry
+(`commit_all`, `freeze_landed_by`); the aSAH reference data of the DeLong tests.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import git
+import pytest
 import yaml
 
 from bot.app.api import open_workspace, verify_folders
@@ -24,11 +35,13 @@ from bot.app.report_json import attempt_to_json
 from bot.edges.dump import dump_jsonl, dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.edges.tree import MODE_FILE, MODE_FOLDER, TreeEntry, TreeError
-from bot.faces.demo.git_registry import Step, build_git_registry
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
 from bot.faces.demo.specimen import (
     RELEASED,
     AttemptSpec,
+    RunSpec,
     attempt_files,
+    challenge_files,
     judgments_file,
     market_document,
     score_table,
@@ -462,6 +475,7 @@ AS_OF_DATE = date.fromisoformat(AS_OF)
 
 
 def default_markets() -> dict[str, bytes]:
+    """The registry's market files: market 3 ("default" budget) and market 5 ("serious")."""
     return {
         "markets/market-03.yaml": dump_yaml(market_document(3, "default")),
         "markets/market-05.yaml": dump_yaml(market_document(5, "serious")),
@@ -470,6 +484,9 @@ def default_markets() -> dict[str, bytes]:
 
 @dataclass
 class Built:
+    """A registry `make_registry` built: its root, the attempt's folder, the repository and
+    the attempt's files as its run committed them."""
+
     root: Path
     attempt: Path
     repo: git.Repo
@@ -491,6 +508,8 @@ def market_of(markets: dict[str, bytes], number: int, rules: SharedRules | None)
 
 @dataclass
 class _Planned:
+    """One attempt's files as committed by its freeze and by its run."""
+
     spec: AttemptSpec
     files: Files
     run_files: Files
@@ -498,6 +517,9 @@ class _Planned:
 
 @dataclass
 class RegistryFactory:
+    """What the `make_registry` fixture gives: call it to build a registry (a real git
+    repository) under `tmp_path`; each call builds another."""
+
     tmp_path: Path
     count: int = 0
 
@@ -610,7 +632,7 @@ class RegistryFactory:
                 if judged and shared is not None:
                     market = market_of(markets, planned.spec.market, shared)
                     if market is not None:
-                        checks = {
+                        checks: dict[str, str | None] = {
                             check: "pass"
                             for check in required_checks(shared, market, planned.spec.kind)
                         }
@@ -644,6 +666,9 @@ class RegistryFactory:
 
 @dataclass
 class Result:
+    """An in-process `claims` run (the `run_claims` fixture): exit code, output and the JSON
+    report it wrote, if any."""
+
     code: int
     out: str
     err: str
@@ -845,3 +870,197 @@ def site_inputs(**changes: Any) -> SiteInputs:
     }
     values.update(changes)
     return SiteInputs(**values)
+
+
+# ---- registries changed after they were built (the GitHub acceptance tests) ---------------
+
+ALICE = "alice"  # the author of alice-lab's merged pull requests
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path`, its folders made as needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def commit_all(repo: git.Repo, message: str, **env: str) -> str:
+    """Commit every change in `repo`'s work tree (`env`: GIT_* dates, committer); its sha."""
+    repo.git.add("-A")
+    with repo.git.custom_environment(**env):
+        repo.git.commit("-q", "--allow-empty", "-m", message)
+    return repo.head.commit.hexsha
+
+
+def rewrite_alices_attempt(built: Built) -> str:
+    """A PR branch that flips a merged, judged attempt's trial (a catch becomes a false-safe
+    verdict) and recomputes the score table honestly to match: valid evidence, so only who
+    files it and that it was merged can refuse it."""
+    built.repo.git.checkout("-q", "-b", "rewrite")
+    trials = built.attempt / "trials.jsonl"
+    lines = trials.read_text().splitlines()
+    assert '"verdict":"caught","certificate":"unsafe"' in lines[0]
+    lines[0] = lines[0].replace(
+        '"verdict":"caught","certificate":"unsafe"', '"verdict":"false_safe","certificate":"safe"'
+    )
+    trials.write_text("\n".join(lines) + "\n")
+    files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
+    rules = shared_rules()
+    market = market_of(default_markets(), 3, rules)
+    assert rules is not None and market is not None
+    (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
+    return commit_all(built.repo, "fix alice's attempt")
+
+
+def freeze_landed_by(
+    make_registry: RegistryFactory, how: str, submitters: bool = True
+) -> tuple[Built, str, str]:
+    """A registry whose freeze reached main as `how` says ("filer-merge": a merge commit the
+    filer made, dated in January, fast-forwarded onto main in March; "squash": one commit by
+    GitHub's web flow), with the run as an open PR. Returns it, the landing sha and the head."""
+    built = make_registry(run="none", judged=False, freeze_in_run=True)
+    repo, folder = built.repo, built.attempt
+    if submitters:  # the slug's owner is listed, so only the landing is in question
+        listing = {"submitters": {"alice-lab": {"logins": [ALICE]}}}
+        (built.root / "submitters.yaml").write_bytes(dump_yaml(listing))
+        commit_all(repo, "submitters", GIT_COMMITTER_DATE="2027-01-02T10:00:00Z")
+    folder.mkdir(parents=True, exist_ok=True)
+    january = "2027-01-03T00:00:00Z"
+    if how == "filer-merge":
+        repo.git.checkout("-q", "-b", "filer-freeze")
+        repo.git.checkout("-q", "-b", "inner")
+        for name in ("freeze.yaml", "freeze-cases.jsonl"):
+            write_file(folder / name, built.files[name])
+        commit_all(repo, "freeze", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january)
+        repo.git.checkout("-q", "filer-freeze")
+        with repo.git.custom_environment(GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january):
+            repo.git.merge("--no-ff", "-q", "-m", "Merge pull request #3 from me", "inner")
+        repo.git.checkout("-q", "main")
+        repo.git.merge("--ff-only", "-q", "filer-freeze")  # in March: the dates stay January
+    else:
+        for name in ("freeze.yaml", "freeze-cases.jsonl"):
+            write_file(folder / name, built.files[name])
+        commit_all(
+            repo, "Freeze (#3)", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january,
+            **WEB_FLOW_COMMITTER,
+        )  # fmt: skip
+    landing = repo.head.commit.hexsha
+    repo.git.checkout("-q", "-b", "run")
+    for name, data in built.files.items():
+        write_file(folder / name, data)
+    february = "2027-02-15T00:00:00Z"
+    head = commit_all(repo, "run", GIT_AUTHOR_DATE=february, GIT_COMMITTER_DATE=february)
+    return built, landing, head
+
+
+# ---- challenge runs: run-1 and one challenge attempt of it (market 11) ----------------------
+
+CHALLENGE_SPEC = AttemptSpec(
+    market=11,
+    submitter="hidden-lab",
+    slug="monitor-hidden",
+    kind="challenge",
+    challenge_run="run-1",
+)
+
+
+CHALLENGE_RUN = RunSpec()
+
+
+CHALLENGE_SCORES = f"scores/{CHALLENGE_SPEC.submitter}/{CHALLENGE_SPEC.slug}/results.jsonl"
+
+
+RUN_FROZEN_MERGED = CHALLENGE_RUN.frozen_at + timedelta(hours=1)
+
+
+RUN_SCORED_AT = datetime(2027, 2, 25, 9, 0, tzinfo=UTC)
+
+
+def challenge_markets(**overrides: Any) -> dict[str, bytes]:
+    """Market 11 (listing challenge attempts) with `overrides`, as registry files."""
+    document = market_document(11, "default", kinds=["challenge"], **overrides)
+    return {"markets/market-11.yaml": dump_yaml(document)}
+
+
+def challenge_run_steps(
+    run_files: Files, frozen: datetime = RUN_FROZEN_MERGED, scored: datetime = RUN_SCORED_AT
+) -> list[Step]:
+    """The run's two pull requests on main: its freeze merged at `frozen`, the operator's
+    scores at `scored`."""
+    folder = CHALLENGE_RUN.folder
+    freeze = {f"{folder}/{name}": run_files[name] for name in ("run.yaml", "freeze-cases.jsonl")}
+    rest = {
+        f"{folder}/{name}": data
+        for name, data in run_files.items()
+        if name not in ("run.yaml", "freeze-cases.jsonl")
+    }
+    return [
+        Step(
+            "challenge run-1: the hidden suite's freeze",
+            frozen - timedelta(hours=1),
+            freeze,
+            merged_at=frozen,
+        ),
+        Step(
+            "challenge run-1: the operator's scores",
+            scored - timedelta(hours=1),
+            rest,
+            merged_at=scored,
+        ),
+    ]
+
+
+def build_challenge(
+    make_registry: RegistryFactory,
+    *,
+    attempt: Callable[[Files], None] | None = None,
+    after_scores: Callable[[Files], None] | None = None,
+    edit_run: Callable[[Files], None] | None = None,
+    frozen: datetime = RUN_FROZEN_MERGED,
+    scored: datetime = RUN_SCORED_AT,
+    spec: AttemptSpec = CHALLENGE_SPEC,
+    run_spec: RunSpec = CHALLENGE_RUN,
+    **kwargs: Any,
+) -> Built:
+    """A registry with run-1 and one challenge attempt of it. `attempt` edits the attempt's
+    files before its score table is derived, `after_scores` after; `edit_run` edits the run's."""
+    filed, run_files = challenge_files(spec, run_spec)
+    if edit_run is not None:
+        edit_run(run_files)
+
+    def hidden(files: Files) -> None:
+        files.clear()
+        files.update(filed)
+        if attempt is not None:
+            attempt(files)
+
+    kwargs.setdefault("markets", challenge_markets())
+    return make_registry(
+        spec,
+        before_scores=hidden,
+        change=after_scores,
+        steps=challenge_run_steps(run_files, frozen, scored),
+        **kwargs,
+    )
+
+
+def withheld_leaks(reasons: list[dict[str, Any]]) -> list[tuple[str, int | None]]:
+    """(file, line) of each `withheld-field-leak` among a report's `reasons`."""
+    return [(r["file"], r["line"]) for r in reasons if r["code"] == "withheld-field-leak"]
+
+
+# ---- the shared rules' seed text, beside the repository (the site shows its links) ---------
+
+SEED = PROJECT.parent / "shared" / "seeds" / "shared-rules-common-v1.txt"
+
+
+def seed_machine_readable() -> list[str]:
+    """The seed's six "Machine-readable:" lines; the test is skipped where the seed is absent."""
+    if not SEED.is_file():
+        pytest.skip(f"seed not available at {SEED}")
+    lines = [
+        line.strip()
+        for line in SEED.read_text(encoding="utf-8").splitlines()
+        if line.startswith("Machine-readable:")
+    ]
+    assert len(lines) == 6
+    return lines

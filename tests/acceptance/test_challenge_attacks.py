@@ -13,10 +13,19 @@ import pytest
 from bot.edges.dump import dump_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import market_document
-from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
-from tests.support import Files, RegistryFactory, records, rewrite
+from tests.support import (
+    CHALLENGE_RUN,
+    CHALLENGE_SCORES,
+    CHALLENGE_SPEC,
+    Files,
+    RegistryFactory,
+    build_challenge,
+    records,
+    rewrite,
+    withheld_leaks,
+)
 
-FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
+FOLDER = f"attempts/market-11/{CHALLENGE_SPEC.submitter}/{CHALLENGE_SPEC.slug}"
 
 
 @pytest.mark.parametrize(
@@ -28,7 +37,9 @@ def test_a_trial_result_that_differs_subtly_is_caught(
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["result"][name] = value
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert "operator-score-mismatch" in result.codes()
 
@@ -42,7 +53,9 @@ def test_a_trial_result_in_another_number_format_is_the_operators(
         for trial in trials:
             trial["result"] = dict(reversed(list(trial["result"].items())))
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert result.code == 0, result.out
 
@@ -51,13 +64,15 @@ def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_cl
     def dup(trials: list[dict[str, Any]]) -> None:
         trials.append(dict(trials[0], trajectory="traj-dup", evaluator="reviewer-999"))
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup)
+    )
     result = run_claims("verify", built.attempt)
     assert "duplicate-trial" in result.codes()
 
 
 def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
-    built = build(
+    built = build_challenge(
         make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", lambda t: t.pop(3))
     )
     result = run_claims("verify", built.attempt)
@@ -68,7 +83,9 @@ def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> N
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["case_id"] = "Sandbagging-000"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert result.attempt()["status"] != "qualifying", result.codes()
     assert "unknown-case" in result.codes() or "missing-trial" in result.codes(), result.codes()
@@ -78,18 +95,22 @@ def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["referenceAnswer"] = "answer for sandbagging-002"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
 def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["grader"] = json.dumps({"reference_answer": "answer"})
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
 @pytest.mark.parametrize(
@@ -108,10 +129,10 @@ def test_a_leak_in_a_runs_other_files(
     def leak(files: Files) -> None:
         files[name] = data
 
-    built = build(make_registry, edit_run=leak)
+    built = build_challenge(make_registry, edit_run=leak)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
-    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/{name}", line)]
+    assert withheld_leaks(run["reasons"]) == [(f"{CHALLENGE_RUN.folder}/{name}", line)]
 
 
 def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
@@ -123,7 +144,9 @@ def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["r\u0435ference_answer"] = "answer"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
     assert "operator-score-mismatch" in result.codes()
     assert "withheld-field-leak" not in result.codes()
@@ -136,7 +159,7 @@ def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_clai
             b"Withheld: the reference answers.\n"
         )
 
-    built = build(make_registry, edit_run=readme)
+    built = build_challenge(make_registry, edit_run=readme)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert run["reasons"] == []
@@ -144,7 +167,7 @@ def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_clai
 
 def _branch(make_registry: RegistryFactory, name: str) -> tuple[Any, Any]:
     """The challenge registry, with a pull request branch `name` checked out."""
-    built = build(make_registry)
+    built = build_challenge(make_registry)
     built.repo.git.checkout("-q", "-b", name)
     return built, built.repo
 
@@ -153,7 +176,7 @@ def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
     make_registry, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "filer/scores")
-    path = built.root / RUN.folder / SCORES
+    path = built.root / CHALLENGE_RUN.folder / CHALLENGE_SCORES
     rows = [json.loads(x) for x in path.read_text().splitlines()]
     rows[0]["result"]["score"] = 0.99
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -171,9 +194,9 @@ def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
 
 
 def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None:
-    built = build(make_registry)
+    built = build_challenge(make_registry)
     repo = built.repo
-    path = built.root / RUN.folder / "freeze-cases.jsonl"
+    path = built.root / CHALLENGE_RUN.folder / "freeze-cases.jsonl"
     cases = [json.loads(x) for x in path.read_text().splitlines()]
     cases[0]["public"]["note"] = "changed"
     path.write_text("".join(json.dumps(r) + "\n" for r in cases))
@@ -186,16 +209,16 @@ def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None
 
 # ---- weirdml-v3: the operator's stated scores are the recomputed ones -----------------------
 
-WEIRDML = replace(RUN, scorer="weirdml-v3")
+WEIRDML = replace(CHALLENGE_RUN, scorer="weirdml-v3")
 
 
 def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[str, Any]]:
     """A weirdml-v3 run whose operator's results.jsonl, and the attempt's trials copying it,
     are edited by `edit`; the run's verify report and the built registry."""
-    built = build(
+    built = build_challenge(
         make_registry,
         run_spec=WEIRDML,
-        edit_run=lambda files: rewrite(files, SCORES, edit),
+        edit_run=lambda files: rewrite(files, CHALLENGE_SCORES, edit),
         after_scores=lambda files: rewrite(files, "trials.jsonl", edit),
     )
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
@@ -215,14 +238,14 @@ def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
 
     built, run = _weirdml_stating(make_registry, run_claims, nudge)
     assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
-        ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
+        ("operator-score-mismatch", f"{CHALLENGE_RUN.folder}/{CHALLENGE_SCORES}", 3)
     ]
     assert run_claims("verify", built.attempt).codes() >= {"challenge-run-invalid"}
 
 
 def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, run_claims) -> None:
     """The stated value is the recomputed one up to float printing: repr round-trips."""
-    built = build(make_registry, run_spec=WEIRDML)
+    built = build_challenge(make_registry, run_spec=WEIRDML)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     assert result.report["challenge_runs"][0]["reasons"] == []
 
@@ -251,7 +274,7 @@ def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_
     def other(files: Files) -> None:
         files["run.yaml"] = files["run.yaml"].replace(b"market: 11", b"market: 12")
 
-    built = build(make_registry, edit_run=other, markets=markets)
+    built = build_challenge(make_registry, edit_run=other, markets=markets)
     result = run_claims("verify", built.attempt)
     reason = [r for r in result.reasons() if r["code"] == "challenge-run-invalid"]
     assert reason, result.reasons()
@@ -261,9 +284,9 @@ def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_
 def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
     make_registry, run_claims
 ) -> None:
-    built = build(make_registry, run="open")
+    built = build_challenge(make_registry, run="open")
     repo = built.repo
-    run_folder = built.root / RUN.folder
+    run_folder = built.root / CHALLENGE_RUN.folder
     new = built.root / "challenge-runs" / "run-9"
     new.mkdir()
     for item in run_folder.rglob("*"):
@@ -293,7 +316,9 @@ def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, r
     def nudge(trials: list[dict[str, Any]]) -> None:
         trials[5]["result"]["score"] += 5e-10
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge)
+    )
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"operator-score-mismatch"}
     assert [r["line"] for r in result.reasons()] == [6]
@@ -325,30 +350,32 @@ def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
     def run_comment(files: Files) -> None:
         files["run.yaml"] += b"# sandbagging-000 Reference-Answer: 42\n"
 
-    built = build(make_registry, after_scores=attempt_comment)
+    built = build_challenge(make_registry, after_scores=attempt_comment)
     result = run_claims("verify", built.attempt)
     lines = built.files["scores.yaml"].decode().count("\n")
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
-    built = build(make_registry, edit_run=run_comment)
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
+    built = build_challenge(make_registry, edit_run=run_comment)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
-    assert [file for file, _ in _leaks(run["reasons"])] == [f"{RUN.folder}/run.yaml"]
+    assert [file for file, _ in withheld_leaks(run["reasons"])] == [
+        f"{CHALLENGE_RUN.folder}/run.yaml"
+    ]
 
 
 def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
     def key(files: Files) -> None:
         files["scores.yaml"] += b"reference_answer: {sandbagging-003: x}\n"
 
-    built = build(make_registry, after_scores=key)
+    built = build_challenge(make_registry, after_scores=key)
     result = run_claims("verify", built.attempt)
-    assert len(_leaks(result.reasons())) == 1
+    assert len(withheld_leaks(result.reasons())) == 1
 
 
 def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
     make_registry, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "operator/run-9")
-    source, target = built.root / RUN.folder, built.root / "challenge-runs" / "run-9"
+    source, target = built.root / CHALLENGE_RUN.folder, built.root / "challenge-runs" / "run-9"
     for item in source.rglob("*"):
         if item.is_file():
             copy = target / item.relative_to(source)
@@ -360,7 +387,7 @@ def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
     (run,) = result.report["challenge_runs"]
     assert run["run"] == "run-9"
     assert [(r["code"], r["file"]) for r in run["reasons"]] == [
-        ("freeze-order", f"challenge-runs/run-9/{SCORES}")
+        ("freeze-order", f"challenge-runs/run-9/{CHALLENGE_SCORES}")
     ]
     assert "merge the freeze first" in run["reasons"][0]["message"]
 
@@ -412,8 +439,10 @@ def test_challenge_case_retyped_true_as_1_is_a_mismatch(
     selects cases by JSON type: the failures the operator scored dropped out of the bar, and
     a NO became a YES. Now the copy is compared by JSON type: challenge-case-mismatch."""
     run, attempt = _flag_hard(retyped)
-    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
-    built = build(make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets())
+    spec = replace(CHALLENGE_SPEC, false_safe_rate=0.5, seed=4)
+    built = build_challenge(
+        make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets()
+    )
     result = run_claims("verify", built.attempt)
     assert result.code == 1, result.out
     assert "challenge-case-mismatch" in result.codes(), result.codes()
@@ -434,14 +463,16 @@ def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
     refuses the line where it is read, naming it, and every later job runs."""
 
     def big(files: Files) -> None:
-        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993))
+        rewrite(
+            files, CHALLENGE_SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993)
+        )
 
-    built = build(make_registry, edit_run=big)
+    built = build_challenge(make_registry, edit_run=big)
     run = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (reason,) = run.report["challenge_runs"][0]["reasons"]
     assert (reason["code"], reason["file"], reason["line"]) == (
         "jsonl-invalid",
-        f"{RUN.folder}/{SCORES}",
+        f"{CHALLENGE_RUN.folder}/{CHALLENGE_SCORES}",
         1,
     )
     assert reason["message"] == (
@@ -477,9 +508,9 @@ def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
         nested = {"a": nested} if level % 2 else [nested]
 
     def deep(files: Files) -> None:
-        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(deep=nested))
+        rewrite(files, CHALLENGE_SCORES, lambda rows: rows[0]["result"].update(deep=nested))
 
-    built = build(make_registry, edit_run=deep)
+    built = build_challenge(make_registry, edit_run=deep)
     report = tmp_path / "verify.json"
     args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
     assert main(["verify", *args, "--json", str(report)]) in (0, 1)

@@ -15,7 +15,6 @@ import subprocess
 import tarfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import git
@@ -25,54 +24,14 @@ import yaml
 from bot.app.gather import VerifyOptions
 from bot.app.resolutions import ResolutionRecord
 from bot.edges.archive.local import LocalArchive
-from bot.edges.archive.port import Archive
-from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.history import read_tags
-from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
-from bot.faces.jobs.issues import FileIssues, GitHubIssues
-from tests.archive.fakezenodo import TOKEN, FakeZenodo
+from bot.faces.jobs.issues import GitHubIssues
+from tests.closing import CLOSED, LATE, REPOSITORY, TAG, at, issues, record, run, zenodo
 from tests.support import job_token
-
-TAG = "snapshot-2027-06-30"
-CLOSED = date(2027, 9, 1)  # after the window, before the annulment date
-LATE = date(2027, 9, 30)  # after the annulment date 2027-09-28
-REPOSITORY = "https://github.com/acme/registry"
 
 
 class Killed(BaseException):
     """The job killed between two steps (not an error the job could catch)."""
-
-
-def at(day: date, hour: int = 6) -> Callable[[], datetime]:
-    return lambda: datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
-
-
-def zenodo(fake: FakeZenodo, **options: Any) -> ZenodoArchive:
-    settings: dict[str, Any] = {"timeout": (2.0, 2.0), "sleep": lambda _: None, **options}
-    return ZenodoArchive(fake.base_url, TOKEN, **settings)
-
-
-def run(
-    root: Path,
-    archive: Archive | None = None,
-    as_of: date = CLOSED,
-    crash: Callable[[str], None] = lambda point: None,
-    dry_run: bool = False,
-    reopen: int | None = None,
-    issues: Any = None,
-    cache: Any = None,
-) -> CloseReport:
-    job = Job(
-        root=root,
-        archive=archive or LocalArchive(root / ".claims" / "archive"),
-        archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
-        repository_url=REPOSITORY,
-        issues=issues or FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of, records_cache=cache),
-        clock=at(as_of),
-        crash=crash,
-    )
-    return close_windows(job, dry_run=dry_run, reopen=reopen)
 
 
 def kill_at(point: str) -> Callable[[str], None]:
@@ -81,17 +40,6 @@ def kill_at(point: str) -> Callable[[str], None]:
             raise Killed(point)
 
     return crash
-
-
-def record(root: Path, market: int = 3) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(
-        (root / f"resolutions/market-{market:02d}.yaml").read_text()
-    )
-    return data
-
-
-def issues(root: Path) -> list[str]:
-    return sorted(p.name for p in (root / ".claims" / "issues").glob("*.md"))
 
 
 def record_commits(repo: git.Repo, market: int = 3) -> int:

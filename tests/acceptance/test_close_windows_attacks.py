@@ -19,14 +19,7 @@ from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.history import read_tags
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
-from tests.acceptance.test_close_windows import (
-    LATE,
-    REPOSITORY,
-    TAG,
-    issues,
-    record,
-    zenodo,
-)
+from tests.closing import LATE, REPOSITORY, TAG, commit_at, issues, record, refuse_main, zenodo
 
 
 def run_at(
@@ -43,15 +36,6 @@ def run_at(
         clock=lambda: moment,
     )
     return close_windows(job)
-
-
-def commit_at(repo: git.Repo, name: str, moment: str) -> str:
-    """Commit a file `name` on the checked-out branch, dated `moment` (RFC 3339)."""
-    (Path(repo.working_dir) / name).write_text(f"{name} at {moment}\n")
-    repo.git.add(name)
-    with repo.git.custom_environment(GIT_AUTHOR_DATE=moment, GIT_COMMITTER_DATE=moment):
-        repo.git.commit("-m", name)
-    return str(repo.head.commit.hexsha)
 
 
 # ---- (1) the window's close, Anywhere on Earth ------------------------------------------------
@@ -127,19 +111,6 @@ def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> 
     assert report.failed
     assert any("git push" in e for e in report.errors), report.render()
     assert not (built.root / ".claims/issues").exists()
-
-
-def refuse_main(origin: Path) -> None:
-    """Origin's pre-receive hook refuses every update of main (tags are accepted)."""
-    hook = origin / "hooks" / "pre-receive"
-    hook.write_text(
-        "#!/bin/sh\n"
-        "while read old new ref; do\n"
-        '  [ "$ref" = refs/heads/main ] && { echo "main is protected" >&2; exit 1; }\n'
-        "done\n"
-        "exit 0\n"
-    )
-    hook.chmod(0o755)
 
 
 # ---- (2) a moved tag is never archived --------------------------------------------------------

@@ -25,17 +25,12 @@ from bot.app.gather import VerifyOptions
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import md5_of
-from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
-from tests.support import Files, rerun_job_argv, seed_released
+from tests.closing import WRAPPED, entries, needs_sandbox, plan, recorded, rerun_job
+from tests.support import Files, seed_released
 
 CLOSED = date(2027, 9, 1)
-WRAPPED = AttemptSpec(kind="wrapped")
-needs_sandbox = pytest.mark.skipif(
-    bot.edges.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
-)
 
 
 def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = None) -> CloseReport:
@@ -52,36 +47,9 @@ def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = N
     return close_windows(job)
 
 
-def recorded(results: Path) -> AdapterRerun:
-    """What the close job is given: the rerun jobs' results, counted, nothing run."""
-    return AdapterRerun(cache=results.parent / "unused", results=results, recorded_only=True)
-
-
 def record(root: Path, market: int = 3) -> dict[str, Any] | None:
     file = root / f"resolutions/market-{market:02d}.yaml"
     return yaml.safe_load(file.read_text()) if file.exists() else None
-
-
-def plan(run_claims: Any, root: Path, as_of: date = CLOSED) -> dict[str, Any]:
-    result = run_claims(
-        "close-windows", "--registry", root, "--plan-reruns", "--as-of", as_of.isoformat()
-    )
-    assert result.code == 0, result.err
-    matrix: dict[str, Any] = json.loads(result.out)
-    return matrix
-
-
-def entries(planned: dict[str, Any]) -> list[dict[str, str]]:
-    """The plan's attempts, batch after batch, as the rerun jobs run them."""
-    return [entry for batch in planned["batches"] for entry in batch]
-
-
-def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
-    """One attempt of a batch as the workflow's rerun job runs it (the sandbox, no token)."""
-    attempt = built.root / entry["attempt"]
-    result = run_claims(*rerun_job_argv(built.root, entry["commit"], attempt, out, cache))
-    code: int = result.code
-    return code
 
 
 def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:

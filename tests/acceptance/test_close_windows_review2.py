@@ -12,14 +12,18 @@ from pathlib import Path
 
 import git
 
-from tests.acceptance.test_close_windows import record, zenodo
-from tests.acceptance.test_close_windows_attacks import refuse_main
-from tests.acceptance.test_close_windows_decided_once import (
+from tests.closing import (
+    WRAPPED,
     assert_decided_once,
     close_at,
     decided,
+    entries,
     on_branch,
+    plan,
+    record,
+    refuse_main,
     with_origin,
+    zenodo,
 )
 
 
@@ -76,7 +80,6 @@ def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed
     at most 256 batches of attempts (bot/faces/jobs/rerun_batches.py), and the workflow's own plan
     step, run here, accepts it."""
     from tests import close_workflow
-    from tests.acceptance.test_close_windows_reruns import WRAPPED, entries, plan
 
     cap, per_job = close_workflow.caps()
     built = make_registry(WRAPPED)

@@ -30,13 +30,14 @@ from bot.app.report_json import read_report
 from bot.faces.cli import main
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec
-from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.github.fakehub import FakeHub
 from tests.support import (
     Built,
     RegistryFactory,
     command_token,
     connect_without_waits,
+    freeze_landed_by,
+    rewrite_alices_attempt,
     seed_released,
 )
 
@@ -291,7 +292,7 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
     tmp_path: Path,
 ) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)  # a verdict flipped, the score table recomputed
+    head = rewrite_alices_attempt(built)  # a verdict flipped, the score table recomputed
     merged_pulls_on_github(hub, built.repo)
     hub.repo.add_pull(40, "mallory", head, head_branch="rewrite", head_repo="mallory/registry")
     event = workflow_run_event(tmp_path, hub, head, "mallory/registry", "rewrite")
@@ -314,7 +315,7 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_over_http(
     claims: Callable[..., tuple[int, str]],
     tmp_path: Path,
 ) -> None:
-    built, landing, head = _freeze_landed_by(make_registry, "filer-merge")
+    built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     merged_pulls_on_github(hub, built.repo)
     assert landing not in hub.repo.commit_pulls  # GitHub merged no PR into that commit
     hub.repo.add_pull(48, FILER, head, head_branch="run", head_repo=f"{FILER}/registry")

@@ -21,14 +21,14 @@ from typing import Any
 
 import yaml
 
-from tests.acceptance.test_close_windows_stuck import (
+from tests.closing import (
     DEADLINE,
     GOOD,
     WRAPPED,
     close,
-    record,
-    recorded,
-    rerun_job,
+    record_if_any,
+    recorded_into,
+    rerun_wrapped_job,
 )
 from tests.support import Files
 
@@ -70,14 +70,14 @@ def test_a_rerun_record_the_filer_made_too_long_to_read_still_lets_the_deadline_
         built = make_registry(WRAPPED, change=many_redirects, also=[GOOD])
         late = DEADLINE + timedelta(days=3)
         results = tmp_path / "rerun"
-        assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
+        assert rerun_wrapped_job(run_claims, built, results, tmp_path / "released") == 1
         kept = list(results.glob("*.json"))
         assert kept, "the rerun job recorded the try (released-data-unavailable)"
-        report = close(built.root, late, recorded(results))
+        report = close(built.root, late, recorded_into(results))
     finally:
         server.shutdown()
         server.server_close()
-    data = record(built.root)
+    data = record_if_any(built.root)
     assert data is not None, report.render()  # past the deadline: the try ends the wait
     stuck = {a["attempt"]: a for a in data["attempts"]}[WRAPPED.folder]
     assert {"rerun-unrecorded", "released-data-unavailable"} <= set(stuck["reasons"])

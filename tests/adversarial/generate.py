@@ -43,10 +43,12 @@ from bot.rules.evidence.rules import case_hash
 from bot.rules.qualification import required_checks
 from tests.support import (
     AS_OF,
+    CHALLENGE_SPEC,
     PROJECT,
     Built,
     Files,
     RegistryFactory,
+    build_challenge,
     default_markets,
     market_of,
     rewrite,
@@ -810,9 +812,6 @@ def _challenge_case_retyped(ctx: Context) -> Case:
     the attempt's copy writes `hard: 1` on the cases the operator scored as failures."""
     from dataclasses import replace
 
-    from tests.acceptance.test_challenge_runs import SPEC
-    from tests.acceptance.test_challenge_runs import build as challenge
-
     def run(files: Files) -> None:
         def flag(cases: list[dict[str, Any]]) -> None:
             for case in cases:
@@ -833,8 +832,8 @@ def _challenge_case_retyped(ctx: Context) -> Case:
     document = market_document(11, "default", kinds=["challenge"])
     document["bars"][0]["over"]["case"]["hard"] = True
     markets = {**default_markets(), "markets/market-11.yaml": dump_yaml(document)}
-    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
-    built = challenge(ctx.registry, spec=spec, attempt=attempt, edit_run=run, markets=markets)
+    spec = replace(CHALLENGE_SPEC, false_safe_rate=0.5, seed=4)
+    built = build_challenge(ctx.registry, spec=spec, attempt=attempt, edit_run=run, markets=markets)
     return _verify(built)
 
 

@@ -55,6 +55,7 @@ def verdict_comment(
 
 
 def event(body: str, login: str = "maint", **changes: Any) -> IssueCommentEvent:
+    """The `/judge`-style comment `body` by `login` on PR #7, with `changes`."""
     base = IssueCommentEvent(
         action="created",
         comment_id=COMMENT_ID,
@@ -70,6 +71,7 @@ def event(body: str, login: str = "maint", **changes: Any) -> IssueCommentEvent:
 
 
 def pull(**changes: Any) -> PullRequestInfo:
+    """PR #7 from alice's fork at HEAD, open, with `changes`."""
     base = PullRequestInfo(
         number=7,
         author="alice",
@@ -111,10 +113,12 @@ def port(**changes: Any) -> MemoryPort:
 
 
 def run(memory: MemoryPort, comment: IssueCommentEvent, recorder: Recorder | None = None) -> Any:
+    """Respond to `comment` on `memory`; the outcome and the recorder."""
     recorder = recorder or Recorder()
     return respond(memory, comment, recorder.read_attempt, recorder.repost, NOW), recorder
 
 
 def written(memory: MemoryPort, branch: str = "main") -> dict[str, Any]:
+    """The judgments.yaml the responder committed on `branch`."""
     data: dict[str, Any] = yaml.safe_load(memory.files[branch][PATH][0])
     return data
