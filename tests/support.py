@@ -386,6 +386,9 @@ def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = No
     return site
 
 
+# The clock the GitHub gateway reads for x-ratelimit-reset in the gateway's tests.
+GATEWAY_NOW = 1_700_000_000.0
+
 HOSTILE_TITLE = "</dd><script>alert(1)</script> & more"
 
 
@@ -1064,3 +1067,36 @@ def seed_machine_readable() -> list[str]:
     ]
     assert len(lines) == 6
     return lines
+
+
+# ---- the demo registry's website (the `demo_site` fixture, tests/acceptance/conftest.py) ---
+
+
+@dataclass(frozen=True)
+class DemoSite:
+    """The demo registry and the website `claims site` built from its kept reports."""
+
+    registry: Path  # the demo registry (a git repository), kept
+    site: Path  # its website, built from the demo's own reports and resolution records
+
+
+def site_arguments(registry: Path, out: Path) -> list[str]:
+    """`claims site` over the demo's kept reports: verify of main, then the wrapped
+    attempts' reruns (which replace those attempts), the challenge runs' verify report, and
+    the last resolve report."""
+    reports = registry / ".claims"
+    return [
+        "site",
+        "--registry",
+        str(registry),
+        "--out",
+        str(out),
+        "--verify-report",
+        str(reports / "verify-main.json"),
+        "--verify-report",
+        str(reports / "verify-rerun.json"),
+        "--verify-report",
+        str(reports / "verify-runs.json"),
+        "--resolve-report",
+        str(reports / "resolve-2027-11-01.json"),
+    ]

@@ -17,8 +17,7 @@ from html5lib.html5parser import ParseError
 from bot.faces.cli import main
 from bot.rules.evidence.schema import validate
 from bot.rules.records import RecordsChecker
-from tests.acceptance.conftest import DemoSite, site_arguments
-from tests.support import RULES, seed_machine_readable
+from tests.support import RULES, DemoSite, seed_machine_readable, site_arguments
 
 
 def _pages(site: Path) -> list[Path]:

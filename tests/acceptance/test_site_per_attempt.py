@@ -19,7 +19,7 @@ import pytest
 
 from bot.faces.cli import main
 from bot.rules.evidence.schema import validate
-from tests.acceptance.conftest import DemoSite, site_arguments
+from tests.support import DemoSite, site_arguments
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 

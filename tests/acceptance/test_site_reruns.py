@@ -31,8 +31,7 @@ from bot.faces.jobs.issues import FileIssues
 from bot.rules.review import check_changes
 from bot.vocab.commits import Change
 from bot.vocab.findings import Code
-from tests.acceptance.conftest import DemoSite
-from tests.support import RegistryFactory, fake_sandbox, rerun_job_argv, seed_released
+from tests.support import DemoSite, RegistryFactory, fake_sandbox, rerun_job_argv, seed_released
 
 WRAP = "attempts/market-03/wrap-lab/paper-replication"
 EDITED = "attempts/market-03/sly-lab/edited-wrap"
