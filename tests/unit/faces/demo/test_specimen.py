@@ -14,7 +14,7 @@ from bot.rules.stats.units import collapse_units
 from tests.support import RULES, records, shared_rules
 
 
-def test_log_limits_are_theshared_rules() -> None:
+def test_log_limits_are_the_shared_rules() -> None:
     document, _ = parse_yaml(RULES, "rules")
     assert document is not None and isinstance(document.data, dict)
     evidence = document.data["evidence"]
