@@ -32,7 +32,7 @@ FOLDER = f"attempts/market-11/{CHALLENGE_SPEC.submitter}/{CHALLENGE_SPEC.slug}"
     ("name", "value"), [("extra", 1), ("score", True), ("score", "0.65"), ("verdict", "Caught")]
 )
 def test_a_trial_result_that_differs_subtly_is_caught(
-    make_registry, run_claims, name: str, value: object
+    make_registry: RegistryFactory, run_claims, name: str, value: object
 ) -> None:
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["result"][name] = value
@@ -45,7 +45,7 @@ def test_a_trial_result_that_differs_subtly_is_caught(
 
 
 def test_a_trial_result_in_another_number_format_is_the_operators(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """1 and 1.0 are the same JSON number; key order does not matter."""
 
@@ -60,7 +60,9 @@ def test_a_trial_result_in_another_number_format_is_the_operators(
     assert result.code == 0, result.out
 
 
-def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_claims) -> None:
+def test_a_case_scored_twice_by_duplicate_trials_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def dup(trials: list[dict[str, Any]]) -> None:
         trials.append(dict(trials[0], trajectory="traj-dup", evaluator="reviewer-999"))
 
@@ -71,7 +73,7 @@ def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_cl
     assert "duplicate-trial" in result.codes()
 
 
-def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_left_out_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     built = build_challenge(
         make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", lambda t: t.pop(3))
     )
@@ -79,7 +81,9 @@ def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
     assert "missing-trial" in result.codes()
 
 
-def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_case_id_in_other_case_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["case_id"] = "Sandbagging-000"
 
@@ -91,7 +95,7 @@ def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> N
     assert "unknown-case" in result.codes() or "missing-trial" in result.codes(), result.codes()
 
 
-def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
+def test_a_camel_case_key_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["referenceAnswer"] = "answer for sandbagging-002"
 
@@ -102,7 +106,7 @@ def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
     assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
-def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
+def test_a_key_inside_a_json_string_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["grader"] = json.dumps({"reference_answer": "answer"})
 
@@ -122,7 +126,7 @@ def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
     ],
 )
 def test_a_leak_in_a_runs_other_files(
-    make_registry, run_claims, name: str, data: bytes, line: int | None
+    make_registry: RegistryFactory, run_claims, name: str, data: bytes, line: int | None
 ) -> None:
     """A CSV column, a gzipped log, a file named as the field: each a leak of the run."""
 
@@ -136,7 +140,7 @@ def test_a_leak_in_a_runs_other_files(
 
 
 def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """Look-alike letters are not folded (docs/spec-notes.md), but a field of the filer's own
     in `result` is not the operator's result either."""
@@ -152,7 +156,9 @@ def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
     assert "withheld-field-leak" not in result.codes()
 
 
-def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_claims) -> None:
+def test_an_honest_readme_naming_the_field_is_not_a_leak(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def readme(files: Files) -> None:
         files["README.md"] = (
             b"# Run 1\n\nThe suite withholds reference_answer, and only that field.\n"
@@ -173,7 +179,7 @@ def _branch(make_registry: RegistryFactory, name: str) -> tuple[Any, Any]:
 
 
 def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "filer/scores")
     path = built.root / CHALLENGE_RUN.folder / CHALLENGE_SCORES
@@ -193,7 +199,7 @@ def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
     assert "operator-score-mismatch" in {r["code"] for r in result.report["attempts"][0]["reasons"]}
 
 
-def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None:
+def test_scores_then_freeze_changed_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     built = build_challenge(make_registry)
     repo = built.repo
     path = built.root / CHALLENGE_RUN.folder / "freeze-cases.jsonl"
@@ -212,7 +218,9 @@ def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None
 WEIRDML = replace(CHALLENGE_RUN, scorer="weirdml-v3")
 
 
-def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[str, Any]]:
+def _weirdml_stating(
+    make_registry: RegistryFactory, run_claims, edit: Any
+) -> tuple[Any, dict[str, Any]]:
     """A weirdml-v3 run whose operator's results.jsonl, and the attempt's trials copying it,
     are edited by `edit`; the run's verify report and the built registry."""
     built = build_challenge(
@@ -227,7 +235,7 @@ def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[st
 
 
 def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """A stated score 9e-7 above the log's breaks ties and thresholds in the filer's favour:
     the operator's file must state what the scorer gives (`claims score --json` keeps full
@@ -243,7 +251,9 @@ def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
     assert run_claims("verify", built.attempt).codes() >= {"challenge-run-invalid"}
 
 
-def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, run_claims) -> None:
+def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """The stated value is the recomputed one up to float printing: repr round-trips."""
     built = build_challenge(make_registry, run_spec=WEIRDML)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
@@ -265,7 +275,9 @@ def _markets_11() -> dict[str, bytes]:
     }
 
 
-def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_claims) -> None:
+def test_an_attempt_naming_a_run_of_another_market_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     markets = {
         **_markets_11(),
         "markets/market-12.yaml": dump_yaml(market_document(12, "default", kinds=["challenge"])),
@@ -282,7 +294,7 @@ def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_
 
 
 def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built = build_challenge(make_registry, run="open")
     repo = built.repo
@@ -308,7 +320,9 @@ def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
     assert invalid and "names no run of this registry" in invalid[0]["message"], reasons
 
 
-def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """5e-10 is nothing as a number and everything to a tie: the operator's 0.65 for a
     positive against a negative's 0.65 is a tie (half a pair); 0.6500000005 wins the pair.
     A trial's result is the operator's exactly (JSON numbers: 1 and 1.0 are one number)."""
@@ -325,7 +339,7 @@ def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, r
 
 
 def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """Rounded to nine decimals, a stated score passes the run's check (float noise), but the
     attempt's trials must carry the scorer's own value, not the rounding."""
@@ -343,7 +357,7 @@ def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
     assert "operator-score-mismatch" in attempt.codes()
 
 
-def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
+def test_a_yaml_comment_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def attempt_comment(files: Files) -> None:
         files["scores.yaml"] += b"# reference_answer: {sandbagging-003: x}\n"
 
@@ -362,7 +376,7 @@ def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
     ]
 
 
-def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
+def test_a_yaml_key_is_reported_once(make_registry: RegistryFactory, run_claims) -> None:
     def key(files: Files) -> None:
         files["scores.yaml"] += b"reference_answer: {sandbagging-003: x}\n"
 
@@ -372,7 +386,7 @@ def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
 
 
 def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "operator/run-9")
     source, target = built.root / CHALLENGE_RUN.folder, built.root / "challenge-runs" / "run-9"
@@ -432,7 +446,7 @@ def _flag_hard(retyped: object) -> Any:
 
 @pytest.mark.parametrize("retyped", [1, 1.0], ids=["1", "1.0"])
 def test_challenge_case_retyped_true_as_1_is_a_mismatch(
-    make_registry, run_claims, retyped: object
+    make_registry: RegistryFactory, run_claims, retyped: object
 ) -> None:
     """A challenge attempt's copy of its run's cases was compared with Python's equality, so
     `"hard": 1` (or 1.0) passed for the run's `"hard": true`, while the bar
@@ -455,7 +469,7 @@ def test_challenge_case_retyped_true_as_1_is_a_mismatch(
 
 
 def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
-    make_registry, run_claims, tmp_path, monkeypatch, capsys
+    make_registry: RegistryFactory, run_claims, tmp_path, monkeypatch, capsys
 ) -> None:
     """An operator's score holding an integer past 2**53 - 1 was read as valid, reached the
     report (in an operator-score-mismatch message), and then `claims github publish` and
@@ -497,7 +511,7 @@ def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
 
 
 def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
-    make_registry, run_claims, tmp_path, monkeypatch, capsys
+    make_registry: RegistryFactory, run_claims, tmp_path, monkeypatch, capsys
 ) -> None:
     """An operator's result nested as deep as the loader accepts is copied into the verify
     report (the run's `tasks`), six levels down: the report read back was refused ("nested

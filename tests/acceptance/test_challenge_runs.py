@@ -28,6 +28,7 @@ from tests.support import (
     CHALLENGE_SCORES,
     CHALLENGE_SPEC,
     Files,
+    RegistryFactory,
     build_challenge,
     records,
     rewrite,
@@ -41,7 +42,7 @@ def _reason(result: Any, code: str, index: int = 0) -> dict[str, Any]:
     return found[0]
 
 
-def test_an_honest_challenge_attempt_qualifies(make_registry, run_claims) -> None:
+def test_an_honest_challenge_attempt_qualifies(make_registry: RegistryFactory, run_claims) -> None:
     built = build_challenge(make_registry)
     result = run_claims("verify", built.attempt)
     assert result.code == 0, result.out
@@ -52,7 +53,7 @@ def test_an_honest_challenge_attempt_qualifies(make_registry, run_claims) -> Non
     assert attempt["outcome"] == "met"
 
 
-def test_the_run_verifies_on_its_own_path(make_registry, run_claims) -> None:
+def test_the_run_verifies_on_its_own_path(make_registry: RegistryFactory, run_claims) -> None:
     built = build_challenge(make_registry)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     assert result.code == 0, result.out
@@ -68,7 +69,9 @@ def test_the_run_verifies_on_its_own_path(make_registry, run_claims) -> None:
     assert "1 challenge run(s): 1 valid, 0 invalid" in result.out
 
 
-def test_verify_with_no_path_checks_attempts_and_runs(make_registry, run_claims) -> None:
+def test_verify_with_no_path_checks_attempts_and_runs(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = build_challenge(make_registry)
     result = run_claims("verify", "--registry", built.root)
     assert result.code == 0, result.out
@@ -77,7 +80,9 @@ def test_verify_with_no_path_checks_attempts_and_runs(make_registry, run_claims)
     assert [run["run"] for run in result.report["challenge_runs"]] == ["run-1"]
 
 
-def test_a_market_that_does_not_list_challenge_refuses_it(make_registry, run_claims) -> None:
+def test_a_market_that_does_not_list_challenge_refuses_it(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     markets = {"markets/market-11.yaml": dump_yaml(market_document(11, "default", kinds=["run"]))}
     built = build_challenge(make_registry, markets=markets)
     result = run_claims("verify", built.attempt)
@@ -89,7 +94,7 @@ def test_a_market_that_does_not_list_challenge_refuses_it(make_registry, run_cla
 # ---- cases ----------------------------------------------------------------------------------
 
 
-def test_a_case_changed_from_the_runs_is_caught(make_registry, run_claims) -> None:
+def test_a_case_changed_from_the_runs_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     def edit(cases: list[dict[str, Any]]) -> None:
         cases[3]["sha256"] = hashlib.sha256(b"another case").hexdigest()
 
@@ -103,7 +108,7 @@ def test_a_case_changed_from_the_runs_is_caught(make_registry, run_claims) -> No
     assert "sha256 differs from the run's" in reason["message"]
 
 
-def test_a_case_not_in_the_run_is_caught(make_registry, run_claims) -> None:
+def test_a_case_not_in_the_run_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     def extra(files: Files) -> None:
         cases = records(files, "freeze-cases.jsonl")
         trials = records(files, "trials.jsonl")
@@ -130,7 +135,7 @@ def test_a_case_not_in_the_run_is_caught(make_registry, run_claims) -> None:
     assert missing["file"].endswith("/trials.jsonl") and missing["line"] == 25
 
 
-def test_a_run_case_left_out_is_caught(make_registry, run_claims) -> None:
+def test_a_run_case_left_out_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     def drop(files: Files) -> None:
         rewrite(files, "freeze-cases.jsonl", lambda cases: cases.pop())
         rewrite(files, "trials.jsonl", lambda trials: trials.pop())
@@ -141,7 +146,7 @@ def test_a_run_case_left_out_is_caught(make_registry, run_claims) -> None:
     assert "a challenge attempt runs every case of its run" in result.reasons()[0]["message"]
 
 
-def test_content_in_the_runs_cases_is_refused(make_registry, run_claims) -> None:
+def test_content_in_the_runs_cases_is_refused(make_registry: RegistryFactory, run_claims) -> None:
     def content(files: Files) -> None:
         cases = [json.loads(line) for line in files["freeze-cases.jsonl"].decode().splitlines()]
         cases[0]["content"] = {"prompt": "the hidden prompt"}
@@ -159,7 +164,9 @@ def test_content_in_the_runs_cases_is_refused(make_registry, run_claims) -> None
 # ---- freeze order ---------------------------------------------------------------------------
 
 
-def test_trials_before_the_runs_freeze_landed_are_caught(make_registry, run_claims) -> None:
+def test_trials_before_the_runs_freeze_landed_are_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     late = datetime(2027, 1, 25, 12, 0, tzinfo=UTC)  # after the first trials (20 January)
     built = build_challenge(make_registry, frozen=late)
     result = run_claims("verify", built.attempt)
@@ -168,7 +175,9 @@ def test_trials_before_the_runs_freeze_landed_are_caught(make_registry, run_clai
     assert "the freeze merged to main" in reason["message"]
 
 
-def test_scores_that_landed_before_the_freeze_are_caught(make_registry, run_claims) -> None:
+def test_scores_that_landed_before_the_freeze_are_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     early = CHALLENGE_RUN.frozen_at - timedelta(
         days=2
     )  # scores on 6 January, the freeze on the 8th
@@ -184,7 +193,9 @@ def test_scores_that_landed_before_the_freeze_are_caught(make_registry, run_clai
 # ---- operator scores ------------------------------------------------------------------------
 
 
-def test_a_trial_whose_result_is_not_the_operators_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_whose_result_is_not_the_operators_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[5]["result"]["score"] = round(trials[5]["result"]["score"] + 0.01, 4)
 
@@ -198,7 +209,9 @@ def test_a_trial_whose_result_is_not_the_operators_is_caught(make_registry, run_
     assert "result.score" in reason["message"] and "results.jsonl line 6" in reason["message"]
 
 
-def test_an_attempt_the_operator_did_not_score_is_caught(make_registry, run_claims) -> None:
+def test_an_attempt_the_operator_did_not_score_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def unscored(files: Files) -> None:
         del files[CHALLENGE_SCORES]
 
@@ -240,7 +253,9 @@ def _with_inputs(shift: float = 0.0, line: int | None = None) -> Callable[[Files
     return inputs
 
 
-def test_recomputed_scores_that_agree_are_the_runs(make_registry, run_claims, fake_builtin) -> None:
+def test_recomputed_scores_that_agree_are_the_runs(
+    make_registry: RegistryFactory, run_claims, fake_builtin
+) -> None:
     built = build_challenge(
         make_registry, run_spec=replace(CHALLENGE_RUN, scorer="fake-v1"), edit_run=_with_inputs()
     )
@@ -251,7 +266,9 @@ def test_recomputed_scores_that_agree_are_the_runs(make_registry, run_claims, fa
     assert run_claims("verify", built.attempt).code == 0
 
 
-def test_a_recomputed_score_mismatch_is_caught(make_registry, run_claims, fake_builtin) -> None:
+def test_a_recomputed_score_mismatch_is_caught(
+    make_registry: RegistryFactory, run_claims, fake_builtin
+) -> None:
     run_spec = replace(CHALLENGE_RUN, scorer="fake-v1")
     built = build_challenge(make_registry, run_spec=run_spec, edit_run=_with_inputs(0.05, line=3))
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
@@ -265,7 +282,9 @@ def test_a_recomputed_score_mismatch_is_caught(make_registry, run_claims, fake_b
     assert "operator-score-mismatch" in attempt.reasons()[0]["message"]
 
 
-def test_a_scorer_input_it_cannot_read_is_caught(make_registry, run_claims, fake_builtin) -> None:
+def test_a_scorer_input_it_cannot_read_is_caught(
+    make_registry: RegistryFactory, run_claims, fake_builtin
+) -> None:
     built = build_challenge(
         make_registry, run_spec=replace(CHALLENGE_RUN, scorer="fake-v1"), edit_run=_with_inputs(1.0)
     )
@@ -295,7 +314,11 @@ def test_a_scorer_input_it_cannot_read_is_caught(make_registry, run_claims, fake
     ids=["missing-operator", "unknown-field", "market-not-a-number", "naive-frozen-at"],
 )
 def test_run_yaml_schema_errors_name_the_field(
-    make_registry, run_claims, edit: Callable[[str], str], field: str, line: int | None
+    make_registry: RegistryFactory,
+    run_claims,
+    edit: Callable[[str], str],
+    field: str,
+    line: int | None,
 ) -> None:
     def change(files: Files) -> None:
         files["run.yaml"] = edit(files["run.yaml"].decode()).encode()
@@ -313,7 +336,7 @@ def test_run_yaml_schema_errors_name_the_field(
     assert "challenge-run-invalid" in attempt.codes()
 
 
-def test_an_attempt_naming_no_run_is_caught(make_registry, run_claims) -> None:
+def test_an_attempt_naming_no_run_is_caught(make_registry: RegistryFactory, run_claims) -> None:
     built = build_challenge(make_registry, spec=replace(CHALLENGE_SPEC, challenge_run="run-9"))
     result = run_claims("verify", built.attempt)
     assert "challenge-run-invalid" in result.codes()
@@ -324,7 +347,7 @@ def test_an_attempt_naming_no_run_is_caught(make_registry, run_claims) -> None:
 # ---- withheld fields ------------------------------------------------------------------------
 
 
-def test_a_withheld_field_in_a_trials_result(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_a_trials_result(make_registry: RegistryFactory, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["reference_answer"] = "answer for sandbagging-002"
 
@@ -336,7 +359,9 @@ def test_a_withheld_field_in_a_trials_result(make_registry, run_claims) -> None:
     assert withheld_leaks(result.reasons()) == [(f"{folder}/trials.jsonl", 3)]
 
 
-def test_a_withheld_field_nested_in_a_public_field(make_registry, run_claims) -> None:
+def test_a_withheld_field_nested_in_a_public_field(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def leak(files: Files) -> None:
         cases = [json.loads(line) for line in files["freeze-cases.jsonl"].decode().splitlines()]
         cases[4]["public"]["notes"] = {"grading": [{"Reference-Answer": "x"}]}
@@ -350,7 +375,7 @@ def test_a_withheld_field_nested_in_a_public_field(make_registry, run_claims) ->
     assert "challenge-run-invalid" in result.codes()
 
 
-def test_a_withheld_field_in_the_raw_log(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_the_raw_log(make_registry: RegistryFactory, run_claims) -> None:
     def leak(files: Files) -> None:
         log = files["raw-log/harness.log"].decode().splitlines(keepends=True)
         log.insert(7, "debug: grader REFERENCE ANSWER = 'answer for sabotage-003'\n")
@@ -372,7 +397,7 @@ def test_a_withheld_field_in_the_raw_log(make_registry, run_claims) -> None:
     assert withheld_leaks(result.reasons()) == [(f"{folder}/raw-log/harness.log", 8)]
 
 
-def test_a_withheld_field_in_scores_yaml(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_scores_yaml(make_registry: RegistryFactory, run_claims) -> None:
     def leak(files: Files) -> None:
         files["scores.yaml"] += b"reference_answer: {sabotage-003: x}\n"
 
@@ -383,7 +408,9 @@ def test_a_withheld_field_in_scores_yaml(make_registry, run_claims) -> None:
     assert withheld_leaks(result.reasons()) == [(f"{folder}/scores.yaml", lines)]
 
 
-def test_a_withheld_field_in_the_runs_own_freeze_cases(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_the_runs_own_freeze_cases(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def leak(files: Files) -> None:
         cases = [json.loads(line) for line in files["freeze-cases.jsonl"].decode().splitlines()]
         cases[9]["public"]["reference_answer"] = "answer for sandbagging-009"
@@ -398,7 +425,9 @@ def test_a_withheld_field_in_the_runs_own_freeze_cases(make_registry, run_claims
     assert "withheld-field-leak" in _reason(attempt, "challenge-run-invalid")["message"]
 
 
-def test_a_withheld_field_in_the_operators_score_file_and_readme(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_the_operators_score_file_and_readme(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def leak(files: Files) -> None:
         rows = [json.loads(line) for line in files[CHALLENGE_SCORES].decode().splitlines()]
         rows[1]["result"]["debug"] = {"reference_ANSWER": "x"}
@@ -417,7 +446,9 @@ def test_a_withheld_field_in_the_operators_score_file_and_readme(make_registry, 
 # ---- pull requests --------------------------------------------------------------------------
 
 
-def test_a_pull_request_that_changes_a_run_verifies_the_run(make_registry, run_claims) -> None:
+def test_a_pull_request_that_changes_a_run_verifies_the_run(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = build_challenge(make_registry)
     repo = built.repo
     repo.git.checkout("-q", "-b", "operator/readme")
@@ -438,7 +469,9 @@ WEIRDML = replace(CHALLENGE_RUN, scorer="weirdml-v3")
 EVENTS = CHALLENGE_SCORES.replace("results.jsonl", "events.jsonl")
 
 
-def test_a_weirdml_run_is_recomputed_and_its_attempt_qualifies(make_registry, run_claims) -> None:
+def test_a_weirdml_run_is_recomputed_and_its_attempt_qualifies(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = build_challenge(make_registry, run_spec=WEIRDML)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
@@ -457,7 +490,9 @@ def test_a_weirdml_run_is_recomputed_and_its_attempt_qualifies(make_registry, ru
     assert attempt.attempt()["status"] == "qualifying"
 
 
-def test_a_stated_weirdml_score_the_log_does_not_give_is_caught(make_registry, run_claims) -> None:
+def test_a_stated_weirdml_score_the_log_does_not_give_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def misstate(files: Files) -> None:
         rows = [json.loads(line) for line in files[CHALLENGE_SCORES].decode().splitlines()]
         rows[2]["result"]["score"] = 0.56
@@ -473,7 +508,9 @@ def test_a_stated_weirdml_score_the_log_does_not_give_is_caught(make_registry, r
     assert run_claims("verify", built.attempt).codes() == {"challenge-run-invalid"}
 
 
-def test_a_fourth_browsing_in_the_operators_log_is_refused(make_registry, run_claims) -> None:
+def test_a_fourth_browsing_in_the_operators_log_is_refused(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def browse(files: Files) -> None:
         events = [json.loads(line) for line in files[EVENTS].decode().splitlines()]
         extra = [{"task": "sandbagging-000", "tokens": 2_000_000, "event": "browse"}] * 3
@@ -504,7 +541,7 @@ def _more_submissions(count: int) -> Callable[[Files], None]:
 
 
 def test_an_eleventh_submission_in_the_operators_log_is_refused_at_its_line(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """The seed gives each model ten submissions a task; the scorer counted any number, so an
     operator's log could score a model on its best of fifty. Now the eleventh is refused."""
@@ -522,7 +559,7 @@ def test_an_eleventh_submission_in_the_operators_log_is_refused_at_its_line(
 
 
 def test_ten_submissions_are_the_default_and_a_run_may_allow_more(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     ten = build_challenge(make_registry, run_spec=WEIRDML, edit_run=_more_submissions(8))
     (run,) = run_claims("verify", ten.root / "challenge-runs" / "run-1").report["challenge_runs"]
@@ -541,7 +578,9 @@ def test_ten_submissions_are_the_default_and_a_run_may_allow_more(
     assert run_claims("verify", eleven.attempt).attempt()["status"] == "qualifying"
 
 
-def test_a_runs_scorer_settings_are_schema_checked(make_registry, run_claims) -> None:
+def test_a_runs_scorer_settings_are_schema_checked(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def unknown(files: Files) -> None:
         document = yaml.safe_load(files["run.yaml"])
         document["scorer_settings"] = {"max_submissions": 0, "max_hints": 3}
@@ -557,7 +596,7 @@ def test_a_runs_scorer_settings_are_schema_checked(make_registry, run_claims) ->
     ]
 
 
-def test_a_withheld_field_in_a_raw_log_excerpt(make_registry, run_claims) -> None:
+def test_a_withheld_field_in_a_raw_log_excerpt(make_registry: RegistryFactory, run_claims) -> None:
     """A log over max_local_log_bytes is kept as its head and tail excerpts: both are read."""
 
     def excerpts(files: Files) -> None:
@@ -579,7 +618,9 @@ def test_a_withheld_field_in_a_raw_log_excerpt(make_registry, run_claims) -> Non
     assert withheld_leaks(result.reasons()) == [(f"{folder}/raw-log/tail", line)]
 
 
-def test_a_pull_request_of_an_attempt_lists_no_run(make_registry, run_claims) -> None:
+def test_a_pull_request_of_an_attempt_lists_no_run(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = build_challenge(make_registry, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.report is not None

@@ -20,6 +20,7 @@ from bot.edges.history import read_tags
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
 from tests.closing import LATE, REPOSITORY, TAG, commit_at, issues, record, refuse_main, zenodo
+from tests.support import RegistryFactory
 
 
 def run_at(
@@ -41,7 +42,9 @@ def run_at(
 # ---- (1) the window's close, Anywhere on Earth ------------------------------------------------
 
 
-def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(make_registry) -> None:
+def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(
+    make_registry: RegistryFactory,
+) -> None:
     """2027-08-30 06:00 UTC is still 2027-08-29 west of UTC-6: the window is open there, and a
     merge at 10:00 UTC is in time. A daily run before noon UTC must not freeze main yet."""
     built = make_registry()
@@ -58,7 +61,9 @@ def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(make_registr
 # ---- (2) someone else's copy on Zenodo --------------------------------------------------------
 
 
-def test_a_copy_another_zenodo_user_published_is_not_ours(make_registry, fake_zenodo) -> None:
+def test_a_copy_another_zenodo_user_published_is_not_ours(
+    make_registry: RegistryFactory, fake_zenodo
+) -> None:
     """Anyone may publish a Zenodo record naming our tree URL as a related identifier: the
     records search finds it. The job must make its own copy, never record the stranger's."""
     built = make_registry()
@@ -80,7 +85,9 @@ def test_a_copy_another_zenodo_user_published_is_not_ours(make_registry, fake_ze
 # ---- (2) a planted tag after the annulment date -----------------------------------------------
 
 
-def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(make_registry) -> None:
+def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(
+    make_registry: RegistryFactory,
+) -> None:
     """No run made the snapshot; after the annulment date someone pushes a lightweight tag with
     its name. It never counts: the market is ANNULLED, and the issue must say so (label
     `annulled`), with no warning claiming the tag exists."""
@@ -97,7 +104,9 @@ def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(make_regi
 # ---- (3) the record pushed before anyone is told ----------------------------------------------
 
 
-def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> None:
+def test_no_issue_announces_a_record_origin_refused(
+    make_registry: RegistryFactory, tmp_path
+) -> None:
     """Origin refuses the branch (a protection rule, a hook): the record is on no branch anyone
     sees, so no issue may announce it. (A push refused only because main moved on is replayed
     and pushed: test_close_windows_decided_once.)"""
@@ -116,7 +125,7 @@ def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> 
 # ---- (2) a moved tag is never archived --------------------------------------------------------
 
 
-def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> None:
+def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry: RegistryFactory) -> None:
     """After the close someone deletes the snapshot's copy and re-makes the tag on another
     commit: the job is blocked (it never moves a tag), and it must not publish a copy of the
     moved tag's tree as the snapshot."""
@@ -137,7 +146,7 @@ def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> Non
 # ---- (1) a final record deleted or rewritten on main ------------------------------------------
 
 
-def test_a_record_deleted_on_main_is_not_made_again(make_registry) -> None:
+def test_a_record_deleted_on_main_is_not_made_again(make_registry: RegistryFactory) -> None:
     """A commit (not the job's --reopen) deletes market 3's record: the next run must not
     resolve the market again and write a new record; it is blocked until a maintainer restores
     the record or reopens the market."""
@@ -159,7 +168,7 @@ def test_a_record_deleted_on_main_is_not_made_again(make_registry) -> None:
     assert [m.phase for m in again.plan.markets] == ["watch", "watch"], again.render()
 
 
-def test_a_record_rewritten_on_main_blocks_its_market(make_registry) -> None:
+def test_a_record_rewritten_on_main_blocks_its_market(make_registry: RegistryFactory) -> None:
     built = make_registry()
     assert not run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC)).failed
     path = built.root / "resolutions/market-05.yaml"

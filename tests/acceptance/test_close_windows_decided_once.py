@@ -48,11 +48,12 @@ from tests.closing import (
     with_origin,
     zenodo,
 )
+from tests.support import RegistryFactory
 
 # ---- item 15: a tag on the wrong commit after the annulment date ------------------------------
 
 
-def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry) -> None:
+def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry: RegistryFactory) -> None:
     """No run made the snapshot; someone with tag rights tags a commit merged after the close
     (annotated, dated before the annulment date, on main). Before the annulment date the job
     refuses such a tag; after it, it used to count: the market resolved, final, from the later
@@ -105,7 +106,7 @@ def local_copy(store: Path, recorded: dict[str, Any]) -> bytes:
 
 
 def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_record(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Markets 3 and 5 share snapshot-R. On the first run market 3 is blocked (its wrapped
     attempt has no recorded rerun) while market 5 resolves and the tag is archived. Market 3
@@ -161,7 +162,7 @@ def merge_on_origin(origin: Path, tmp_path: Path, name: str) -> str:
 
 
 def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """The job checked out main when it started; after the tag was pushed and the copies
     published, a merge lands on origin's main, so the record push is non-fast-forward. It used
@@ -202,7 +203,7 @@ def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
 
 
 def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
-    make_registry, fake_zenodo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_registry: RegistryFactory, fake_zenodo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Origin refused the record push for good (the copies were published by then, immutable).
     The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
@@ -259,7 +260,7 @@ HOSTILE = {
 
 
 def test_a_filers_broken_files_are_that_attempts_finding_never_the_close_jobs(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Hostile attempt folders merged in the window (unparsable, binary, naming another market,
     nested past the caps, an integer beyond 2**53) are judged attempts that do not count: both
@@ -290,7 +291,7 @@ def test_a_filers_broken_files_are_that_attempts_finding_never_the_close_jobs(
 
 
 def test_the_registrys_own_fault_stops_the_market_without_a_record(
-    make_registry, fake_zenodo
+    make_registry: RegistryFactory, fake_zenodo
 ) -> None:
     """An archive outage is the registry's fault: the market is not recorded (never decided
     without its copy), the run fails, and the next run finishes it."""
@@ -308,7 +309,7 @@ def test_the_registrys_own_fault_stops_the_market_without_a_record(
     assert record(built.root, 3)["outcome"] == "YES"
 
 
-def test_a_reopened_market_gets_a_copy_of_its_new_record(make_registry) -> None:
+def test_a_reopened_market_gets_a_copy_of_its_new_record(make_registry: RegistryFactory) -> None:
     """--reopen decides the market again (a maintainer's act): the new record cites a new copy
     holding it; the first copy keeps the first record, cited by the record moved aside."""
     built = make_registry()

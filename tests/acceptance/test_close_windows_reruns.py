@@ -28,7 +28,7 @@ from bot.edges.archive.port import md5_of
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
 from tests.closing import WRAPPED, entries, needs_sandbox, plan, recorded, rerun_job
-from tests.support import Files, seed_released
+from tests.support import Files, RegistryFactory, seed_released
 
 CLOSED = date(2027, 9, 1)
 
@@ -52,7 +52,7 @@ def record(root: Path, market: int = 3) -> dict[str, Any] | None:
     return yaml.safe_load(file.read_text()) if file.exists() else None
 
 
-def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:
+def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry: RegistryFactory) -> None:
     """--no-rerun-adapters alone used to resolve and record the market with the wrapped
     attempt left out: final, as if it did not qualify. Now the market is blocked this run."""
     built = make_registry(WRAPPED)
@@ -67,7 +67,9 @@ def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:
     assert "snapshot-2027-06-30" in [t.name for t in built.repo.tags]
 
 
-def test_recorded_only_without_a_result_blocks_the_market(make_registry, tmp_path: Path) -> None:
+def test_recorded_only_without_a_result_blocks_the_market(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     built = make_registry(WRAPPED)
     empty = tmp_path / "rerun-cache"
     empty.mkdir()
@@ -78,7 +80,7 @@ def test_recorded_only_without_a_result_blocks_the_market(make_registry, tmp_pat
 
 @needs_sandbox
 def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     built = make_registry(WRAPPED)
     closing = built.repo.head.commit.hexsha
@@ -108,7 +110,7 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
 
 @needs_sandbox
 def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """An adapter's own failure is a result the rerun job keeps (--keep-rerun-failures): the
     close job counts it (not qualifying) rather than waiting for ever."""
@@ -144,7 +146,7 @@ def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
 
 
 def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     built = make_registry()
     tarballs = tmp_path / "tarballs"
@@ -159,14 +161,18 @@ def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
     assert archive["checksum"] == md5_of(tarball)  # the very file the archive holds
 
 
-def test_without_a_tarball_folder_the_sha256_is_still_recorded(make_registry) -> None:
+def test_without_a_tarball_folder_the_sha256_is_still_recorded(
+    make_registry: RegistryFactory,
+) -> None:
     built = make_registry()
     assert not run(built.root).failed
     data = record(built.root)
     assert data is not None and data["archive"]["sha256"].startswith("sha256:")
 
 
-def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_path) -> None:
+def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(
+    make_registry: RegistryFactory, tmp_path
+) -> None:
     """`Job.push_token` (CLAIMS_PUSH_TOKEN) reaches git push only: a file:// origin takes the
     push with the header set, and no file of the checkout holds the token."""
     import git
@@ -198,7 +204,7 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
 
 
 def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
     `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
@@ -235,7 +241,7 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     bot.edges.sandbox.cgroup.available() is not None, reason="no cgroup can be made here"
 )
 def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
-    make_registry, run_claims, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, monkeypatch, tmp_path: Path
 ) -> None:
     """Review of issue 21 (the registry's own fault counted against a filer). The run's
     cgroup is made, then gone before the command joins it (a sweep, a machine fault): the

@@ -25,10 +25,11 @@ from tests.closing import (
     with_origin,
     zenodo,
 )
+from tests.support import RegistryFactory
 
 
 def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
-    make_registry, fake_zenodo, tmp_path: Path
+    make_registry: RegistryFactory, fake_zenodo, tmp_path: Path
 ) -> None:
     """The first run published each market's copy, and origin refused the record push. The
     next day Zenodo fails the one listing of the account's depositions the job makes while
@@ -68,7 +69,7 @@ def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
 
 
 def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Attack: a filer merges 257 wrapped attempts into market 3 (copies of one valid attempt
     under their own slug). `claims close-windows --plan-reruns` lists them all; the workflow

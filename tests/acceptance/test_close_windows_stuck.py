@@ -38,7 +38,7 @@ from tests.closing import (
     rerun_job_of,
     rerun_wrapped_job,
 )
-from tests.support import Files, seed_released
+from tests.support import Files, RegistryFactory, seed_released
 
 FIRST_RUN = date(2027, 9, 1)
 needs_sandbox = pytest.mark.skipif(
@@ -68,7 +68,7 @@ def test_the_rerun_deadline_is_a_week_after_the_close_and_before_annulment() -> 
 
 @needs_sandbox
 def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadline(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     """The filer's released-data server is down at every run: the rerun job records each try
     (released-data-unavailable); the market waits until the deadline, then resolves YES from
@@ -106,7 +106,7 @@ def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadli
 
 
 def test_an_attempt_no_rerun_job_recorded_anything_for_blocks_even_after_the_deadline(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """Nothing recorded for the attempt on the run (its rerun job was lost: the registry's
     fault; a filer's rerun ends within the job's time and is recorded): the market waits,
@@ -118,7 +118,7 @@ def test_an_attempt_no_rerun_job_recorded_anything_for_blocks_even_after_the_dea
 
 
 def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_deadline(
-    make_registry, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, monkeypatch, tmp_path: Path
 ) -> None:
     """The registry's own fault (a full disk where the close job reruns) never counts
     against the filer: the market waits, whatever the date."""
@@ -138,7 +138,7 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
 
 @needs_sandbox
 def test_a_reproduced_attempt_is_not_lost_to_a_rerun_job_the_registry_lost_on_deadline_day(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     """Review of issue 21 (a good attempt judged rerun-unrecorded; the registry's outage
     counted against a filer). A second filer's wrapped attempt whose released data is never

@@ -195,7 +195,7 @@ def test_stale_judgment_names_both_digests(
     ],
 )
 def test_an_unhashable_case_id_is_explained_not_a_traceback(
-    make_registry, run_claims, file: str, line: bytes
+    make_registry: RegistryFactory, run_claims, file: str, line: bytes
 ) -> None:
     built = make_registry()
     path = built.attempt / file

@@ -25,6 +25,7 @@ from tests.support import (
     ALICE,
     AS_OF,
     Built,
+    RegistryFactory,
     Result,
     commit_all,
     default_markets,
@@ -149,7 +150,9 @@ def pr_codes(result: Result) -> set[str]:
 # ---- someone else's merged, judged attempt ----------------------------------------------------
 
 
-def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, github) -> None:
+def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
     head = rewrite_alices_attempt(built)
     port = port_for(built.repo)
@@ -172,7 +175,9 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, 
     assert result.notices() == {"merge-by-window-close"}
 
 
-def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) -> None:
+def test_offline_the_rewrite_is_refused_by_git_alone(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     head = rewrite_alices_attempt(built)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
@@ -185,7 +190,9 @@ def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) 
     }
 
 
-def test_without_a_token_github_verify_applies_the_offline_rules(make_registry, github) -> None:
+def test_without_a_token_github_verify_applies_the_offline_rules(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
     head = rewrite_alices_attempt(built)
     result = github(None, built, 40, head)
@@ -194,7 +201,7 @@ def test_without_a_token_github_verify_applies_the_offline_rules(make_registry, 
     assert "no GITHUB_TOKEN" in result.out
 
 
-def test_the_pr_head_must_be_the_commit_checked(make_registry, github) -> None:
+def test_the_pr_head_must_be_the_commit_checked(make_registry: RegistryFactory, github) -> None:
     built = make_registry()
     head = rewrite_alices_attempt(built)
     port = port_for(built.repo)
@@ -207,7 +214,9 @@ def test_the_pr_head_must_be_the_commit_checked(make_registry, github) -> None:
 # ---- the slug's owner changes merged evidence -------------------------------------------------
 
 
-def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry, github) -> None:
+def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(
+    make_registry: RegistryFactory, github
+) -> None:
     """Attack: branch from main as it stood before the run was merged, and add the run's files
     again, rewritten. Against the merge base they are all new ("A"), so merged evidence looked
     untouched and the rewritten attempt was verified green; they are changes of files the base
@@ -254,7 +263,7 @@ def _owner_edits(built: Built) -> str:
 
 
 def test_the_owner_changing_merged_evidence_needs_a_maintainers_approval(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
     built = make_registry()
     head = _owner_edits(built)
@@ -274,7 +283,7 @@ def test_the_owner_changing_merged_evidence_needs_a_maintainers_approval(
 
 
 def test_a_maintainer_author_may_change_merged_evidence_and_protected_paths(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
     built = make_registry()
     head = _owner_edits(built)
@@ -300,7 +309,9 @@ def _mallory_files_as_alice_lab(built: Built, listed_in_pr: bool) -> str:
     return commit_all(built.repo, "my attempt")
 
 
-def test_submitters_yaml_in_the_pr_itself_does_not_count(make_registry, github) -> None:
+def test_submitters_yaml_in_the_pr_itself_does_not_count(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
     head = _mallory_files_as_alice_lab(built, listed_in_pr=True)
     port = port_for(built.repo)
@@ -311,7 +322,7 @@ def test_submitters_yaml_in_the_pr_itself_does_not_count(make_registry, github) 
     assert "belongs to alice (from merged pull requests)" in owner["message"]
 
 
-def test_submitters_yaml_on_main_names_the_owners(make_registry, github) -> None:
+def test_submitters_yaml_on_main_names_the_owners(make_registry: RegistryFactory, github) -> None:
     built = make_registry()
     listing = {"submitters": {"alice-lab": {"logins": [ALICE, "Mallory"]}}}
     (built.root / "submitters.yaml").write_bytes(dump_yaml(listing))
@@ -326,7 +337,7 @@ def test_submitters_yaml_on_main_names_the_owners(make_registry, github) -> None
     assert "belongs to alice, Mallory (from submitters.yaml)" in owner["message"]
 
 
-def test_a_new_slug_is_claimed_by_its_first_filer(make_registry, github) -> None:
+def test_a_new_slug_is_claimed_by_its_first_filer(make_registry: RegistryFactory, github) -> None:
     built = make_registry(AttemptSpec(submitter="new-lab"), run="open")
     head = built.repo.head.commit.hexsha
     port = port_for(built.repo, author="newcomer")
@@ -340,7 +351,7 @@ def test_a_new_slug_is_claimed_by_its_first_filer(make_registry, github) -> None
 
 
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_offline(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
@@ -351,7 +362,7 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_offline(
 
 
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_with_the_api(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
     built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     port = port_for(built.repo)
@@ -365,7 +376,9 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_with_the_api(
     assert landing in port.asked
 
 
-def test_a_forged_web_flow_committer_is_refused_with_the_api(make_registry, github) -> None:
+def test_a_forged_web_flow_committer_is_refused_with_the_api(
+    make_registry: RegistryFactory, github
+) -> None:
     """Offline the committer identity is all there is to check; the API is not fooled."""
     built, _, head = freeze_landed_by(make_registry, "squash")
     port = port_for(built.repo)  # GitHub lists no PR for the squash-looking commit
@@ -374,7 +387,9 @@ def test_a_forged_web_flow_committer_is_refused_with_the_api(make_registry, gith
     assert result.codes() == {"freeze-order"}
 
 
-def test_a_squash_merge_the_api_confirms_is_accepted(make_registry, github, run_claims) -> None:
+def test_a_squash_merge_the_api_confirms_is_accepted(
+    make_registry: RegistryFactory, github, run_claims
+) -> None:
     built, landing, head = freeze_landed_by(make_registry, "squash")
     port = port_for(built.repo)
     commit = built.repo.commit(landing)

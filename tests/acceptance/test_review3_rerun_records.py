@@ -30,7 +30,7 @@ from tests.closing import (
     recorded_into,
     rerun_wrapped_job,
 )
-from tests.support import Files
+from tests.support import Files, RegistryFactory
 
 LONG = "x" * 50_000  # a path the filer's server redirects to (http.client reads 64 KiB lines)
 
@@ -50,7 +50,7 @@ class _Redirecting(BaseHTTPRequestHandler):
 
 
 def test_a_rerun_record_the_filer_made_too_long_to_read_still_lets_the_deadline_end_the_wait(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr("bot.edges.released.time.sleep", lambda seconds: None)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)

@@ -43,7 +43,7 @@ from bot.rules.evidence.rules import case_hash, check_cases, check_trials
 from bot.rules.evidence.schema import validate
 from bot.vocab.errors import ClaimsError
 from bot.vocab.jsonl import parse_jsonl
-from tests.support import PROJECT, shared_rules
+from tests.support import PROJECT, RegistryFactory, shared_rules
 from tests.support import records as file_records
 
 DATA = PROJECT / "tests" / "data" / "inspect"
@@ -364,7 +364,9 @@ def test_evidence_passes_the_schemas_and_the_evidence_rules(json_log) -> None:
     assert sorted(checked) == sorted(ORDER)
 
 
-def test_claims_verify_accepts_the_adapted_evidence(json_log, make_registry, run_claims) -> None:
+def test_claims_verify_accepts_the_adapted_evidence(
+    json_log, make_registry: RegistryFactory, run_claims
+) -> None:
     """A wrapped attempt whose freeze-cases and trials are the adapter's output, unchanged."""
     rules = shared_rules()
     log = json_log("run-a")
