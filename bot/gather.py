@@ -42,7 +42,7 @@ from bot.judge import (
 )
 from bot.load.document import Document, FieldPath, Record
 from bot.load.folder import scan_folder
-from bot.load.jsonl import load_jsonl, share_values
+from bot.load.jsonl import Typed, load_jsonl, share_values
 from bot.load.yaml_ import load_yaml, parse_yaml
 from bot.models import Market
 from bot.records import RecordsCheck, RecordsChecker, RecordsNeeded
@@ -186,12 +186,15 @@ class _Reader:
         self.published += [(path, record.data, record) for record in records]
         return records
 
-    def streamed_jsonl(self, name: str, sink: Callable[[Record, bytes], None]) -> bool:
-        """Read a required JSONL file record by record into `sink`, keeping none. False when
-        the file is absent."""
+    def streamed_jsonl(
+        self, name: str, sink: Callable[[Record, bytes], None], typed: Typed | None = None
+    ) -> bool:
+        """Read a required JSONL file record by record into `sink` (each line first offered
+        to `typed`: `load_jsonl`), keeping none. False when the file is absent."""
         if not self._present(name, True):
             return False
-        _, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits, sink)
+        tree, limits = self.registry.tree, self.registry.limits
+        _, problems = load_jsonl(tree, self.path(name), limits, sink, typed)
         self.problems += problems
         self.jsonl_problems[name] = problems
         return True
@@ -274,9 +277,9 @@ def read_attempt(
         checker = stream(replace(base, attempt=attempt))
     trials_read = False
     if checker is not None:
-        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case):
+        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case, checker.typed_case):
             checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
-        trials_read = reader.streamed_jsonl("trials.jsonl", checker.trial)
+        trials_read = reader.streamed_jsonl("trials.jsonl", checker.trial, checker.typed_trial)
     elif check is None:
         cases = reader.jsonl("freeze-cases.jsonl", required=True)
         trials = reader.jsonl("trials.jsonl", required=True)

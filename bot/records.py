@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from bot.bars import derived_table, unit_structure
 from bot.evidence.models import Case, Certificate, Trial
 from bot.evidence.rules import (
@@ -41,6 +43,7 @@ from bot.evidence.rules import (
 from bot.findings import Code, Finding, Severity
 from bot.load.document import FieldPath, Record
 from bot.load.jsonl import paused_gc
+from bot.load.typed import LineDecoder
 from bot.models import Market, SharedRules
 from bot.names import fold_name
 from bot.stats.errors import StatisticsError
@@ -265,6 +268,7 @@ class RecordsChecker:
         self._names: list[Finding] = []
         self._withheld: list[Finding] = []
         self._withheld_check = WithheldCheck(self.withholdable)
+        self._lines = LineDecoder()
 
     def _published(self, file: str, record: Record, raw: bytes | None) -> None:
         """Names and withheld fields of one record. With its line's `raw` bytes, both are
@@ -279,6 +283,23 @@ class RecordsChecker:
         """One record of freeze-cases.jsonl, in file order (`raw`: its line's bytes)."""
         self._published(self.cases_file, record, raw)
         self._cases.add(record)
+
+    def typed_case(self, number: int, raw: bytes) -> bool:
+        """Line `number` of freeze-cases.jsonl read typed (`bot/load/typed.py`), in file
+        order: False when the typed reading declines it (then it comes to `case`)."""
+        read = self._lines.case(raw)
+        if read is None:
+            return False
+        self._published_line(self.cases_file, number, raw)
+        self._cases.add_typed(number, *read)
+        return True
+
+    def _published_line(self, file: str, number: int, raw: bytes) -> None:
+        """`_published` for a line read typed: its record is built only where the bytes do
+        not show there is nothing to find (the typed reading's domain: orjson reads it as the
+        loader would, `bot/load/jsonl.py` `_fast_decode`)."""
+        if not plain_line(raw) or self._withheld_check.may_hold(raw):
+            self._published(file, Record(number, orjson.loads(raw)), raw)
 
     def cases_read(self, problems: Sequence[Finding]) -> None:
         """freeze-cases.jsonl is read, with these reading problems."""
@@ -297,6 +318,15 @@ class RecordsChecker:
         line's bytes)."""
         self._published(self.trials_file, record, raw)
         self._trial_check().add(record)
+
+    def typed_trial(self, number: int, raw: bytes) -> bool:
+        """Line `number` of trials.jsonl read typed, as `typed_case`."""
+        read = self._lines.trial(raw)
+        if read is None:
+            return False
+        self._published_line(self.trials_file, number, raw)
+        self._trial_check().add_typed(number, *read)
+        return True
 
     def finish(
         self,

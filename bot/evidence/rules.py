@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
 import rfc8785
+from msgspec import UNSET
 
 from bot.dates import end_of_day
 from bot.evidence.models import Case, FoldedKeys, Generator, Trial
@@ -27,6 +28,7 @@ from bot.evidence.schema import placeholder_message, validate
 from bot.findings import Code, Finding
 from bot.load.document import FieldPath, Record
 from bot.load.jsonl import SharedStrings, paused_gc
+from bot.load.typed import CaseLine, TrialLine
 from bot.names import fold_name, hidden_characters
 from bot.timestamps import parse_date, parse_timestamp
 
@@ -147,30 +149,64 @@ class CaseCheck:
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
 
     def add(self, record: Record) -> None:
-        file, cases = self.file, self.cases
         self.count += 1
-        problems = validate("freeze-case", record.data, file, line=record.line)
+        problems = validate("freeze-case", record.data, self.file, line=record.line)
         if problems:
             self.findings += problems
             return
         data = record.data
+        content = data.get("content")
+        self._keep(
+            record.line,
+            data["case_id"],  # type: ignore[arg-type]  # the schema: strings, objects
+            data["sha256"],  # type: ignore[arg-type]
+            data["family"],  # type: ignore[arg-type]
+            data["kind"],  # type: ignore[arg-type]
+            data["public"],  # type: ignore[arg-type]
+            content,  # type: ignore[arg-type]
+            None,
+        )
+
+    def add_typed(self, number: int, line: CaseLine, digest: str | None) -> None:
+        """A line `LineDecoder.case` read (so its schema holds), as `add` takes its record;
+        `digest`: its content's hash, where the decoder took it."""
+        self.count += 1
+        content = None if line.content is UNSET else line.content
+        self._keep(
+            number, line.case_id, line.sha256, line.family, line.kind, line.public, content, digest
+        )
+
+    def _keep(
+        self,
+        number: int,
+        case_id: str,
+        sha256: str,
+        family: str,
+        kind: str,
+        public: dict[str, Any],
+        content: dict[str, Any] | None,
+        digest: str | None,
+    ) -> None:
+        """One case that passed its schema: kept, unless it repeats a case; its content
+        hashed (`digest`, or `case_hash`) and compared with its `sha256`."""
+        file, cases = self.file, self.cases
         if self.public_fields is None:
-            case = Case.from_data(record.line, data)
-        else:  # lean: no content (hashed below, from the record), only the public fields
+            case = Case(number, case_id, sha256, family, kind, public, content)
+        else:  # lean: no content (hashed below), only the public fields
             strings = self._strings
             case = Case(
-                record.line,
-                data["case_id"],  # type: ignore[arg-type]  # the schema: strings
-                data["sha256"],  # type: ignore[arg-type]
-                strings.one("family", data["family"]),  # type: ignore[arg-type]
-                strings.one("kind", data["kind"]),  # type: ignore[arg-type]
-                self._public(data["public"]),  # type: ignore[arg-type]
+                number,
+                case_id,
+                sha256,
+                strings.one("family", family),
+                strings.one("kind", kind),
+                self._public(public),
                 None,
             )
         if case.case_id in cases:
             first = cases[case.case_id].line
             message = f"case_id {case.case_id!r} appears again (first on line {first})"
-            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
         cases[case.case_id] = case  # kept, so its trial is not also an unknown case
         same = self._by_hash.setdefault(case.sha256, case)
@@ -179,15 +215,14 @@ class CaseCheck:
                 f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
-            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
-        content = data.get("content")
         if content is not None:
             try:
-                actual = case_hash(content)  # type: ignore[arg-type]  # the schema: an object
+                actual = digest if digest is not None else case_hash(content)
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
                 message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
-                self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+                self.findings.append(Finding(Code.SCHEMA, message, file, number))
                 return
             if actual != case.sha256:
                 folder = file.rpartition("/")[0] or "."
@@ -196,7 +231,7 @@ class CaseCheck:
                     f" its content hashes to {actual}; `claims hash-cases {folder} --write`"
                     " writes the computed hash"
                 )
-                self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
+                self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, number))
 
     def _public(self, public: Mapping[str, Any]) -> Mapping[str, Any]:
         """`public` with only `public_fields`, one object for the same plain values (of the
@@ -273,6 +308,16 @@ class TrialCheck:
         if not self._add(record) and isinstance(named := record.data.get("case_id"), str):
             self._tried.add(named)
 
+    def add_typed(self, number: int, line: TrialLine, started_at: datetime) -> None:
+        """A line `LineDecoder.trial` read (so its schema holds), as `add` takes its record."""
+        self.count += 1
+        missing = [key for key in self.unit_keys if key not in TrialLine.__struct_fields__]
+        if missing:  # a unit key a trial's schema has no field for: as `_add` says it
+            self.findings.append(self._missing(missing, number))
+        elif self._kept(number, line.case_id, line.system, started_at, line, line.result):
+            return
+        self._tried.add(line.case_id)
+
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
         memo = self._folded.get(key)
@@ -287,57 +332,80 @@ class TrialCheck:
 
     def _add(self, record: Record) -> bool:
         """Check one record; True when its case id is kept in `_first_line`."""
-        file, data, cases = self.file, record.data, self.cases
+        file, data = self.file, record.data
         problems = validate("trial", data, file, line=record.line)
         missing = [key for key in self.unit_keys if key not in data]
         if missing:
-            message = (
-                f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
-                " (null means 'not applicable')"
-            )
-            problems.append(Finding(Code.SCHEMA, message, file, record.line))
+            problems.append(self._missing(missing, record.line))
         if problems:
             self.findings += problems
             return False
-        system = str(data["system"])
+        started_at = parse_timestamp(str(data["started_at"]))
+        assert started_at is not None  # the schema's date-time format checked it
+        return self._kept(
+            record.line,
+            data["case_id"],  # type: ignore[arg-type]  # the schema: a string
+            str(data["system"]),
+            started_at,
+            data,
+            data["result"],  # type: ignore[arg-type]  # the schema: an object
+        )
+
+    def _missing(self, missing: Sequence[str], number: int) -> Finding:
+        message = (
+            f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
+            " (null means 'not applicable')"
+        )
+        return Finding(Code.SCHEMA, message, self.file, number)
+
+    def _kept(
+        self,
+        number: int,
+        case_id: str,
+        system: str,
+        started_at: datetime,
+        values: Mapping[str, Any] | TrialLine,
+        result: dict[str, Any],
+    ) -> bool:
+        """One trial that passed its schema (`values`: its record, or its typed line, for the
+        unit keys); True when its case id is kept in `_first_line`."""
+        file, cases = self.file, self.cases
         if not fold_name(system):
             message = (
                 f"system: {system!r} is blank once white space is trimmed; every trial names"
                 " the system it ran on"
             )
-            self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+            self.findings.append(Finding(Code.SCHEMA, message, file, number))
             return False
-        started_at = parse_timestamp(str(data["started_at"]))
-        assert started_at is not None  # the schema's date-time format checked it
-        case_id: str = data["case_id"]  # type: ignore[assignment]  # the schema: a string
         if case_id in self._first_line:
             message = (
                 f"a second trial for case {case_id!r} (first on line"
                 f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
             )
-            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, number))
             return True
-        self._first_line[case_id] = record.line
+        self._first_line[case_id] = number
         case = cases.get(case_id) if cases is not None else None
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             if len(self._unknown) < _LINKED:
-                self._unknown.append((case_id, record.line, len(self.findings)))
-            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
+                self._unknown.append((case_id, number, len(self.findings)))
+            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, number))
             return True
         keys = FoldedKeys()
+        typed = isinstance(values, TrialLine)
         for key in self.unit_keys:
-            value = data[key]
+            value = getattr(values, key) if typed else values[key]  # type: ignore[index]
             keys[key] = self._fold(key, value) if isinstance(value, str) else value
-        self._strings.fields(data["result"], "result")  # type: ignore[arg-type]  # an object
+        self._strings.fields(result, "result")
         self.trials.append(
-            Trial.from_data(
-                record.line,
-                data,
+            Trial(
+                number,
+                case.case_id if case is not None else case_id,  # one string per id
+                self._strings.one("system", system),
                 started_at,
                 keys,
-                case_id=case.case_id if case is not None else case_id,  # one string per id
-                system=self._strings.one("system", data["system"]),  # type: ignore[arg-type]
+                result,
             )
         )
         return True
