@@ -191,9 +191,10 @@ class LineDecoder:
         except msgspec.MsgspecError:
             return None
         content = line.content
-        members = 5 + _members(line.public)
-        if content is not msgspec.UNSET:
-            members += 1 + _members(content)
+        objects = [line.public] if content is msgspec.UNSET else [line.public, content]
+        # As many brackets and braces as the objects decoded (and the line's): none nested.
+        flat = raw.count(b"{") + raw.count(b"[") == 1 + len(objects)
+        members = 4 + sum(1 + (len(item) if flat else _members(item)) for item in objects)
         if raw.count(b'":') != members:
             return None
         digest = None
@@ -209,7 +210,9 @@ class LineDecoder:
             line = self._trial.decode(raw)
         except msgspec.MsgspecError:
             return None
-        if raw.count(b'":') != 7 + _members(line.result):
+        result = line.result
+        flat = raw.count(b"{") + raw.count(b"[") == 2  # the line's and the result's
+        if raw.count(b'":') != 7 + (len(result) if flat else _members(result)):
             return None
         started_at = parse_timestamp(line.started_at)
         if started_at is None:
