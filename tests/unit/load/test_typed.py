@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from bot.config import Limits
 from bot.demo.specimen import AttemptSpec, attempt_files
-from bot.evidence.rules import case_hash
+from bot.evidence.rules import CaseCheck, TrialCheck, case_hash
 from bot.evidence.schema import _validator, validate
 from bot.load.jsonl import _over_record_caps, _shape, parse_jsonl
 from bot.load.typed import CaseLine, CertificateLine, LineDecoder, TrialLine, content_sha256
@@ -431,3 +431,73 @@ def test_each_struct_equals_its_schema(kind: str) -> None:
     handled = {"type", "additionalProperties", "required", "properties"}
     described = {"$schema", "$id", "title", "description"}
     assert set(ours) - handled - described == _AFTER.get(kind, set())
+
+
+# ---- the checks come out the same, read typed or not ----------------------------------------
+
+UNIT_KEYS = ("system", "trajectory", "evaluator", "attack_family")
+
+
+def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
+    """freeze-cases.jsonl and trials.jsonl read and checked as `RecordsChecker` does, with the
+    typed reading offered each line or not: the cases, trials and findings, as text."""
+    decoder = LineDecoder()
+    cases = CaseCheck("c.jsonl", frozenset({"title", "probe"}) if lean else None)
+
+    def typed_case(number: int, raw: bytes) -> bool:
+        read = decoder.case(raw)
+        if read is not None:
+            cases.add_typed(number, *read)
+        return read is not None
+
+    _, problems = parse_jsonl(
+        io.BytesIO(files.get("freeze-cases.jsonl", b"")),
+        "c.jsonl",
+        sink=lambda record, _: cases.add(record),
+        typed=typed_case if use_typed else None,
+    )
+    cases.finish(not problems)
+    trials = TrialCheck(cases.cases, UNIT_KEYS, "t.jsonl")
+
+    def typed_trial(number: int, raw: bytes) -> bool:
+        read = decoder.trial(raw)
+        if read is not None:
+            trials.add_typed(number, *read)
+        return read is not None
+
+    _, more = parse_jsonl(
+        io.BytesIO(files.get("trials.jsonl", b"")),
+        "t.jsonl",
+        sink=lambda record, _: trials.add(record),
+        typed=typed_trial if use_typed else None,
+    )
+    trials.finish(not more)
+    return repr((cases.cases, cases.findings, problems, trials.trials, trials.findings, more))
+
+
+def _hostile_files() -> dict[str, bytes]:
+    """The specimen's two files with every hostile case and trial line among them."""
+    files = attempt_files(AttemptSpec())
+    for kind, name in (("freeze-case", "freeze-cases.jsonl"), ("trial", "trials.jsonl")):
+        lines = [raw for of, raw in HOSTILE if of == kind]
+        files[name] = b"\n".join([files[name].rstrip(b"\n"), *lines]) + b"\n"
+    return files
+
+
+@pytest.mark.parametrize("lean", [False, True])
+def test_the_checks_are_the_same_read_typed_or_not(lean: bool) -> None:
+    files = _hostile_files()
+    assert checked(files, True, lean) == checked(files, False, lean)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.data(), st.booleans())
+def test_the_checks_are_the_same_on_mutated_files(data: st.DataObject, lean: bool) -> None:
+    files = {
+        name: raw
+        for name, raw in _hostile_files().items()
+        if name in ("freeze-cases.jsonl", "trials.jsonl")
+    }
+    for _ in range(data.draw(st.integers(1, 4), label="mutations")):
+        mutate(files, _Draws(data))
+    assert checked(files, True, lean) == checked(files, False, lean)
