@@ -301,6 +301,8 @@ class TrialCheck:
         # to link each with the frozen case left without a trial (a misspelt id is both).
         self._unknown: list[tuple[str, int, int]] = []
         self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        fields = TrialLine.__struct_fields__
+        self._unfielded = [key for key in self.unit_keys if key not in fields]  # so missing
         self._strings = SharedStrings()  # the system and the result's strings, kept once
 
     def add(self, record: Record) -> None:
@@ -311,9 +313,8 @@ class TrialCheck:
     def add_typed(self, number: int, line: TrialLine, started_at: datetime) -> None:
         """A line `LineDecoder.trial` read (so its schema holds), as `add` takes its record."""
         self.count += 1
-        missing = [key for key in self.unit_keys if key not in TrialLine.__struct_fields__]
-        if missing:  # a unit key a trial's schema has no field for: as `_add` says it
-            self.findings.append(self._missing(missing, number))
+        if self._unfielded:  # a unit key a trial's schema has no field for: as `_add` says it
+            self.findings.append(self._missing(self._unfielded, number))
         elif self._kept(number, line.case_id, line.system, started_at, line, line.result):
             return
         self._tried.add(line.case_id)
@@ -370,7 +371,7 @@ class TrialCheck:
         """One trial that passed its schema (`values`: its record, or its typed line, for the
         unit keys); True when its case id is kept in `_first_line`."""
         file, cases = self.file, self.cases
-        if not fold_name(system):
+        if not self._fold("system", system):  # fold_name, one string per system
             message = (
                 f"system: {system!r} is blank once white space is trimmed; every trial names"
                 " the system it ran on"
