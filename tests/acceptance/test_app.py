@@ -1,7 +1,7 @@
 """The app layer on the demo registry: typed reports that survive JSON, snapshot trees, and a
 pull request read from git objects.
 
-One demo registry is built per session (bot.demo: the same plan `claims demo` replays); tests
+One demo registry is built per session (bot.faces.demo: the same plan `claims demo` replays); tests
 that change it work on a clone.
 """
 
@@ -16,7 +16,7 @@ from unittest import mock
 import git
 import pytest
 
-from bot.app import (
+from bot.app.api import (
     ResolveReport,
     VerifyReport,
     open_workspace,
@@ -24,15 +24,15 @@ from bot.app import (
     verify_folders,
     verify_registry,
 )
-from bot.archive.local import LocalArchive
-from bot.demo.git_registry import build_git_registry
-from bot.demo.run import close_on_schedule, examples_folder, load_plan
-from bot.evidence.schema import validate
-from bot.gather import VerifyOptions
-from bot.history import read_tags
-from bot.report.json_ import ReportError, read_report
-from bot.timestamps import parse_timestamp
-from bot.verdict import AttemptVerdict
+from bot.app.gather import VerifyOptions
+from bot.app.report_json import ReportError, read_report
+from bot.edges.archive.local import LocalArchive
+from bot.edges.history import read_tags
+from bot.faces.demo.git_registry import build_git_registry
+from bot.faces.demo.run import close_on_schedule, examples_folder, load_plan
+from bot.rules.evidence.schema import validate
+from bot.rules.verdict import AttemptVerdict
+from bot.vocab.timestamps import parse_timestamp
 
 AS_OF = date(2027, 4, 15)
 CLOSED = date(2027, 11, 1)  # after every demo market's window closed
@@ -366,7 +366,7 @@ def test_resolving_one_market_verifies_only_folders_that_may_hold_its_attempts(
     repo.index.commit("an attempt of market 3 filed under market 5")
     repo.close()
     as_of = date(2027, 4, 15)
-    with mock.patch("bot.app.verify_folders", wraps=verify_folders) as verifying:
+    with mock.patch("bot.app.api.verify_folders", wraps=verify_folders) as verifying:
         one = _resolve(root, as_of, market=3)
     verified = [folder for call in verifying.call_args_list for folder in call.args[1]]
     assert verified, "market 3 was read from main"

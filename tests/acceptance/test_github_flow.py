@@ -24,12 +24,12 @@ from typing import Any
 import git
 import pytest
 
-import bot.sandbox
-from bot.app import VerifyReport
-from bot.cli import main
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec
-from bot.report.json_ import read_report
+import bot.edges.sandbox
+from bot.app.api import VerifyReport
+from bot.app.report_json import read_report
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.faces.demo.specimen import AttemptSpec
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.conftest import Built
 from tests.github.fakehub import FakeHub
@@ -169,8 +169,8 @@ def verify_and_publish(
 
 
 @pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 def test_a_forks_pull_request_from_check_to_judgment(
     make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path

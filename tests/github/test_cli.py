@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.report.json_ import dumps
+from bot.app.report_json import dumps
+from bot.faces.cli import main
 from tests.github import reports
 from tests.github.fakehub import FakeHub
 from tests.support import connect_without_waits, job_token
