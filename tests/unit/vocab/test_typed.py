@@ -162,10 +162,19 @@ def _jsonl_lines(files: dict[str, bytes]) -> Iterator[tuple[str, bytes]]:
                 yield kind, line.removesuffix(b"\r")
 
 
+ROOT = Path(__file__).resolve().parents[3]
+# The registry's own evidence and the demo's (examples/generate.py writes both kinds: honest
+# attempts and deliberately broken ones).
+DATA = ("examples", "attempts", "challenge-runs")
+
+
 def corpus_lines() -> list[tuple[str, bytes]]:
-    """Every JSONL line of the specimen attempts and of the corpus entries whose trick is an
-    edit of an attempt's files."""
+    """Every JSONL line of the specimen attempts, of the corpus entries whose trick is an edit
+    of an attempt's files, and of the repository's evidence and examples."""
     found: dict[tuple[str, bytes], None] = {}
+    for folder in DATA:
+        for path in sorted((ROOT / folder).rglob("*.jsonl")):
+            found.update(dict.fromkeys(_jsonl_lines({path.name: path.read_bytes()})))
     for spec in (AttemptSpec(), AttemptSpec(kind="wrapped")):
         found.update(dict.fromkeys(_jsonl_lines(attempt_files(spec))))
     for entry in CORPUS:
@@ -271,7 +280,7 @@ HOSTILE: list[tuple[str, bytes]] = [
 def test_the_corpus_is_read() -> None:
     kinds = {kind for kind, _ in CORPUS_LINES}
     assert kinds == set(STRUCTS)
-    assert len(CORPUS_LINES) > 200
+    assert len(CORPUS_LINES) > 1000
 
 
 def test_corpus_lines_are_read_alike() -> None:
@@ -305,7 +314,7 @@ class _Draws:
         return self.data.draw(st.binary(max_size=8), label=label)
 
 
-_SEEDS = [(k, r) for k, r in CORPUS_LINES + HOSTILE if r.strip()][:400]
+_SEEDS = [(k, r) for k, r in CORPUS_LINES + HOSTILE if r.strip()]
 
 
 @settings(max_examples=300, deadline=None)
