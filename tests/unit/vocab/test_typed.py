@@ -357,6 +357,20 @@ def test_the_guarded_hash_is_rfc8785s(content: dict[str, Any], ascii_only: bool)
     assert got is None or got == expected
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), _VALUES, max_size=5), _VALUES, st.booleans())
+def test_the_hash_taken_while_a_case_is_read_is_rfc8785s(
+    content: dict[str, Any], public: Any, ascii_only: bool
+) -> None:
+    """As verify takes it: in the line's one pass (`LineDecoder.case`), with floats and other
+    values in `public` too."""
+    case = {**CASE, "public": {"p": public}, "content": content}
+    raw = json.dumps(case, ensure_ascii=ascii_only, separators=(",", ":")).encode()
+    read = LineDecoder().case(raw)
+    if read is not None and read[1] is not None:
+        assert read[1] == hashlib.sha256(rfc8785.dumps(content)).hexdigest()
+
+
 _BMP = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=6)
 # Integers of up to 15 digits: a 16-digit run is declined whatever its value (bot/vocab/typed.py).
 _PLAIN = st.recursive(
