@@ -194,16 +194,16 @@ def fuzz_settings(examples: int) -> Any:
 
 def assert_report_reads_back(kind: str, report: object) -> None:
     """A report the bot wrote validates against schemas/<kind>.schema.json and its reader
-    (`VerifyReport.from_json` / `ResolveReport.from_json`, what `claims site` and `claims
+    (`verify_report_from_json` / `resolve_report_from_json`, what `claims site` and `claims
     github publish` use) accepts it: a report its own reader refuses stops the site."""
-    from bot.app.api import ResolveReport, VerifyReport
+    from bot.app.report_json import resolve_report_from_json, verify_report_from_json
     from bot.rules.evidence.schema import validate
 
     assert report is not None
     problems = validate(kind, report, f"{kind}.json")
     assert problems == [], [f"{p.file}: {p.message}" for p in problems[:5]]
-    reader = VerifyReport if kind == "verify-report" else ResolveReport
-    reader.from_json(report)  # raises ReportError where a site build would stop
+    reader = verify_report_from_json if kind == "verify-report" else resolve_report_from_json
+    reader(report)  # raises ReportError where a site build would stop
 
 
 def rerun_job_argv(

@@ -50,7 +50,7 @@ from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Change
 from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates, end_of_day
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Code, Finding, Severity
 
 __all__ = [
@@ -384,9 +384,9 @@ def resolve_registry(
         read: tuple[list[AttemptVerdict], str, list[Finding]] | None = None
         if closed and snapshot.tag_counts and tag is not None and isinstance(history, GitHistory):
             outcome = _snapshot_verdicts(registry, history, tag.commit, contract.id, options)
-            if isinstance(outcome, str):
-                not_read.append(outcome)
-                problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+            if isinstance(outcome, Refusal):
+                not_read.append(outcome.reason)
+                problems.append(Finding(Code.REGISTRY_INVALID, outcome.reason))
             else:
                 read = outcome
         if read is None and closed and isinstance(history, GitHistory):
@@ -396,8 +396,8 @@ def resolve_registry(
             at_close = history.commit_at(end_of_day(dates.window_closes))
             if at_close is not None:
                 outcome = _snapshot_verdicts(registry, history, at_close, contract.id, options)
-                if isinstance(outcome, str):
-                    problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+                if isinstance(outcome, Refusal):
+                    problems.append(Finding(Code.REGISTRY_INVALID, outcome.reason))
                 else:
                     read = outcome
                     why = (
@@ -458,14 +458,16 @@ def _may_be_of(registry: Registry, folder: str, market: int) -> bool:
 
 def _snapshot_verdicts(
     registry: Registry, history: GitHistory, commit: str, market: int, options: VerifyOptions
-) -> tuple[list[AttemptVerdict], str, list[Finding]] | str:
+) -> tuple[list[AttemptVerdict], str, list[Finding]] | Refusal:
     """The market's attempts as the snapshot tag froze them, with main's history at the tag;
     or why the tag's tree holds no registry to read (then the working tree is read)."""
     tree = GitTree(history.repo, commit, history.prefix)
     try:
         snapshot = load_registry(tree, registry.limits)
     except ClaimsError as error:
-        return f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
+        return Refusal(
+            f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
+        )
     # As on main: attempts/market-NN, and any other folder whose attempt.yaml names the market.
     folders = [f for f in snapshot.attempt_folders() if _may_be_of(snapshot, f, market)]
     verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)

@@ -210,7 +210,7 @@ def _bar(bar: BarResult) -> Line:
             f" {bar.negatives} negative units, lower bound {_number(bar.bound)}"
             f" {'>=' if bar.met else '<'} {bar.threshold}"
         )
-        if bar.coverage is not None:  # issue 15: how honest that nominal 95% is here
+        if bar.coverage is not None:  # how honest that nominal 95% is here
             low = bar.coverage < COVERAGE_WARNING_BELOW
             text += (
                 f" (DeLong's 95% bound covers about {100 * bar.coverage:.1f}% here, simulated"

@@ -1,4 +1,4 @@
-"""Pins fetched by a job without a token, counted by the job that holds one (issue 22).
+"""Pins fetched by a job without a token, counted by the job that holds one.
 
 An attempt pins its raw log (`raw_log` url, sha256, bytes) and a wrapped attempt its paper's
 freeze (`paper_freeze` url, sha256). `bot/edges/fetch.py` streams a pin and compares; this module
@@ -36,7 +36,6 @@ import io
 import json
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
 from bot.app.rerun import Deadline
+from bot.edges import disk
 from bot.edges.fetch import Fetched, fetch_paper_freeze, fetch_raw_log
 from bot.edges.load.folder import read_regular
 from bot.vocab.config import Limits
@@ -56,7 +56,6 @@ __all__ = [
     "PinFetch",
     "PinRecord",
     "PinRecordError",
-    "has_room",
     "pin_key",
     "read_record",
 ]
@@ -66,7 +65,6 @@ RECORD_VERSION = 1
 _RECORD_BYTES = 1 << 20  # a record holds a URL and a few findings
 _MESSAGE_CHARS = 2000  # a message can name what a filer's server sent: cut to this
 _URL_CHARS = 4000
-_DISK_RESERVE = 2 * 1024 * 1024 * 1024  # left free on a pin job's disk by the bodies it keeps
 _HEX = re.compile(r"[0-9a-f]{64}")
 # The findings a fetch of each kind can give; a record naming another code is refused.
 _CODES = {
@@ -318,18 +316,6 @@ def read_record(text: str, key: str) -> PinRecord:
     return record
 
 
-def has_room(folder: Path, size: int) -> bool:
-    """True when `size` more bytes leave `_DISK_RESERVE` free where `folder` is: a pin job
-    keeps bodies only while the runner's disk holds them (a body not kept is listed in the
-    archive's manifest as not carried, never a lost job)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        free = shutil.disk_usage(folder).free
-    except OSError:
-        return False
-    return free - size >= _DISK_RESERVE
-
-
 class _Pin(NamedTuple):
     """One pin as the attempt states it (sha256 lower-cased)."""
 
@@ -450,7 +436,7 @@ class PinFetch:
         planned = self.keep.allows(pin.file, pin.sha256) if self.keep is not None else None
         if planned is not None:
             planned = min(planned, limits.max_archived_pin_bytes)
-            if (pin.size or 0) > planned or not has_room(self.results, planned):
+            if (pin.size or 0) > planned or not disk.has_room(self.results, planned):
                 planned = None
         if planned is None:
             fetched: Fetched = fetch(None)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import __version__
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, cap_findings, left_out
+from bot.app.reports import ResolveReport, VerifyReport
 from bot.rules.challenge.judge import RunVerdict, ScoredAttempt
 from bot.rules.evidence.schema import validate
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, three_way
@@ -32,7 +33,6 @@ from bot.vocab.values import MAX_SAFE_INTEGER
 
 if TYPE_CHECKING:
     from bot.app.explain import Explanation
-    from bot.app.reports import ResolveReport, VerifyReport
     from bot.rules.records import RecordsCheck
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "read_report",
     "records_check_from_json",
     "records_check_to_json",
+    "report_to_json",
     "rerun_record_from_json",
     "rerun_record_to_json",
     "resolve_report_from_json",
@@ -201,6 +202,13 @@ def attempt_to_json(verdict: AttemptVerdict) -> dict[str, Any]:
     }
 
 
+def report_to_json(report: VerifyReport | ResolveReport) -> dict[str, Any]:
+    """The JSON form of either report (`verify_report_to_json`, `resolve_report_to_json`)."""
+    if isinstance(report, VerifyReport):
+        return verify_report_to_json(report)
+    return resolve_report_to_json(report)
+
+
 def verify_report_to_json(report: VerifyReport) -> dict[str, Any]:
     """`claims verify --json` (schemas/verify-report.schema.json). Findings are capped per
     reason code and file (`bot.app.report_cap`), and `findings_cap` says how many are not listed."""
@@ -341,7 +349,7 @@ def resolve_report_to_json(report: ResolveReport) -> dict[str, Any]:
 # A report carries values a filer or an operator wrote as they were read (a challenge run's
 # task results, at the report's 7th level), which the loaders accept up to their depth cap: the
 # report's own levels come on top of that, so every report `verify` writes is read back
-# (issue 21: a result nested 58 levels deep made publish and the site refuse the report).
+# (a result nested near the loaders' cap must not make publish and the site refuse it).
 _REPORT_LEVELS = 16
 _MAX_DEPTH = max(Limits().max_json_depth, Limits().max_yaml_depth) + _REPORT_LEVELS
 _MAX_INTEGER = MAX_SAFE_INTEGER  # what a JSON number carries exactly in every reader (I-JSON)
@@ -450,8 +458,6 @@ def _attempt_from(data: Mapping[str, Any], pr_problems: tuple[Finding, ...]) -> 
 
 def verify_report_from_json(data: object) -> VerifyReport:
     """A verify report from its JSON data. Raises `ReportError` when it is malformed."""
-    from bot.app.reports import VerifyReport
-
     report = _checked("verify-report", data, "the verify report")
     pr_problems = tuple(_finding_from(f) for f in report["pr_problems"])
     attempts = tuple(_attempt_from(attempt, pr_problems) for attempt in report["attempts"])
@@ -561,8 +567,6 @@ def _snapshot_from(data: Mapping[str, Any]) -> Snapshot:
 
 def resolve_report_from_json(data: object) -> ResolveReport:
     """A resolve report from its JSON data. Raises `ReportError` when it is malformed."""
-    from bot.app.reports import ResolveReport
-
     report = _checked("resolve-report", data, "the resolve report")
     markets = []
     for market in report["markets"]:

@@ -1,10 +1,11 @@
 """The reports the app returns: `VerifyReport` (`claims verify`) and `ResolveReport`
 (`claims resolve`).
 
-They are the app layer's vocabulary, kept out of `bot/app/api.py` so the renderers and the JSON
-reader in `bot/faces/report/` can name them without importing the app (which reads git and runs the
-judge). `bot.app.api` re-exports both. They turn into JSON (and back) only through
-`bot/app/report_json.py`, imported when `to_json`/`from_json` is called.
+Plain data, kept out of `bot/app/api.py` so the renderers in `bot/faces/report/` can name them
+without importing the app's workflows (which read git and run the judge); `bot.app.api`
+re-exports both. They turn into JSON and back only in `bot/app/report_json.py`
+(`report_to_json`, `verify_report_from_json`, `resolve_report_from_json`), which imports them:
+never the other way round, so the two modules make no circle.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
 
 from bot.rules.challenge.judge import RunVerdict
 from bot.rules.resolution import MarketResolution
@@ -44,18 +44,6 @@ class VerifyReport:
         )
         return "invalid" if bad else "valid"
 
-    def to_json(self) -> dict[str, Any]:
-        from bot.app.report_json import verify_report_to_json
-
-        return verify_report_to_json(self)
-
-    @classmethod
-    def from_json(cls, data: object) -> VerifyReport:
-        """Raises `ReportError` naming the field when `data` is no valid report."""
-        from bot.app.report_json import verify_report_from_json
-
-        return verify_report_from_json(data)
-
 
 @dataclass(frozen=True)
 class ResolveReport:
@@ -64,15 +52,3 @@ class ResolveReport:
     as_of: date
     markets: Sequence[MarketResolution]
     registry_problems: Sequence[Finding] = field(default_factory=tuple)
-
-    def to_json(self) -> dict[str, Any]:
-        from bot.app.report_json import resolve_report_to_json
-
-        return resolve_report_to_json(self)
-
-    @classmethod
-    def from_json(cls, data: object) -> ResolveReport:
-        """Raises `ReportError` naming the field when `data` is no valid report."""
-        from bot.app.report_json import resolve_report_from_json
-
-        return resolve_report_from_json(data)

@@ -44,6 +44,7 @@ import bot.edges.sandbox
 from bot import __version__
 from bot.app.compare import compare_outputs
 from bot.app.report_json import ReportError, rerun_record_from_json, rerun_record_to_json
+from bot.edges import disk
 from bot.edges.load.folder import read_regular, scan_folder
 from bot.edges.released import fetch_released
 from bot.edges.sandbox import RunResult, SandboxLimits, run_adapter
@@ -60,7 +61,7 @@ BOT_VERSION = __version__
 # What a rerun checks, versioned apart from the bot: raised whenever that changes, so that a
 # result cached under the older checks is not reused. 2: the cases are an output too, and
 # the emptied-data rerun flags each output written the same, not only all of them. 3: a filed
-# file the comparison cannot make canonical is a difference, never "no differences" (issue 21).
+# file the comparison cannot make canonical is a difference, never "no differences".
 COMPARISON = 3
 _TAIL_SHOWN = 600
 _RECORD_BYTES = 1 << 20  # a cached record holds a few findings: read back at most this much
@@ -153,8 +154,8 @@ class AdapterRerun:
     The two caches are trusted differently. Released data is content-addressed and re-hashed
     before use, so it may come from anywhere (an Actions cache, say). A rerun result is
     believed as it stands (it says the adapter reproduced the evidence), so its folder must be
-    written by the bot alone: never restored from a cache others can write (found in review:
-    a planted record made an edited wrap qualify).
+    written by the bot alone: never restored from a cache others can write (a
+    planted record would make an edited wrap qualify).
     """
 
     cache: Path
@@ -340,7 +341,6 @@ class AdapterRerun:
         folder = self.released_folder()
         if not self.keep_released or folder is None:
             return
-        from bot.app.pins import has_room
 
         try:
             folder.mkdir(parents=True, exist_ok=True)
@@ -353,7 +353,7 @@ class AdapterRerun:
                 if target.exists():
                     continue  # kept for another attempt: counted once
                 size = source.stat().st_size
-                if not has_room(folder, size) or not self._within_share(folder, size):
+                if not disk.has_room(folder, size) or not self._within_share(folder, size):
                     continue
                 handle, name = tempfile.mkstemp(dir=folder, prefix=".partial-")
                 os.close(handle)
@@ -415,8 +415,8 @@ class AdapterRerun:
 def _record_text(key: str, parts: Mapping[str, Any], findings: list[Finding]) -> str:
     """The record as `_cached` reads it back: within `_RECORD_BYTES`, each message cut (to
     `_RECORD_MESSAGE_CUTS` in turn) until it fits. A record over the limit was read truncated,
-    counted as no record, and its market blocked on every day (review 3 of issue 21: a
-    filer's server redirecting each released file to a 50 000-character URL)."""
+    counted as no record, and its market blocked on every day (a filer's server can
+    redirect each released file to a 50 000-character URL)."""
     text = rerun_record_to_json(key, parts, findings)
     for cut in _RECORD_MESSAGE_CUTS:
         if len(text.encode("utf-8")) <= _RECORD_BYTES:

@@ -25,7 +25,7 @@ Why it looks like this:
   `Content-Length`, broken chunking, an unknown or stacked `Content-Encoding`, a gzip bomb, a
   reset, garbage where HTTP was due) ends in `UnavailableError` (`_answering` wraps every call
   that talks to the server), never another exception: a filer's server costs that attempt a
-  finding, never the whole run (issue 21). A body in a `Content-Encoding` despite `identity` is
+  finding, never the whole run. A body in a `Content-Encoding` despite `identity` is
   decoded at most 64 KiB per read (urllib3 >= 2.6), so a bomb is bounded like any long body.
 - Redirects (at most `MAX_REDIRECTS`) are followed here, one hop at a time: requests would read
   each redirect's whole body into memory, and every target must again be a plain http(s) URL.

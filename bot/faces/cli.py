@@ -226,7 +226,7 @@ def _parser() -> argparse.ArgumentParser:
         " and trials run now come after all of main's history; then commit market 7, open for"
         " filing (resolve-by 180 days from today), to practise on",
     )
-    # Filer tools (issue 11): claims init, hash-cases, pin-log, scores.
+    # Filer tools: claims init, hash-cases, pin-log, scores.
     from bot.faces.tools.cli import (
         add_hash_cases_parser,
         add_init_parser,
@@ -238,7 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     add_hash_cases_parser(commands)
     add_pin_log_parser(commands)
     add_scores_parser(commands)
-    # Built-in operator scorers (issue 12): claims score weirdml-v3.
+    # Built-in operator scorers: claims score weirdml-v3.
     from bot.faces.tools.score import add_score_parser
 
     add_score_parser(commands)
@@ -384,7 +384,7 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
     from dataclasses import replace
 
     from bot.app.api import open_workspace, verify_registry
-    from bot.app.report_json import dumps
+    from bot.app.report_json import dumps, report_to_json
     from bot.faces.report.markdown import render_markdown
     from bot.faces.report.text import render_text
 
@@ -413,12 +413,12 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
         )
     to_stdout = args.json is not None and str(args.json) == "-"
     if args.json and not to_stdout:
-        _write(args.json, dumps(report.to_json()))
+        _write(args.json, dumps(report_to_json(report)))
     if args.markdown:
         _write(args.markdown, render_markdown(report))
     text = printable(render_text(report))
     if to_stdout:
-        print(printable(dumps(report.to_json())).rstrip("\n"))
+        print(printable(dumps(report_to_json(report))).rstrip("\n"))
     else:
         print(text.rstrip("\n").rsplit("\n", 1)[-1] if args.quiet else text.rstrip("\n"))
     if report.registry_problems:
@@ -428,7 +428,7 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
 
 def _resolve(args: argparse.Namespace) -> int:
     from bot.app.api import open_workspace, resolve_registry
-    from bot.app.report_json import dumps
+    from bot.app.report_json import dumps, report_to_json
     from bot.edges.archive.local import LocalArchive
     from bot.faces.report.text import render_resolution
 
@@ -440,10 +440,10 @@ def _resolve(args: argparse.Namespace) -> int:
             workspace.registry, workspace.history, archive, options, market=args.market
         )
     if args.json is not None and str(args.json) == "-":
-        print(printable(dumps(report.to_json())).rstrip("\n"))
+        print(printable(dumps(report_to_json(report))).rstrip("\n"))
     else:
         if args.json:
-            _write(args.json, dumps(report.to_json()))
+            _write(args.json, dumps(report_to_json(report)))
         print(printable(render_resolution(report, brief=args.quiet)), end="")
     _cache_summary(options)
     # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.

@@ -11,9 +11,9 @@ keys); a bar counts the units its trials fall in. Confidence comes from the shar
 
 Exercised bars (seed, "Exercised Bars"): a `supplied` bar with no scored case was never tested
 (not qualifying, never NO); a `method_output` bar with an empty denominator is missed. Likewise
-an AUROC bar below its market's `min_per_class` units in the smaller class (issue 15).
+an AUROC bar below its market's `min_per_class` units in the smaller class.
 
-Honest bounds (issue 15): each AUROC bar with a bound also carries the simulated coverage of
+Honest bounds: each AUROC bar with a bound also carries the simulated coverage of
 DeLong's nominal bound at its units per class and AUROC (`bot/rules/stats/coverage.py`), with the
 warning `bound-coverage-low` below 90%, and the logit bound beside it
 (`bot/rules/stats/delong_logit.py`), as information: the decision follows DeLong's bound.
@@ -295,8 +295,8 @@ def _auroc(
         )
     coverage = shipped_coverage("delong", len(positives), len(negatives), result.auc, confidence)
     if below_coverage_grid(len(positives), len(negatives)):
-        # The table's smallest class is its edge; below it coverage falls further (issue 15
-        # review), so the edge's figure would overstate it: unknown, and warned of.
+        # The table's smallest class is its edge; below it coverage falls further
+        # (docs/statistics.md), so the edge's figure would overstate it: unknown, and warned of.
         coverage = None
         notes.append(_NOT_SIMULATED.format(smallest=load_table().per_class[0]))
     return _result(
@@ -339,7 +339,7 @@ def coverage_low(bar: BarResult) -> bool:
 
 def coverage_warnings(results: Sequence[BarResult], file: str) -> list[Finding]:
     """`bound-coverage-low` warnings: AUROC bars whose DeLong bound's simulated coverage is
-    below 90% (issue 15). Shown, never blocking: the decision still follows DeLong's bound."""
+    below 90%. Shown, never blocking: the decision still follows DeLong's bound."""
     findings = []
     for bar in results:
         if not coverage_low(bar):

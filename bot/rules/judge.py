@@ -20,7 +20,7 @@ Steps (numbers repeated inline):
     is valid and of its market, its cases are the run's, and each trial carries the result
     the run's scorer gave (`bot.rules.challenge`);
  9. the bars and the score table derived from cases and trials (`score-table-mismatch`), and
-    the warning `bound-coverage-low` where an AUROC bar's bound covers below 90% (issue 15);
+    the warning `bound-coverage-low` where an AUROC bar's bound covers below 90%;
 10. with valid evidence and a date: qualification and outcome (docs/spec.md §7); a wrapped attempt
     whose adapter was not rerun on this evidence does not qualify (docs/spec.md §9).
 """

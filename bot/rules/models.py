@@ -116,7 +116,7 @@ class Bar:
     threshold: float
     title: str
     # auroc_lower: fewer units than this in the smaller class and the bar is not exercised
-    # (issue 15: DeLong's bound covers too seldom there; docs/markets-and-resolution.md).
+    # (DeLong's bound covers too seldom there; docs/markets-and-resolution.md).
     min_per_class: int | None = None
 
     @classmethod

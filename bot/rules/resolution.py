@@ -111,7 +111,7 @@ class Snapshot:
         if tag is not None:
             # The tagger date is kept only for a tag whose state is decided by it (ok, late,
             # after-as-of): an off-branch tag snapshots nothing, so its date says nothing, and
-            # the report's schema requires null there (issue 21, item 6).
+            # the report's schema requires null there.
             if not on_branch:
                 tag_state = "off-branch"
             elif not tag.annotated:

@@ -30,7 +30,7 @@ class Limits:
     # of empty lists (`[[], [], ...]`, 3 bytes each, ~64 bytes each once built) made a 22 MB
     # file cost ~675 MB (docs/spec.md §4.2). An honest trial holds 2-3 containers and ~10-20
     # values, a frozen case a few more; so these allow over 1,000,000 trials (or cases) a
-    # file (issue 13: verify handles 1M of each within 1.5 GB), and records with far more
+    # file (bench/verify_scale.py runs 1M of each), and records with far more
     # structure than evidence needs.
     max_jsonl_record_containers: int = 10_000
     max_jsonl_record_values: int = 100_000
@@ -39,7 +39,7 @@ class Limits:
     # A path in the registry, in UTF-8 bytes from its root: every consumer writes files at
     # these paths (a `git checkout` of main in every job, the adapter rerun's copy of its
     # code), and over PATH_MAX (Linux 4096, macOS 1024) that fails for the whole job, not
-    # the attempt: the folder scan refuses a longer one (attempt-location; review of issue 21).
+    # the attempt: the folder scan refuses a longer one (attempt-location).
     max_path_bytes: int = 1024
     # An attempt folder: files and bytes per file (raw-log excerpts are 1 MB each).
     max_attempt_files: int = 200
@@ -51,8 +51,8 @@ class Limits:
     # All of one wrapped attempt's released data, in bytes (bot/edges/released.py): the rerun job
     # writes each file twice (the cache and the inputs copy), and a full disk there is a
     # machine error, recorded as nothing, which blocks the market on every day: so a filer's
-    # files must fit the runner's 14 GB with room to spare (review 3 of issue 21: 100 files
-    # of 2 GiB each were allowed).
+    # files must fit the runner's 14 GB with room to spare (100 files of 2 GiB each must
+    # not be allowed).
     max_released_total_bytes: int = 3 * 1024 * 1024 * 1024
     # A wrapped attempt's paper's freeze (paper_freeze.url, with --fetch-raw-logs).
     max_paper_freeze_bytes: int = 256 * 1024 * 1024
@@ -77,7 +77,7 @@ class Limits:
     # with the sandbox's two runs (2 minutes each) it is an attempt's worst case, which the
     # scheduled rerun job starts only while it fits the job's budget
     # (bot/faces/jobs/rerun_batches.py), so a filer's slow server costs its attempt a recorded
-    # finding, never the job (issue 21).
+    # finding, never the job.
     released_deadline: float = 900.0
     # Downloads (raw logs, released data) go to public addresses only: loopback, private,
     # link-local, multicast, reserved and unspecified ones are refused (bot/edges/fetch.py). These

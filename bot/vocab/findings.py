@@ -110,7 +110,8 @@ class Code(StrEnum):
     UNIVERSAL_ABSTENTION = "universal-abstention"
     REQUIRED_OUTPUT_MISSING = "required-output-missing"
     ADAPTER_NOT_RERUN = "adapter-not-rerun"  # wrapped, without a rerun on this evidence
-    # A warning beside a bar: DeLong's nominal 95% bound covers below 90% here (issue 15).
+    # A warning beside a bar: DeLong's nominal 95% bound covers below 90% here
+    # (docs/statistics.md).
     BOUND_COVERAGE_LOW = "bound-coverage-low"
     # Warnings on what a result means (docs/filing-an-attempt.md, "What the results mean"):
     # a bar's failure value on a case the bar does not count (a control's `false_safe`), and

@@ -447,7 +447,7 @@ def parse_json(raw: bytes, max_depth: int, *, integers: bool = True) -> object:
 
     `integers=False` leaves the integers to the caller: a report's reader refuses them per
     entry (`bot/app/report_json.py` `_check_values`), so that one entry holding one is that
-    entry's error panel, not a refused report (review of issue 21)."""
+    entry's error panel, not a refused report."""
     try:
         value = _decode(raw)
     except RecursionError:

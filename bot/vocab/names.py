@@ -42,8 +42,8 @@ _IGNORABLE_RANGES = (
     (0xFFA0, 0xFFA0),
     (0xE0100, 0xE01EF),
     # Not default-ignorable, but drawn as blank space: BRAILLE PATTERN BLANK (So) and MUSICAL
-    # SYMBOL NULL NOTEHEAD (So). "sim-model-a" + U+2800 looked like "sim-model-a" and
-    # counted as another system (found in review).
+    # SYMBOL NULL NOTEHEAD (So). "sim-model-a" + U+2800 looks like "sim-model-a" and
+    # would count as another system.
     (0x2800, 0x2800),
     (0x1D159, 0x1D159),
 )

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.app.api import VerifyReport
+from bot.app.report_json import verify_report_from_json
 from bot.edges.github.port import CommentRef, PullRequestInfo
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec
@@ -180,7 +180,7 @@ def test_judge_from_a_maintainer_end_to_end(
     report = json.loads((tmp_path / "r.json").read_text())
     digest = report["attempts"][0]["evidence_digest"]
     # the bot's verdict for this head, posted before the /judge comment (a smaller id)
-    shown = build_publication(VerifyReport.from_json(report), head).comment
+    shown = build_publication(verify_report_from_json(report), head).comment
     memory.existing.append((1, CommentRef(1, "github-actions[bot]", "Bot", shown)))
     _connect_to(monkeypatch, memory)
     code = main(

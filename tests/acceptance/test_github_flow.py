@@ -26,7 +26,7 @@ import pytest
 
 import bot.edges.sandbox
 from bot.app.api import VerifyReport
-from bot.app.report_json import read_report
+from bot.app.report_json import read_report, verify_report_from_json
 from bot.faces.cli import main
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec
@@ -162,7 +162,7 @@ def verify_and_publish(
         argv += ["--rerun-cache", rerun_cache]
     code, out = claims(*argv)
     assert code in (0, 1), out
-    posted = VerifyReport.from_json(read_report(report.read_bytes()))
+    posted = verify_report_from_json(read_report(report.read_bytes()))
     code, out = claims("github", "publish", report, "--pr", pr, "--head", head)
     assert code == 0, out
     return posted
@@ -373,7 +373,7 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
     code, out = claims(*verify, "--pin-results", pins)
     assert code == 1, out
     assert len(httpserver.log) == 1
-    report = VerifyReport.from_json(read_report((tmp_path / "report.json").read_bytes()))
+    report = verify_report_from_json(read_report((tmp_path / "report.json").read_bytes()))
     (verdict,) = report.attempts
     assert verdict.evidence == "invalid"
     # The merge-moment notices (docs/spec.md §10.4) come with any pull request this registry's
@@ -410,7 +410,7 @@ def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
         "--registry", built.root, "--json", report, "--pin-results", empty,
     )  # fmt: skip
     assert code == 1, out
-    (verdict,) = VerifyReport.from_json(read_report(report.read_bytes())).attempts
+    (verdict,) = verify_report_from_json(read_report(report.read_bytes())).attempts
     (finding,) = [f for f in verdict.findings if f.severity == "error"]
     assert finding.code == "pin-not-fetched"
     assert finding.message.startswith(

@@ -31,8 +31,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from bot.app.api import VerifyReport
-from bot.app.report_json import read_report
+from bot.app.report_json import read_report, verify_report_from_json
 from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.cli import main
@@ -407,7 +406,7 @@ def test_fifty_thousand_empty_trials(make_registry, capsys, tmp_path: Path) -> N
     left_out = sum(r.get("left_out", 0) for r in attempt["reasons"])
     assert data["findings_cap"] == {"per_code_and_file": 20, "left_out": left_out}
     assert left_out > 350_000 and attempt["evidence"] == "invalid"
-    back = VerifyReport.from_json(read_report(report.read_bytes()))
+    back = verify_report_from_json(read_report(report.read_bytes()))
     assert back.attempts[0].evidence == "invalid"
 
 

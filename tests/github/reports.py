@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bot.app.api import VerifyReport
+from bot.app.report_json import report_to_json, verify_report_from_json
 from bot.rules.challenge.judge import RunVerdict
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.findings import Code, Finding, Severity
@@ -94,4 +95,4 @@ def challenge_run(
 
 
 def _checked(report: VerifyReport) -> VerifyReport:
-    return VerifyReport.from_json(report.to_json())
+    return verify_report_from_json(report_to_json(report))

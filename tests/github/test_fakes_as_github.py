@@ -16,7 +16,7 @@ import pytest
 import requests
 import yaml
 
-from bot.app.report_json import dumps
+from bot.app.report_json import dumps, report_to_json
 from bot.edges.archive.port import DepositionState
 from bot.edges.github.gateway import GitHubGateway, Retry, connect
 from bot.edges.github.port import GitHubError
@@ -286,7 +286,7 @@ def test_the_posting_job_out_of_rate_limit_says_so_without_a_traceback(
     fakehub.repo.add_pull(7, "alice", reports.HEAD)
     fakehub.rate.used = fakehub.rate.limit
     report = tmp_path / "report.json"
-    report.write_text(dumps(reports.invalid(3).to_json()), "utf-8")
+    report.write_text(dumps(report_to_json(reports.invalid(3))), "utf-8")
     code = main(["github", "publish", str(report), "--pr", "7", "--head", reports.HEAD])
     out = capsys.readouterr()
     assert code not in (0, None)

@@ -121,3 +121,37 @@ def test_a_forbidden_import_breaks_its_contract(
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{contract} BROKEN" in result.stdout
     assert reported in result.stdout
+
+
+def test_no_module_imports_itself_back() -> None:
+    """No import circle in bot/, counting imports inside functions and under TYPE_CHECKING:
+    every strongly connected component of the module graph is a single module."""
+    import grimp
+
+    graph = grimp.build_graph("bot")
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        # Tarjan's algorithm; the graph has ~200 modules, well inside the recursion limit.
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for imported in graph.find_modules_directly_imported_by(module):
+            if imported not in index:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], index[imported])
+        if low[module] == index[module]:
+            component = [stack.pop()]
+            while component[-1] != module:
+                component.append(stack.pop())
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in sorted(graph.modules):
+        if module not in index:
+            visit(module)
+    assert circles == []

@@ -8,6 +8,7 @@ and runs the demo from it).
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
 from importlib.resources import files
 from typing import Any
@@ -107,3 +108,17 @@ def test_package_data_names_every_site_template() -> None:
         if file.is_file()
     }
     assert shipped == everything
+
+
+def test_no_large_or_built_file_is_tracked() -> None:
+    """The tree holds sources, docs and small fixtures: no wheel, archive or binary blob, and
+    no file over 512 KiB (the largest today is the webhook examples, ~340 KiB)."""
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    tracked = [PROJECT / name for name in listed if name]
+    assert [f.name for f in tracked if f.suffix in {".whl", ".egg", ".zip", ".so", ".pyc"}] == []
+    sizes = {f.relative_to(PROJECT).as_posix(): f.stat().st_size for f in tracked if f.is_file()}
+    assert {name: size for name, size in sizes.items() if size > 512 * 1024} == {}

@@ -15,7 +15,7 @@ Three operations, each safe to repeat after a crash at any point:
   compared with the record's): a run that finds a market's copy published but no record on
   the branch adopts the record inside it instead of deciding the market again.
 
-**A copy per market** (issue 21): each market's copy is the tag's tree with that market's
+**A copy per market**: each market's copy is the tag's tree with that market's
 record, and its record cites that copy. Two markets sharing `snapshot-R` resolve on different
 runs when one is blocked, so one copy per tag could not hold every record that cites it.
 

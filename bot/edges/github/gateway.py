@@ -240,7 +240,7 @@ class GitHubGateway:
         def read() -> str | None:
             # A commit GitHub does not know (404, 422) is an error like any other: the callers
             # ask of a pull request's head, and None would read as "linked to no account",
-            # which lets a first filing pass (review 3 of issue 21).
+            # which would let a first filing pass.
             data = self._repo.get_commit(sha).raw_data
             author = data.get("author")
             login = author.get("login") if isinstance(author, dict) else None

@@ -377,8 +377,8 @@ def _check_started(outcome: Observed | None, status_text: bytes) -> None:
     """Raise `SandboxNotStarted` when bubblewrap never started the command's process (its
     status names no `child-pid`) and no limit of the run stopped it: the join of the run's
     cgroup failed (exit 125), or bubblewrap could not set the sandbox up. No code of the filer's
-    ran, so it is the machine's fault, never the adapter's failure (review of issue 21: it was
-    recorded as `adapter-failed`, and the close job counted it against the filer at once)."""
+    ran, so it is the machine's fault, never the adapter's failure (recorded as `adapter-failed`,
+    the close job would count it against the filer at once)."""
     if outcome is None or outcome.stopped is not None or outcome.report:
         return
     if re.search(rb'"child-pid":\s*\d+', status_text):

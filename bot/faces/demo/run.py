@@ -26,7 +26,7 @@ import git
 
 from bot.app.api import open_workspace, resolve_registry, verify_registry
 from bot.app.gather import AdapterRunner, VerifyOptions
-from bot.app.report_json import dumps
+from bot.app.report_json import dumps, report_to_json
 from bot.app.rerun import AdapterRerun
 from bot.app.resolutions import ResolutionRecord
 from bot.edges.archive.local import LocalArchive
@@ -127,7 +127,7 @@ def run_demo(keep: Path | None = None, today: date | None = None) -> int:
         return _run(Path(folder) / "registry", released, steps, plan, today)
 
 
-# The market `--today` opens after the demo's history (issue 23, item 2): the demo's own
+# The market `--today` opens after the demo's history: the demo's own
 # markets have all closed by then, so without it a filer has nothing to practise on.
 OPEN_MARKET = 7
 # R lies half a year after today: a filer's evidence made public today is public by R, and the
@@ -238,7 +238,7 @@ class _Demo:
                 head_at=workspace.head_at,
             )
         print(printable(render_text(report)))
-        return self._keep(name, report.to_json())
+        return self._keep(name, report_to_json(report))
 
     def resolve(
         self, title: str, as_of: str, rerun: AdapterRerun | None, brief: bool
@@ -252,7 +252,7 @@ class _Demo:
         with open_workspace(self.root) as workspace:
             report = resolve_registry(workspace.registry, workspace.history, archive, options)
         print(printable(render_resolution(report, brief=brief)))
-        return self._keep(f"resolve-{as_of}", report.to_json())
+        return self._keep(f"resolve-{as_of}", report_to_json(report))
 
     def close(self, title: str, moment: datetime, rerun: AdapterRunner | None) -> CloseReport:
         """What the scheduled `claims close-windows` does at `moment` (`close_on_schedule`)."""

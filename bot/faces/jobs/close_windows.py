@@ -68,7 +68,7 @@ from bot.faces.jobs.rerun_batches import (
 from bot.faces.jobs.stuck import with_rerun_deadline
 from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates, end_of_day
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import format_moment
 
@@ -181,8 +181,8 @@ def _read_record(
         return None, False, None
     raw = file.read_bytes()
     record = ResolutionRecord.from_yaml(raw, path)
-    if isinstance(record, str):
-        return None, False, record
+    if isinstance(record, Refusal):
+        return None, False, record.reason
     if record.market != market:
         return None, False, f"{path} is the record of market {record.market}"
     return record, git.committed(path, raw), None
@@ -698,8 +698,8 @@ class _Applier:
     def _adopt(self, market: MarketPlan) -> bool:
         """True when the market's own copy is published (so an earlier run decided it, and the
         decision is public and immutable): its record is read from the copy, never decided
-        again (issue 21: a rejected push once got a market resolved a second time, on another
-        day's clock, while the first run's copy said otherwise). A copy that cannot be read
+        again (a rejected push would get a market resolved a second time, on another day's
+        clock, while the first run's copy said otherwise). A copy that cannot be read
         blocks the market this run (never a second decision)."""
         number = market.market
         facts = self.facts[number]
@@ -746,7 +746,9 @@ class _Applier:
                 workspace.registry,
                 workspace.history,
                 counted,
-                with_rerun_deadline(self.job, self.facts[market.market].dates),
+                with_rerun_deadline(
+                    self.job.options, self.job.as_of, self.facts[market.market].dates
+                ),
                 market=market.market,
             )
         except ClaimsError as error:
@@ -1011,8 +1013,8 @@ def record_in_copy(tarball: Path, tag: str, market: int) -> ResolutionRecord:
     except (OSError, tarfile.TarError, EOFError) as exc:
         raise ArchiveError("adopt", f"the copy is no readable tar.gz: {exc}") from exc
     record = ResolutionRecord.from_yaml(raw, name)
-    if isinstance(record, str):
-        raise ArchiveError("adopt", record)
+    if isinstance(record, Refusal):
+        raise ArchiveError("adopt", record.reason)
     if record.market != market or record.tag != tag:
         raise ArchiveError(
             "adopt", f"{name} is the record of market {record.market} on {record.tag}"

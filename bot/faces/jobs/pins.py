@@ -1,4 +1,4 @@
-"""What a market's snapshot archive carries of its attempts' pins (docs/spec.md §10, issue 22).
+"""What a market's snapshot archive carries of its attempts' pins (docs/spec.md §10).
 
 At the close the workflow's pin jobs fetch every attempt's pinned raw log and paper's freeze
 again and keep each file that matches its pin (`claims verify --fetch-raw-logs --pin-results

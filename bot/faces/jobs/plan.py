@@ -213,8 +213,8 @@ def _plan_market(facts: MarketFacts, as_of: date, now: datetime | None) -> Marke
             _issue(number, "resolution", "resolution", f"market {number} resolved"),
         )
     # The annulment date has passed with no record: nothing made now would count. The tag is
-    # checked as before it (hostile review: a tag placed on another commit after the
-    # annulment date counted, and the market resolved, final, from that commit's tree).
+    # checked as before it: a tag placed on another commit after the annulment date must
+    # not count, or the market would resolve, final, from that commit's tree.
     problem = _tag_commit_problem(facts, facts.close_commit)
     if problem is not None:
         return make(

@@ -1,4 +1,4 @@
-"""No attempt holds a market hostage: the rerun deadline of a market (docs/spec.md §9, issue 21).
+"""No attempt holds a market hostage: the rerun deadline of a market (docs/spec.md §9).
 
 A market is recorded once, so the close job never resolves it while one of its wrapped
 attempts has no rerun result: the attempt might still qualify. A result is the adapter's
@@ -22,15 +22,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
 
 from bot.app.gather import VerifyOptions
 from bot.app.pins import PinFetch
 from bot.app.rerun import AdapterRerun, Deadline
 from bot.vocab.dates import MarketDates
-
-if TYPE_CHECKING:
-    from bot.faces.jobs.close_windows import Job
 
 __all__ = ["RERUN_GRACE_DAYS", "pin_fetch_of", "rerun_deadline", "with_rerun_deadline"]
 
@@ -45,10 +41,9 @@ def rerun_deadline(dates: MarketDates) -> date:
     return max(dates.window_closes + timedelta(days=1), min(week, dates.annul_on - timedelta(1)))
 
 
-def with_rerun_deadline(job: Job, dates: MarketDates) -> VerifyOptions:
-    """The job's options for resolving one market: its adapter rerun (when it is the bot's)
-    answers by the market's rerun deadline (`bot.app.rerun.Deadline`) as of the job's date."""
-    options, as_of = job.options, job.as_of
+def with_rerun_deadline(options: VerifyOptions, as_of: date, dates: MarketDates) -> VerifyOptions:
+    """The close job's `options` for resolving one market as of `as_of`: its adapter rerun
+    (when it is the bot's) answers by the market's rerun deadline (`bot.app.rerun.Deadline`)."""
     day = rerun_deadline(dates)
     deadline = Deadline(day, as_of >= day)
     rerun = options.rerun_adapter

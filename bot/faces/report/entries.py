@@ -4,7 +4,7 @@
 resolve --json` wrote (`verify_report_from_json`, `resolve_report_from_json`: the schema, the
 values, the states' consistency). Read whole, one attempt whose entry the reader refuses (a
 value no later stage can represent, a state the schema does not allow) stopped the public site
-and the pull request's verdict for everyone (issue 21, items 5 and 6). Here the report is read
+and the pull request's verdict for everyone. Here the report is read
 whole first; only when that fails is each entry (an attempt, a challenge run, a market) read
 alone, within the rest of the report, and the entries refused are returned with why. A report
 whose own frame (its registry problems, its pull request's problems, its version) is refused,

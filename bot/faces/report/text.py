@@ -76,7 +76,7 @@ def _number(value: Any) -> str:
 
 
 def coverage_text(bar: BarResult) -> str:
-    """An AUROC bar's honesty line (issue 15): the simulated coverage of DeLong's nominal 95%
+    """An AUROC bar's honesty line: the simulated coverage of DeLong's nominal 95%
     bound and the better-calibrated bound beside it; empty without a bound."""
     parts = []
     if bar.coverage is not None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app.registry import RULES_PATH, Registry
+from bot.app.report_json import report_to_json
 from bot.app.resolutions import RERUN_RESULTS, ResolutionRecord
 from bot.edges.load.folder import read_regular
 from bot.edges.load.yaml_ import load_yaml
@@ -39,7 +40,7 @@ from bot.faces.site.publish import publish_site
 from bot.faces.site.render import render_site
 from bot.rules.review import shown_path
 from bot.vocab.config import Limits
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 
 __all__ = ["MAX_COPY_BYTES", "SiteBuild", "build_site", "read_report_file"]
 
@@ -91,9 +92,9 @@ class _Verified:
 def _verified(reports: Sequence[object]) -> _Verified:
     """Each attempt and challenge run of the verify reports (a later report's replaces an
     earlier one's: `verify-main.json` then `verify-rerun.json`), after each report is
-    checked. A report without `challenge_runs` (before issue 12) has none. An entry its reader
-    refuses is shown as refused, on its page and among the index's problems, never stops the
-    build (bot/faces/report/entries.py)."""
+    checked. A report without `challenge_runs` (one written before challenge runs existed)
+    has none. An entry its reader refuses is shown as refused, on its page and among the
+    index's problems, never stops the build (bot/faces/report/entries.py)."""
     from bot.faces.report.entries import refused_reason, verify_report_entries
 
     found = _Verified({}, {}, [], [])
@@ -203,8 +204,8 @@ def _records(tree: Tree) -> dict[int, dict[str, Any]]:
         except TreeError as error:
             raise ClaimsError(f"cannot read {child.path}: {error.strerror}") from None
         record = ResolutionRecord.from_yaml(raw, child.path)
-        if isinstance(record, str):
-            raise ClaimsError(record, "a maintainer must fix or reopen the record")
+        if isinstance(record, Refusal):
+            raise ClaimsError(record.reason, "a maintainer must fix or reopen the record")
         records[record.market] = dict(record.data)
     return records
 
@@ -382,10 +383,10 @@ def build_site(
             resolution = resolve_registry(
                 registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
             )
-            # The builder's own folder is no business of the public site (issue 23).
-            verified = _verified([_without_folder(report.to_json(), root)])
+            # The builder's own folder is no business of the public site.
+            verified = _verified([_without_folder(report_to_json(report), root)])
             resolved, more, problems, unreadable = _resolved_markets(
-                _without_folder(resolution.to_json(), root)
+                _without_folder(report_to_json(resolution), root)
             )
             if _recorded_reruns(root):
                 more.append(f"adapter rerun results recorded in {RERUN_RESULTS}/")

@@ -83,11 +83,11 @@ class SiteInputs:
     files: Mapping[str, Sequence[EvidenceFile]] = field(default_factory=dict)
     # attempt path -> what its filer wrote (title, method, publication, red teams), as text
     filed: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    # challenge run -> (label, [(step, best)]) best-so-far curves (issue 12's scorer)
+    # challenge run -> (label, [(step, best)]) best-so-far curves (the built-in scorers)
     curves: Mapping[str, Sequence[tuple[str, Sequence[tuple[float, float]]]]] = field(
         default_factory=dict
     )
-    # run id -> its object in the verify reports' `challenge_runs` (issue 12)
+    # run id -> its object in the verify reports' `challenge_runs`
     challenge_runs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # the reports' registry problems (a maintainer's to fix), shown on the index
     problems: Sequence[Mapping[str, Any]] = ()
@@ -158,8 +158,8 @@ def evidence_copy_path(attempt: str, relative: str, text: bool) -> str:
     """Where the site keeps its copy of the attempt folder's file `relative`: under
     `files/<attempt>/`, `.txt` (served as plain text) or `.bin` added to its name.
 
-    One file, one copy, whatever the names (issue 21, item 5: `NOTES` and a folder
-    `NOTES.txt/` once made one path, and every build stopped): the mapping is one to one, even
+    One file, one copy, whatever the names (`NOTES` and a folder `NOTES.txt/` must
+    not make one path, or every build stops): the mapping is one to one, even
     where case is folded. A name's bytes other than letters, digits, `.` (not first), `_` and
     `-` are written `~XX`; a folder whose name ends in `.txt`, `.bin` or `.dir`, in any case,
     gets `.dir` added, so no folder is named as a copy is; a name too long for a file system,
@@ -169,7 +169,7 @@ def evidence_copy_path(attempt: str, relative: str, text: bool) -> str:
     for part in parts[:-1]:
         name = _copy_name(part)
         # In any case: on a case-insensitive file system (a reader's download of the site)
-        # `NOTES.TXT/` is the copy `NOTES.txt` of a file `NOTES` (review of issue 21).
+        # `NOTES.TXT/` is the copy `NOTES.txt` of a file `NOTES`.
         folders.append(f"{name}.dir" if name.lower().endswith(_COPY_SUFFIXES) else name)
     suffix = ".txt" if text else ".bin"
     below = "/".join([*folders, _copy_name(parts[-1]) + suffix])

@@ -196,7 +196,7 @@ def render_site(
 
     A market, attempt or challenge run page that cannot be drawn (whatever a report's entry
     holds) becomes a page with an error panel, and its path and reason are added to `errors`:
-    one entry never stops the site (issue 21, item 5)."""
+    one entry never stops the site."""
     errors = [] if errors is None else errors
     environment = _environment()
     rules = plan.rules

@@ -1,4 +1,4 @@
-"""Filer tools (issue 11): `claims init`, `hash-cases`, `pin-log`, `scores`.
+"""Filer tools: `claims init`, `hash-cases`, `pin-log`, `scores`.
 
 Each command computes what to write with the bot's own code paths (the case hash of
 `bot.rules.evidence.rules`, the raw-log rule `check_raw_log`, the derived score table of

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.faces.report.text import printable
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Finding
 
 if TYPE_CHECKING:
@@ -440,7 +440,7 @@ def _on_base(root: Path, paths: list[str]) -> tuple[str | None, set[str]]:
         opened = open_repo(root)
     except ClaimsError:
         return None, set()
-    if isinstance(opened, str):
+    if isinstance(opened, Refusal):
         return None, set()
     repo, prefix = opened
     try:

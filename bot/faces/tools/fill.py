@@ -1,6 +1,6 @@
 """`claims init --set FIELD=VALUE` and `--from-inspect LOG`: fill a stub's FILL-IN values.
 
-A filer (issue 23, item 4) hand-wrote scripts to replace the stubs' placeholders. Here each
+Without it, a filer hand-writes scripts to replace the stubs' placeholders. Here each
 value goes on its own line, only where the stub still holds a `FILL-IN` placeholder, with a
 comment saying where the value came from (`# from: ...`); every other line is kept byte for
 byte. A field is named by its dotted path (`method.name`, `adversarial.red_teams.0.hours`),

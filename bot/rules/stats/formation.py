@@ -1,5 +1,5 @@
 """How trials formed their units: which unit-key values joined which trials, and what would
-separate them (issue 23, item 1).
+separate them.
 
 A unit count alone ("1 independent units, the market needs 10") leaves the filer guessing
 which field joined the trials. These texts name it: for the largest units, the values shared

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from bot.app.api import open_workspace, resolve_registry, verify_folders
 from bot.app.cache import VerificationCache
 from bot.app.gather import VerifyOptions
-from bot.app.report_json import attempt_to_json, dumps
+from bot.app.report_json import attempt_to_json, dumps, report_to_json
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
@@ -57,7 +57,7 @@ def _resolved(root: Path, cache: VerificationCache | None, as_of: date) -> str:
         report = resolve_registry(
             workspace.registry, workspace.history, LocalArchive(root / "archive"), options
         )
-    return dumps(report.to_json()) + render_resolution(report)
+    return dumps(report_to_json(report)) + render_resolution(report)
 
 
 def _entries(folder: Path) -> list[Path]:

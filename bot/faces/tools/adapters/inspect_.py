@@ -1030,7 +1030,7 @@ def _serialise(
 def stub_values(
     log: Path, limits: InspectLimits = InspectLimits()
 ) -> tuple[list[tuple[str, Any, str]], list[str]]:
-    """What an Inspect log knows of the `claims init` stubs' values (issue 23, item 4).
+    """What an Inspect log knows of the `claims init` stubs' values.
 
     Returns ([(field, value, where in the log)], [notes on fields it cannot fill]). Only what
     the log states: the method from its solver plan, the code commit when it is a full one,

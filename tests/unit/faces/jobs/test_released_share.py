@@ -127,9 +127,9 @@ def test_a_rerun_jobs_kept_released_bytes_never_pass_its_share(
     the same results folder), with more data than the share: what is kept stays within it,
     a file already kept costs nothing, and a smaller file still fits after a larger one
     did not."""
-    import bot.app.pins
+    import bot.edges.disk
 
-    monkeypatch.setattr(bot.app.pins, "has_room", lambda folder, size: True)
+    monkeypatch.setattr(bot.edges.disk, "has_room", lambda folder, size: True)
     share = 1000
     results = tmp_path / "results"
     shared = b"s" * 300
@@ -158,9 +158,9 @@ def test_a_rerun_jobs_kept_released_bytes_never_pass_its_share(
 def test_without_a_share_the_rerun_job_keeps_what_its_disk_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bot.app.pins
+    import bot.edges.disk
 
-    monkeypatch.setattr(bot.app.pins, "has_room", lambda folder, size: True)
+    monkeypatch.setattr(bot.edges.disk, "has_room", lambda folder, size: True)
     results = tmp_path / "results"
     rerun = AdapterRerun(cache=tmp_path / "cache", results=results, keep_released=True)
     rerun._keep_released(_attempt(tmp_path, "one", [b"a" * 600, b"b" * 5000]))
@@ -168,9 +168,9 @@ def test_without_a_share_the_rerun_job_keeps_what_its_disk_holds(
 
 
 def test_a_zero_share_keeps_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import bot.app.pins
+    import bot.edges.disk
 
-    monkeypatch.setattr(bot.app.pins, "has_room", lambda folder, size: True)
+    monkeypatch.setattr(bot.edges.disk, "has_room", lambda folder, size: True)
     results = tmp_path / "results"
     rerun = AdapterRerun(
         cache=tmp_path / "cache", results=results, keep_released=True, keep_released_bytes=0

@@ -124,7 +124,7 @@ def test_the_json_report_of_a_flood_is_small_says_so_and_reads_back() -> None:
     assert len(reasons) == 1 + 2 * LIMIT + 1
     assert [r.get("left_out") for r in reasons if "left_out" in r] == [49_981, 49_981]
     # read back: the same evidence, status and outcome, codes, and the same report again
-    back = VerifyReport.from_json(read_report(text))
+    back = verify_report_from_json(read_report(text))
     assert back.evidence == report.evidence == "invalid"
     for mine, theirs in zip(report.attempts, back.attempts, strict=True):
         assert (theirs.evidence, theirs.status, theirs.outcome) == (
@@ -186,7 +186,7 @@ def test_a_challenge_run_s_reasons_are_capped_like_an_attempt_s() -> None:
     assert reasons[-1]["left_out"] == 1000 - (LIMIT - 1)
     assert data["findings_cap"]["left_out"] == 1000 - (LIMIT - 1)
     assert data["challenge_runs"][0]["evidence"] == "invalid"
-    back = VerifyReport.from_json(read_report(text))
+    back = verify_report_from_json(read_report(text))
     assert back.evidence == "invalid"
     assert count_findings(back.challenge_runs[0].findings) == len(flood)
     assert dumps(verify_report_to_json(back)) == text
