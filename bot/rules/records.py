@@ -296,8 +296,8 @@ class RecordsChecker:
 
     def _published_line(self, file: str, number: int, raw: bytes) -> None:
         """`_published` for a line read typed: its record is built only where the bytes do
-        not show there is nothing to find (the typed reading's domain: orjson reads it as the
-        loader would, `bot/vocab/jsonl.py` `_fast_decode`)."""
+        not show there is nothing to find (a line in the typed reading's domain is valid
+        UTF-8 with no repeated key and no integer orjson could read otherwise than `json`)."""
         if not plain_line(raw) or self._withheld_check.may_hold(raw):
             self._published(file, Record(number, orjson.loads(raw)), raw)
 

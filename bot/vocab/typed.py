@@ -9,10 +9,10 @@ reading of bytes, imported by the rules (`CaseCheck`, `RecordsChecker`): so voca
 
 The typed reading only ever says yes for a line the loader (`bot/vocab/jsonl.py`) and the
 schema (`bot/rules/evidence/schema.py`) both accept, with equal values; any other line gets
-None and takes today's path, which gives every refusal its message. So a line is decoded here only
-where the readings provably agree (`LineDecoder`'s domain):
-- the line is ASCII (no UTF-8 to disagree on) with no escaped surrogate (no lone one, which
-  `json` accepts and the loader refuses, and no character outside the basic plane);
+None and takes today's path, which gives every refusal its message. So a line is decoded here
+only where the readings provably agree (`LineDecoder`'s domain):
+- the line is UTF-8 as the loader decodes it (checked with the same strict codec), with no
+  escaped surrogate (no lone one, which `json` accepts and the loader refuses);
 - no run of 16 digits (so no integer outside I-JSON's ±(2**53-1), which the loader refuses
   by field: msgspec reads any integer);
 - no `"` followed by white space and a colon, and as many `":` as members decoded (msgspec,
@@ -25,11 +25,11 @@ where the readings provably agree (`LineDecoder`'s domain):
   certificate's `anyOf`/`if`-`then`.
 
 The case's content hash is taken in the same pass (`content_sha256`) where msgspec's sorted
-encoding is provably RFC 8785's: no float in the line (JCS writes floats as ECMAScript does;
-`-0.0`, `1e21`), integers within ±2**53 and keys within the basic plane (the domain above);
-both escape `"`, `\\` and control characters alike, with lower-case hex, and write the rest as
-UTF-8. Otherwise None, and the caller hashes with `rfc8785`
-(`bot.rules.evidence.rules.case_hash`).
+encoding is provably RFC 8785's: no float in the line (JCS writes floats as ECMAScript does:
+`-0.0`, `1.0`, `1e21`), integers within ±2**53 (the domain above), and no character outside
+the basic plane (keys with one sort otherwise by code point than by UTF-16 unit). Both escape
+`"`, `\\` and control characters alike, with lower-case hex, and write the rest as UTF-8.
+Otherwise None, and the caller hashes with `rfc8785` (`bot.rules.evidence.rules.case_hash`).
 """
 
 from __future__ import annotations
@@ -121,11 +121,23 @@ def _members(value: object) -> int:
     return count
 
 
+def _utf8(raw: bytes) -> bool:
+    """Whether `raw` is UTF-8 as the loader decodes it (strict: no encoded surrogate, no
+    overlong form), which is what msgspec then reads it as."""
+    if raw.isascii():
+        return True
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def _in_domain(raw: bytes) -> bool:
     """Whether `raw` is a line whose typed reading can equal the loader's (module docstring):
-    ASCII, no escaped surrogate, no 16-digit run, no white space before a key's colon."""
+    UTF-8, no escaped surrogate, no 16-digit run, no white space before a key's colon."""
     return (
-        raw.isascii()
+        _utf8(raw)
         and _SIXTEEN_DIGITS not in raw.translate(_DIGITS_AS_ZERO)
         and not _LOOSE_KEY.search(raw)
         and not _SURROGATE_ESCAPE.search(raw)
@@ -149,6 +161,16 @@ class _FloatSeen:
         return value
 
 
+_ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")  # the lead byte of a 4-byte UTF-8 character
+
+
+def _basic_plane(raw: bytes) -> bool:
+    """Whether the UTF-8 line `raw` writes no character outside the basic plane (escaped
+    ones are surrogate pairs, outside the domain): its keys sort alike by code point and by
+    UTF-16 unit."""
+    return raw.isascii() or not _ASTRAL.search(raw)
+
+
 def _digest(value: dict[str, Any]) -> str:
     return hashlib.sha256(msgspec.json.encode(value, order="sorted")).hexdigest()
 
@@ -164,7 +186,7 @@ def content_sha256(raw: bytes) -> str | None:
         value = msgspec.json.Decoder(dict[str, Any], float_hook=floats).decode(raw)
     except msgspec.MsgspecError:
         return None
-    if floats.count or raw.count(b'":') != _members(value):
+    if floats.count or raw.count(b'":') != _members(value) or not _basic_plane(raw):
         return None
     return _digest(value)
 
@@ -200,7 +222,7 @@ class LineDecoder:
         if raw.count(b'":') != members:
             return None
         digest = None
-        if content is not msgspec.UNSET and not self._floats.count:
+        if content is not msgspec.UNSET and not self._floats.count and _basic_plane(raw):
             digest = _digest(content)
         return line, digest
 

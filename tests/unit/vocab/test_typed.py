@@ -109,10 +109,18 @@ def _members(value: object) -> int:
     return 0
 
 
+def _utf8(raw: bytes) -> bool:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def in_domain(raw: bytes, data: dict[str, Any]) -> bool:
     return (
         raw.count(b"[") + raw.count(b"{") <= LIMITS.max_json_depth
-        and raw.isascii()
+        and _utf8(raw)
         and not _DIGITS.search(raw)
         and not _LOOSE.search(raw)
         and not _SURROGATE.search(raw)
@@ -212,8 +220,27 @@ def _line(base: dict[str, Any], **changes: Any) -> bytes:
     return json.dumps({**base, **changes}, separators=(",", ":")).encode()
 
 
+DUPLICATE = _line(TRIAL)[:-1] + b',"case_id":"other"}'  # a key written twice
+
+
+def _utf8_line(base: dict[str, Any], **changes: Any) -> bytes:
+    return json.dumps({**base, **changes}, separators=(",", ":"), ensure_ascii=False).encode()
+
+
 HOSTILE: list[tuple[str, bytes]] = [
-    ("trial", _line(TRIAL)[:-1] + b',"case_id":"other"}'),  # a duplicate key
+    ("trial", _utf8_line(TRIAL, system="caf\u00e9 \u2713", result={"\u00e9": "\u2028"})),
+    ("trial", _utf8_line(TRIAL, system="\U0001f600")),
+    ("trial", _utf8_line(TRIAL, trajectory="\u00e9" * 201)),
+    ("trial", _utf8_line(TRIAL, system="x").replace(b'"x"', b'"\xed\xa0\x80"')),
+    ("trial", _utf8_line(TRIAL, system="x").replace(b'"x"', b'"\xff"')),
+    ("trial", _utf8_line(TRIAL, system="x").replace(b'"x"', b'"\xc0\xaf"')),
+    ("trial", _utf8_line(TRIAL, system="x").replace(b'"x"', b'"\xf4\x90\x80\x80"')),
+    ("trial", _utf8_line(TRIAL, system="x").replace(b'"x"', b'"a\xef\xbb\xbfb"')),
+    ("trial", _utf8_line(TRIAL).replace(b',"result"', b',\xc2\xa0"result"')),
+    ("freeze-case", _utf8_line(CASE, content={"\U0001f600": 1, "\ue000": 2})),
+    ("freeze-case", _utf8_line(CASE, content={"\u00e9": "\U0001f600", "e": "\u0080\u009f"})),
+    ("freeze-case", _utf8_line(CASE, family="\u00e9" * 200)),
+    ("trial", DUPLICATE),
     ("trial", _line(TRIAL)[:-1] + b',"case\\u005fid":"other"}'),  # one spelled with an escape
     ("trial", _line(TRIAL, result={"a": 1, "b": {"c": 1}})[:-3] + b',"c":2}}'),  # nested
     ("trial", _line(TRIAL).replace(b'"system":', b'"system" :')),
@@ -297,8 +324,9 @@ def test_the_typed_reading_takes_and_declines() -> None:
     assert check_line("trial", _line(TRIAL))
     assert check_line("freeze-case", _line(CASE))
     assert check_line("certificate", _line(CERTIFICATE))
-    assert not check_line("trial", HOSTILE[0][1])  # a duplicate key: today's message
-    assert today("trial", HOSTILE[0][1]) is None
+    assert check_line("trial", _utf8_line(TRIAL, system="caf\u00e9"))  # UTF-8 text
+    assert not check_line("trial", DUPLICATE)  # today's path says why
+    assert today("trial", DUPLICATE) is None
 
 
 class _Draws:
@@ -383,10 +411,11 @@ _PLAIN = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(_BMP, _PLAIN, max_size=5))
 def test_the_hash_is_taken_without_floats_or_astral_keys(content: dict[str, Any]) -> None:
-    raw = json.dumps(content, separators=(",", ":")).encode()  # ASCII, escapes for the rest
-    if b'":' in raw.replace(b'":', b"", _members(content)):  # a `":` inside a string
-        return
-    assert content_sha256(raw) == hashlib.sha256(rfc8785.dumps(content)).hexdigest()
+    for ascii_only in (True, False):  # escapes, or UTF-8
+        raw = json.dumps(content, separators=(",", ":"), ensure_ascii=ascii_only).encode()
+        if b'":' in raw.replace(b'":', b"", _members(content)):  # a `":` inside a string
+            return
+        assert content_sha256(raw) == hashlib.sha256(rfc8785.dumps(content)).hexdigest()
 
 
 # What msgspec's sorted encoding writes otherwise than RFC 8785: -0.0 as -0.0 (JCS: 0), 1.0 as
@@ -411,10 +440,7 @@ def test_the_hash_is_taken_where_provably_equal() -> None:
     content = {"b": [1, 'x\u00e9\u2028\x7f"\\/\b\f\n\r\t\x01'], "a": {"z": None, "y": True}}
     for ascii_only in (True, False):
         raw = json.dumps(content, ensure_ascii=ascii_only).encode()
-        if ascii_only:
-            assert content_sha256(raw) == hashlib.sha256(rfc8785.dumps(content)).hexdigest()
-        else:  # not ASCII: declined
-            assert content_sha256(raw) is None
+        assert content_sha256(raw) == hashlib.sha256(rfc8785.dumps(content)).hexdigest()
 
 
 # ---- the Structs follow the schemas ---------------------------------------------------------
