@@ -28,6 +28,7 @@ from bot.rules.models import Market, SharedRules
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
 from bot.vocab.document import FieldPath, Record
+from bot.vocab.errors import Refusal
 from bot.vocab.findings import Code, Finding
 
 __all__ = ["RUNS", "judge_run_folder", "run_folders", "stream_lines", "text_leaks"]
@@ -271,19 +272,21 @@ def judge_run_folder(
                     Finding(Code.MARKET_UNKNOWN, message, files.run_yaml, files.line("market"))
                 )
     withholdable = sorted({*files.withholdable, *(market.withholdable if market else ())})
-    freeze: Landing | str | None = None
-    landings: dict[str, Landing | str] = {}
+    freeze: Landing | Refusal | None = None
+    landings: dict[str, Landing | Refusal] = {}
     if history.unavailable is None:
         path = f"{folder}/freeze-cases.jsonl"
         own = files.entries.get("freeze-cases.jsonl")
         blob = own.blob_id if own is not None else tree_blob(tree, path)
-        freeze = "cannot read the freeze" if blob is None else history.landing(path, blob)
+        freeze = Refusal("cannot read the freeze") if blob is None else history.landing(path, blob)
         for score in files.scores.values():
             for scored in (score.results_path, score.input_path):
                 if scored is None:
                     continue
                 entry = files.entries.get(scored.removeprefix(f"{folder}/"))
-                landings[scored] = history.landing(scored, entry.blob_id) if entry else "unreadable"
+                landings[scored] = (
+                    history.landing(scored, entry.blob_id) if entry else Refusal("unreadable")
+                )
     facts = RunFacts(
         market=market,
         market_problems=tuple(market_problems),

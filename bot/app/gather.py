@@ -36,6 +36,7 @@ from bot.rules.judge.order import freeze_files
 from bot.rules.models import Market
 from bot.vocab.commits import Landing
 from bot.vocab.dates import MarketDates, end_of_day
+from bot.vocab.errors import Refusal
 from bot.vocab.findings import Code, Finding, Severity
 
 __all__ = [
@@ -89,7 +90,7 @@ def gather_facts(
     """Ask git, the raw log's server and the sandbox what the judge needs of them, as of
     `as_of`."""
     attempt = files.attempt
-    landings: dict[str, Landing | str] = {}
+    landings: dict[str, Landing | Refusal] = {}
     withholdable: list[str] = []
     if attempt is not None and history.unavailable is None:
         for path in freeze_files(files, attempt):
@@ -212,7 +213,7 @@ def _rerun_adapter(
 
 
 def _landing_checks(
-    landings: Mapping[str, Landing | str], confirm: LandingConfirmer | None
+    landings: Mapping[str, Landing | Refusal], confirm: LandingConfirmer | None
 ) -> dict[str, str | None] | None:
     """What GitHub says of each landing commit (once per commit); None offline."""
     if confirm is None:
@@ -225,7 +226,9 @@ def _landing_checks(
     return checks
 
 
-def _landing(registry: Registry, files: AttemptFiles, history: History, path: str) -> Landing | str:
+def _landing(
+    registry: Registry, files: AttemptFiles, history: History, path: str
+) -> Landing | Refusal:
     """Where a freeze file landed: the attempt's own files by the blob id the scan took, a
     challenge run's freeze-cases from the maintainers' tree."""
     if path.startswith(f"{files.folder}/"):
@@ -234,7 +237,7 @@ def _landing(registry: Registry, files: AttemptFiles, history: History, path: st
     else:
         blob = tree_blob(registry.contracts, path)
     if blob is None:
-        return "cannot read the freeze"
+        return Refusal("cannot read the freeze")
     return history.landing(path, blob)
 
 
@@ -249,7 +252,7 @@ def _filed(files: AttemptFiles, history: History) -> Landing | None:
             continue
         path = files.path(name)
         found = history.landing(path, entry.blob_id)
-        if isinstance(found, str):
+        if isinstance(found, Refusal):
             if isinstance(history, MergedHistory) and path not in history.changed:
                 # A branch behind the base: the merge keeps the base tip's version of this
                 # file, which landed no later than the tip, so the other files date the filing

@@ -88,7 +88,7 @@ class History(Protocol):
         """Why there is no history to ask (a sentence), or None when there is."""
         ...
 
-    def landing(self, path: str, blob: str) -> Landing | str:
+    def landing(self, path: str, blob: str) -> Landing | Refusal:
         """Where blob `blob` of `path` landed on the base branch, or a sentence saying why not."""
         ...
 
@@ -236,17 +236,17 @@ class GitHistory:
         history._tags = self._tags
         return history
 
-    def landing(self, path: str, blob: str) -> Landing | str:
+    def landing(self, path: str, blob: str) -> Landing | Refusal:
         changes = self._index.changes.get(self._git_path(path), [])
         base = self._base_ref
         if not changes or changes[0][1] is None:
-            return (
+            return Refusal(
                 f"{path} is not on {base}: the freeze must be merged to {base}"
                 " before any trial runs"
             )
         position, current = changes[0]
         if current != blob:
-            return (
+            return Refusal(
                 f"{path} differs from the version on {base}: a freeze may not change"
                 " after it is merged"
             )
@@ -446,7 +446,7 @@ class MergedHistory:
     def unavailable(self) -> str | None:
         return self.base.unavailable
 
-    def landing(self, path: str, blob: str) -> Landing | str:
+    def landing(self, path: str, blob: str) -> Landing | Refusal:
         if path not in self.changed:
             return self.base.landing(path, blob)
         new = self.changed[path]
@@ -514,8 +514,8 @@ class NoHistory:
     def unavailable(self) -> str | None:
         return self.reason
 
-    def landing(self, path: str, blob: str) -> Landing | str:
-        return self.reason
+    def landing(self, path: str, blob: str) -> Landing | Refusal:
+        return Refusal(self.reason)
 
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         return None
@@ -544,9 +544,9 @@ class MemoryHistory:
     base_ref: str | None = "main"
     unavailable: str | None = None
 
-    def landing(self, path: str, blob: str) -> Landing | str:
+    def landing(self, path: str, blob: str) -> Landing | Refusal:
         found = self.landings.get((path, blob))
-        return found if found is not None else f"{path} is not on {self.base_ref}"
+        return found if found is not None else Refusal(f"{path} is not on {self.base_ref}")
 
     def content_at(self, path: str, moment: datetime, limit: int) -> bytes | None:
         versions = [data for at, data in self.contents.get(path, ()) if at <= moment]

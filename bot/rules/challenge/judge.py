@@ -27,6 +27,7 @@ from bot.rules.models import Market
 from bot.rules.verdict import ImpossibleVerdict
 from bot.vocab.commits import Landing
 from bot.vocab.document import Document, FieldPath, Record
+from bot.vocab.errors import Refusal
 from bot.vocab.files import FileEntry
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.values import JSONObject, JSONValue
@@ -101,8 +102,8 @@ class RunFacts:
     market_problems: Sequence[Finding] = ()
     base_ref: str | None = None
     history_unavailable: str | None = None
-    freeze_landing: Landing | str | None = None  # where freeze-cases.jsonl landed on main
-    score_landings: Mapping[str, Landing | str] = field(default_factory=dict)
+    freeze_landing: Landing | Refusal | None = None  # where freeze-cases.jsonl landed on main
+    score_landings: Mapping[str, Landing | Refusal] = field(default_factory=dict)
     text_leaks: Sequence[Finding] = ()  # the text leak check over the files not parsed
     withholdable: Sequence[str] = ()  # the run's and its market's
 

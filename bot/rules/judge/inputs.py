@@ -14,6 +14,7 @@ from bot.rules.records import RecordsCheck
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
 from bot.vocab.document import Document, FieldPath, Record
+from bot.vocab.errors import Refusal
 from bot.vocab.files import FileEntry
 from bot.vocab.findings import Finding
 
@@ -84,7 +85,7 @@ class AttemptFacts:
     base_ref: str | None = None
     history_unavailable: str | None = None  # why freeze order cannot be read from git
     # freeze.yaml / freeze-cases.jsonl (or the challenge run's): where each landed on main.
-    freeze_landings: Mapping[str, Landing | str] = field(default_factory=dict)
+    freeze_landings: Mapping[str, Landing | Refusal] = field(default_factory=dict)
     # With the GitHub API: per landing commit (sha), None when a merged pull request confirms
     # it as its merge (or squash) commit at its date, else what the API said. None (the whole
     # mapping): offline, so only the committer identity can be checked.

@@ -18,6 +18,7 @@ from bot.rules.models import Market, SharedRules
 from bot.rules.records import RecordsCheck
 from bot.vocab.commits import Landing
 from bot.vocab.dates import MarketDates, end_of_day
+from bot.vocab.errors import Refusal
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.timestamps import format_timestamp
 
@@ -61,9 +62,9 @@ def check_freeze_order(
     latest: Landing | None = None
     unconfirmed: list[tuple[str, Landing]] = []
     for file in freeze_files(files, attempt):
-        found = facts.freeze_landings.get(file, f"{file}: cannot read the freeze")
-        if isinstance(found, str):
-            return [*findings, Finding(Code.FREEZE_ORDER, found, file)]
+        found = facts.freeze_landings.get(file, Refusal(f"{file}: cannot read the freeze"))
+        if isinstance(found, Refusal):
+            return [*findings, Finding(Code.FREEZE_ORDER, found.reason, file)]
         refused = _landing_refused(file, found, facts)
         if refused is not None:
             return [*findings, Finding(Code.FREEZE_ORDER, refused, file)]

@@ -22,7 +22,7 @@ import pytest
 
 from bot.edges.history import GitHistory, MemoryHistory, NoHistory, merged_history, open_history
 from bot.vocab.commits import Change, Landing, Tag, blob_id
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from tests.unit.gitrepo import at, commit, init_repo, merge, stamp
 
 MARKET = "markets/market-03.yaml"
@@ -136,19 +136,19 @@ def test_a_file_first_committed_on_main_landed_there(built: Built, history: GitH
 def test_a_different_blob_differs_from_main(history: GitHistory) -> None:
     # The freeze as main has it is FREEZE; the file being verified says something else.
     answer = history.landing(FREEZE_A, blob_id(b"cases: 11\n"))
-    assert answer == (
+    assert answer == Refusal(
         f"{FREEZE_A} differs from the version on main: a freeze may not change after it is merged"
     )
     # An older version is no longer the one on main either.
-    assert isinstance(history.landing(MARKET, blob_id(V1)), str)
+    assert isinstance(history.landing(MARKET, blob_id(V1)), Refusal)
     assert "differs" in str(history.landing(MARKET, blob_id(V1)))
 
 
 @pytest.mark.parametrize("path", ["attempts/c/freeze.yaml", RULES])
 def test_an_absent_or_deleted_path_is_not_on_main(history: GitHistory, path: str) -> None:
     answer = history.landing(path, blob_id(b"rules: 1\n"))
-    assert isinstance(answer, str)
-    assert answer.startswith(f"{path} is not on main:")
+    assert isinstance(answer, Refusal)
+    assert answer.reason.startswith(f"{path} is not on main:")
 
 
 def test_a_branch_only_file_is_not_on_main(built: Built, history: GitHistory) -> None:
@@ -201,7 +201,7 @@ def test_landing_in_a_registry_under_a_prefix(tmp_path: Path) -> None:
 def test_the_history_as_it_stood_at_a_commit(built: Built, history: GitHistory) -> None:
     then = history.at(built.m1)
     answer = then.landing(FREEZE_B, blob_id(FREEZE + b"b\n"))
-    assert answer == (
+    assert answer == Refusal(
         f"{FREEZE_B} is not on {built.m1}: the freeze must be merged to {built.m1}"
         " before any trial runs"
     )
@@ -323,7 +323,7 @@ def test_no_history_answers_with_its_reason() -> None:
     reason = "/x is not in a git repository, so the freeze order cannot be checked"
     history = NoHistory(reason)
     assert (history.base_ref, history.unavailable) == (None, reason)
-    assert history.landing(FREEZE_A, blob_id(FREEZE)) == reason
+    assert history.landing(FREEZE_A, blob_id(FREEZE)) == Refusal(reason)
     assert history.content_at(MARKET, at(1), LIMIT) is None
     assert history.content_at_tip(MARKET, LIMIT) is None
     assert history.tag("snapshot-2027-06-30") is None
@@ -339,8 +339,8 @@ def test_memory_history_answers_from_what_it_was_given() -> None:
     )
     assert (history.base_ref, history.unavailable) == ("main", None)
     assert history.landing(FREEZE_A, blob_id(FREEZE)) is landing
-    assert history.landing(FREEZE_A, blob_id(b"other")) == f"{FREEZE_A} is not on main"
-    assert history.landing(FREEZE_B, blob_id(FREEZE)) == f"{FREEZE_B} is not on main"
+    assert history.landing(FREEZE_A, blob_id(b"other")) == Refusal(f"{FREEZE_A} is not on main")
+    assert history.landing(FREEZE_B, blob_id(FREEZE)) == Refusal(f"{FREEZE_B} is not on main")
     assert history.content_at(MARKET, at(1) - timedelta(seconds=1), LIMIT) is None
     assert history.content_at(MARKET, at(20), LIMIT) == V1
     assert history.content_at(MARKET, at(1, 2), LIMIT) == V2
@@ -505,8 +505,8 @@ def test_what_a_pull_request_brings_lands_with_its_merge_at_the_clock(
     kept = merged.landing(FREEZE_A, blob_id(FREEZE))
     assert isinstance(kept, Landing) and (kept.sha, kept.pending) == (built.m1, False)
     # Another content than the one merged is not on main, nor is a deleted file.
-    assert isinstance(merged.landing("attempts/c/freeze.yaml", blob_id(b"other")), str)
-    assert isinstance(merged.landing(MARKET, blob_id(V1)), str)
+    assert isinstance(merged.landing("attempts/c/freeze.yaml", blob_id(b"other")), Refusal)
+    assert isinstance(merged.landing(MARKET, blob_id(V1)), Refusal)
 
 
 def test_the_merge_is_never_judged_before_the_head_commit_or_mains_newest_commit(

@@ -31,6 +31,7 @@ from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.qualification import required_checks
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Landing
+from bot.vocab.errors import Refusal
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.timestamps import format_timestamp
 from tests.support import RULES, MemoryTree, shared_rules
@@ -220,11 +221,11 @@ def test_a_squash_landing_the_api_confirms_counts() -> None:
 
 
 def test_a_freeze_not_on_main() -> None:
-    missing = f"{FOLDER}/freeze.yaml is not on main"
+    missing = Refusal(f"{FOLDER}/freeze.yaml is not on main")
     verdict = _judge(
         freeze_landings={f"{FOLDER}/freeze.yaml": missing, f"{FOLDER}/freeze-cases.jsonl": missing}
     )
-    assert [(f.code, f.message) for f in verdict.findings] == [(Code.FREEZE_ORDER, missing)]
+    assert [(f.code, f.message) for f in verdict.findings] == [(Code.FREEZE_ORDER, missing.reason)]
 
 
 def test_no_history_is_a_freeze_order_finding_that_says_why() -> None:
