@@ -22,12 +22,14 @@ warning `bound-coverage-low` below 90%, and the logit bound beside it
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from itertools import compress
 from typing import Any
 
 from bot.evidence.models import Case, FoldedKeys, Trial
 from bot.findings import Code, Finding, Severity
-from bot.load.values import json_equal
+from bot.load.values import json_equal, json_key
 from bot.models import Bar, Market
 from bot.names import fold_name
 from bot.stats import clopper_pearson, delong, delong_logit
@@ -41,6 +43,7 @@ __all__ = [
     "BOUND_TOLERANCE",
     "BarResult",
     "ScoreTable",
+    "Selections",
     "below_coverage_grid",
     "compare_score_tables",
     "coverage_low",
@@ -104,34 +107,117 @@ def _matches(value: Any, wanted: Any) -> bool:
     return json_equal(value, wanted)  # JSON equality (bot/load/values.py): true is not 1
 
 
-def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> list[int]:
-    over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
-    chosen = []
-    for index, trial in enumerate(trials):
-        if over_case:
-            case = cases[trial.case_id]
-            if not all(_matches(case.field(name), want) for name, want in over_case):
-                continue
-        if over_result:
-            result = trial.result
-            if not all(_matches(result.get(name), want) for name, want in over_result):
-                continue
-        chosen.append(index)
-    return chosen
+# Values of exactly these types are equal as JSON values exactly when they are of one type and
+# equal in Python (`json_equal`), so trials with such equal values answer every `_matches`
+# alike: asked once per distinct value. (0.0 and -0.0 are one value to JSON too; a NaN, which
+# no loader lets through, equals nothing and is asked afresh.)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
-def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) -> list[Finding]:
+def _matcher(wanted: Any) -> Callable[[Any], bool]:
+    """`_matches(value, wanted)`, asked once per distinct plain value."""
+    answers: dict[tuple[type, Any], bool] = {}
+
+    def matches(value: Any) -> bool:
+        kind = type(value)
+        if kind not in _SCALARS:
+            return _matches(value, wanted)
+        key = (kind, value)
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = _matches(value, wanted)
+        return answer
+
+    return matches
+
+
+class Selections:
+    """Which trials each bar counts (`over.case`, `over.result`), by column: each trial's
+    values of every field any bar selects by are read once, trials with equal plain values
+    grouped once, and each bar's condition asked once per group. Bars with one condition share
+    one list. A bar's list is the indexes of the trials it counts, in trial order, as asking
+    each trial would give it."""
+
+    def __init__(
+        self, cases: Mapping[str, Case], trials: Sequence[Trial], bars: Sequence[Bar]
+    ) -> None:
+        self._cases, self._trials = cases, trials
+        case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
+        result_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_result))
+        self._case_fields, self._result_fields = case_fields, result_fields
+        # Where each field's value sits in a group's row: the case fields, then the result's.
+        self._case_at = {name: at for at, name in enumerate(case_fields)}
+        self._result_at = {name: len(case_fields) + at for at, name in enumerate(result_fields)}
+        self._groups: tuple[list[int], list[tuple[Any, ...]]] | None = None
+        self._chosen: dict[Hashable, list[int]] = {}
+
+    def _grouped(self) -> tuple[list[int], list[tuple[Any, ...]]]:
+        """Each trial's group, and each group's row of values (those of its first trial)."""
+        if self._groups is not None:
+            return self._groups
+        cases, case_fields, result_fields = self._cases, self._case_fields, self._result_fields
+        group_of: list[int] = []
+        rows: list[tuple[Any, ...]] = []
+        number_of: dict[Hashable, int] = {}
+        for index, trial in enumerate(self._trials):
+            row: tuple[Any, ...] = ()
+            if case_fields:
+                case = cases[trial.case_id]
+                row = tuple([case.field(name) for name in case_fields])
+            if result_fields:
+                result = trial.result
+                row += tuple([result.get(name) for name in result_fields])
+            kinds = tuple(map(type, row))
+            # Equal plain values of one type answer alike; a list or an object: this trial alone.
+            key = (kinds, row) if _SCALARS.issuperset(kinds) else index
+            number = number_of.setdefault(key, len(number_of))
+            if number == len(rows):
+                rows.append(row)
+            group_of.append(number)
+        self._groups = group_of, rows
+        return self._groups
+
+    def of(self, bar: Bar) -> list[int]:
+        """The indexes of the trials `bar` counts, in trial order."""
+        over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
+        if not over_case and not over_result:
+            return list(range(len(self._trials)))
+        condition = (
+            tuple((name, json_key(want)) for name, want in over_case),
+            tuple((name, json_key(want)) for name, want in over_result),
+        )
+        chosen = self._chosen.get(condition)
+        if chosen is None:
+            group_of, rows = self._grouped()
+            wants = [(self._case_at[name], want) for name, want in over_case]
+            wants += [(self._result_at[name], want) for name, want in over_result]
+            counted = [all(_matches(row[at], want) for at, want in wants) for row in rows]
+            chosen = self._chosen[condition] = list(
+                compress(range(len(group_of)), map(counted.__getitem__, group_of))
+            )
+        return list(chosen)
+
+
+def _lacking(
+    bar: Bar,
+    trials: Sequence[Trial],
+    selected: list[int],
+    file: str,
+    allowed: Callable[[Any], bool] | None = None,
+) -> list[Finding]:
     """`schema` findings for the bar's trials whose result cannot be read as the bar needs.
 
     An absent field, a null, or a list or object is not a value: a rate bar would count it as
     passing (rate_upper) and an AUROC bar as a negative, so it is refused like a missing
     score. Where the contract states the field's allowed values (`values`; for an AUROC
     label, `positive` and `negative`), any other value is refused too: a typo such as
-    "False_Safe" must not pass as "not a failure".
+    "False_Safe" must not pass as "not a failure". `allowed`: `_allowed(bar)`, when the caller
+    has it already.
     """
     name = bar.predicate_field if bar.statistic != "auroc_lower" else bar.label_field
     if not name:
         return []
+    is_allowed = allowed or _allowed(bar)
     findings = []
     for index in selected:
         result = trials[index].result
@@ -140,14 +226,21 @@ def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) 
             problem = "the result has none"
         elif value is None or isinstance(value, dict | list):
             problem = f"got {value!r}, expected a plain value"
-        elif bar.allowed and not _matches(value, list(bar.allowed)):
-            allowed = ", ".join(repr(item) for item in bar.allowed)
-            problem = f"got {value!r}, which is not one of the contract's values ({allowed})"
+        elif not is_allowed(value):
+            listed = ", ".join(repr(item) for item in bar.allowed)
+            problem = f"got {value!r}, which is not one of the contract's values ({listed})"
         else:
             continue
         message = f"result.{name}: bar {bar.id!r} reads this field, and {problem}"
         findings.append(Finding(Code.SCHEMA, message, file, trials[index].line))
     return findings
+
+
+def _allowed(bar: Bar) -> Callable[[Any], bool]:
+    """Whether a value is one the contract allows the bar's field (any, when it lists none)."""
+    if not bar.allowed:
+        return lambda value: True
+    return _matcher(list(bar.allowed))
 
 
 def _rate(
@@ -174,10 +267,8 @@ def _rate(
     lacking = _lacking(bar, trials, selected, file)
     if lacking:
         return _result(bar, False, note="results lack the bar's field"), lacking
-    hits = [
-        _matches(trials[i].result.get(bar.predicate_field or ""), list(bar.predicate_values))
-        for i in selected
-    ]
+    field, hit = bar.predicate_field or "", _matcher(list(bar.predicate_values))
+    hits = [hit(trials[i].result.get(field)) for i in selected]
     failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
     failing, count = unit_failures_among(units, selected, failed, max_rate)
     if bar.statistic == "rate_upper":
@@ -202,6 +293,7 @@ def _auroc(
     negatives: list[float] = []
     findings = []
     seen: dict[int, int] = {}
+    allowed = _allowed(bar)
     for index in selected:
         trial = trials[index]
         unit = units.unit_of[index]
@@ -230,7 +322,7 @@ def _auroc(
                 )
             )
             continue
-        unreadable = _lacking(bar, trials, [index], file)
+        unreadable = _lacking(bar, trials, [index], file, allowed)
         if unreadable:
             findings += unreadable
             continue
@@ -378,18 +470,22 @@ def evaluate_bars(
     confidence: float,
     file: str,
     units: UnitStructure | None = None,
+    selections: Selections | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding]]:
     """Evaluate every bar of `market`. Return results, the unit structure, data findings.
 
     Findings are trials whose result lacks what a bar needs (evidence `schema` problems).
-    `units`: the trials' unit structure, when the caller has it already.
+    `units`, `selections`: the trials' unit structure and the bars' selections, when the
+    caller has them already.
     """
     if units is None:
         units = unit_structure(trials, market.unit_keys)
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     results: list[BarResult] = []
     findings: list[Finding] = []
     for bar in market.bars:
-        selected = _selected(bar, cases, trials)
+        selected = selections.of(bar)
         if bar.statistic == "auroc_lower":
             if not selected:
                 results.append(
@@ -428,7 +524,11 @@ def _lines(trials: Sequence[Trial], indexes: Sequence[int]) -> str:
 
 
 def meaning_warnings(
-    market: Market, cases: Mapping[str, Case], trials: Sequence[Trial], file: str
+    market: Market,
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    file: str,
+    selections: Selections | None = None,
 ) -> list[Finding]:
     """Warnings (they change no verdict) where a result says something no count reads as the
     filer may think (docs/filing-an-attempt.md, "What the results mean"):
@@ -441,19 +541,21 @@ def meaning_warnings(
     - `class-conditional-partial`: class-conditional counts (certificate label x truth label)
       need both `result.certificate` and `result.truth` as strings; a trial without them is
       left out of the counts, named here when some trial has them (with none, there are no
-      counts, and a market that requires them says so)."""
+      counts, and a market that requires them says so).
+
+    `selections`: the bars' selections, when the caller has them already."""
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     findings = []
     for bar in market.bars:
         if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
             continue
-        chosen = set(_selected(bar, cases, trials))
-        field = bar.predicate_field or ""
+        chosen = set(selections.of(bar))
+        field, failure = bar.predicate_field or "", _matcher(list(bar.predicate_values))
         outside = [
             index
             for index, trial in enumerate(trials)
-            if index not in chosen
-            and trial.case_id in cases
-            and _matches(trial.result.get(field), list(bar.predicate_values))
+            if index not in chosen and trial.case_id in cases and failure(trial.result.get(field))
         ]
         if outside:
             first = trials[outside[0]]
@@ -501,29 +603,52 @@ def meaning_warnings(
 ScoreTable = dict[str, Any]
 
 
-def _confusion(trials: Sequence[Trial], selected: Sequence[int]) -> dict[str, dict[str, int]]:
-    table: dict[str, dict[str, int]] = {}
-    for index in selected:
-        result = trials[index].result
+def _labels(trials: Sequence[Trial]) -> list[tuple[str, str] | None]:
+    """Each trial's (certificate label, truth label), None where either is not text."""
+    labels: list[tuple[str, str] | None] = []
+    for trial in trials:
+        result = trial.result
         certificate, truth = result.get(CERTIFICATE_FIELD), result.get(TRUTH_FIELD)
         if isinstance(certificate, str) and isinstance(truth, str):
-            row = table.setdefault(certificate, {})
-            row[truth] = row.get(truth, 0) + 1
+            labels.append((certificate, truth))
+        else:
+            labels.append(None)
+    return labels
+
+
+def _confusion(
+    labels: Sequence[tuple[str, str] | None], selected: Sequence[int] | None
+) -> dict[str, dict[str, int]]:
+    """The class-conditional counts of the `selected` trials (None: all): certificate labels
+    and, in each, truth labels in the order the trials first show them."""
+    counts = Counter(labels if selected is None else map(labels.__getitem__, selected))
+    table: dict[str, dict[str, int]] = {}
+    for pair, count in counts.items():  # a Counter keeps the order of first appearances
+        if pair is not None:
+            certificate, truth = pair
+            table.setdefault(certificate, {})[truth] = count
     return table
 
 
 def derive_score_table(
-    market: Market, bars: Sequence[BarResult], cases: Mapping[str, Case], trials: Sequence[Trial]
+    market: Market,
+    bars: Sequence[BarResult],
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    selections: Selections | None = None,
 ) -> ScoreTable:
     """The score table the evidence implies: per bar its row, and class-conditional counts.
 
     Class-conditional counts (certificate label -> truth label -> trials) are given per bar
-    and for all trials (`all`), wherever results carry both labels.
+    and for all trials (`all`), wherever results carry both labels. `selections`: the bars'
+    selections, when the caller has them already.
     """
-    everything = range(len(trials))
-    conditional = {"all": _confusion(trials, everything)}
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
+    labels = _labels(trials)
+    conditional = {"all": _confusion(labels, None)}
     for bar in market.bars:
-        conditional[bar.id] = _confusion(trials, _selected(bar, cases, trials))
+        conditional[bar.id] = _confusion(labels, selections.of(bar))
     conditional = {key: value for key, value in conditional.items() if value}
     table: ScoreTable = {"bars": {result.bar_id: table_entry(result) for result in bars}}
     if conditional:
@@ -543,11 +668,15 @@ def derived_table(
     what `claims scores` prints: one function for both, so they cannot drift apart.
     `units`: the trials' unit structure, when the caller has it already. The findings are the
     bars' errors and, where there is none, `meaning_warnings`."""
-    bars, units, problems = evaluate_bars(market, cases, trials, confidence, file, units)
+    # Which trials each bar counts, found once for the three.
+    selections = Selections(cases, trials, market.bars)
+    bars, units, problems = evaluate_bars(
+        market, cases, trials, confidence, file, units, selections
+    )
     if not any(finding.severity is Severity.ERROR for finding in problems):
         # Warnings on what results mean, with the bars' findings (the judge tells them apart).
-        problems += meaning_warnings(market, cases, trials, file)
-    return bars, units, problems, derive_score_table(market, bars, cases, trials)
+        problems += meaning_warnings(market, cases, trials, file, selections)
+    return bars, units, problems, derive_score_table(market, bars, cases, trials, selections)
 
 
 def _differs(claimed: Any, derived: Any) -> bool:
