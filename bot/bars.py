@@ -25,6 +25,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from itertools import compress
+from operator import attrgetter
 from typing import Any
 
 from bot.evidence.models import Case, FoldedKeys, Trial
@@ -108,77 +109,123 @@ def _matches(value: Any, wanted: Any) -> bool:
 
 
 # Values of exactly these types are equal as JSON values exactly when they are of one type and
-# equal in Python (`json_equal`), so trials with such equal values answer every `_matches`
-# alike: asked once per distinct value. (0.0 and -0.0 are one value to JSON too; a NaN, which
-# no loader lets through, equals nothing and is asked afresh.)
+# equal in Python (`json_equal`), so equal such values answer every `_matches` alike: asked
+# once per distinct value. (0.0 and -0.0 are one value to JSON too; a NaN, which no loader
+# lets through, equals nothing and is asked afresh, each NaN apart.)
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+_NULL = type(None)
+_PRESENT = _SCALARS - {_NULL}
+
+
+def _one_kind(values: Sequence[Any]) -> bool:
+    """Plain values of one type, nulls aside: a value is then a key for its answers (true and
+    1, or 1 and 1.0, are never in one such column). Found in C."""
+    kinds = set(map(type, values))
+    return kinds <= _SCALARS and len(kinds - {_NULL}) <= 1
+
+
+def _plain_keys(values: list[Any]) -> list[Hashable]:
+    """A key per value: equal keys for values every JSON-equality test answers alike; a key
+    of its own for a list or an object."""
+    if _one_kind(values):
+        return values
+    return [
+        (type(value), value) if type(value) in _SCALARS else ("alone", index)
+        for index, value in enumerate(values)
+    ]
+
+
+def _answers(values: list[Any], ask: Callable[[Any], bool]) -> list[bool]:
+    """`ask(value)` for each value: once per distinct value where the values are plain."""
+    if not _one_kind(values):
+        return list(map(_remembered(ask), values))
+    answers = {value: ask(value) for value in set(values)}
+    return list(map(answers.__getitem__, values))
+
+
+def _remembered(ask: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """`ask`, asked once per distinct plain value (of its type)."""
+    answers: dict[tuple[type, Any], bool] = {}
+
+    def remembered(value: Any) -> bool:
+        kind = type(value)
+        if kind not in _SCALARS:
+            return ask(value)
+        key = (kind, value)
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = ask(value)
+        return answer
+
+    return remembered
+
+
+def _one_of(wanted: Any) -> Callable[[Any], bool]:
+    """`_matches(value, wanted)`, as a function of the value."""
+    return lambda value: _matches(value, wanted)
 
 
 def _matcher(wanted: Any) -> Callable[[Any], bool]:
     """`_matches(value, wanted)`, asked once per distinct plain value."""
-    answers: dict[tuple[type, Any], bool] = {}
+    return _remembered(_one_of(wanted))
 
-    def matches(value: Any) -> bool:
-        kind = type(value)
-        if kind not in _SCALARS:
-            return _matches(value, wanted)
-        key = (kind, value)
-        answer = answers.get(key)
-        if answer is None:
-            answer = answers[key] = _matches(value, wanted)
-        return answer
 
-    return matches
+_CASE_ATTRIBUTES = ("case_id", "family", "kind")  # `Case.field`: the rest are `public`'s
 
 
 class Selections:
-    """Which trials each bar counts (`over.case`, `over.result`), by column: each trial's
-    values of every field any bar selects by are read once, trials with equal plain values
-    grouped once, and each bar's condition asked once per group. Bars with one condition share
-    one list. A bar's list is the indexes of the trials it counts, in trial order, as asking
-    each trial would give it."""
+    """The trials' columns the bars read, each read once: which trials each bar counts
+    (`over.case`, `over.result`), the result fields, the class-conditional labels.
+
+    Selection is by column: the values of every field the `bars` select by are read once per
+    trial, trials with equal plain values grouped (in C), and each bar's condition asked once
+    per group. Bars with one condition share one list. A bar's list is the indexes of the
+    trials it counts, in trial order, as asking each trial would give it.
+    """
 
     def __init__(
         self, cases: Mapping[str, Case], trials: Sequence[Trial], bars: Sequence[Bar]
     ) -> None:
         self._cases, self._trials = cases, trials
-        case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
-        result_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_result))
-        self._case_fields, self._result_fields = case_fields, result_fields
-        # Where each field's value sits in a group's row: the case fields, then the result's.
-        self._case_at = {name: at for at, name in enumerate(case_fields)}
-        self._result_at = {name: len(case_fields) + at for at, name in enumerate(result_fields)}
-        self._groups: tuple[list[int], list[tuple[Any, ...]]] | None = None
+        self._case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
+        self._result_fields = list(dict.fromkeys(n for bar in bars for n in bar.over_result))
+        self._results: dict[str, list[Any]] = {}
+        self._groups: tuple[dict[str, list[Any]], dict[str, list[Any]], list[int]] | None = None
         self._chosen: dict[Hashable, list[int]] = {}
+        self._labels: list[tuple[str, str] | None] | None = None
 
-    def _grouped(self) -> tuple[list[int], list[tuple[Any, ...]]]:
-        """Each trial's group, and each group's row of values (those of its first trial)."""
+    def result_column(self, name: str) -> list[Any]:
+        """Each trial's `result.get(name)`."""
+        column = self._results.get(name)
+        if column is None:
+            column = self._results[name] = [trial.result.get(name) for trial in self._trials]
+        return column
+
+    def _grouped(self) -> tuple[dict[str, list[Any]], dict[str, list[Any]], list[int]]:
+        """The case fields' and result fields' columns, and each trial's group (named by its
+        first trial)."""
         if self._groups is not None:
             return self._groups
-        cases, case_fields, result_fields = self._cases, self._case_fields, self._result_fields
-        group_of: list[int] = []
-        rows: list[tuple[Any, ...]] = []
-        number_of: dict[Hashable, int] = {}
-        for index, trial in enumerate(self._trials):
-            row: tuple[Any, ...] = ()
-            if case_fields:
-                case = cases[trial.case_id]
-                row = tuple([case.field(name) for name in case_fields])
-            if result_fields:
-                result = trial.result
-                row += tuple([result.get(name) for name in result_fields])
-            kinds = tuple(map(type, row))
-            # Equal plain values of one type answer alike; a list or an object: this trial alone.
-            key = (kinds, row) if _SCALARS.issuperset(kinds) else index
-            number = number_of.setdefault(key, len(number_of))
-            if number == len(rows):
-                rows.append(row)
-            group_of.append(number)
-        self._groups = group_of, rows
+        trials = self._trials
+        by_case: dict[str, list[Any]] = {}
+        if self._case_fields:
+            cases = list(map(self._cases.__getitem__, map(attrgetter("case_id"), trials)))
+            for name in self._case_fields:
+                by_case[name] = (
+                    list(map(attrgetter(name), cases))
+                    if name in _CASE_ATTRIBUTES
+                    else [case.public.get(name) for case in cases]
+                )
+        by_result = {name: self.result_column(name) for name in self._result_fields}
+        columns = [*by_case.values(), *by_result.values()]
+        keys = list(zip(*map(_plain_keys, columns), strict=True))
+        # Reversed, so that each key keeps its first trial.
+        first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+        self._groups = by_case, by_result, list(map(first_of.__getitem__, keys))
         return self._groups
 
     def of(self, bar: Bar) -> list[int]:
-        """The indexes of the trials `bar` counts, in trial order."""
+        """The indexes of the trials `bar` (one of the `bars`) counts, in trial order."""
         over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
         if not over_case and not over_result:
             return list(range(len(self._trials)))
@@ -188,14 +235,33 @@ class Selections:
         )
         chosen = self._chosen.get(condition)
         if chosen is None:
-            group_of, rows = self._grouped()
-            wants = [(self._case_at[name], want) for name, want in over_case]
-            wants += [(self._result_at[name], want) for name, want in over_result]
-            counted = [all(_matches(row[at], want) for at, want in wants) for row in rows]
+            by_case, by_result, group_of = self._grouped()
+            wants = [(by_case[name], want) for name, want in over_case]
+            wants += [(by_result[name], want) for name, want in over_result]
+            counted = {
+                first: all(_matches(column[first], want) for column, want in wants)
+                for first in set(group_of)
+            }
             chosen = self._chosen[condition] = list(
                 compress(range(len(group_of)), map(counted.__getitem__, group_of))
             )
         return list(chosen)
+
+    def labels(self) -> list[tuple[str, str] | None]:
+        """Each trial's (certificate label, truth label), None where either is not text."""
+        if self._labels is None:
+            certificates = self.result_column(CERTIFICATE_FIELD)
+            truths = self.result_column(TRUTH_FIELD)
+            if {str}.issuperset(map(type, certificates)) and {str}.issuperset(map(type, truths)):
+                self._labels = list(zip(certificates, truths, strict=True))
+            else:
+                self._labels = [
+                    (certificate, truth)
+                    if isinstance(certificate, str) and isinstance(truth, str)
+                    else None
+                    for certificate, truth in zip(certificates, truths, strict=True)
+                ]
+        return self._labels
 
 
 def _lacking(
@@ -204,6 +270,7 @@ def _lacking(
     selected: list[int],
     file: str,
     allowed: Callable[[Any], bool] | None = None,
+    values: list[Any] | None = None,
 ) -> list[Finding]:
     """`schema` findings for the bar's trials whose result cannot be read as the bar needs.
 
@@ -211,13 +278,21 @@ def _lacking(
     passing (rate_upper) and an AUROC bar as a negative, so it is refused like a missing
     score. Where the contract states the field's allowed values (`values`; for an AUROC
     label, `positive` and `negative`), any other value is refused too: a typo such as
-    "False_Safe" must not pass as "not a failure". `allowed`: `_allowed(bar)`, when the caller
-    has it already.
+    "False_Safe" must not pass as "not a failure". `allowed`: `_allowed(bar)`; `values`: each
+    selected trial's `result.get(field)`: when the caller has them already.
     """
     name = bar.predicate_field if bar.statistic != "auroc_lower" else bar.label_field
     if not name:
         return []
     is_allowed = allowed or _allowed(bar)
+    # Every value present and plain (an absent one reads None): only the contract's values
+    # can refuse one, asked once per distinct value.
+    if (
+        values is not None
+        and _PRESENT.issuperset(map(type, values))
+        and (not bar.allowed or all(_answers(values, is_allowed)))
+    ):
+        return []
     findings = []
     for index in selected:
         result = trials[index].result
@@ -251,6 +326,7 @@ def _rate(
     max_rate: float | None,
     confidence: float,
     file: str,
+    selections: Selections,
 ) -> tuple[BarResult, list[Finding]]:
     if not selected:
         if bar.denominator == "method_output":
@@ -264,11 +340,12 @@ def _rate(
                 note="empty denominator: the method issued nothing to count",
             ), []
         return _result(bar, False, 0, 0, note="no scored case: the bar was never tested"), []
-    lacking = _lacking(bar, trials, selected, file)
+    column = selections.result_column(bar.predicate_field or "")
+    values = list(map(column.__getitem__, selected))
+    lacking = _lacking(bar, trials, selected, file, values=values)
     if lacking:
         return _result(bar, False, note="results lack the bar's field"), lacking
-    field, hit = bar.predicate_field or "", _matcher(list(bar.predicate_values))
-    hits = [hit(trials[i].result.get(field)) for i in selected]
+    hits = _answers(values, _one_of(list(bar.predicate_values)))
     failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
     failing, count = unit_failures_among(units, selected, failed, max_rate)
     if bar.statistic == "rate_upper":
@@ -506,7 +583,14 @@ def evaluate_bars(
             findings += problems
         else:
             result, problems = _rate(
-                bar, trials, selected, units, market.within_unit_max_rate, confidence, file
+                bar,
+                trials,
+                selected,
+                units,
+                market.within_unit_max_rate,
+                confidence,
+                file,
+                selections,
             )
             results.append(result)
             findings += problems
@@ -551,11 +635,12 @@ def meaning_warnings(
         if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
             continue
         chosen = set(selections.of(bar))
-        field, failure = bar.predicate_field or "", _matcher(list(bar.predicate_values))
+        field = bar.predicate_field or ""
+        failures = _answers(selections.result_column(field), _one_of(list(bar.predicate_values)))
         outside = [
             index
-            for index, trial in enumerate(trials)
-            if index not in chosen and trial.case_id in cases and failure(trial.result.get(field))
+            for index in compress(range(len(trials)), failures)
+            if index not in chosen and trials[index].case_id in cases
         ]
         if outside:
             first = trials[outside[0]]
@@ -573,15 +658,11 @@ def meaning_warnings(
             findings.append(
                 Finding(Code.VERDICT_OUTSIDE_BAR, message, file, first.line, Severity.WARNING)
             )
-    labelled = [
-        isinstance(trial.result.get(CERTIFICATE_FIELD), str)
-        and isinstance(trial.result.get(TRUTH_FIELD), str)
-        for trial in trials
-    ]
-    unlabelled = [index for index, ok in enumerate(labelled) if not ok]
+    labels = selections.labels()
+    unlabelled = [index for index, label in enumerate(labels) if label is None]
     # With no trial labelled there are no counts at all: a market that requires them says so
     # (`required-output-missing`); some labelled and some not is what goes unnoticed.
-    if unlabelled and any(labelled):
+    if unlabelled and len(unlabelled) < len(labels):
         message = (
             f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
             f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"
@@ -601,19 +682,6 @@ def meaning_warnings(
 
 
 ScoreTable = dict[str, Any]
-
-
-def _labels(trials: Sequence[Trial]) -> list[tuple[str, str] | None]:
-    """Each trial's (certificate label, truth label), None where either is not text."""
-    labels: list[tuple[str, str] | None] = []
-    for trial in trials:
-        result = trial.result
-        certificate, truth = result.get(CERTIFICATE_FIELD), result.get(TRUTH_FIELD)
-        if isinstance(certificate, str) and isinstance(truth, str):
-            labels.append((certificate, truth))
-        else:
-            labels.append(None)
-    return labels
 
 
 def _confusion(
@@ -645,7 +713,7 @@ def derive_score_table(
     """
     if selections is None:
         selections = Selections(cases, trials, market.bars)
-    labels = _labels(trials)
+    labels = selections.labels()
     conditional = {"all": _confusion(labels, None)}
     for bar in market.bars:
         conditional[bar.id] = _confusion(labels, selections.of(bar))

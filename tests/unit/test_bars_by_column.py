@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.bars import Selections, _confusion, _labels, _matcher, _matches
+from bot.bars import Selections, _answers, _confusion, _lacking, _matcher, _matches, _one_of
 from bot.evidence.models import Case, Trial
 from bot.models import Bar
 from bot.stats.errors import StatisticsError
@@ -203,7 +203,14 @@ def test_selections_by_column_equal_trial_by_trial(
 ) -> None:
     cases, trials = made
     selections = Selections(cases, trials, market)
-    labels = _labels(trials)
+    labels = selections.labels()
+    assert labels == [
+        (trial.result["certificate"], trial.result["truth"])
+        if isinstance(trial.result.get("certificate"), str)
+        and isinstance(trial.result.get("truth"), str)
+        else None
+        for trial in trials
+    ]
     assert _ordered(_confusion(labels, None)) == _ordered(
         _old_confusion(trials, range(len(trials)))
     )
@@ -219,6 +226,26 @@ def test_a_matcher_answers_as_matches(value: Any, wanted: Any) -> None:
     matches = _matcher(wanted)
     assert matches(value) == _matches(value, wanted)
     assert matches(value) == _matches(value, wanted)  # the remembered answer too
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(VALUES, max_size=12), WANTS)
+def test_answers_by_distinct_value_equal_each_answer(values: list[Any], wanted: Any) -> None:
+    assert _answers(values, _one_of(wanted)) == [_matches(value, wanted) for value in values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(evidence(), st.lists(SCALARS, max_size=3), st.sampled_from(["rate_upper", "auroc_lower"]))
+def test_lacking_from_a_column_equals_lacking_trial_by_trial(
+    made: tuple[dict[str, Case], list[Trial]], allowed: list[Any], statistic: str
+) -> None:
+    _, trials = made
+    bar = replace(BAR, allowed=tuple(allowed), statistic=statistic, label_field="verdict")
+    selected = list(range(0, len(trials), 2))
+    values = [trials[index].result.get("verdict") for index in selected]
+    assert _lacking(bar, trials, selected, "f", values=values) == _lacking(
+        bar, trials, selected, "f"
+    )
 
 
 def test_negative_zero_is_zero_and_one_is_not_true() -> None:
