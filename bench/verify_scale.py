@@ -419,19 +419,19 @@ def main() -> None:
         # Issue 25: <= 600 MiB at 1,000,000; <= 100 MiB at 100,000.
         target_rss = "<= 600 MiB" if n > 100_000 else "<= 100 MiB"
         print(f"N = {n:,} cases + {n:,} trials ({size / mib:,.0f} MiB of JSONL)")
-        print(f"baseline (orjson decode + sha256): {base_cpu:8.1f} s CPU ({base_wall:.1f} s wall)")
+        print(f"baseline (orjson decode + sha256): {base_cpu:8.2f} s CPU ({base_wall:.2f} s wall)")
         print(f"    peak RSS {base_rss / mib:,.0f} MiB")
-        print(f"the same, keeping every record:    {keep_cpu:8.1f} s CPU ({keep_wall:.1f} s wall)")
+        print(f"the same, keeping every record:    {keep_cpu:8.2f} s CPU ({keep_wall:.2f} s wall)")
         print(f"    peak RSS {keep_rss / mib:,.0f} MiB")
         print(
-            f"decode + schema + models only:     {floor_cpu:8.1f} s CPU ({floor_wall:.1f} s wall)"
+            f"decode + schema + models only:     {floor_cpu:8.2f} s CPU ({floor_wall:.2f} s wall)"
         )
         print(f"    peak RSS {floor_rss / mib:,.0f} MiB; {floor_cpu / base_cpu:.1f}x the baseline")
         print(
-            f"msgspec typed decode only:         {typed_cpu:8.1f} s CPU ({typed_wall:.1f} s wall)"
+            f"msgspec typed decode only:         {typed_cpu:8.2f} s CPU ({typed_wall:.2f} s wall)"
         )
         print(f"    peak RSS {typed_rss / mib:,.0f} MiB; {typed_cpu / base_cpu:.1f}x the baseline")
-        print(f"claims verify:                     {cpu:8.1f} s CPU ({wall:.1f} s wall)")
+        print(f"claims verify:                     {cpu:8.2f} s CPU ({wall:.2f} s wall)")
         print(f"    peak RSS {rss / mib:,.0f} MiB ({rss / 1e9:.2f} GB; target {target_rss})")
         print(f"ratio verify / baseline CPU:       {cpu / base_cpu:8.1f}x  (target <= 4x)")
         print(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter
 from typing import Any
@@ -175,7 +175,7 @@ _CASE_ATTRIBUTES = ("case_id", "family", "kind")  # `Case.field`: the rest are `
 
 class Selections:
     """The trials' columns the bars read, each read once: which trials each bar counts
-    (`over.case`, `over.result`), the result fields, the class-conditional labels.
+    (`over.case`, `over.result`), the result fields, the class-conditional counts.
 
     Selection is by column: the values of every field the `bars` select by are read once per
     trial, trials with equal plain values grouped (in C), and each bar's condition asked once
@@ -190,9 +190,9 @@ class Selections:
         self._case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
         self._result_fields = list(dict.fromkeys(n for bar in bars for n in bar.over_result))
         self._results: dict[str, list[Any]] = {}
-        self._groups: tuple[dict[str, list[Any]], dict[str, list[Any]], list[int]] | None = None
+        # Each group's values (by its first trial, then by field), and each trial's group.
+        self._groups: tuple[dict[int, dict[tuple[str, str], Any]], list[int]] | None = None
         self._chosen: dict[Hashable, list[int]] = {}
-        self._labels: list[tuple[str, str] | None] | None = None
 
     def result_column(self, name: str) -> list[Any]:
         """Each trial's `result.get(name)`."""
@@ -201,31 +201,37 @@ class Selections:
             column = self._results[name] = [trial.result.get(name) for trial in self._trials]
         return column
 
-    def _grouped(self) -> tuple[dict[str, list[Any]], dict[str, list[Any]], list[int]]:
-        """The case fields' and result fields' columns, and each trial's group (named by its
-        first trial)."""
+    def _grouped(self) -> tuple[dict[int, dict[tuple[str, str], Any]], list[int]]:
         if self._groups is not None:
             return self._groups
         trials = self._trials
-        by_case: dict[str, list[Any]] = {}
+        columns: dict[tuple[str, str], list[Any]] = {}
         if self._case_fields:
             cases = list(map(self._cases.__getitem__, map(attrgetter("case_id"), trials)))
             for name in self._case_fields:
-                by_case[name] = (
+                columns["case", name] = (
                     list(map(attrgetter(name), cases))
                     if name in _CASE_ATTRIBUTES
                     else [case.public.get(name) for case in cases]
                 )
-        by_result = {name: self.result_column(name) for name in self._result_fields}
-        columns = [*by_case.values(), *by_result.values()]
-        keys = list(zip(*map(_plain_keys, columns), strict=True))
+            del cases
+        for name in self._result_fields:
+            columns["result", name] = self.result_column(name)
+        keyed = [_plain_keys(column) for column in columns.values()]
+        keys = keyed[0] if len(keyed) == 1 else list(zip(*keyed, strict=True))
         # Reversed, so that each key keeps its first trial.
         first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
-        self._groups = by_case, by_result, list(map(first_of.__getitem__, keys))
+        group_of = list(map(first_of.__getitem__, keys))
+        rows = {
+            first: {field: column[first] for field, column in columns.items()}
+            for first in first_of.values()
+        }
+        self._groups = rows, group_of
         return self._groups
 
     def of(self, bar: Bar) -> list[int]:
-        """The indexes of the trials `bar` (one of the `bars`) counts, in trial order."""
+        """The indexes of the trials `bar` (one of the `bars`) counts, in trial order: a list
+        shared with the bars of its condition, to read, not to change."""
         over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
         if not over_case and not over_result:
             return list(range(len(self._trials)))
@@ -235,33 +241,61 @@ class Selections:
         )
         chosen = self._chosen.get(condition)
         if chosen is None:
-            by_case, by_result, group_of = self._grouped()
-            wants = [(by_case[name], want) for name, want in over_case]
-            wants += [(by_result[name], want) for name, want in over_result]
+            rows, group_of = self._grouped()
+            wants = [(("case", name), want) for name, want in over_case]
+            wants += [(("result", name), want) for name, want in over_result]
             counted = {
-                first: all(_matches(column[first], want) for column, want in wants)
-                for first in set(group_of)
+                first: all(_matches(row[field], want) for field, want in wants)
+                for first, row in rows.items()
             }
             chosen = self._chosen[condition] = list(
                 compress(range(len(group_of)), map(counted.__getitem__, group_of))
             )
-        return list(chosen)
+        return chosen
 
-    def labels(self) -> list[tuple[str, str] | None]:
-        """Each trial's (certificate label, truth label), None where either is not text."""
-        if self._labels is None:
-            certificates = self.result_column(CERTIFICATE_FIELD)
-            truths = self.result_column(TRUTH_FIELD)
-            if {str}.issuperset(map(type, certificates)) and {str}.issuperset(map(type, truths)):
-                self._labels = list(zip(certificates, truths, strict=True))
-            else:
-                self._labels = [
-                    (certificate, truth)
-                    if isinstance(certificate, str) and isinstance(truth, str)
-                    else None
-                    for certificate, truth in zip(certificates, truths, strict=True)
-                ]
-        return self._labels
+    def _labels(self) -> tuple[list[Any], list[Any], bool]:
+        """The certificate and truth columns, and whether all of both are text."""
+        certificates = self.result_column(CERTIFICATE_FIELD)
+        truths = self.result_column(TRUTH_FIELD)
+        text = {str}.issuperset(map(type, certificates)) and {str}.issuperset(map(type, truths))
+        return certificates, truths, text
+
+    def unlabelled(self) -> list[int]:
+        """The trials without both labels as text."""
+        certificates, truths, text = self._labels()
+        if text:
+            return []
+        return [
+            index
+            for index, (certificate, truth) in enumerate(zip(certificates, truths, strict=True))
+            if not (isinstance(certificate, str) and isinstance(truth, str))
+        ]
+
+    def confusion(self, selected: Sequence[int] | None) -> dict[str, dict[str, int]]:
+        """The class-conditional counts of the `selected` trials (None: all): certificate
+        labels and, in each, truth labels, in the order the trials first show them."""
+        certificates, truths, text = self._labels()
+        firsts: Iterable[Any] = certificates
+        seconds: Iterable[Any] = truths
+        if selected is not None:
+            firsts, seconds = (
+                map(certificates.__getitem__, selected),
+                map(truths.__getitem__, selected),
+            )
+        pairs: Iterable[tuple[Any, Any] | None] = zip(firsts, seconds, strict=True)
+        if not text:
+            pairs = (
+                (certificate, truth)
+                if isinstance(certificate, str) and isinstance(truth, str)
+                else None
+                for certificate, truth in zip(firsts, seconds, strict=True)
+            )
+        table: dict[str, dict[str, int]] = {}
+        for pair, count in Counter(pairs).items():  # a Counter keeps first appearances' order
+            if pair is not None:
+                certificate, truth = pair
+                table.setdefault(certificate, {})[truth] = count
+        return table
 
 
 def _lacking(
@@ -658,11 +692,10 @@ def meaning_warnings(
             findings.append(
                 Finding(Code.VERDICT_OUTSIDE_BAR, message, file, first.line, Severity.WARNING)
             )
-    labels = selections.labels()
-    unlabelled = [index for index, label in enumerate(labels) if label is None]
+    unlabelled = selections.unlabelled()
     # With no trial labelled there are no counts at all: a market that requires them says so
     # (`required-output-missing`); some labelled and some not is what goes unnoticed.
-    if unlabelled and len(unlabelled) < len(labels):
+    if unlabelled and len(unlabelled) < len(trials):
         message = (
             f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
             f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"
@@ -684,20 +717,6 @@ def meaning_warnings(
 ScoreTable = dict[str, Any]
 
 
-def _confusion(
-    labels: Sequence[tuple[str, str] | None], selected: Sequence[int] | None
-) -> dict[str, dict[str, int]]:
-    """The class-conditional counts of the `selected` trials (None: all): certificate labels
-    and, in each, truth labels in the order the trials first show them."""
-    counts = Counter(labels if selected is None else map(labels.__getitem__, selected))
-    table: dict[str, dict[str, int]] = {}
-    for pair, count in counts.items():  # a Counter keeps the order of first appearances
-        if pair is not None:
-            certificate, truth = pair
-            table.setdefault(certificate, {})[truth] = count
-    return table
-
-
 def derive_score_table(
     market: Market,
     bars: Sequence[BarResult],
@@ -713,10 +732,9 @@ def derive_score_table(
     """
     if selections is None:
         selections = Selections(cases, trials, market.bars)
-    labels = selections.labels()
-    conditional = {"all": _confusion(labels, None)}
+    conditional = {"all": selections.confusion(None)}
     for bar in market.bars:
-        conditional[bar.id] = _confusion(labels, selections.of(bar))
+        conditional[bar.id] = selections.confusion(selections.of(bar))
     conditional = {key: value for key, value in conditional.items() if value}
     table: ScoreTable = {"bars": {result.bar_id: table_entry(result) for result in bars}}
     if conditional:

@@ -20,7 +20,8 @@ import numbers
 import sys
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import itemgetter
+from itertools import compress
+from operator import itemgetter, ne
 
 from bot.load.values import json_key
 from bot.stats.errors import StatisticsError
@@ -120,13 +121,14 @@ def _firsts(values: list[object]) -> tuple[list[int], int]:
         StatisticsError: a value cannot be compared (`_value_key`): the first in trial order.
     """
     keys: list[Hashable]
+    # None and "" (of str or a subclass), as `_is_null`; counted in C, found only if any.
+    nulls = values.count(None) + values.count("")
     if {str, type(None)}.issuperset(map(type, values)):
-        keys = list(values)  # a string is its own key (as below); None is null
+        # A string is its own key (as below); a copy only where nulls get keys of their own.
+        keys = list(values) if nulls else values
     else:
         # A string is its own key (no tuple per value): it never equals a tuple key.
         keys = [value if type(value) is str else _value_key(value) for value in values]
-    # None and "" (of str or a subclass), as `_is_null`; counted in C, found only if any.
-    nulls = values.count(None) + values.count("")
     if nulls:
         for index, value in enumerate(values):
             if value is None or (value == "" and isinstance(value, str)):  # `_is_null`
@@ -214,11 +216,13 @@ def collapse_units(
             joins = size - len(set(firsts))
             alone = joins == 0
         else:
-            # A trial and the first with its value: one pair of sets to join per pair of
-            # labels (found in C); joined in a disjoint-set forest over those labels.
-            pairs = set(zip(map(label.__getitem__, firsts), label, strict=True))
+            # A trial and the first with its value, in different sets: one pair of sets to
+            # join per distinct pair of labels (found in C), joined in a disjoint-set forest
+            # over those labels.
+            apart = map(ne, map(label.__getitem__, firsts), label)
+            pairs = set(compress(zip(map(label.__getitem__, firsts), label, strict=True), apart))
             forest = _Forest()
-            joins = sum(forest.union(first, other) for first, other in pairs if first != other)
+            joins = sum(forest.union(first, other) for first, other in pairs)
             if joins:
                 roots = forest.roots()
                 label = list(map(roots.get, label, label))
