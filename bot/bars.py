@@ -22,6 +22,7 @@ warning `bound-coverage-low` below 90%, and the logit bound beside it
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import compress
@@ -631,6 +632,12 @@ def evaluate_bars(
     return results, units, findings
 
 
+def _holds(increasing: Sequence[int], index: int) -> bool:
+    """Whether the increasing list holds `index` (no set of a bar's trials is built)."""
+    at = bisect_left(increasing, index)
+    return at < len(increasing) and increasing[at] == index
+
+
 # Past this many trials, a meaning warning names the first ones and counts the rest.
 _NAMED = 5
 
@@ -668,13 +675,13 @@ def meaning_warnings(
     for bar in market.bars:
         if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
             continue
-        chosen = set(selections.of(bar))
+        chosen = selections.of(bar)  # increasing: a failure's index is looked up in it
         field = bar.predicate_field or ""
         failures = _answers(selections.result_column(field), _one_of(list(bar.predicate_values)))
         outside = [
             index
             for index in compress(range(len(trials)), failures)
-            if index not in chosen and trials[index].case_id in cases
+            if not _holds(chosen, index) and trials[index].case_id in cases
         ]
         if outside:
             first = trials[outside[0]]

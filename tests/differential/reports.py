@@ -1,6 +1,7 @@
-"""The reports `claims verify` and `claims resolve` write on the demo registry and on the
-adversarial corpus, and their digests (issue 25: a faster verify keeps every report byte
-for byte).
+"""The reports `claims verify` and `claims resolve` write on the demo registry, on the
+specimen attempt with what the bars' meaning warnings look for, on bench/verify_scale.py's
+attempt at 3,000 trials and on the adversarial corpus, and their digests (issue 25: a faster
+verify keeps every report byte for byte).
 
     python -m tests.differential.reports --write     # goldens.json from this checkout's code
     python -m tests.differential.reports --out DIR   # every report in full, to diff two checkouts
@@ -19,12 +20,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib.util
 import io
 import json
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -34,18 +37,23 @@ from bot.demo.run import _with_schemas, close_on_schedule, examples_folder, load
 from bot.report.markdown import escape
 from bot.timestamps import parse_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
-from tests.conftest import AS_OF
+from tests.conftest import AS_OF, RegistryFactory
+from tests.support import PROJECT, Files, records, rewrite
 
 __all__ = [
     "CORPUS_ENTRIES",
     "DEMO_REPORTS",
     "GOLDENS",
+    "SCALE",
+    "SPECIMENS",
     "Demo",
     "Report",
     "corpus_reports",
     "demo_registry",
     "demo_reports",
     "load_goldens",
+    "scale_report",
+    "specimen_report",
 ]
 
 GOLDENS = Path(__file__).with_name("goldens.json")
@@ -177,6 +185,73 @@ def corpus_reports(out: Path) -> Iterator[tuple[str, Report]]:
         yield f"corpus/{entry.name}", corpus_report(entry, out / entry.name)
 
 
+def _false_safe_control(files: Files) -> None:
+    """A control case's trial says `false_safe` (`verdict-outside-bar`)."""
+    kinds = {case["case_id"]: case["kind"] for case in records(files, "freeze-cases.jsonl")}
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        for trial in [t for t in trials if kinds[t["case_id"]] == "control"][:2]:
+            trial["result"]["verdict"] = "false_safe"
+
+    rewrite(files, "trials.jsonl", edit)
+
+
+def _unlabelled(files: Files) -> None:
+    """Some trials lack a label the class-conditional counts need."""
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        del trials[1]["result"]["certificate"]
+        trials[7]["result"]["certificate"] = None
+
+    rewrite(files, "trials.jsonl", edit)
+
+
+def _label_not_allowed(files: Files) -> None:
+    """A truth label the AUROC bar reads is not one of the contract's values (`schema`)."""
+
+    def edit(trials: list[dict[str, Any]]) -> None:
+        trials[4]["result"]["truth"] = 1
+
+    rewrite(files, "trials.jsonl", edit)
+
+
+def _both(files: Files) -> None:
+    _false_safe_control(files)
+    _unlabelled(files)
+
+
+# The specimen attempt, honest and with what the bars' meaning warnings look for (their
+# scores.yaml derived from the edited trials).
+SPECIMENS: dict[str, Callable[[Files], None] | None] = {
+    "honest": None,
+    "false-safe-control": _false_safe_control,
+    "unlabelled": _unlabelled,
+    "label-not-allowed": _label_not_allowed,
+    "both": _both,
+}
+# bench/verify_scale.py's attempt (200 systems as units, an AUROC bar over one probe case per
+# system, class-conditional counts) at this many cases and trials.
+SCALE = 3000
+
+
+def specimen_report(name: str, out: Path) -> Report:
+    built = RegistryFactory(out)(before_scores=SPECIMENS[name])
+    args = ["verify", "--registry", str(built.root), str(built.attempt), "--as-of", AS_OF]
+    return run_cli(args, out)
+
+
+def scale_report(out: Path) -> Report:
+    where = PROJECT / "bench" / "verify_scale.py"
+    spec = importlib.util.spec_from_file_location("verify_scale", where)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    attempt = bench.build(out, SCALE)
+    root = attempt.parents[3]
+    args = ["verify", "--registry", str(root), str(attempt), "--as-of", bench.AS_OF]
+    return run_cli(args, out)
+
+
 def load_goldens() -> dict[str, dict[str, object]]:
     goldens: dict[str, dict[str, object]] = json.loads(GOLDENS.read_text(encoding="utf-8"))
     return goldens
@@ -185,6 +260,9 @@ def load_goldens() -> dict[str, dict[str, object]]:
 def _all(work: Path) -> Iterator[tuple[str, Report]]:
     root = work / "demo" / "registry"
     yield from demo_reports(demo_registry(root))
+    for name in SPECIMENS:
+        yield f"specimen/{name}", specimen_report(name, work / "specimen" / name)
+    yield f"scale/{SCALE}", scale_report(work / "scale")
     yield from corpus_reports(work / "corpus")
 
 

@@ -14,11 +14,15 @@ from tests.adversarial.generate import Entry
 from tests.differential.reports import (
     CORPUS_ENTRIES,
     DEMO_REPORTS,
+    SCALE,
+    SPECIMENS,
     Report,
     corpus_report,
     demo_registry,
     demo_reports,
     load_goldens,
+    scale_report,
+    specimen_report,
 )
 
 GOLDENS = load_goldens()
@@ -32,7 +36,8 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Report]:
 
 def test_the_goldens_cover_the_demo_and_every_corpus_entry(demo: dict[str, Report]) -> None:
     corpus = {f"corpus/{entry.name}" for entry in CORPUS_ENTRIES}
-    assert set(GOLDENS) == set(demo) | corpus
+    specimens = {f"specimen/{name}" for name in SPECIMENS}
+    assert set(GOLDENS) == set(demo) | corpus | specimens | {f"scale/{SCALE}"}
     assert len(demo) >= len(DEMO_REPORTS) + 8  # each verify, and resolve on every date
     # The goldens are reports, not failures to run: verify answers 0 or 1, resolve 0.
     assert all(golden["exit"] in (0, 1) for golden in GOLDENS.values())
@@ -41,6 +46,15 @@ def test_the_goldens_cover_the_demo_and_every_corpus_entry(demo: dict[str, Repor
 @pytest.mark.parametrize("name", sorted(name for name in GOLDENS if name.startswith("demo/")))
 def test_a_demo_report_is_unchanged(name: str, demo: dict[str, Report]) -> None:
     assert demo[name].digests() == GOLDENS[name]
+
+
+@pytest.mark.parametrize("name", sorted(SPECIMENS))
+def test_a_specimen_report_is_unchanged(name: str, tmp_path: Path) -> None:
+    assert specimen_report(name, tmp_path / "registry").digests() == GOLDENS[f"specimen/{name}"]
+
+
+def test_the_scale_report_is_unchanged(tmp_path: Path) -> None:
+    assert scale_report(tmp_path / "scale").digests() == GOLDENS[f"scale/{SCALE}"]
 
 
 @pytest.mark.parametrize("entry", CORPUS_ENTRIES, ids=[entry.name for entry in CORPUS_ENTRIES])
