@@ -4,7 +4,7 @@ nothing but what it says.
     python bench/close_scale.py [--attempts 10000] [--markets 40]
 
 1. The rerun plan of N wrapped attempts spread over M markets closing on one day
-   (`bot/jobs/rerun_batches.py` on synthetic facts, as `rerun_matrix` hands them over): the
+   (`bot/faces/jobs/rerun_batches.py` on synthetic facts, as `rerun_matrix` hands them over): the
    number of rerun jobs, attempts a job, the plan artifact's and the job output's bytes, and
    the time budget (worst case a job, and the average an attempt may take for its batch to
    fit).
@@ -39,15 +39,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bot.sandbox
-from bot.archive.zenodo import ZenodoArchive
-from bot.config import Limits
-from bot.demo.specimen import AttemptSpec
-from bot.gather import VerifyOptions
-from bot.github.gateway import Retry, connect
-from bot.jobs.close_windows import Job, close_windows
-from bot.jobs.issues import GitHubIssues
-from bot.jobs.rerun_batches import (
+import bot.edges.sandbox
+from bot.app.gather import VerifyOptions
+from bot.app.rerun import AdapterRerun
+from bot.edges.archive.zenodo import ZenodoArchive
+from bot.edges.github.gateway import Retry, connect
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.jobs.close_windows import Job, close_windows
+from bot.faces.jobs.issues import GitHubIssues
+from bot.faces.jobs.rerun_batches import (
     JOB_BUDGET_SECONDS,
     JOB_TIMEOUT_MINUTES,
     MAX_ATTEMPTS_PER_JOB,
@@ -56,7 +56,7 @@ from bot.jobs.rerun_batches import (
     batch_reruns,
     guaranteed_per_job,
 )
-from bot.rerun import AdapterRerun
+from bot.vocab.config import Limits
 from tests.archive.fakezenodo import TOKEN, FakeZenodo, serve
 from tests.conftest import RegistryFactory
 from tests.github.fakehub import FakeHub
@@ -123,7 +123,7 @@ def plan_figures(attempts: int, markets: int) -> None:
 
 
 def _claims(*argv: object) -> tuple[int, str]:
-    from bot.cli import main
+    from bot.faces.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -149,7 +149,7 @@ def _plan(built: Any) -> list[dict[str, str]]:
 def record_figures(work: Path) -> bool:
     """Prints the record sizes; False when the sandbox cannot run here."""
     print("== 2. rerun result records (the rerun jobs' artifacts, per attempt)")
-    why = bot.sandbox.isolation()
+    why = bot.edges.sandbox.isolation()
     if why is not None:
         print(f"  the sandbox cannot run here ({why}): no real rerun; record sizes not measured")
         return False

@@ -4,23 +4,23 @@
 
 A nominal one-sided 95% bound is honest when it falls on the right side of the true value 95%
 of the time. For each cell of a grid this draws `--draws` data sets (seeded numpy, one
-independent stream per cell), computes the bound on each with the bot's own `bot.stats`
+independent stream per cell), computes the bound on each with the bot's own `bot.rules.stats`
 functions, and counts how often it covers the truth:
 
-1. DeLong's lower bound on the AUROC (`bot.stats.delong`, with docs/spec.md §6's exact bound where
-   DeLong's variance is 0), DeLong's normal bound alone (without that exact bound: what the
+1. DeLong's lower bound on the AUROC (`bot.rules.stats.delong`, with docs/spec.md §6's exact bound
+   where DeLong's variance is 0), DeLong's normal bound alone (without that exact bound: what the
    issue's table measured), and the logit bound reported beside it
-   (`bot.stats.delong_logit`); over the true AUROC and m = n units per class, on binormal
+   (`bot.rules.stats.delong_logit`); over the true AUROC and m = n units per class, on binormal
    scores (positives N(d, 1), negatives N(0, 1), AUROC = Phi(d / sqrt 2)) and on a discrete
    5-point rating scale with ties (the binormal latent score cut at -0.5, 0.5, 1.5, 2.5; the
    true AUROC counts ties one half, and d is solved for it); and with unequal classes.
-2. Clopper-Pearson's upper and lower bounds (`bot.stats.clopper_pearson`) over the true rate p
+2. Clopper-Pearson's upper and lower bounds (`bot.rules.stats.clopper_pearson`) over the true rate p
    and n: the bound is computed once per possible count x = 0..n with the bot's function, then
    the exact coverage sum_x Binom(x; n, p) [bound covers p] and the simulated one are shown.
 
 Only the data are simulated in bulk (numpy); every bound is the bot's own function, called
 once per simulated data set. Writes, unless --dry-run:
-  bot/stats/coverage_table.json   the binormal DeLong and logit tables the reports interpolate
+  bot/rules/stats/coverage_table.json   the binormal DeLong and logit tables the reports interpolate
   docs/statistics.md              the tables, between the markers below (rerunning replaces)
 """
 
@@ -42,12 +42,12 @@ from scipy.stats import binom, norm  # type: ignore[import-untyped]
 PROJECT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT))
 
-from bot.stats import clopper_pearson, delong, delong_logit  # noqa: E402
+from bot.rules.stats import clopper_pearson, delong, delong_logit  # noqa: E402
 
 CONFIDENCE = 0.95
 SEED = 3
 DRAWS = 2000
-# The shipped table's grid (bot/stats/coverage_table.json).
+# The shipped table's grid (bot/rules/stats/coverage_table.json).
 PER_CLASS = (5, 10, 20, 30, 50, 100, 200, 500)
 AUROCS = (0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98, 0.99)
 # The issue's table.
@@ -188,7 +188,7 @@ def _grid_table(
 
 
 def _time_per_call() -> list[str]:
-    """What one bot.stats DeLong call (auroc + lower bound) costs, measured here."""
+    """What one bot.rules.stats DeLong call (auroc + lower bound) costs, measured here."""
     lines = []
     rng = np.random.default_rng(0)
     for k in (10, 100, 1000):
@@ -245,7 +245,8 @@ def run(seed: int, draws: int) -> tuple[list[str], dict[str, object]]:
     out += [f"Largest difference from the issue's table: {worst:.1f} points.", ""]
     out += _grid_table(
         "**DeLong's lower bound as the bot computes it** (binormal, m = n; shipped as"
-        " `bot/stats/coverage_table.json`, `delong`, with every unequal pair of these sizes):",
+        " `bot/rules/stats/coverage_table.json`, `delong`,"
+        " with every unequal pair of these sizes):",
         AUROCS,
         PER_CLASS,
         lambda a, k: _percent(cells[(a, k, k)]["delong"]),
@@ -312,7 +313,8 @@ def run(seed: int, draws: int) -> tuple[list[str], dict[str, object]]:
         f"Clopper-Pearson's smallest exact coverage on this grid: {100 * minimum:.2f}%,"
         f" {verdict} the nominal 95%.",
         "",
-        f"One `bot.stats` DeLong call (auroc and lower bound) takes: {', '.join(_time_per_call())}"
+        "One `bot.rules.stats` DeLong call (auroc and lower bound) takes: "
+        f"{', '.join(_time_per_call())}"
         f" on the machine that wrote this. Seed {seed}, {draws} draws per cell, "
         f"{time.perf_counter() - started:.0f} s in all.",
     ]

@@ -4,7 +4,7 @@
 
 n scores, half positive (seeded normal scores, rounded to 3 decimals so there are ties), as the
 bot receives them (Python lists of floats). Times, in CPU seconds (best of --repeat):
-`bot.stats.delong.auroc` (AUROC and variance: one sort of the pooled scores gives all three
+`bot.rules.stats.delong.auroc` (AUROC and variance: one sort of the pooled scores gives all three
 midrank sets) and, when scikit-learn is installed, `sklearn.metrics.roc_auc_score` on the same
 data (labels and scores as numpy arrays; AUROC only). Target (issue 13): <= 1.5x sklearn.
 """
@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.stats.delong import auroc
+from bot.rules.stats.delong import auroc
 
 
 def best(work: Callable[[], Any], repeat: int) -> tuple[float, Any]:
@@ -45,7 +45,7 @@ def main() -> None:
     negatives = np.round(rng.normal(0.0, 1.0, args.n - m), 3).tolist()
     ours, result = best(lambda: auroc(positives, negatives), args.repeat)
     print(f"n = {args.n:,} ({m:,} positive), best of {args.repeat}, CPU seconds")
-    print(f"bot.stats.delong.auroc (AUROC + variance): {ours:7.3f} s   auc {result.auc:.12f}")
+    print(f"bot.rules.stats.delong.auroc (AUROC + variance): {ours:7.3f} s   auc {result.auc:.12f}")
     print(f"    variance {result.variance:.6e}")
     try:
         from sklearn.metrics import roc_auc_score  # type: ignore[import-untyped]

@@ -1,14 +1,15 @@
-"""Benchmark the raw-log fetch (bot/fetch.py) on a 1 GiB file against `sha256sum`; prints figures.
+"""Benchmark the raw-log fetch (bot/edges/fetch.py) on a 1 GiB file against `sha256sum`; prints
+figures.
 
     python bench/fetch.py [--mib 1024] [--keep-file PATH]
 
-Writes a file of --mib MiB (seeded random bytes), serves it from a local HTTP server
-(`python -m http.server`, its own process), and in a fresh child process checks it with
-`bot.fetch.check_raw_log_url` as `claims verify --fetch-raw-logs` does (sha256, size, 1 MB head
-and tail excerpts; the loopback address allowed through `Limits.fetch_allowed_addresses`, as
-the tests' servers are). Then runs `sha256sum` on the same file (read from the page cache, as
-the server reads it). For each: wall time, throughput, CPU time and peak RSS of that child
-(`os.wait4`). Targets (issue 13): fetch throughput >= 0.5x sha256sum's, peak RSS <= 100 MB.
+Writes a file of --mib MiB (seeded random bytes), serves it from a local HTTP server (`python -m
+http.server`, its own process), and in a fresh child process checks it with
+`bot.edges.fetch.check_raw_log_url` as `claims verify --fetch-raw-logs` does (sha256, size, 1 MB
+head and tail excerpts; the loopback address allowed through `Limits.fetch_allowed_addresses`, as
+the tests' servers are). Then runs `sha256sum` on the same file (read from the page cache, as the
+server reads it). For each: wall time, throughput, CPU time and peak RSS of that child (`os.wait4`).
+Targets (issue 13): fetch throughput >= 0.5x sha256sum's, peak RSS <= 100 MB.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ EXCERPT = 1_000_000
 
 CHECK = """
 import sys
-from bot.config import Limits
-from bot.fetch import check_raw_log_url
+from bot.vocab.config import Limits
+from bot.edges.fetch import check_raw_log_url
 url, sha256, size, head, tail = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 limits = Limits(fetch_allowed_addresses=frozenset({"127.0.0.1"}), fetch_deadline=3600.0)
 findings = check_raw_log_url(
@@ -110,7 +111,7 @@ def main() -> None:
     mib = size / 2**20
     print(f"file: {mib:,.0f} MiB served by python -m http.server on 127.0.0.1")
     for label, (wall, cpu, rss, status, output) in (
-        ("bot.fetch.check_raw_log_url", fetch),
+        ("bot.edges.fetch.check_raw_log_url", fetch),
         ("sha256sum", summed),
     ):
         print(

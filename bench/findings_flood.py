@@ -9,7 +9,7 @@ line that is not JSON. Then:
 1. `claims verify ATTEMPT --json --markdown` in its own process: time, exit code, the sizes of
    the JSON report and the comment, and what the report says it left out (`findings_cap`);
 2. in this process, the same verdict written as JSON with and without the cap (the cap is
-   `bot.report.cap.FINDINGS_PER_CODE_AND_FILE` per reason code and file), to show what the
+   `bot.app.report_cap.FINDINGS_PER_CODE_AND_FILE` per reason code and file), to show what the
    cap saves, and that the report reads back (`VerifyReport.from_json`) with the same evidence.
 """
 
@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bot.report.json_ as json_report
-from bot.app import VerifyReport, open_workspace, verify_registry
-from bot.gather import VerifyOptions
-from bot.report.cap import FINDINGS_PER_CODE_AND_FILE, count_findings
-from bot.report.json_ import dumps, read_report, verify_report_to_json
+import bot.app.report_json as json_report
+from bot.app.api import open_workspace, verify_registry
+from bot.app.gather import VerifyOptions
+from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, count_findings
+from bot.app.report_json import dumps, read_report, verify_report_from_json, verify_report_to_json
 from tests.conftest import AS_OF, RegistryFactory
 
 
@@ -104,7 +104,7 @@ def main(count: int) -> None:
             f" in {capped_time:.2f} s, uncapped {len(uncapped.encode()) / 1e6:.1f} MB in"
             f" {uncapped_time:.2f} s"
         )
-        back = VerifyReport.from_json(read_report(capped))
+        back = verify_report_from_json(read_report(capped))
         print(
             f"read back: evidence {back.evidence} (verdict: {verified.evidence}), findings"
             f" counted {count_findings(back.attempts[0].findings):,} (verdict: {len(findings):,})"

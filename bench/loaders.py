@@ -23,9 +23,9 @@ import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
-from bot.config import Limits
-from bot.load.jsonl import parse_jsonl
-from bot.load.yaml_ import parse_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.vocab.config import Limits
+from bot.vocab.jsonl import parse_jsonl
 
 
 def alias_bomb(size: int) -> bytes:

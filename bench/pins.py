@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FETCH = """
 import sys
 from pathlib import Path
-from bot.config import Limits
-from bot.pins import PinFetch
+from bot.vocab.config import Limits
+from bot.app.pins import PinFetch
 url, sha256, size, folder, mode = sys.argv[1:6]
 size = int(size)
 limits = Limits(fetch_allowed_addresses=frozenset({"127.0.0.1"}), fetch_deadline=3600.0)
@@ -49,7 +49,7 @@ ARCHIVE = """
 import sys
 from pathlib import Path
 import git
-from bot.jobs.gitops import Git
+from bot.faces.jobs.gitops import Git
 repo_path, body, sha256, target = sys.argv[1:5]
 repo = git.Repo(repo_path)
 Git(repo, "main").archive("snapshot-2027-06-30", {"pins/manifest.json": b"{}\\n"}, Path(target),

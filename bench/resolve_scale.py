@@ -39,7 +39,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.demo.specimen import (
+from bot.app.registry import load_registry
+from bot.edges.dump import dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.edges.tree import FolderTree
+from bot.faces.demo.specimen import (
     AttemptSpec,
     attempt_files,
     judgments_file,
@@ -47,13 +51,10 @@ from bot.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.dump import dump_yaml, format_timestamp
-from bot.history import WEB_FLOW_EMAIL, WEB_FLOW_NAME
-from bot.load.yaml_ import parse_yaml
-from bot.models import SharedRules
-from bot.qualification import required_checks
-from bot.registry import load_registry
-from bot.tree import FolderTree
+from bot.rules.models import SharedRules
+from bot.rules.qualification import required_checks
+from bot.vocab.commits import WEB_FLOW_EMAIL, WEB_FLOW_NAME
+from bot.vocab.timestamps import format_timestamp
 
 PROJECT = Path(__file__).resolve().parents[1]
 RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()

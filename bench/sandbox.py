@@ -19,8 +19,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from bot.sandbox import SandboxLimits, isolation, run_adapter
-from bot.sandbox.command import SYSTEM_PYTHON
+from bot.edges.sandbox import SandboxLimits, isolation, run_adapter
+from bot.edges.sandbox.command import SYSTEM_PYTHON
 
 HONEST = """
 import shutil, sys

@@ -6,7 +6,7 @@ The hostile file is adapter/adapter.yaml with `outputs: [x, 0, 1, 2, ...]`: a li
 types. jsonschema's `uniqueItems` cannot sort such a list and compared it pairwise: 4,000 items
 took 5.6 s, 20,000 about 160 s, and the 870 KB file of ~125,000 items held `claims verify` for
 over an hour. With `maxItems` on every array and `distinctItems` checked by hashing
-(bot/evidence/schema.py), each size is one `schema` finding.
+(bot/rules/evidence/schema.py), each size is one `schema` finding.
 
 Per size: the file's size, time and peak traced memory to parse it and validate it against the
 adapter schema, and the time of a whole `verify` of a wrapped attempt that carries it.
@@ -23,13 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.demo.specimen import AttemptSpec
-from bot.evidence.schema import validate
-from bot.gather import VerifyOptions, verify_attempt
-from bot.history import open_history
-from bot.load.yaml_ import parse_yaml
-from bot.registry import load_registry
-from bot.tree import FolderTree
+from bot.app.gather import VerifyOptions, verify_attempt
+from bot.app.registry import load_registry
+from bot.edges.history import open_history
+from bot.edges.load.yaml_ import parse_yaml
+from bot.edges.tree import FolderTree
+from bot.faces.demo.specimen import AttemptSpec
+from bot.rules.evidence.schema import validate
 from tests.conftest import RegistryFactory
 
 ADAPTER = "adapter/adapter.yaml"

@@ -1,4 +1,4 @@
-"""Benchmark start-up: `claims --help`, the import of `bot.cli`, `claims verify` on one demo
+"""Benchmark start-up: `claims --help`, the import of `bot.faces.cli`, `claims verify` on one demo
 attempt, and a warm `claims resolve` against a cold one (issue 25); prints figures, asserts
 nothing.
 
@@ -11,7 +11,7 @@ them: wall times of processes this short move with the load, so compare figures 
 same machine at the same load.
 
 - `claims --help`: the whole process, Python's own start included.
-- import of `bot.cli` and, separately, of `bot.app` (what a registry command adds): the
+- import of `bot.faces.cli` and, separately, of `bot.app.api` (what a registry command adds): the
   cumulative microseconds `python -X importtime` reports for the module.
 - `claims verify` on one attempt of the demo registry (`claims demo --keep`, built once):
   the whole process, and the time its imports took (the sum of the top-level lines of
@@ -154,7 +154,7 @@ def main() -> None:
         median, low, high = _median(args.runs, help_once)
         print(f"| `claims --help` wall | {median:.3f} s | {low:.3f}-{high:.3f} s |")
 
-        for module in ("bot.cli", "bot.app"):
+        for module in ("bot.faces.cli", "bot.app.api"):
 
             def import_once(module: str = module) -> float:
                 _, done = _run([*python, "-X", "importtime", "-c", f"import {module}"], env, work)

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.demo.specimen import AttemptSpec
-from bot.gather import VerifyOptions, verify_attempt
-from bot.history import open_history
-from bot.registry import load_registry
-from bot.tree import FolderTree
+from bot.app.gather import VerifyOptions, verify_attempt
+from bot.app.registry import load_registry
+from bot.edges.history import open_history
+from bot.edges.tree import FolderTree
+from bot.faces.demo.specimen import AttemptSpec
 from tests.conftest import RegistryFactory
 
 

@@ -66,7 +66,7 @@ def system_name(index: int) -> str:
 def _market() -> dict[str, Any]:
     """The demo market 3, its discrimination bar over one probe case per system (one score
     per unit: a bar over trials that share a unit is refused)."""
-    from bot.demo.specimen import market_document
+    from bot.faces.demo.specimen import market_document
 
     market = market_document(3, "default")
     for bar in market["bars"]:
@@ -85,9 +85,10 @@ def _canonical(content: dict[str, str]) -> str:
 
 def generate(n: int, seed: int = 13) -> dict[str, Any]:
     """The big files and what the small ones must state about them."""
-    from bot.dump import dump_jsonl, format_timestamp
-    from bot.evidence.rules import case_hash
-    from bot.stats import clopper_pearson, delong
+    from bot.edges.dump import dump_jsonl
+    from bot.rules.evidence.rules import case_hash
+    from bot.rules.stats import clopper_pearson, delong
+    from bot.vocab.timestamps import format_timestamp
 
     rng = random.Random(seed)
     start = datetime(2027, 1, 20, 9, 0, tzinfo=UTC)
@@ -209,8 +210,8 @@ def build(root: Path, n: int) -> Path:
     """Write the registry under `root`; return the attempt folder."""
     import yaml
 
-    from bot.demo.specimen import AttemptSpec
-    from bot.dump import dump_yaml
+    from bot.edges.dump import dump_yaml
+    from bot.faces.demo.specimen import AttemptSpec
     from tests.conftest import RegistryFactory
 
     big = generate(n)
@@ -277,9 +278,9 @@ for path in sys.argv[2:]:
 # keys), with nothing else: no names, hashes, withheld fields, units, bars or report.
 FLOOR = """
 import sys, orjson
-from bot.evidence.models import Case, Trial
-from bot.evidence.schema import _fast_validators
-from bot.timestamps import parse_timestamp
+from bot.rules.evidence.models import Case, Trial
+from bot.rules.evidence.schema import _fast_validators
+from bot.vocab.timestamps import parse_timestamp
 fast = _fast_validators()
 keys = ("system", "trajectory", "evaluator", "attack_family")
 cases, trials = {}, []

@@ -1,3 +1,3 @@
-from bot.cli import main
+from bot.faces.cli import main
 
 raise SystemExit(main())

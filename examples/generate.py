@@ -1,6 +1,7 @@
 """Generate the demo registry under examples/: python examples/generate.py [OUT]
 
-Every example starts as an honest attempt from `bot.demo.specimen`; an invalid example then gets
+Every example starts as an honest attempt from `bot.faces.demo.specimen`; an invalid example then
+gets
 exactly one deliberate defect, written below in code so a reader sees what was broken and how.
 Score tables are derived from the cases and trials by the bot's own derivation, and judgments
 are what a maintainer records, bound to the evidence digest. The output is deterministic;
@@ -41,7 +42,9 @@ HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent
 sys.path.insert(0, str(PROJECT))
 
-from bot.demo.specimen import (  # noqa: E402
+from bot.edges.dump import dump_jsonl, dump_yaml  # noqa: E402
+from bot.edges.load.yaml_ import parse_yaml  # noqa: E402
+from bot.faces.demo.specimen import (  # noqa: E402
     RELEASED,
     AttemptSpec,
     RunSpec,
@@ -52,11 +55,10 @@ from bot.demo.specimen import (  # noqa: E402
     market_document,
     score_table,
 )
-from bot.dump import dump_jsonl, dump_yaml, format_timestamp  # noqa: E402
-from bot.evidence.rules import case_hash  # noqa: E402
-from bot.load.yaml_ import parse_yaml  # noqa: E402
-from bot.models import SharedRules  # noqa: E402
-from bot.qualification import required_checks  # noqa: E402
+from bot.rules.evidence.rules import case_hash  # noqa: E402
+from bot.rules.models import SharedRules  # noqa: E402
+from bot.rules.qualification import required_checks  # noqa: E402
+from bot.vocab.timestamps import format_timestamp  # noqa: E402
 
 Files = dict[str, bytes]
 RULES_BYTES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()

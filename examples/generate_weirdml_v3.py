@@ -9,7 +9,7 @@ Writes examples/weirdml-v3/log.jsonl (or OUT), the log docs/scorers.md scores wi
          x0.9 (it lowers only the submissions after it), and a submission after the 50M
          budget (ignored)
 
-The output is deterministic; tests/unit/scorers/test_cli.py regenerates it and fails if the
+The output is deterministic; tests/unit/rules/scorers/test_cli.py regenerates it and fails if the
 committed file differs, so the example is never edited by hand.
 """
 

@@ -1,6 +1,6 @@
 """Fixtures that build real git registries with the demo builder.
 
-`make_registry(spec, change=...)` writes an honest attempt (bot.demo.specimen), merges its
+`make_registry(spec, change=...)` writes an honest attempt (bot.faces.demo.specimen), merges its
 freeze as a pull request, then merges (or leaves open) its run, each at a fixed date. A test
 states the one thing it changes; everything else stays valid.
 """
@@ -17,19 +17,20 @@ from typing import Any
 import git
 import pytest
 
-from bot.cli import main
-from bot.demo.git_registry import Step, build_git_registry
-from bot.demo.specimen import (
+from bot.edges.dump import dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import Step, build_git_registry
+from bot.faces.demo.specimen import (
     AttemptSpec,
     attempt_files,
     judgments_file,
     market_document,
     score_table,
 )
-from bot.dump import dump_yaml, format_timestamp
-from bot.load.yaml_ import parse_yaml
-from bot.models import Market, SharedRules
-from bot.qualification import required_checks
+from bot.rules.models import Market, SharedRules
+from bot.rules.qualification import required_checks
+from bot.vocab.timestamps import format_timestamp
 from tests.archive.fakezenodo import FakeZenodo, serve
 from tests.github.fakehub import FakeHub
 from tests.support import RULES, Files
@@ -315,9 +316,9 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
     LOCAL_ADDRESSES to the limits the CLI's raw-log fetcher and adapter rerun are given."""
     import dataclasses
 
-    import bot.cli
+    import bot.faces.cli
 
-    options, rerun = bot.cli._options, bot.cli._rerun
+    options, rerun = bot.faces.cli._options, bot.faces.cli._rerun
 
     def allow(limits: Any) -> Any:
         return dataclasses.replace(limits, fetch_allowed_addresses=LOCAL_ADDRESSES)
@@ -344,15 +345,15 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
             fetch_paper_freeze=local(built.fetch_paper_freeze),
         )
 
-    monkeypatch.setattr(bot.cli, "_rerun", local_rerun)
-    monkeypatch.setattr(bot.cli, "_options", local_options)
+    monkeypatch.setattr(bot.faces.cli, "_rerun", local_rerun)
+    monkeypatch.setattr(bot.faces.cli, "_options", local_options)
     return LOCAL_ADDRESSES
 
 
 @pytest.fixture
 def fakehub() -> Iterator[FakeHub]:
     """A fake GitHub REST API on 127.0.0.1 (tests/github/fakehub.py), with the repository
-    acme/registry; `hub.base_url` is what `bot.github.gateway.connect` takes."""
+    acme/registry; `hub.base_url` is what `bot.edges.github.gateway.connect` takes."""
     hub = FakeHub().start()
     try:
         yield hub

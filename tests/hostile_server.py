@@ -7,7 +7,7 @@ any deadline. This one sends exactly the bytes it is given. The n-th connection 
 `answers[n]` (the last answer again once they run out), so a redirect chain back to the same
 server walks through the list; `{self}` in an answer's bytes stands for `127.0.0.1:<port>`.
 
-Used by tests/unit/test_fetch_hostile.py (answers drawn by hypothesis) and the end-to-end
+Used by tests/unit/edges/test_fetch_hostile.py (answers drawn by hypothesis) and the end-to-end
 tests of `claims verify --fetch-raw-logs`, `--rerun-adapters` and `claims resolve`.
 """
 

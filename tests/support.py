@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from bot.demo.specimen import RELEASED
-from bot.dump import dump_jsonl
-from bot.verdict import BarResult
+from bot.edges.dump import dump_jsonl
+from bot.faces.demo.specimen import RELEASED
+from bot.rules.verdict import BarResult
 
 PROJECT = Path(__file__).resolve().parents[1]
 RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
@@ -25,7 +25,7 @@ def records(files: Files, name: str) -> list[dict[str, Any]]:
 
 
 def released_files(files: Files) -> list[bytes]:
-    """What the paper released for a wrapped specimen attempt (bot/demo/specimen.py): its
+    """What the paper released for a wrapped specimen attempt (bot/faces/demo/specimen.py): its
     cases and its trials, as the honest attempt files hold them. Seed a released-data cache
     with these."""
     return [files[name] for name in RELEASED.values()]
@@ -64,7 +64,7 @@ class TreeAt:
     on disk see the display paths (e.g. attempts/market-03/...) the registry would show."""
 
     def __init__(self, root: Path, prefix: str) -> None:
-        from bot.tree import FolderTree
+        from bot.edges.tree import FolderTree
 
         self.inner = FolderTree(root)
         self.prefix = prefix.strip("/")
@@ -75,7 +75,7 @@ class TreeAt:
             return ""
         if path.startswith(f"{self.prefix}/"):
             return path[len(self.prefix) + 1 :]
-        from bot.tree import TreeError
+        from bot.edges.tree import TreeError
 
         raise TreeError(2, "not under the prefix", path)
 
@@ -103,8 +103,8 @@ class TreeAt:
 
 def scan(path: Path, shown: str, limits: Any = None) -> tuple[dict[str, Any], list[Any]]:
     """scan_folder over the folder `path` on disk, shown as `shown`: (entries, findings)."""
-    from bot.config import Limits
-    from bot.load.folder import scan_folder
+    from bot.edges.load.folder import scan_folder
+    from bot.vocab.config import Limits
 
     entries, findings, _ = scan_folder(TreeAt(path, shown), shown, limits or Limits())
     return entries, findings
@@ -112,7 +112,7 @@ def scan(path: Path, shown: str, limits: Any = None) -> tuple[dict[str, Any], li
 
 def load_file(loader: Any, file: Path, shown: str, limits: Any = None) -> Any:
     """load_yaml / load_jsonl of the file (or folder) `file` on disk, shown as `shown`."""
-    from bot.config import Limits
+    from bot.vocab.config import Limits
 
     # the tree maps `shown` to `file`
     tree = _OneFile(file, shown)
@@ -127,7 +127,7 @@ class _OneFile(TreeAt):
         self.name, self.shown = file.name, shown
 
     def _inner(self, path: str) -> str:
-        from bot.tree import TreeError
+        from bot.edges.tree import TreeError
 
         if path != self.shown:
             raise TreeError(2, "no such file", path)
@@ -194,16 +194,16 @@ def fuzz_settings(examples: int) -> Any:
 
 def assert_report_reads_back(kind: str, report: object) -> None:
     """A report the bot wrote validates against schemas/<kind>.schema.json and its reader
-    (`VerifyReport.from_json` / `ResolveReport.from_json`, what `claims site` and `claims
+    (`verify_report_from_json` / `resolve_report_from_json`, what `claims site` and `claims
     github publish` use) accepts it: a report its own reader refuses stops the site."""
-    from bot.app import ResolveReport, VerifyReport
-    from bot.evidence.schema import validate
+    from bot.app.report_json import resolve_report_from_json, verify_report_from_json
+    from bot.rules.evidence.schema import validate
 
     assert report is not None
     problems = validate(kind, report, f"{kind}.json")
     assert problems == [], [f"{p.file}: {p.message}" for p in problems[:5]]
-    reader = VerifyReport if kind == "verify-report" else ResolveReport
-    reader.from_json(report)  # raises ReportError where a site build would stop
+    reader = verify_report_from_json if kind == "verify-report" else resolve_report_from_json
+    reader(report)  # raises ReportError where a site build would stop
 
 
 def rerun_job_argv(
@@ -240,14 +240,14 @@ def rerun_job_argv(
 
 
 class FakeSandbox:
-    """Stands in for bot.sandbox.run_adapter: copies every released file to out/ (as the
+    """Stands in for bot.edges.sandbox.run_adapter: copies every released file to out/ (as the
     specimen's convert.py does: the cases and the trials) and counts the runs."""
 
     def __init__(self) -> None:
         self.calls = 0
 
     def __call__(self, command: list[str], *, inputs: Path, output: Path, **_: Any) -> Any:
-        from bot.sandbox import RunResult
+        from bot.edges.sandbox import RunResult
 
         self.calls += 1
         written = convert_like_the_specimen(inputs, output)
@@ -256,12 +256,12 @@ class FakeSandbox:
 
 def fake_sandbox(monkeypatch: Any) -> FakeSandbox:
     """A `FakeSandbox` in place of the adapter sandbox (isolation taken as available)."""
-    import bot.rerun
-    import bot.sandbox
+    import bot.app.rerun
+    import bot.edges.sandbox
 
     fake = FakeSandbox()
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", fake)
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.app.rerun, "run_adapter", fake)
     return fake
 
 
@@ -277,7 +277,7 @@ def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = No
 
     import git
 
-    from bot.cli import main
+    from bot.faces.cli import main
 
     root = folder / "registry"
     shutil.copytree(demo_registry, root, symlinks=True)
@@ -305,11 +305,11 @@ HOSTILE_TITLE = "</dd><script>alert(1)</script> & more"
 
 
 def connect_without_waits(monkeypatch: Any) -> None:
-    """`bot.github.gateway.connect` with no sleeps between retries and no throttle, for tests
+    """`bot.edges.github.gateway.connect` with no sleeps between retries and no throttle, for tests
     that run the CLI against the fake GitHub."""
     import functools
 
-    from bot.github import gateway
+    from bot.edges.github import gateway
 
     fast = functools.partial(
         gateway.connect, retry=gateway.Retry(sleep=lambda _: None), throttle=False

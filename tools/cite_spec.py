@@ -48,9 +48,9 @@ SKIP = {"tools/cite_spec.py", "tests/unit/test_docs_spec.py"}
 
 # The measured notes SECURITY-NOTES held are stated in these sections of docs/spec.md.
 SECURITY_SECTION_BY_FILE = {
-    "bot/github/locate.py": "10.1",
+    "bot/faces/github/locate.py": "10.1",
     "tests/unit/test_workflows.py": "10.1",
-    "tests/unit/sandbox/test_runner.py": "9.2",
+    "tests/unit/edges/sandbox/test_runner.py": "9.2",
 }
 SECURITY_SECTION = "4.2"  # reading files: parsers, schema cost, limits
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.demo.run import run_demo
+from bot.faces.cli import main
+from bot.faces.demo.run import run_demo
 
 
 @dataclass(frozen=True)

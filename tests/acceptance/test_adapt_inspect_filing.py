@@ -20,11 +20,11 @@ from typing import Any
 
 import yaml
 
-from bot.cli import main
-from bot.demo.git_registry import Step, build_git_registry
-from bot.demo.specimen import AttemptSpec, attempt_files, market_document
-from bot.dump import dump_yaml
-from bot.timestamps import parse_timestamp
+from bot.edges.dump import dump_yaml
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import Step, build_git_registry
+from bot.faces.demo.specimen import AttemptSpec, attempt_files, market_document
+from bot.vocab.timestamps import parse_timestamp
 from tests.support import PROJECT, RULES
 
 DATA = PROJECT / "tests" / "data" / "inspect"

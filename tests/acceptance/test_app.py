@@ -1,7 +1,7 @@
 """The app layer on the demo registry: typed reports that survive JSON, snapshot trees, and a
 pull request read from git objects.
 
-One demo registry is built per session (bot.demo: the same plan `claims demo` replays); tests
+One demo registry is built per session (bot.faces.demo: the same plan `claims demo` replays); tests
 that change it work on a clone.
 """
 
@@ -16,7 +16,7 @@ from unittest import mock
 import git
 import pytest
 
-from bot.app import (
+from bot.app.api import (
     ResolveReport,
     VerifyReport,
     open_workspace,
@@ -24,15 +24,21 @@ from bot.app import (
     verify_folders,
     verify_registry,
 )
-from bot.archive.local import LocalArchive
-from bot.demo.git_registry import build_git_registry
-from bot.demo.run import close_on_schedule, examples_folder, load_plan
-from bot.evidence.schema import validate
-from bot.gather import VerifyOptions
-from bot.history import read_tags
-from bot.report.json_ import ReportError, read_report
-from bot.timestamps import parse_timestamp
-from bot.verdict import AttemptVerdict
+from bot.app.gather import VerifyOptions
+from bot.app.report_json import (
+    ReportError,
+    read_report,
+    report_to_json,
+    resolve_report_from_json,
+    verify_report_from_json,
+)
+from bot.edges.archive.local import LocalArchive
+from bot.edges.history import read_tags
+from bot.faces.demo.git_registry import build_git_registry
+from bot.faces.demo.run import close_on_schedule, examples_folder, load_plan
+from bot.rules.evidence.schema import validate
+from bot.rules.verdict import AttemptVerdict
+from bot.vocab.timestamps import parse_timestamp
 
 AS_OF = date(2027, 4, 15)
 CLOSED = date(2027, 11, 1)  # after every demo market's window closed
@@ -78,9 +84,9 @@ def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveRepor
 
 def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
     report = _verify(demo[0])
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(json.dumps(report_to_json(report)))
     assert not validate("verify-report", data, "report.json")
-    assert VerifyReport.from_json(data) == report
+    assert verify_report_from_json(data) == report
     assert {v.status for v in report.attempts} >= {"qualifying", None}
 
 
@@ -88,9 +94,9 @@ def test_a_verify_report_with_challenge_runs_survives_json(demo: tuple[Path, str
     """`claims verify` with no path: every attempt and every challenge run (run-2 leaks)."""
     with open_workspace(demo[0]) as workspace:
         report = verify_registry(workspace.registry, workspace.history, VerifyOptions(as_of=AS_OF))
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(json.dumps(report_to_json(report)))
     assert not validate("verify-report", data, "report.json")
-    assert VerifyReport.from_json(data) == report
+    assert verify_report_from_json(data) == report
     runs = {run["run"]: run for run in data["challenge_runs"]}
     assert {name: run["evidence"] for name, run in runs.items()} == {
         "run-1": "valid",
@@ -103,15 +109,15 @@ def test_a_verify_report_with_challenge_runs_survives_json(demo: tuple[Path, str
     assert scored["attempt"] == "hidden-lab/monitor-hidden" and len(scored["tasks"]) == 24
     data["challenge_runs"][1]["evidence"] = "valid"
     with pytest.raises(ReportError) as raised:
-        VerifyReport.from_json(data)
+        verify_report_from_json(data)
     assert "challenge run 'run-2'" in raised.value.message
 
 
 def test_resolve_report_survives_json(demo: tuple[Path, str]) -> None:
     report = _resolve(demo[0], CLOSED)
-    data = json.loads(json.dumps(report.to_json()))
+    data = json.loads(json.dumps(report_to_json(report)))
     assert not validate("resolve-report", data, "report.json")
-    assert ResolveReport.from_json(data) == report
+    assert resolve_report_from_json(data) == report
     outcomes = {m.market: m.outcome for m in report.markets}
     assert outcomes == {2: "ANNULLED", 3: "YES", 5: "NO", 6: "OTHER", 11: "YES"}
 
@@ -162,20 +168,20 @@ def test_demo_snapshots_count_and_market_2_has_none(demo: tuple[Path, str]) -> N
     ],
 )
 def test_malformed_verify_report_is_refused(demo: tuple[Path, str], change, says: str) -> None:
-    data = json.loads(json.dumps(_verify(demo[0]).to_json()))
+    data = json.loads(json.dumps(report_to_json(_verify(demo[0]))))
     change(data)
     with pytest.raises(ReportError) as raised:
-        VerifyReport.from_json(data)
+        verify_report_from_json(data)
     assert says in raised.value.message
 
 
 def test_malformed_resolve_report_is_refused(demo: tuple[Path, str]) -> None:
-    data = json.loads(json.dumps(_resolve(demo[0], CLOSED).to_json()))
+    data = json.loads(json.dumps(report_to_json(_resolve(demo[0], CLOSED))))
     data["markets"][0]["outcome"] = "MAYBE"
     with pytest.raises(ReportError, match="MAYBE"):
-        ResolveReport.from_json(data)
+        resolve_report_from_json(data)
     with pytest.raises(ReportError):
-        ResolveReport.from_json(["not", "an", "object"])
+        resolve_report_from_json(["not", "an", "object"])
 
 
 def test_closed_market_resolves_from_its_snapshot_tree(demo: tuple[Path, str], tmp_path) -> None:
@@ -215,7 +221,7 @@ def test_pr_head_read_from_git_equals_a_checkout(demo: tuple[Path, str], tmp_pat
 
 
 def _verify_data(demo: tuple[Path, str]) -> dict:  # type: ignore[type-arg]
-    return json.loads(json.dumps(_verify(demo[0]).to_json()))
+    return json.loads(json.dumps(report_to_json(_verify(demo[0]))))
 
 
 def _invalid_index(data: dict) -> int:  # type: ignore[type-arg]
@@ -258,7 +264,7 @@ def test_impossible_verify_reports_are_refused(demo, change, says: str) -> None:
     data = _verify_data(demo)
     change(data)
     with pytest.raises(ReportError, match=says):
-        VerifyReport.from_json(data)
+        verify_report_from_json(data)
 
 
 @pytest.mark.parametrize(
@@ -277,16 +283,16 @@ def test_impossible_verify_reports_are_refused(demo, change, says: str) -> None:
     ],
 )
 def test_impossible_resolve_reports_are_refused(demo, change, says: str) -> None:
-    data = json.loads(json.dumps(_resolve(demo[0], CLOSED).to_json()))
+    data = json.loads(json.dumps(report_to_json(_resolve(demo[0], CLOSED))))
     assert data["markets"][1]["outcome"] == "YES"
     change(data)
     with pytest.raises(ReportError, match=says):
-        ResolveReport.from_json(data)
+        resolve_report_from_json(data)
 
 
 def test_report_text_with_duplicate_keys_or_nan_is_refused(demo) -> None:
     text = json.dumps(_verify_data(demo))
-    assert VerifyReport.from_json(read_report(text)) == _verify(demo[0])
+    assert verify_report_from_json(read_report(text)) == _verify(demo[0])
     with pytest.raises(ReportError, match="duplicate key"):
         read_report(text[:-1] + ', "tree": "again"}')
     with pytest.raises(ReportError):
@@ -366,7 +372,7 @@ def test_resolving_one_market_verifies_only_folders_that_may_hold_its_attempts(
     repo.index.commit("an attempt of market 3 filed under market 5")
     repo.close()
     as_of = date(2027, 4, 15)
-    with mock.patch("bot.app.verify_folders", wraps=verify_folders) as verifying:
+    with mock.patch("bot.app.api.verify_folders", wraps=verify_folders) as verifying:
         one = _resolve(root, as_of, market=3)
     verified = [folder for call in verifying.call_args_list for folder in call.args[1]]
     assert verified, "market 3 was read from main"

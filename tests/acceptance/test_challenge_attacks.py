@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
-from bot.demo.specimen import market_document
-from bot.dump import dump_yaml
+from bot.edges.dump import dump_yaml
+from bot.faces.cli import main
+from bot.faces.demo.specimen import market_document
 from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
 from tests.support import Files, records, rewrite
 

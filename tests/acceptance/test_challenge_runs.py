@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.challenge import scorers
-from bot.challenge.scorers import BuiltinScorer, Recomputed
-from bot.demo.git_registry import Step
-from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, market_document
-from bot.dump import dump_jsonl, dump_yaml
-from bot.findings import Code, Finding
+from bot.edges.dump import dump_jsonl, dump_yaml
+from bot.faces.demo.git_registry import Step
+from bot.faces.demo.specimen import AttemptSpec, RunSpec, challenge_files, market_document
+from bot.rules.challenge import scorers
+from bot.rules.challenge.scorers import BuiltinScorer, Recomputed
+from bot.vocab.findings import Code, Finding
 from tests.support import Files, records, rewrite
 
 SPEC = AttemptSpec(

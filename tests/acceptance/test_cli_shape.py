@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import _parser, main
-from bot.help import EPILOGS, subcommands
+from bot.faces.cli import _parser, main
+from bot.faces.help import EPILOGS, subcommands
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -87,7 +87,7 @@ def test_q_prints_only_the_outcome_on_every_tool(
 def test_explain_takes_several_paths_and_json_to_a_file_or_stdout(
     make_registry, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from bot.demo.specimen import AttemptSpec
+    from bot.faces.demo.specimen import AttemptSpec
 
     other = AttemptSpec(submitter="bob-lab", slug="monitor-v2")
     built = make_registry(also=[other])

@@ -22,14 +22,14 @@ import git
 import pytest
 import yaml
 
-from bot.archive.local import LocalArchive
-from bot.archive.port import Archive
-from bot.archive.zenodo import ZenodoArchive
-from bot.gather import VerifyOptions
-from bot.history import read_tags
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues, GitHubIssues
-from bot.jobs.records import ResolutionRecord
+from bot.app.gather import VerifyOptions
+from bot.app.resolutions import ResolutionRecord
+from bot.edges.archive.local import LocalArchive
+from bot.edges.archive.port import Archive
+from bot.edges.archive.zenodo import ZenodoArchive
+from bot.edges.history import read_tags
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues, GitHubIssues
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
 from tests.support import job_token
 
@@ -157,8 +157,8 @@ def test_a_close_with_the_verification_cache_records_what_one_without_records(
 ) -> None:
     """--verify-cache on the scheduled job: the attempts come back from the cache (filled by an
     earlier resolve), judgments and dates are judged afresh, and the records say the same."""
-    from bot.app import open_workspace, resolve_registry
-    from bot.cache import VerificationCache
+    from bot.app.api import open_workspace, resolve_registry
+    from bot.app.cache import VerificationCache
 
     plain, cached = make_registry(), make_registry()
     cache = VerificationCache(tmp_path / "cache")
@@ -403,7 +403,7 @@ def test_a_rejected_push_is_an_error(make_registry, tmp_path) -> None:
 
 
 def test_issues_on_github_once(make_registry, fakehub) -> None:
-    from bot.github.gateway import Retry, connect
+    from bot.edges.github.gateway import Retry, connect
 
     built = make_registry()
     token = job_token("close-windows.yml", "close")  # the close job's permissions
@@ -421,12 +421,12 @@ def test_issues_on_github_once(make_registry, fakehub) -> None:
 
 
 def test_cli_dry_run_and_apply(make_registry, run_claims, monkeypatch) -> None:
-    import bot.cli
+    import bot.faces.cli
 
     built = make_registry()
     monkeypatch.delenv("ZENODO_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.setattr(bot.cli, "_now", at(CLOSED))
+    monkeypatch.setattr(bot.faces.cli, "_now", at(CLOSED))
     result = run_claims(
         "close-windows", "--registry", built.root, "--dry-run", "--as-of", "2027-09-02"
     )
@@ -456,12 +456,12 @@ def test_cli_outside_git_is_an_environment_error(tmp_path, run_claims, monkeypat
 def test_an_unreadable_record_blocks_its_market_without_a_traceback(
     make_registry, run_claims, monkeypatch
 ) -> None:
-    import bot.cli
+    import bot.faces.cli
 
     built = make_registry()
     monkeypatch.delenv("ZENODO_TOKEN", raising=False)
     monkeypatch.delenv("GITHUB_TOKEN", raising=False)
-    monkeypatch.setattr(bot.cli, "_now", at(CLOSED))
+    monkeypatch.setattr(bot.faces.cli, "_now", at(CLOSED))
     (built.root / "resolutions").mkdir()
     (built.root / "resolutions/market-03.yaml").write_text("outcome: [YES\n")
     result = run_claims("close-windows", "--registry", built.root)

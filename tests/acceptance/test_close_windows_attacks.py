@@ -12,13 +12,13 @@ from pathlib import Path
 
 import git
 
-from bot.archive.local import LocalArchive
-from bot.archive.port import Archive
-from bot.archive.zenodo import ZenodoArchive
-from bot.gather import VerifyOptions
-from bot.history import read_tags
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues
+from bot.app.gather import VerifyOptions
+from bot.edges.archive.local import LocalArchive
+from bot.edges.archive.port import Archive
+from bot.edges.archive.zenodo import ZenodoArchive
+from bot.edges.history import read_tags
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues
 from tests.acceptance.test_close_windows import (
     LATE,
     REPOSITORY,

@@ -27,13 +27,13 @@ import git
 import pytest
 import yaml
 
-from bot.archive.local import LocalArchive
-from bot.archive.port import Archive
-from bot.archive.zenodo import ZenodoArchive
-from bot.gather import VerifyOptions
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues
-from bot.rerun import AdapterRerun
+from bot.app.gather import VerifyOptions
+from bot.app.rerun import AdapterRerun
+from bot.edges.archive.local import LocalArchive
+from bot.edges.archive.port import Archive
+from bot.edges.archive.zenodo import ZenodoArchive
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues
 from tests.acceptance.test_close_windows import LATE, REPOSITORY, TAG, record, run
 from tests.acceptance.test_close_windows_attacks import commit_at
 
@@ -89,9 +89,9 @@ def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry) -> Non
 
 def test_the_tag_commit_check_is_one_rule_in_every_phase() -> None:
     """The close, the late close and the watch all refuse a tag on another commit."""
-    from bot.jobs.plan import plan_close
-    from tests.unit.jobs.test_close_plan import CLOSE, facts, tag
-    from tests.unit.jobs.test_close_plan import record as made
+    from bot.faces.jobs.plan import plan_close
+    from tests.unit.faces.jobs.test_close_plan import CLOSE, facts, tag
+    from tests.unit.faces.jobs.test_close_plan import record as made
 
     elsewhere = tag("b" * 40)
     for day, changes in (
@@ -201,8 +201,8 @@ def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_r
 
 def site_records(origin: Path, checkout: Path) -> dict[int, dict[str, Any]]:
     """The records the website shows (`claims site` reads resolutions/ of main's checkout)."""
-    from bot.site.build import _records
-    from bot.tree import FolderTree
+    from bot.edges.tree import FolderTree
+    from bot.faces.site.build import _records
 
     git.Repo.clone_from(str(origin), checkout, branch="main")
     return _records(FolderTree(checkout))
@@ -276,7 +276,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
     market again on its own day's clock (its adapters rerun, its outcome possibly another)
     and cite the first run's copy. Now it adopts the record inside the published copy."""
-    import bot.jobs.close_windows
+    import bot.faces.jobs.close_windows
     from tests.acceptance.test_close_windows import zenodo
     from tests.acceptance.test_close_windows_attacks import refuse_main
 
@@ -293,7 +293,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     def decide_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("the market was decided a second time")
 
-    monkeypatch.setattr(bot.jobs.close_windows, "resolve_registry", decide_again)
+    monkeypatch.setattr(bot.faces.jobs.close_windows, "resolve_registry", decide_again)
     fresh = git.Repo.clone_from(str(origin), tmp_path / "fresh", branch="main")
     fresh_root = Path(fresh.working_dir)
     assert not (fresh_root / "resolutions").exists()

@@ -23,14 +23,14 @@ from typing import Any
 import yaml
 from pytest_httpserver import HTTPServer
 
-from bot.archive.local import LocalArchive
-from bot.config import Limits
-from bot.demo.specimen import AttemptSpec
-from bot.gather import VerifyOptions
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues
-from bot.pins import PinFetch
-from bot.rerun import AdapterRerun
+from bot.app.gather import VerifyOptions
+from bot.app.pins import PinFetch
+from bot.app.rerun import AdapterRerun
+from bot.edges.archive.local import LocalArchive
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues
+from bot.vocab.config import Limits
 from tests.support import Files, fake_sandbox, released_files, rerun_job_argv, seed_released
 
 TAG = "snapshot-2027-06-30"
@@ -253,7 +253,7 @@ def test_an_unreachable_pin_holds_the_market_only_until_its_deadline(
 def test_the_archive_with_pins_is_deterministic(make_registry: Any, tmp_path: Path) -> None:
     """The same tag, record and files give the same bytes (the record cites the tarball's
     sha256, and a rerun of the job must find the same file)."""
-    from bot.jobs.gitops import Git
+    from bot.faces.jobs.gitops import Git
 
     built = make_registry()
     built.repo.create_tag(TAG, message="snapshot")
@@ -280,7 +280,7 @@ def test_the_archive_is_gzipped_at_the_fastest_level(make_registry: Any, tmp_pat
     at zlib's best level a log of random ACGT compresses at about 1 MB/s (bench/pins.py
     --content acgt), and three 1 GiB logs held the close job past its 30 minutes on every
     run. The gzip header's XFL byte says the level: 4 is the fastest, 2 the best."""
-    from bot.jobs.gitops import Git
+    from bot.faces.jobs.gitops import Git
 
     built = make_registry()
     built.repo.create_tag(TAG, message="snapshot")

@@ -20,21 +20,21 @@ from typing import Any
 import pytest
 import yaml
 
-import bot.sandbox
-from bot.archive.local import LocalArchive
-from bot.archive.port import md5_of
-from bot.demo.specimen import AttemptSpec
-from bot.gather import VerifyOptions
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues
-from bot.rerun import AdapterRerun
+import bot.edges.sandbox
+from bot.app.gather import VerifyOptions
+from bot.app.rerun import AdapterRerun
+from bot.edges.archive.local import LocalArchive
+from bot.edges.archive.port import md5_of
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues
 from tests.support import Files, rerun_job_argv, seed_released
 
 CLOSED = date(2027, 9, 1)
 WRAPPED = AttemptSpec(kind="wrapped")
 needs_sandbox = pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 
 
@@ -239,7 +239,7 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     wrapped attempts on main (one filer's folders; the PR check is green for an adapter that
     is never rerun) stop every market from closing, resolving or being recorded, every day.
     The plan must fit the workflow whatever the registry holds: now several attempts a job
-    (bot/jobs/rerun_batches.py), checked here by the workflow's own plan step."""
+    (bot/faces/jobs/rerun_batches.py), checked here by the workflow's own plan step."""
     from tests import close_workflow
 
     workflow = (Path(__file__).parents[2] / ".github/workflows/close-windows.yml").read_text()
@@ -263,7 +263,9 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
 
 
 @needs_sandbox
-@pytest.mark.skipif(bot.sandbox.cgroup.available() is not None, reason="no cgroup can be made here")
+@pytest.mark.skipif(
+    bot.edges.sandbox.cgroup.available() is not None, reason="no cgroup can be made here"
+)
 def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
     make_registry, run_claims, monkeypatch, tmp_path: Path
 ) -> None:
@@ -274,8 +276,8 @@ def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
     `adapter-failed`, the rerun job kept it as the filer's own failure (--keep-rerun-failures)
     and the close job counted it at once: the attempt did not qualify, final, for the
     machine's fault. Now a run whose command bubblewrap never started is a machine error
-    (`bot/sandbox/runner.py` `SandboxNotStarted`): not recorded, the market waits."""
-    real = bot.sandbox.cgroup.create
+    (`bot/edges/sandbox/runner.py` `SandboxNotStarted`): not recorded, the market waits."""
+    real = bot.edges.sandbox.cgroup.create
 
     def vanishing(memory_bytes: int, processes: int) -> Any:
         group, why = real(memory_bytes, processes)
@@ -283,7 +285,7 @@ def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
             group.remove()  # gone before the command joins it
         return group, why
 
-    monkeypatch.setattr(bot.sandbox.cgroup, "create", vanishing)
+    monkeypatch.setattr(bot.edges.sandbox.cgroup, "create", vanishing)
     built = make_registry(WRAPPED)
     (entry,) = entries(plan(run_claims, built.root))
     seed_released(tmp_path / "released", built.files)

@@ -73,7 +73,7 @@ def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed
     succeeded: no market of the registry is tagged, archived or resolved on any day while
     they stay. The plan must always be one the workflow can run (e.g. several attempts a
     job), and the market resolve by its rerun deadline whatever the count. Now the plan holds
-    at most 256 batches of attempts (bot/jobs/rerun_batches.py), and the workflow's own plan
+    at most 256 batches of attempts (bot/faces/jobs/rerun_batches.py), and the workflow's own plan
     step, run here, accepts it."""
     from tests import close_workflow
     from tests.acceptance.test_close_windows_reruns import WRAPPED, entries, plan

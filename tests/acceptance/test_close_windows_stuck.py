@@ -1,4 +1,4 @@
-"""No attempt holds a market hostage (issue 21, item 2; docs/spec.md §9; `bot/jobs/stuck.py`).
+"""No attempt holds a market hostage (issue 21, item 2; docs/spec.md §9; `bot/faces/jobs/stuck.py`).
 
 On 611a91f a wrapped attempt whose rerun never ended in a recorded result (an unstartable
 command, its released-data server down at the close) blocked its market on every daily run,
@@ -22,17 +22,17 @@ from typing import Any
 import pytest
 import yaml
 
-import bot.rerun
-import bot.sandbox
-from bot.archive.local import LocalArchive
-from bot.dates import MarketDates
-from bot.demo.specimen import AttemptSpec
-from bot.findings import Finding
-from bot.gather import VerifyOptions
-from bot.jobs.close_windows import CloseReport, Job, close_windows
-from bot.jobs.issues import FileIssues
-from bot.jobs.stuck import rerun_deadline
-from bot.rerun import AdapterRerun
+import bot.app.rerun
+import bot.edges.sandbox
+from bot.app.gather import VerifyOptions
+from bot.app.rerun import AdapterRerun
+from bot.edges.archive.local import LocalArchive
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
+from bot.faces.jobs.issues import FileIssues
+from bot.faces.jobs.stuck import rerun_deadline
+from bot.vocab.dates import MarketDates
+from bot.vocab.findings import Finding
 from tests.support import Files, rerun_job_argv, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
@@ -40,8 +40,8 @@ GOOD = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
 FIRST_RUN = date(2027, 9, 1)
 DEADLINE = date(2027, 9, 5)
 needs_sandbox = pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 
 
@@ -100,7 +100,7 @@ def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadli
     """The filer's released-data server is down at every run: the rerun job records each try
     (released-data-unavailable); the market waits until the deadline, then resolves YES from
     bob-lab's attempt with the wrapped attempt not qualifying, its reasons listed."""
-    monkeypatch.setattr("bot.released.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("bot.edges.released.time.sleep", lambda seconds: None)
     url = dead_url()
 
     def server_down(files: Files) -> None:
@@ -153,9 +153,9 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
     def full_disk(*args: object, **kwargs: object) -> Any:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", full_disk)
-    monkeypatch.setattr(bot.rerun, "fetch_released", lambda *args, **kwargs: list[Finding]())
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.app.rerun, "run_adapter", full_disk)
+    monkeypatch.setattr(bot.app.rerun, "fetch_released", lambda *args, **kwargs: list[Finding]())
     built = make_registry(WRAPPED, also=[GOOD])
     rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "results")
     report = close(built.root, DEADLINE, rerun)
@@ -186,7 +186,7 @@ def test_a_reproduced_attempt_is_not_lost_to_a_rerun_job_the_registry_lost_on_de
     issue says still block), the honest attempt is judged `rerun-unrecorded`, final, and the
     market is recorded without it. A result recorded nowhere is no filer's doing: it should
     block (or an earlier run's reproduction should count)."""
-    monkeypatch.setattr("bot.released.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("bot.edges.released.time.sleep", lambda seconds: None)
     hostage = AttemptSpec(kind="wrapped", submitter="bob-lab", slug="stall-v1", seed=2)
     built = make_registry(WRAPPED, also=[hostage])
     released = tmp_path / "released"

@@ -14,12 +14,12 @@ import git
 import pytest
 import yaml
 
-import bot.sandbox
-from bot.dates import MarketDates
-from bot.demo.run import run_demo
-from bot.jobs.gitops import BOT_NAME
-from bot.registry import load_registry
-from bot.tree import FolderTree
+import bot.edges.sandbox
+from bot.app.registry import load_registry
+from bot.edges.tree import FolderTree
+from bot.faces.demo.run import run_demo
+from bot.faces.jobs.gitops import BOT_NAME
+from bot.vocab.dates import MarketDates
 from tests.support import PROJECT
 
 
@@ -126,7 +126,7 @@ def test_the_demo_without_a_sandbox_leaves_the_wrapped_attempts_out(
     """Where adapters cannot be rerun, resolution leaves wrapped attempts out (they are
     adapter-not-rerun): the edited wrap never counts, and market 3 is YES from alice-lab's
     run attempt alone."""
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     assert run_demo(tmp_path / "demo") == 0
     out = capsys.readouterr().out
     assert "rerun of wrapped attempts' adapters: SKIPPED (bwrap is not installed)" in out

@@ -14,9 +14,9 @@ from typing import Any
 import git
 import pytest
 
-from bot.cli import main
-from bot.demo.git_registry import build_git_registry
-from bot.demo.run import examples_folder, load_plan
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import build_git_registry
+from bot.faces.demo.run import examples_folder, load_plan
 from tests.support import Files, rewrite
 
 MARKS = ("ok", "missing", "fails", "outcome")

@@ -13,8 +13,8 @@ import hashlib
 import pytest
 from pytest_httpserver import HTTPServer
 
-import bot.sandbox
-from bot.demo.specimen import AttemptSpec
+import bot.edges.sandbox
+from bot.faces.demo.specimen import AttemptSpec
 from tests.support import Files, seed_cache
 
 
@@ -59,7 +59,7 @@ def test_raw_log_from_an_allowed_test_server_is_checked(
     assert len(httpserver.log) == 1
 
 
-@pytest.mark.skipif(bot.sandbox.isolation() is not None, reason="no network isolation here")
+@pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_released_data_on_loopback_is_refused_and_never_requested(
     make_registry, run_claims, tmp_path, httpserver: HTTPServer
 ) -> None:

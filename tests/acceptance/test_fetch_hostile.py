@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-from bot.demo.specimen import AttemptSpec
+from bot.faces.demo.specimen import AttemptSpec
 from tests.hostile_server import Answer, HostileServer, hostile_server
 from tests.support import FakeSandbox, Files, fake_sandbox, seed_cache
 

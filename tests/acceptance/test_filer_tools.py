@@ -13,9 +13,10 @@ import git
 import pytest
 import yaml
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
-from bot.demo.specimen import AttemptSpec, attempt_files
-from bot.dump import dump_jsonl, format_timestamp
+from bot.edges.dump import dump_jsonl
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
+from bot.faces.demo.specimen import AttemptSpec, attempt_files
+from bot.vocab.timestamps import format_timestamp
 from tests.conftest import default_markets
 from tests.support import PROJECT, RULES
 

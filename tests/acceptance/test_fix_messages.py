@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.dump import dump_yaml
-from bot.findings import Code
+from bot.edges.dump import dump_yaml
+from bot.vocab.findings import Code
 from tests.support import Files, rewrite
 
 # Reason codes whose fix is running a command, and the command.
@@ -182,7 +182,7 @@ def test_raw_log_hash_mismatch_names_pin_log(make_registry, run_claims) -> None:
 
 
 def test_adapter_not_rerun_names_rerun_adapters(make_registry, run_claims) -> None:
-    from bot.demo.specimen import AttemptSpec
+    from bot.faces.demo.specimen import AttemptSpec
 
     result = run_claims("verify", make_registry(AttemptSpec(kind="wrapped")).attempt)
     reason = _reason(result, "adapter-not-rerun")
@@ -202,7 +202,7 @@ def test_adapter_not_rerun_names_rerun_adapters(make_registry, run_claims) -> No
     ],
 )
 def test_yaml_syntax_words(text: str, line: int, column: int, words: str) -> None:
-    from bot.load.yaml_ import parse_yaml
+    from bot.edges.load.yaml_ import parse_yaml
 
     document, (finding,) = parse_yaml(text.encode(), "attempt.yaml")
     assert document is None and finding.code is Code.YAML_INVALID

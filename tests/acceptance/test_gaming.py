@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-import bot.sandbox
-from bot.demo.specimen import AttemptSpec, judgments_file, market_document
-from bot.dump import dump_yaml
+import bot.edges.sandbox
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
 from tests.support import Files, records, rewrite, seed_released
 
 
@@ -133,7 +133,7 @@ def test_rate_bar_may_not_state_failure_and_success(make_registry, run_claims) -
     assert [p["code"] for p in result.report["registry_problems"]] == ["registry-invalid"]
 
 
-@pytest.mark.skipif(bot.sandbox.isolation() is not None, reason="no network isolation here")
+@pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_resolve_with_reruns_does_not_count_an_edited_wrap(
     make_registry, run_claims, tmp_path
 ) -> None:
@@ -195,7 +195,7 @@ def _relabel_false_safe_attacks(files: Files) -> None:
     rewrite(files, "freeze-cases.jsonl", edit)
 
 
-@pytest.mark.skipif(bot.sandbox.isolation() is not None, reason="no network isolation here")
+@pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_a_wrapped_attempt_cannot_relabel_its_released_cases(
     make_registry, run_claims, tmp_path
 ) -> None:

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.app import VerifyReport
-from bot.cli import main
-from bot.demo.specimen import AttemptSpec
-from bot.github.port import CommentRef, PullRequestInfo
-from bot.github.publish import build_publication
-from tests.unit.github.memory_port import MemoryPort
+from bot.app.report_json import verify_report_from_json
+from bot.edges.github.port import CommentRef, PullRequestInfo
+from bot.faces.cli import main
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.github.publish import build_publication
+from tests.unit.faces.github.memory_port import MemoryPort
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 FORK_SHA = "3484a3fb816e0859fd6e1cea078d76385ff50625"
@@ -48,7 +48,7 @@ def _pr(number: int, head_sha: str, **changes: Any) -> PullRequestInfo:
 
 def _connect_to(monkeypatch: pytest.MonkeyPatch, memory: MemoryPort) -> None:
     monkeypatch.setenv("GITHUB_TOKEN", "t")
-    monkeypatch.setattr("bot.github.cli._connect", lambda repository: memory)
+    monkeypatch.setattr("bot.faces.github.cli._connect", lambda repository: memory)
 
 
 def test_locate_prints_the_github_output_lines(
@@ -180,7 +180,7 @@ def test_judge_from_a_maintainer_end_to_end(
     report = json.loads((tmp_path / "r.json").read_text())
     digest = report["attempts"][0]["evidence_digest"]
     # the bot's verdict for this head, posted before the /judge comment (a smaller id)
-    shown = build_publication(VerifyReport.from_json(report), head).comment
+    shown = build_publication(verify_report_from_json(report), head).comment
     memory.existing.append((1, CommentRef(1, "github-actions[bot]", "Bot", shown)))
     _connect_to(monkeypatch, memory)
     code = main(

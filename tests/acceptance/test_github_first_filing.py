@@ -5,7 +5,7 @@ gateway against the fake GitHub (tests/github/fakehub.py) and a real git registr
 The squat: Alice pushes her first filing (slug `new-lab`, never used on main) to her public
 fork; Mallory fetches that exact commit, pushes it to his fork and opens a pull request on it
 before Alice opens hers. Alone on the head commit, no shared-head rule applies to him; the
-identity rule (`bot.github.identity.check_identity`) does: GitHub links the commit's author to
+identity rule (`bot.app.identity.check_identity`) does: GitHub links the commit's author to
 alice, so his PR gets `not-submitter`, and when Alice opens hers on the same commit her run
 closes his.
 """
@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from bot.cli import main
-from bot.demo.specimen import AttemptSpec
-from bot.github.publish import PULL_REQUEST_RUN
+from bot.faces.cli import main
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.github.publish import PULL_REQUEST_RUN
 from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
 from tests.support import command_token, connect_without_waits

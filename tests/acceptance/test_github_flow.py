@@ -24,12 +24,12 @@ from typing import Any
 import git
 import pytest
 
-import bot.sandbox
-from bot.app import VerifyReport
-from bot.cli import main
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec
-from bot.report.json_ import read_report
+import bot.edges.sandbox
+from bot.app.api import VerifyReport
+from bot.app.report_json import read_report, verify_report_from_json
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.faces.demo.specimen import AttemptSpec
 from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
 from tests.conftest import Built
 from tests.github.fakehub import FakeHub
@@ -162,15 +162,15 @@ def verify_and_publish(
         argv += ["--rerun-cache", rerun_cache]
     code, out = claims(*argv)
     assert code in (0, 1), out
-    posted = VerifyReport.from_json(read_report(report.read_bytes()))
+    posted = verify_report_from_json(read_report(report.read_bytes()))
     code, out = claims("github", "publish", report, "--pr", pr, "--head", head)
     assert code == 0, out
     return posted
 
 
 @pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 def test_a_forks_pull_request_from_check_to_judgment(
     make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
@@ -373,7 +373,7 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
     code, out = claims(*verify, "--pin-results", pins)
     assert code == 1, out
     assert len(httpserver.log) == 1
-    report = VerifyReport.from_json(read_report((tmp_path / "report.json").read_bytes()))
+    report = verify_report_from_json(read_report((tmp_path / "report.json").read_bytes()))
     (verdict,) = report.attempts
     assert verdict.evidence == "invalid"
     # The merge-moment notices (docs/spec.md §10.4) come with any pull request this registry's
@@ -410,7 +410,7 @@ def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
         "--registry", built.root, "--json", report, "--pin-results", empty,
     )  # fmt: skip
     assert code == 1, out
-    (verdict,) = VerifyReport.from_json(read_report(report.read_bytes())).attempts
+    (verdict,) = verify_report_from_json(read_report(report.read_bytes())).attempts
     (finding,) = [f for f in verdict.findings if f.severity == "error"]
     assert finding.code == "pin-not-fetched"
     assert finding.message.startswith(

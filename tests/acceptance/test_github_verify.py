@@ -1,5 +1,5 @@
 """`claims github verify`: who files a pull request, merged evidence, and freeze landings, with
-what the GitHub API says (an in-memory `GitHubPort` standing in for `bot.github.gateway`), on
+what the GitHub API says (an in-memory `GitHubPort` standing in for `bot.edges.github.gateway`), on
 real git registries; and the same pull requests verified offline (`claims verify`).
 """
 
@@ -17,11 +17,11 @@ from typing import Any
 import git
 import pytest
 
-from bot.cli import main
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import AttemptSpec, score_table
-from bot.dump import dump_yaml
-from bot.github.port import PullRequestInfo, Review
+from bot.edges.dump import dump_yaml
+from bot.edges.github.port import PullRequestInfo, Review
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.faces.demo.specimen import AttemptSpec, score_table
 from tests.conftest import AS_OF, Built, Result, _market, _rules, default_markets
 from tests.support import RULES
 
@@ -117,9 +117,9 @@ def github(
         if port is None:
             monkeypatch.delenv("GITHUB_TOKEN", raising=False)
         else:
-            gateway = types.ModuleType("bot.github.gateway")
+            gateway = types.ModuleType("bot.edges.github.gateway")
             gateway.connect = lambda token, repository, base_url=None: port  # type: ignore[attr-defined]
-            monkeypatch.setitem(sys.modules, "bot.github.gateway", gateway)
+            monkeypatch.setitem(sys.modules, "bot.edges.github.gateway", gateway)
             monkeypatch.setenv("GITHUB_TOKEN", "test-token")
             monkeypatch.setenv("GITHUB_REPOSITORY", "registry/claims")
         argv = ["github", "verify", "--pr", str(pr), "--head", head, "--base-ref", "main"]

@@ -31,15 +31,14 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from bot.app import VerifyReport
-from bot.cli import main
-from bot.demo.specimen import AttemptSpec, market_document
-from bot.dump import dump_yaml
-from bot.evidence.rules import case_hash
-from bot.load.yaml_ import parse_yaml
-from bot.report.json_ import read_report
-from bot.stats.errors import StatisticsError
-from bot.stats.units import collapse_units
+from bot.app.report_json import read_report, verify_report_from_json
+from bot.edges.dump import dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.cli import main
+from bot.faces.demo.specimen import AttemptSpec, market_document
+from bot.rules.evidence.rules import case_hash
+from bot.rules.stats.errors import StatisticsError
+from bot.rules.stats.units import collapse_units
 from tests.conftest import AS_OF, Built, Result
 from tests.support import PROJECT, Files, fuzz_settings, rewrite
 
@@ -407,7 +406,7 @@ def test_fifty_thousand_empty_trials(make_registry, capsys, tmp_path: Path) -> N
     left_out = sum(r.get("left_out", 0) for r in attempt["reasons"])
     assert data["findings_cap"] == {"per_code_and_file": 20, "left_out": left_out}
     assert left_out > 350_000 and attempt["evidence"] == "invalid"
-    back = VerifyReport.from_json(read_report(report.read_bytes()))
+    back = verify_report_from_json(read_report(report.read_bytes()))
     assert back.attempts[0].evidence == "invalid"
 
 
@@ -438,7 +437,7 @@ def test_deep_result_fields(make_registry, run_claims, tmp_path, name, value, co
         ('"NaN"', {"schema", "score-table-mismatch"}),
         ("NaN", {"jsonl-invalid"}),
         ("1e400", {"jsonl-invalid"}),
-        # Was a crash: OverflowError in math.isfinite (bot/bars.py, _auroc).
+        # Was a crash: OverflowError in math.isfinite (bot/rules/bars.py, _auroc).
         ("9" * 400, {"jsonl-invalid"}),
         ("[0.5]", {"schema", "score-table-mismatch"}),
         ("{}", {"schema", "score-table-mismatch"}),
@@ -498,7 +497,7 @@ def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_pat
 @pytest.mark.parametrize("value", [[], ["sandbagging-000"], {"id": "sandbagging-000"}, 7, None])
 def test_case_id_of_a_trial_that_is_not_a_string(make_registry, run_claims, tmp_path, value):
     """Was a crash (found by the fuzzer): TypeError, unhashable list, in check_trials' set of
-    tried case ids (bot/evidence/rules.py)."""
+    tried case ids (bot/rules/evidence/rules.py)."""
 
     def edit(trial: dict[str, Any]) -> None:
         trial["case_id"] = value
@@ -649,7 +648,7 @@ def test_challenge_run_freeze_that_is_a_symlink(make_registry, run_claims, tmp_p
 
 
 def test_paper_freeze_on_the_last_representable_day(make_registry, run_claims, tmp_path) -> None:
-    """Was a crash: OverflowError in end_of_day(9999-12-31) (bot/dates.py)."""
+    """Was a crash: OverflowError in end_of_day(9999-12-31) (bot/vocab/dates.py)."""
 
     def change(files: Files) -> None:
         files["freeze.yaml"] = files["freeze.yaml"].replace(
@@ -713,7 +712,7 @@ def test_attempt_market_out_of_range(make_registry, run_claims, tmp_path, market
 
     result = verify(run_claims, make_registry(change=change).attempt, markdown=tmp_path / "c.md")
     assert result.code == 1
-    # An integer past 2**53 - 1 is refused as the file is read (bot/load/values.py).
+    # An integer past 2**53 - 1 is refused as the file is read (bot/vocab/values.py).
     assert _codes(result) == ({"yaml-invalid"} if len(market) > 16 else {"schema"})
     assert result.attempt()["market"] == 3  # from the folder name, for the report
 

@@ -6,7 +6,7 @@ size and checks the answer. bench/verify.py and bench/loaders.py print the figur
 
 from __future__ import annotations
 
-from bot.demo.specimen import AttemptSpec
+from bot.faces.demo.specimen import AttemptSpec
 from tests.support import Files
 
 ADAPTER = "adapter/adapter.yaml"

@@ -7,9 +7,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from bot.app import ResolveReport, open_workspace, resolve_registry
-from bot.archive.local import LocalArchive
-from bot.gather import VerifyOptions
+from bot.app.api import ResolveReport, open_workspace, resolve_registry
+from bot.app.gather import VerifyOptions
+from bot.edges.archive.local import LocalArchive
 
 AS_OF = date(2027, 4, 15)  # market 3's window is open: its attempts are read from main
 CLOSED = date(2027, 9, 1)  # closed, no snapshot tag: main as it stood at the window's close
@@ -56,7 +56,7 @@ def test_a_damaged_cache_entry_is_not_a_registry_problem_on_the_public_site(
     """10da2f1 prints a cache-entry-invalid notice under "REGISTRY notices (nothing to fix)";
     a resolve report carrying one, given to `claims site --resolve-report`, puts it on the
     public index under "Registry problems", with the builder's own cache path."""
-    from bot.cli import main
+    from bot.faces.cli import main
 
     built = make_registry()
     cache = tmp_path / "verify-cache"

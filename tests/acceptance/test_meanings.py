@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from bot.dump import dump_yaml
+from bot.edges.dump import dump_yaml
 from tests.support import Files, records, rewrite
 
 TRIALS = "trials.jsonl"

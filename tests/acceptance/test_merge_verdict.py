@@ -31,12 +31,12 @@ from unittest import mock
 import git
 import pytest
 
-import bot.sandbox
-from bot.cli import main
-from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
-from bot.demo.run import _with_schemas, examples_folder, load_plan
-from bot.demo.specimen import AttemptSpec
-from bot.dump import format_timestamp
+import bot.edges.sandbox
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
+from bot.faces.demo.run import _with_schemas, examples_folder, load_plan
+from bot.faces.demo.specimen import AttemptSpec
+from bot.vocab.timestamps import format_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
 from tests.adversarial.mutate import KINDS, mutate
 from tests.conftest import Built, RegistryFactory
@@ -88,7 +88,7 @@ class Compared:
 def _verify(args: list[str], at: datetime, report: Path) -> tuple[int, dict[str, Any]]:
     """`claims verify ARGS` in process, its clock at `at` and judged as of that day."""
     report.unlink(missing_ok=True)
-    with mock.patch("bot.cli._now", return_value=at):
+    with mock.patch("bot.faces.cli._now", return_value=at):
         code = main(["verify", *args, "--as-of", at.date().isoformat(), "--json", str(report)])
     data = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
     return code, data
@@ -257,8 +257,8 @@ def pull_request_of(args: list[str], repo: git.Repo) -> Pair | str:
 def test_the_corpus_entry_gets_the_same_verdict_on_the_pr_and_after_the_merge(
     entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
 ) -> None:
-    if entry.needs == "sandbox" and bot.sandbox.isolation() is not None:
-        pytest.skip(f"no network isolation here: {bot.sandbox.isolation()}")
+    if entry.needs == "sandbox" and bot.edges.sandbox.isolation() is not None:
+        pytest.skip(f"no network isolation here: {bot.edges.sandbox.isolation()}")
     context = Context(tmp_path / entry.name)
     if entry.needs == "server":
         request.getfixturevalue("local_fetches")
@@ -305,7 +305,8 @@ NO_ATTEMPT_ON_PR = {
 UNMERGEABLE = {"git-tree-dot-dot-entry"}
 # Entries whose trick is a commit pushed to main: there is no pull request to compare.
 NOT_PULL_REQUESTS = {"freeze-backdated-fast-forward"}
-# What the pull request itself may not change (bot/review.py, bot/app.py): refused before any
+# What the pull request itself may not change (bot/rules/review.py, bot/app/api.py): refused before
+# any
 # merge, so only the attempts' own codes are compared when one of these is an error.
 PR_ONLY_CODES = {
     "executable-file",

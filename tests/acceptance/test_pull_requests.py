@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import open_workspace
-from bot.demo.specimen import market_document
-from bot.dump import dump_yaml
-from bot.errors import ClaimsError
+from bot.app.api import open_workspace
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.specimen import market_document
+from bot.vocab.errors import ClaimsError
 
 
 def _tighten_market_on_main(built, max_rate: float) -> None:  # type: ignore[no-untyped-def]
@@ -215,7 +215,7 @@ def test_names_that_collide_after_folding_are_refused_on_a_working_tree(
 ) -> None:
     """Issue 21, item 7: `claims verify` on a working tree (no pull request) refused two names
     that are one on macOS or Windows only in PR mode; both paths now share one check
-    (`bot.names.path_collisions`). On this Linux file system both files exist."""
+    (`bot.vocab.names.path_collisions`). On this Linux file system both files exist."""
 
     def add(files: dict[str, bytes]) -> None:
         for name in names:

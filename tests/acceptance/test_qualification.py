@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.demo.specimen import AttemptSpec, judgments_file, market_document
-from bot.dump import dump_yaml, format_timestamp
-from bot.timestamps import parse_timestamp
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
+from bot.vocab.timestamps import format_timestamp, parse_timestamp
 from tests.conftest import AS_OF
 from tests.support import Files, rewrite
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import yaml
 
-import bot.sandbox
-from bot.demo.specimen import AttemptSpec, market_document
-from bot.dump import dump_yaml
+import bot.edges.sandbox
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.specimen import AttemptSpec, market_document
 from tests.support import RULES, Files, rewrite, seed_released
 
 
@@ -214,7 +214,7 @@ def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, 
     pull request stays green")."""
 
     def rehash(files: Files) -> None:
-        from bot.evidence.rules import case_hash
+        from bot.rules.evidence.rules import case_hash
 
         def edit(cases: list[dict[str, Any]]) -> None:
             cases[0]["content"]["prompt"] = "easier"
@@ -454,8 +454,8 @@ def test_unreadable_file(make_registry, run_claims, monkeypatch) -> None:
 
 
 @pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 def test_released_data_path_leaving_the_inputs_folder(make_registry, run_claims, tmp_path) -> None:
     """adapter.yaml's schema refuses `..`, but `.` passes it: the inputs folder itself is no
@@ -619,7 +619,7 @@ def test_resolve_market_14(make_registry, run_claims) -> None:
 def test_a_raw_log_too_large_to_archive_is_refused(make_registry, run_claims) -> None:
     """A raw log declared over the archive's cap on one file (1 GiB) could never be carried
     by the close's snapshot: refused at the pull request, and so at the close."""
-    from bot.config import Limits
+    from bot.vocab.config import Limits
 
     cap = Limits().max_archived_pin_bytes
     result = run_claims("verify", make_registry(change=_big_log(cap + 1)).attempt)

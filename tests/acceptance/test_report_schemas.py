@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bot.demo.specimen import AttemptSpec
+from bot.faces.demo.specimen import AttemptSpec
 from tests.support import assert_report_reads_back
 
 TAG = "snapshot-2027-06-30"
@@ -121,7 +121,7 @@ def test_the_site_builds_with_an_annotated_tag_off_main(
 ) -> None:
     """As the Pages workflow runs it (no report files: verify and resolve in process), the
     site once refused the resolve report of a registry holding such a tag, and exited 2."""
-    from bot.cli import main
+    from bot.faces.cli import main
 
     built = make_registry()
     _annotated(built.repo, _side_commit(built.repo))

@@ -13,23 +13,23 @@ from pathlib import Path
 import pytest
 from pytest_httpserver import HTTPServer
 
-import bot.rerun
-import bot.sandbox
-from bot.demo.specimen import (
+import bot.app.rerun
+import bot.edges.sandbox
+from bot.edges.dump import dump_jsonl
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.demo.specimen import (
     RELEASED,
     AttemptSpec,
     load_market,
     market_document,
     score_table,
 )
-from bot.dump import dump_jsonl
-from bot.load.yaml_ import parse_yaml
-from bot.models import SharedRules
+from bot.rules.models import SharedRules
 from tests.support import RULES, Files, records, seed_cache, seed_released
 
 pytestmark = pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 WRAPPED = AttemptSpec(kind="wrapped")
 
@@ -112,7 +112,7 @@ def test_hostile_adapter_fails_and_the_report_is_still_written(
 def test_without_isolation_the_rerun_is_refused_with_exit_2(
     make_registry, run_claims, monkeypatch
 ) -> None:
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     result = run_claims("verify", make_registry(WRAPPED).attempt, "--rerun-adapters")
     assert result.code == 2
     assert "cannot rerun adapters here: bwrap is not installed" in result.err
@@ -222,9 +222,9 @@ def test_an_adapter_that_hides_its_output_fails(
 ) -> None:
     """Was PermissionError for a bot that is not root: an adapter that `chmod 0`s what it
     wrote. Here the bot reads outputs as an ordinary user would (no read permission, no
-    read), whoever runs the test; tests/unit/sandbox/test_runner.py runs the sandbox as an
+    read), whoever runs the test; tests/unit/edges/sandbox/test_runner.py runs the sandbox as an
     ordinary user for out/ itself and its folders."""
-    real_read = bot.rerun.read_regular
+    real_read = bot.app.rerun.read_regular
 
     def read_as_ordinary_user(path: Path, limit: int) -> bytes:
         for part in (path.parent, path):
@@ -233,7 +233,7 @@ def test_an_adapter_that_hides_its_output_fails(
                 raise PermissionError(13, "Permission denied", str(path))
         return real_read(path, limit)
 
-    monkeypatch.setattr(bot.rerun, "read_regular", read_as_ordinary_user)
+    monkeypatch.setattr(bot.app.rerun, "read_regular", read_as_ordinary_user)
 
     def hide(files: Files) -> None:
         files["adapter/convert.py"] = (

@@ -19,14 +19,14 @@ from typing import Any
 
 import pytest
 
-import bot.sandbox
-from bot.demo.specimen import AttemptSpec
+import bot.edges.sandbox
+from bot.faces.demo.specimen import AttemptSpec
 from tests.support import Files, rerun_job_argv, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 needs_sandbox = pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 
 

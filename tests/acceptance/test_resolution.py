@@ -16,8 +16,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-from bot.demo.specimen import AttemptSpec, market_document
-from bot.dump import dump_yaml
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.specimen import AttemptSpec, market_document
 from tests.support import PROJECT, Files, rewrite
 
 TAG = "snapshot-2027-06-30"

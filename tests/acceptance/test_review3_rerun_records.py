@@ -52,7 +52,7 @@ class _Redirecting(BaseHTTPRequestHandler):
 def test_a_rerun_record_the_filer_made_too_long_to_read_still_lets_the_deadline_end_the_wait(
     make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr("bot.released.time.sleep", lambda seconds: None)
+    monkeypatch.setattr("bot.edges.released.time.sleep", lambda seconds: None)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"

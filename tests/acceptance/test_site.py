@@ -14,9 +14,9 @@ import html5lib
 import pytest
 from html5lib.html5parser import ParseError
 
-from bot.cli import main
-from bot.evidence.schema import validate
-from bot.records import RecordsChecker
+from bot.faces.cli import main
+from bot.rules.evidence.schema import validate
+from bot.rules.records import RecordsChecker
 from tests.acceptance.conftest import DemoSite, site_arguments
 from tests.support import RULES
 
@@ -315,11 +315,11 @@ def test_site_without_report_files_checks_each_attempts_records_once(
     than checking the same cases and trials again, and the site is byte for byte the one
     built with every check made afresh."""
     arguments = ["site", "--registry", str(demo_site.registry), "--as-of", "2027-11-01"]
-    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checking:
         assert main([*arguments, "--out", str(tmp_path / "kept")]) == 0
     with (
-        mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as afresh,
-        mock.patch("bot.cache.MemoryRecordsCache.lookup", return_value=(None, [])),
+        mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as afresh,
+        mock.patch("bot.app.cache.MemoryRecordsCache.lookup", return_value=(None, [])),
     ):
         assert main([*arguments, "--out", str(tmp_path / "afresh")]) == 0
     capsys.readouterr()

@@ -17,8 +17,8 @@ from typing import Any
 import html5lib
 import pytest
 
-from bot.cli import main
-from bot.evidence.schema import validate
+from bot.faces.cli import main
+from bot.rules.evidence.schema import validate
 from tests.acceptance.conftest import DemoSite, site_arguments
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"

@@ -20,17 +20,17 @@ import git
 import html5lib
 import pytest
 
-from bot.archive.local import LocalArchive
-from bot.cli import main
-from bot.demo.specimen import AttemptSpec
-from bot.findings import Code
-from bot.gather import VerifyOptions
-from bot.history import Change
-from bot.jobs.close_windows import Job, close_windows
-from bot.jobs.issues import FileIssues
-from bot.jobs.records import RERUN_RESULTS, keep_rerun_results
-from bot.rerun import AdapterRerun
-from bot.review import check_changes
+from bot.app.gather import VerifyOptions
+from bot.app.rerun import AdapterRerun
+from bot.app.resolutions import RERUN_RESULTS, keep_rerun_results
+from bot.edges.archive.local import LocalArchive
+from bot.faces.cli import main
+from bot.faces.demo.specimen import AttemptSpec
+from bot.faces.jobs.close_windows import Job, close_windows
+from bot.faces.jobs.issues import FileIssues
+from bot.rules.review import check_changes
+from bot.vocab.commits import Change
+from bot.vocab.findings import Code
 from tests.acceptance.conftest import DemoSite
 from tests.support import fake_sandbox, rerun_job_argv, seed_released
 

@@ -19,7 +19,7 @@ from typing import Any
 import html5lib
 import pytest
 
-from bot.findings import Code
+from bot.vocab.findings import Code
 from tests.acceptance.conftest import DemoSite
 from tests.support import HOSTILE_TITLE, open_market_site
 
@@ -182,7 +182,7 @@ def test_reason_codes_link_to_their_documentation_shipped_with_the_site(
 
 
 def test_the_reason_codes_page_reads_the_docs_sections() -> None:
-    from bot.site.model import reason_code_sections
+    from bot.faces.site.model import reason_code_sections
 
     text = (
         "# Reason codes\n\nIntro `a`.\n\n## Group\n\n### `file-missing`\n\n"

@@ -1,6 +1,6 @@
 """Wrapped attempts count only after their adapter is rerun on their evidence (docs/spec.md §9).
 
-These tests need no sandbox: where an adapter would run, `bot.rerun.run_adapter` is replaced
+These tests need no sandbox: where an adapter would run, `bot.app.rerun.run_adapter` is replaced
 by a fake that copies the released files to out/ (as the specimen's convert.py does) and
 counts its calls, or that raises. tests/acceptance/test_rerun.py runs the real sandbox.
 """
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from pytest_httpserver import HTTPServer
 
-import bot.rerun
-import bot.sandbox
-from bot.demo.specimen import AttemptSpec
-from bot.sandbox import RunResult
+import bot.app.rerun
+import bot.edges.sandbox
+from bot.edges.sandbox import RunResult
+from bot.faces.demo.specimen import AttemptSpec
 from tests.support import FakeSandbox, Files, fake_sandbox, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
@@ -78,7 +78,7 @@ def test_a_rerun_cache_alone_counts_recorded_results_and_runs_nothing(
 def test_resolve_reruns_by_default_and_needs_the_sandbox(
     make_registry, run_claims, monkeypatch
 ) -> None:
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     built = make_registry(WRAPPED)
     result = run_claims("resolve", "--registry", built.root, "--as-of", CLOSED)
     assert result.code == 2, result.out
@@ -89,7 +89,7 @@ def test_resolve_reruns_by_default_and_needs_the_sandbox(
 def test_resolve_without_a_sandbox_is_fine_when_nothing_is_wrapped(
     make_registry, run_claims, monkeypatch
 ) -> None:
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     result = run_claims("resolve", "--registry", make_registry().root, "--as-of", CLOSED)
     assert result.code == 0, result.err
     assert {m["market"]: m["outcome"] for m in result.report["markets"]}[3] == "YES"
@@ -98,7 +98,7 @@ def test_resolve_without_a_sandbox_is_fine_when_nothing_is_wrapped(
 def test_a_preview_without_reruns_leaves_wrapped_attempts_out(
     make_registry, run_claims, monkeypatch
 ) -> None:
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: "bwrap is not installed")
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     honest_run = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
     built = make_registry(WRAPPED, also=[honest_run])
     result = run_claims(
@@ -178,8 +178,8 @@ def test_an_error_inside_the_rerun_is_adapter_failed_and_other_markets_resolve(
     def broken(*args: object, **kwargs: object) -> RunResult:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(bot.sandbox, "isolation", lambda: None)
-    monkeypatch.setattr(bot.rerun, "run_adapter", broken)
+    monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: None)
+    monkeypatch.setattr(bot.app.rerun, "run_adapter", broken)
     built = make_registry(WRAPPED, also=[OTHER])
     cache = tmp_path / "cache"
     seed_released(cache, built.files)

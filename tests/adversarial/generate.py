@@ -3,7 +3,7 @@
     python -m tests.adversarial.generate OUT [NAME ...]   # build the registries into OUT/<name>/
     python -m tests.adversarial.generate --docs           # rewrite docs/adversarial.md
 
-Every entry of `CORPUS` starts from the honest specimen (`bot.demo.specimen`, through the
+Every entry of `CORPUS` starts from the honest specimen (`bot.faces.demo.specimen`, through the
 tests' `RegistryFactory`: a real git registry whose freeze was merged as a pull request before
 the run), plays one trick a filer could try, and states what `claims verify` must answer: the
 exact set of reason codes (notices left out), a fragment of the message, and the exit code.
@@ -29,13 +29,19 @@ from typing import Any
 
 import git
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER, Step
-from bot.demo.specimen import AttemptSpec, RunSpec, challenge_files, judgments_file, market_document
-from bot.dump import dump_jsonl, dump_yaml
-from bot.evidence.rules import case_hash
-from bot.load.yaml_ import parse_yaml
-from bot.models import SharedRules
-from bot.qualification import required_checks
+from bot.edges.dump import dump_jsonl, dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step
+from bot.faces.demo.specimen import (
+    AttemptSpec,
+    RunSpec,
+    challenge_files,
+    judgments_file,
+    market_document,
+)
+from bot.rules.evidence.rules import case_hash
+from bot.rules.models import SharedRules
+from bot.rules.qualification import required_checks
 from tests.conftest import AS_OF, Built, RegistryFactory, _market, default_markets
 from tests.support import PROJECT, RULES, Files, rewrite, seed_released
 

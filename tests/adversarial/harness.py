@@ -14,18 +14,24 @@ from datetime import date
 from typing import TypeVar
 from unittest import mock
 
-from bot.demo.specimen import AttemptSpec, attempt_files, load_market, market_document, score_table
-from bot.dump import dump_yaml
-from bot.findings import Code, Severity
-from bot.gather import find_market, read_attempt
-from bot.judge import AttemptFacts, judge_attempt
-from bot.load.yaml_ import parse_yaml
-from bot.models import SharedRules
-from bot.records import RecordsChecker
-from bot.registry import Registry
-from bot.verdict import AttemptVerdict
+from bot.app.gather import find_market, read_attempt
+from bot.app.registry import Registry
+from bot.edges.dump import dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.demo.specimen import (
+    AttemptSpec,
+    attempt_files,
+    load_market,
+    market_document,
+    score_table,
+)
+from bot.rules.judge import AttemptFacts, judge_attempt
+from bot.rules.models import SharedRules
+from bot.rules.records import RecordsChecker
+from bot.rules.verdict import AttemptVerdict
+from bot.vocab.findings import Code, Severity
 from tests.support import RULES, Files
-from tests.unit.test_judge import MemoryTree
+from tests.unit.rules.test_judge import MemoryTree
 
 __all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge", "streamed_and_kept"]
 
@@ -92,9 +98,9 @@ def streamed_and_kept(run: Callable[[], T]) -> tuple[T, T]:
     kept (`RecordsChecker`); then with every record kept and checked after, as `claims
     explain` reads them (`RecordsChecker` declined). Asserts that the same folders were read
     each way; returns both results, for the caller to compare."""
-    with mock.patch("bot.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checking:
         streamed = run()
-    with mock.patch("bot.gather.RecordsChecker", return_value=None) as declined:
+    with mock.patch("bot.app.gather.RecordsChecker", return_value=None) as declined:
         kept = run()
     assert declined.call_count == checking.call_count
     return streamed, kept

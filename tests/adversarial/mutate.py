@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from bot.load.yaml_ import parse_yaml
+from bot.edges.load.yaml_ import parse_yaml
 
 __all__ = ["KINDS", "Chooser", "mutate"]
 

@@ -1,7 +1,7 @@
 """The adversarial corpus (tests/adversarial/generate.py): every trick is refused, and says why.
 
 Each entry is built as a real git registry in a temporary folder and verified by the `claims`
-CLI (in-process, `bot.cli.main`), which must exit with the entry's code (1: invalid evidence;
+CLI (in-process, `bot.faces.cli.main`), which must exit with the entry's code (1: invalid evidence;
 0: valid evidence that does not qualify, with the entry's status), report exactly the entry's
 reason codes (notices aside), each of an attempt's naming a file, one of them with the entry's
 message fragment, and never trace back.
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-import bot.sandbox
-from bot.cli import main
-from bot.site.model import attempt_page_path
+import bot.edges.sandbox
+from bot.faces.cli import main
+from bot.faces.site.model import attempt_page_path
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.adversarial.harness import streamed_and_kept
 from tests.conftest import AS_OF
@@ -40,8 +40,8 @@ def _reasons(report: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_trick_is_refused(
     entry: Entry, tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
 ) -> None:
-    if entry.needs == "sandbox" and bot.sandbox.isolation() is not None:
-        pytest.skip(f"no network isolation here: {bot.sandbox.isolation()}")
+    if entry.needs == "sandbox" and bot.edges.sandbox.isolation() is not None:
+        pytest.skip(f"no network isolation here: {bot.edges.sandbox.isolation()}")
     context = Context(tmp_path / entry.name)
     if entry.needs == "server":
         context.server = _server(request)

@@ -32,11 +32,11 @@ import pytest
 from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
-from bot.cli import main
-from bot.findings import Code
-from bot.load.document import Document
-from bot.load.jsonl import parse_jsonl
-from bot.load.yaml_ import parse_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.cli import main
+from bot.vocab.document import Document
+from bot.vocab.findings import Code
+from bot.vocab.jsonl import parse_jsonl
 from tests.adversarial.harness import CODES, HONEST, check, judge, streamed_and_kept
 from tests.adversarial.mutate import mutate
 from tests.conftest import AS_OF, Built

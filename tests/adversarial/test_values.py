@@ -3,7 +3,7 @@
 One part of the bot accepting a value that a later part cannot handle made the later part fail
 open (the rerun comparison stopped comparing: edited trials counted as reproduced) or fail
 everyone (publish and the site refused the report). The loaders now accept exactly the values
-every stage can carry (`bot/load/values.py`: I-JSON), and these properties hold them to it:
+every stage can carry (`bot/vocab/values.py`: I-JSON), and these properties hold them to it:
 
 1. a record holding any value the loaders accept (integers up to ±(2**53-1), floats at the
    edges, -0.0, text of every Unicode category written raw or escaped (non-BMP as surrogate
@@ -35,14 +35,14 @@ import pytest
 from hypothesis import assume, event, given, note, settings
 from hypothesis import strategies as st
 
-from bot.cli import main
-from bot.demo.specimen import AttemptSpec, load_market, market_document, score_table
-from bot.evidence.compare import compare_outputs
-from bot.evidence.rules import case_hash
-from bot.load.jsonl import parse_jsonl
-from bot.load.values import MAX_SAFE_INTEGER, json_equal
-from bot.report.json_ import read_report, verify_report_from_json
-from bot.report.markdown import render_markdown
+from bot.app.compare import compare_outputs
+from bot.app.report_json import read_report, verify_report_from_json
+from bot.faces.cli import main
+from bot.faces.demo.specimen import AttemptSpec, load_market, market_document, score_table
+from bot.faces.report.markdown import render_markdown
+from bot.rules.evidence.rules import case_hash
+from bot.vocab.jsonl import parse_jsonl
+from bot.vocab.values import MAX_SAFE_INTEGER, json_equal
 from tests.adversarial.harness import RULES_MODEL
 from tests.conftest import AS_OF, Built
 from tests.support import Files, fuzz_settings

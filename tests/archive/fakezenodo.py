@@ -495,7 +495,7 @@ def serve(fake: FakeZenodo) -> Iterator[FakeZenodo]:
     """Run `fake` on 127.0.0.1 until the generator is closed.
 
     The standard library's WSGI server (one request per connection, threaded), not
-    werkzeug's: with werkzeug's, tests/unit/test_fetch.py's memory test failed now and then
+    werkzeug's: with werkzeug's, tests/unit/edges/test_fetch.py's memory test failed now and then
     after these tests (werkzeug ends each request with a drain that reads up to 10 MB at a
     time, and that test traces every thread); with this one it does not."""
     server = make_server("127.0.0.1", 0, fake, server_class=_Server, handler_class=_Handler)

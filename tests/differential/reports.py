@@ -6,7 +6,7 @@ verify keeps every report byte for byte).
     python -m tests.differential.reports --write     # goldens.json from this checkout's code
     python -m tests.differential.reports --out DIR   # every report in full, to diff two checkouts
 
-Each report is the CLI's own output (`bot.cli.main`, in this process): the exit code, the
+Each report is the CLI's own output (`bot.faces.cli.main`, in this process): the exit code, the
 JSON report, the Markdown report (verify) and the text printed. The folder a registry was
 built in is replaced by `<root>` (the only part of a report that depends on where it ran).
 Only what runs anywhere is included: no adapter rerun (the demo's scheduled job takes every
@@ -31,11 +31,11 @@ from typing import Any
 
 import git
 
-from bot.cli import main
-from bot.demo.git_registry import build_git_registry
-from bot.demo.run import _with_schemas, close_on_schedule, examples_folder, load_plan
-from bot.report.markdown import escape
-from bot.timestamps import parse_timestamp
+from bot.faces.cli import main
+from bot.faces.demo.git_registry import build_git_registry
+from bot.faces.demo.run import _with_schemas, close_on_schedule, examples_folder, load_plan
+from bot.faces.report.markdown import escape
+from bot.vocab.timestamps import parse_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
 from tests.conftest import AS_OF, RegistryFactory
 from tests.support import PROJECT, Files, records, rewrite

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.github.gateway import GitHubGateway, Retry, connect
+from bot.edges.github.gateway import GitHubGateway, Retry, connect
 from tests.github.fakehub import FakeHub
 
 NOW = 1_700_000_000.0  # the clock the gateway reads for x-ratelimit-reset

@@ -1,5 +1,5 @@
 """A stateful fake of GitHub's REST API on 127.0.0.1, for tests that run the real PyGithub
-client (through `bot.github.gateway`) over real HTTP.
+client (through `bot.edges.github.gateway`) over real HTTP.
 
 Use the `fakehub` fixture (tests/conftest.py): `hub.base_url` ends in `/api/v3` (as on GitHub
 Enterprise Server); `hub.state.repo("acme/registry")` holds that repository's pull requests,

@@ -3,7 +3,7 @@
 Source: the public repository https://github.com/octokit/webhooks (MIT licence), files
 `payload-examples/api.github.com/{pull_request/opened, workflow_run/completed,
 issue_comment/created}.payload.json`, read from a git directory of it (a clone or a bare
-mirror) at a commit. Each payload is trimmed to the fields `bot/github/events.py` reads (plus
+mirror) at a commit. Each payload is trimmed to the fields `bot/faces/github/events.py` reads (plus
 a few ids and URLs for recognition); URLs of api.github.com and github.com are rewritten to
 the fake server's placeholder base (FAKE_API / FAKE_WEB; tests substitute their port).
 

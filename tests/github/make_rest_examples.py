@@ -121,7 +121,7 @@ KEEP: dict[str, tuple[str, list[str] | None]] = {
             "author_association",
         ],
     ),
-    # `claims github doctor` (bot/github/doctor.py): the settings it reads
+    # `claims github doctor` (bot/faces/github/doctor.py): the settings it reads
     "full-repository-default-response": (
         "full-repository",
         [

@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
-from bot.app import VerifyReport
-from bot.challenge.judge import RunVerdict
-from bot.findings import Code, Finding, Severity
-from bot.verdict import AttemptVerdict
+from bot.app.api import VerifyReport
+from bot.app.report_json import report_to_json, verify_report_from_json
+from bot.rules.challenge.judge import RunVerdict
+from bot.rules.verdict import AttemptVerdict
+from bot.vocab.findings import Code, Finding, Severity
 
 ATTEMPT = "attempts/market-03/alice/x"
 HEAD = "a" * 40
@@ -52,7 +53,7 @@ def not_qualifying(attempt: str = ATTEMPT) -> VerifyReport:
 
 
 def with_pr_problem(attempt: str = ATTEMPT) -> VerifyReport:
-    problem = Finding(Code.PATH_OUTSIDE_ATTEMPT, "changes bot/cli.py", "bot/cli.py")
+    problem = Finding(Code.PATH_OUTSIDE_ATTEMPT, "changes bot/faces/cli.py", "bot/faces/cli.py")
     verdict = AttemptVerdict(attempt, 3, "run", pr_problems=(problem,))
     warning = Finding(Code.SNAPSHOT_LATE, "late", None, None, Severity.WARNING)
     return _checked(VerifyReport((verdict,), (warning,), (problem,)))
@@ -94,4 +95,4 @@ def challenge_run(
 
 
 def _checked(report: VerifyReport) -> VerifyReport:
-    return VerifyReport.from_json(report.to_json())
+    return verify_report_from_json(report_to_json(report))

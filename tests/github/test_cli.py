@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.report.json_ import dumps
+from bot.app.report_json import dumps, report_to_json
+from bot.faces.cli import main
 from tests.github import reports
 from tests.github.fakehub import FakeHub
 from tests.support import connect_without_waits, job_token
@@ -18,7 +18,7 @@ HEAD = reports.HEAD
 @pytest.fixture
 def report_file(tmp_path: Path) -> Path:
     path = tmp_path / "report.json"
-    path.write_text(dumps(reports.invalid(3).to_json()))
+    path.write_text(dumps(report_to_json(reports.invalid(3))))
     return path
 
 
@@ -162,7 +162,7 @@ def test_a_pull_request_closed_for_a_shared_head_starts_verify_for_the_other(
     fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
     fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
     report = tmp_path / "intruder.json"
-    report.write_text(dumps(reports.not_submitter().to_json()))
+    report.write_text(dumps(report_to_json(reports.not_submitter())))
     monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "8", "--head", HEAD]
@@ -190,7 +190,7 @@ def test_the_commit_authors_pull_request_closes_the_other_as_the_posting_job_run
     fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry")
     fakehub.repo.add_pull(8, "mallory", HEAD, head_repo="mallory/registry", head_branch="x")
     report = tmp_path / "alice.json"
-    report.write_text(dumps(reports.qualifying().to_json()))
+    report.write_text(dumps(report_to_json(reports.qualifying())))
     monkeypatch.setenv("GITHUB_TOKEN", job_token("verify.yml", "publish"))
     connect_without_waits(monkeypatch)
     argv = ["github", "publish", str(report), "--pr", "7", "--head", HEAD]

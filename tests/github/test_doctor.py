@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from bot.cli import main
-from bot.github import gateway
-from bot.github.doctor import GITHUB_ACTIONS_APP_ID, check_setup, read_setup
+from bot.edges.github import gateway
+from bot.faces.cli import main
+from bot.faces.github.doctor import GITHUB_ACTIONS_APP_ID, check_setup, read_setup
 from tests.github.fakehub import Environment, FakeHub, Repo
 from tests.support import connect_without_waits
 

@@ -16,12 +16,12 @@ import pytest
 import requests
 import yaml
 
-from bot.archive.port import DepositionState
-from bot.cli import main
-from bot.github import events
-from bot.github.gateway import GitHubGateway, Retry, connect
-from bot.github.port import GitHubError
-from bot.report.json_ import dumps
+from bot.app.report_json import dumps, report_to_json
+from bot.edges.archive.port import DepositionState
+from bot.edges.github.gateway import GitHubGateway, Retry, connect
+from bot.edges.github.port import GitHubError
+from bot.faces.cli import main
+from bot.faces.github import events
 from tests import apicheck
 from tests.archive.fakezenodo import TOKEN, FakeZenodo, serve
 from tests.github import reports
@@ -286,7 +286,7 @@ def test_the_posting_job_out_of_rate_limit_says_so_without_a_traceback(
     fakehub.repo.add_pull(7, "alice", reports.HEAD)
     fakehub.rate.used = fakehub.rate.limit
     report = tmp_path / "report.json"
-    report.write_text(dumps(reports.invalid(3).to_json()), "utf-8")
+    report.write_text(dumps(report_to_json(reports.invalid(3))), "utf-8")
     code = main(["github", "publish", str(report), "--pr", "7", "--head", reports.HEAD])
     out = capsys.readouterr()
     assert code not in (0, None)
@@ -348,8 +348,8 @@ def test_what_the_workflows_read_of_an_event_is_in_githubs_examples(workflow: st
 def test_a_listed_draft_is_read_again_for_its_bucket(fake_zenodo: FakeZenodo) -> None:
     from datetime import UTC, date, datetime
 
-    from bot.archive.port import ArchiveMetadata
-    from bot.archive.zenodo import ZenodoArchive
+    from bot.edges.archive.port import ArchiveMetadata
+    from bot.edges.archive.zenodo import ZenodoArchive
 
     metadata = ArchiveMetadata(
         repository_url="https://github.com/acme/registry",

@@ -1,4 +1,4 @@
-"""`bot.github.gateway` with the real PyGithub client over HTTP against the fake GitHub:
+"""`bot.edges.github.gateway` with the real PyGithub client over HTTP against the fake GitHub:
 records, pagination, and the error policy (rate limits and 5xx waited out within a bound;
 a create whose answer is lost is found, never made twice)."""
 
@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.github.gateway import GitHubGateway
-from bot.github.port import Annotation, GitHubError
+from bot.edges.github.gateway import GitHubGateway
+from bot.edges.github.port import Annotation, GitHubError
 from tests.github.conftest import NOW
 from tests.github.fakehub import FakeHub, blob_sha
 

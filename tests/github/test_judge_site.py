@@ -10,14 +10,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.app import VerifyReport
-from bot.github.cli import _repost
-from bot.github.events import IssueCommentEvent
-from bot.github.gateway import GitHubGateway
-from bot.github.port import GitHubError, PullRequestInfo
-from bot.github.publish import VERDICT_AUTHOR, build_publication
-from bot.github.responder import PAGES_WORKFLOW, AttemptAtHead, Outcome, respond
-from bot.verdict import AttemptVerdict
+from bot.app.api import VerifyReport
+from bot.edges.github.gateway import GitHubGateway
+from bot.edges.github.port import GitHubError, PullRequestInfo
+from bot.faces.github.cli import _repost
+from bot.faces.github.events import IssueCommentEvent
+from bot.faces.github.publish import VERDICT_AUTHOR, build_publication
+from bot.faces.github.responder import PAGES_WORKFLOW, AttemptAtHead, Outcome, respond
+from bot.rules.verdict import AttemptVerdict
 from tests.github.fakehub import FakeHub
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"

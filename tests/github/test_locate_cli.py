@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
-from bot.report.markdown import escape
+from bot.faces.cli import main
+from bot.faces.report.markdown import escape
 from tests.github.fakehub import FakeHub
 from tests.support import connect_without_waits, job_token
 

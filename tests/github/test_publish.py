@@ -1,4 +1,4 @@
-"""`bot.github.publish`: what is posted for a verify report (pure), and posting it through the
+"""`bot.faces.github.publish`: what is posted for a verify report (pure), and posting it through the
 real gateway to the fake GitHub: check runs in batches of 50, the sticky comment, labels."""
 
 from __future__ import annotations
@@ -10,10 +10,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.app import VerifyReport
-from bot.findings import Code, Finding
-from bot.github.gateway import GitHubGateway
-from bot.github.publish import (
+from bot.app.api import VerifyReport
+from bot.edges.github.gateway import GitHubGateway
+from bot.faces.github.publish import (
     MARKER,
     PULL_REQUEST_RUN,
     append_step_summary,
@@ -21,7 +20,8 @@ from bot.github.publish import (
     publish,
     read_verdict_header,
 )
-from bot.verdict import AttemptVerdict
+from bot.rules.verdict import AttemptVerdict
+from bot.vocab.findings import Code, Finding
 from tests.github import reports
 from tests.github.fakehub import FakeHub
 
@@ -67,7 +67,7 @@ def test_conclusions_titles_and_annotations() -> None:
     assert runs["not"][0].conclusion == "neutral" and "systems-floor" in runs["not"][0].summary
     attempt, pull = runs["pr"]
     assert (attempt.conclusion, pull.conclusion) == ("failure", "failure")
-    assert [a.path for a in pull.annotations] == ["bot/cli.py"]
+    assert [a.path for a in pull.annotations] == ["bot/faces/cli.py"]
     assert "path-outside-attempt" in pull.summary and "snapshot-late" in pull.summary
 
 

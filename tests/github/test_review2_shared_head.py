@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.github.gateway import GitHubGateway
-from bot.github.publish import PULL_REQUEST_RUN, build_publication, publish
+from bot.edges.github.gateway import GitHubGateway
+from bot.faces.github.publish import PULL_REQUEST_RUN, build_publication, publish
 from tests.github import reports
 from tests.github.fakehub import FakeHub
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.github.gateway import GitHubGateway
-from bot.github.port import GitHubError
+from bot.edges.github.gateway import GitHubGateway
+from bot.edges.github.port import GitHubError
 from tests.github.fakehub import FakeHub
 
 

@@ -1,5 +1,5 @@
 """On a head commit several open pull requests share, the one opened by the account GitHub links
-the commit's author to is the filer's (`bot.github.publish._on_head`): every other one is
+the commit's author to is the filer's (`bot.faces.github.publish._on_head`): every other one is
 closed, by its own run and by the filer's. Without such an author (none linked, or its account
 opened none or several of them) every one fails, and the check says what the filer can do."""
 
@@ -7,8 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.github.gateway import GitHubGateway
-from bot.github.publish import PULL_REQUEST_RUN, build_publication, publish, read_verdict_header
+from bot.edges.github.gateway import GitHubGateway
+from bot.faces.github.publish import (
+    PULL_REQUEST_RUN,
+    build_publication,
+    publish,
+    read_verdict_header,
+)
 from tests.github import reports
 from tests.github.fakehub import FakeHub
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import git
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 
 __all__ = ["at", "commit", "init_repo", "merge", "stamp"]
 

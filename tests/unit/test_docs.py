@@ -1,6 +1,6 @@
 r"""The documentation keeps up with the code: every reason code documented, every link alive.
 
-`docs/reason-codes.md` has one `### \`code\`` heading per value of `bot.findings.Code`, in the
+`docs/reason-codes.md` has one `### \`code\`` heading per value of `bot.vocab.findings.Code`, in the
 enum's order, so a code added (or renamed) without its documentation fails here. Relative links
 in `docs/*.md` and `README.md` must point to files or folders that exist; web links and
 anchors are not followed.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.findings import Code
+from bot.vocab.findings import Code
 
 PROJECT = Path(__file__).resolve().parents[2]
 DOCS = PROJECT / "docs"
@@ -40,7 +40,7 @@ def test_every_reason_code_is_documented_exactly_once() -> None:
     unknown = sorted(set(documented) - set(codes))
     repeated = sorted({code for code in documented if documented.count(code) > 1})
     assert not missing, f"codes without a section in docs/reason-codes.md: {missing}"
-    assert not unknown, f"sections for codes bot.findings.Code does not have: {unknown}"
+    assert not unknown, f"sections for codes bot.vocab.findings.Code does not have: {unknown}"
     assert not repeated, f"codes documented twice: {repeated}"
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from bot.cli import BASE_REF_DEFAULT, _parser
-from bot.history import WEB_FLOW_EMAIL, WEB_FLOW_NAME
+from bot.faces.cli import BASE_REF_DEFAULT, _parser
+from bot.vocab.commits import WEB_FLOW_EMAIL, WEB_FLOW_NAME
 
 PROJECT = Path(__file__).resolve().parents[2]
 DOCS = PROJECT / "docs"

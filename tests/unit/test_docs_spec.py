@@ -19,7 +19,7 @@ from types import ModuleType
 
 import pytest
 
-from bot.findings import Code
+from bot.vocab.findings import Code
 
 PROJECT = Path(__file__).resolve().parents[2]
 DOCS = PROJECT / "docs"
@@ -236,7 +236,7 @@ def test_a_comment_a_citation_made_too_long_is_rewrapped_in_its_paragraph() -> N
         "        # a filer sees what a shared key did.\n"
         "        x = 1\n"
     )
-    new = cite.reflow(cite.rewrite(old, "bot/judge.py"), "bot/judge.py")
+    new = cite.reflow(cite.rewrite(old, "bot/rules/judge.py"), "bot/rules/judge.py")
     assert new == (
         "        # Invalid evidence still shows how its readable trials group into units"
         " (docs/spec.md §6),\n"
@@ -253,7 +253,7 @@ def test_a_one_line_docstring_is_wrapped_without_taking_the_code_after_it() -> N
         ' (SPEC 9)."""\n'
         "    if kind:\n"
     )
-    new = cite.reflow(cite.rewrite(old), "bot/qualification.py")
+    new = cite.reflow(cite.rewrite(old), "bot/rules/qualification.py")
     lines = new.splitlines()
     assert all(len(line) <= 100 for line in lines)
     assert lines[-1] == "    if kind:"

@@ -8,6 +8,7 @@ and runs the demo from it).
 
 from __future__ import annotations
 
+import subprocess
 import tomllib
 from importlib.resources import files
 from typing import Any
@@ -88,22 +89,36 @@ def test_package_data_names_only_existing_files() -> None:
 
 
 def test_package_data_names_the_coverage_table() -> None:
-    # bot/stats/coverage.py reads it through the package: a plain install must carry it.
-    assert SETUPTOOLS["package-data"]["bot.stats"] == ["coverage_table.json"]
-    assert (PROJECT / "bot" / "stats" / "coverage_table.json").is_file()
-    assert (files("bot.stats") / "coverage_table.json").is_file()
+    # bot/rules/stats/coverage.py reads it through the package: a plain install must carry it.
+    assert SETUPTOOLS["package-data"]["bot.rules.stats"] == ["coverage_table.json"]
+    assert (PROJECT / "bot" / "rules" / "stats" / "coverage_table.json").is_file()
+    assert (files("bot.rules.stats") / "coverage_table.json").is_file()
 
 
 def test_package_data_names_every_site_template() -> None:
     """`claims site` reads its templates and stylesheet through the package (Jinja2's
     PackageLoader), so a plain install must carry every one of them."""
-    templates = PROJECT / "bot" / "site" / "templates"
+    templates = PROJECT / "bot" / "faces" / "site" / "templates"
     everything = {f"templates/{file.name}" for file in templates.iterdir() if file.is_file()}
     assert {"templates/base.html.j2", "templates/style.css"} <= everything
     shipped = {
         f"templates/{file.name}"
-        for pattern in SETUPTOOLS["package-data"]["bot.site"]
-        for file in (PROJECT / "bot" / "site").glob(pattern)
+        for pattern in SETUPTOOLS["package-data"]["bot.faces.site"]
+        for file in (PROJECT / "bot" / "faces" / "site").glob(pattern)
         if file.is_file()
     }
     assert shipped == everything
+
+
+def test_no_large_or_built_file_is_tracked() -> None:
+    """The tree holds sources, docs and small fixtures: no wheel, archive or binary blob, and
+    no file over 512 KiB (the largest today is the webhook examples, ~340 KiB)."""
+    listed = (
+        subprocess.run(["git", "ls-files", "-z"], cwd=PROJECT, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    tracked = [PROJECT / name for name in listed if name]
+    assert [f.name for f in tracked if f.suffix in {".whl", ".egg", ".zip", ".so", ".pyc"}] == []
+    sizes = {f.relative_to(PROJECT).as_posix(): f.stat().st_size for f in tracked if f.is_file()}
+    assert {name: size for name, size in sizes.items() if size > 512 * 1024} == {}

@@ -29,7 +29,7 @@ HEAVY = (
     "yaml",
     "matplotlib",
 )
-# Imported by `bot.app` (every registry command) only when a bound or an AUROC is computed.
+# Imported by `bot.app.api` (every registry command) only when a bound or an AUROC is computed.
 STATISTICS = ("scipy", "numpy")
 
 _PROBE = """
@@ -59,7 +59,7 @@ def imported_after(code: str) -> set[str]:
 def test_the_probe_sees_what_a_command_imports() -> None:
     # The probe itself: a module the code imports is listed, so an empty overlap below means
     # the heavy modules were not imported, not that the probe saw nothing.
-    assert {"numpy", "bot"} <= imported_after("import numpy, bot.cli")
+    assert {"numpy", "bot"} <= imported_after("import numpy, bot.faces.cli")
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_the_probe_sees_what_a_command_imports() -> None:
 )
 def test_help_imports_no_heavy_module(argv: list[str]) -> None:
     code = f"""
-from bot.cli import main
+from bot.faces.cli import main
 try:
     main({argv!r})
 except SystemExit as exit:
@@ -81,24 +81,26 @@ except SystemExit as exit:
 
 
 def test_building_the_parser_imports_no_heavy_module() -> None:
-    loaded = imported_after("from bot.cli import _parser; _parser()")
+    loaded = imported_after("from bot.faces.cli import _parser; _parser()")
     assert set(HEAVY) & loaded == set()
 
 
 def test_the_app_layer_imports_statistics_only_to_compute() -> None:
-    loaded = imported_after("import bot.app, bot.bars, bot.stats.delong, bot.stats.units")
+    loaded = imported_after(
+        "import bot.app.api, bot.rules.bars, bot.rules.stats.delong, bot.rules.stats.units"
+    )
     assert set(STATISTICS) & loaded == set()
     computed = imported_after(
-        "from bot.stats import clopper_pearson; clopper_pearson.upper_bound(1, 10, 0.95)"
+        "from bot.rules.stats import clopper_pearson; clopper_pearson.upper_bound(1, 10, 0.95)"
     )
     assert "scipy" in computed
 
 
 def test_a_command_that_reruns_no_adapter_imports_no_rerun_machinery() -> None:
-    # bot.rerun brings requests and the sandbox: `resolve --no-rerun-adapters` and `verify`
+    # bot.app.rerun brings requests and the sandbox: `resolve --no-rerun-adapters` and `verify`
     # (no --rerun-cache) build no rerun, so they import neither.
     code = """
-from bot.cli import _parser, _rerun
+from bot.faces.cli import _parser, _rerun
 for argv in (["resolve", "--no-rerun-adapters"], ["verify"]):
     assert _rerun(_parser().parse_args(argv)) is None
 """

@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from bot.demo.git_registry import WEB_FLOW_COMMITTER
-from bot.demo.specimen import RELEASED, AttemptSpec, attempt_files
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
+from bot.faces.demo.specimen import RELEASED, AttemptSpec, attempt_files
 from tests.github.fakehub import FakeHub
 from tests.workflows.runner import Runner, WorkflowRun
 
@@ -132,7 +132,7 @@ def merged_pulls(hub: FakeHub, origin: Path, author: str) -> None:
             hub.repo.commit_pulls[commit] = [number]
 
 
-# Where the specimen's attempts say their evidence lives (bot/demo/specimen.py).
+# Where the specimen's attempts say their evidence lives (bot/faces/demo/specimen.py).
 EVIDENCE_HOSTS = ("https://evidence.example.org/", "https://papers.example.org/")
 LOCAL_ADDRESSES = "127.0.0.1,::1"  # RUNNER_FETCH_ALLOWED_ADDRESSES (machine_hook.py)
 

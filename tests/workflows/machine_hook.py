@@ -19,16 +19,16 @@ def _install() -> None:
     allowed = os.environ.get("RUNNER_FETCH_ALLOWED_ADDRESSES", "").strip()
     if not allowed:
         return
-    import bot.config
+    import bot.vocab.config
 
-    original = bot.config.Limits.__init__
+    original = bot.vocab.config.Limits.__init__
     addresses = frozenset(a.strip() for a in allowed.split(",") if a.strip())
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("fetch_allowed_addresses", addresses)
         original(self, *args, **kwargs)
 
-    bot.config.Limits.__init__ = __init__  # type: ignore[method-assign]
+    bot.vocab.config.Limits.__init__ = __init__  # type: ignore[method-assign]
 
 
 _install()

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import yaml
 
-import bot.sandbox
-from bot.demo.git_registry import Step
-from bot.demo.specimen import AttemptSpec, market_document
-from bot.dump import dump_yaml
+import bot.edges.sandbox
+from bot.edges.dump import dump_yaml
+from bot.faces.demo.git_registry import Step
+from bot.faces.demo.specimen import AttemptSpec, market_document
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
 from tests.github.fakehub import FakeHub
 from tests.workflows.hosting import (
@@ -48,8 +48,8 @@ CLOSES = [(3, "2027-09-01 03:17:00"), (5, "2027-10-01 03:17:00"), (7, "2027-11-0
 
 pytestmark = [
     pytest.mark.skipif(
-        bot.sandbox.isolation() is not None,
-        reason=f"the adapter rerun needs the sandbox: {bot.sandbox.isolation()}",
+        bot.edges.sandbox.isolation() is not None,
+        reason=f"the adapter rerun needs the sandbox: {bot.edges.sandbox.isolation()}",
     ),
     pytest.mark.skipif(
         not LIBFAKETIME.is_file(), reason="libfaketime fixes the clock (apt-get install faketime)"

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-import bot.sandbox
-from bot.demo.git_registry import Step
-from bot.demo.specimen import AttemptSpec
+import bot.edges.sandbox
+from bot.faces.demo.git_registry import Step
+from bot.faces.demo.specimen import AttemptSpec
 from tests.github.fakehub import FakeHub
 from tests.workflows.hosting import (
     LOCAL_ADDRESSES,
@@ -109,8 +109,8 @@ def report(run: WorkflowRun) -> dict[str, Any]:
 
 
 @pytest.mark.skipif(
-    bot.sandbox.isolation() is not None,
-    reason=f"the adapter rerun needs the sandbox: {bot.sandbox.isolation()}",
+    bot.edges.sandbox.isolation() is not None,
+    reason=f"the adapter rerun needs the sandbox: {bot.edges.sandbox.isolation()}",
 )
 def test_a_forks_pull_request_from_check_to_judgment(world: World) -> None:
     hub, head, folder = world.hub, world.head, world.folder

@@ -8,7 +8,7 @@ else is fetched, and nothing is fetched at test time. Never hand-edit the output
 
 - `github-rest.json`: from @octokit/openapi's `generated/api.github.com.json` (GitHub's
   REST API description, github/rest-api-description), only the operations in OPERATIONS (every
-  method and path the gateway, bot/github/gateway.py, sends through PyGithub, and the ones
+  method and path the gateway, bot/edges/github/gateway.py, sends through PyGithub, and the ones
   `claims github doctor` reads), each with its parameters (their `$ref`s resolved) and its
   JSON request body schema (`$ref`s inlined; OpenAPI 3.0's `nullable` rewritten as JSON
   Schema's `"null"` type; descriptions and examples left out).

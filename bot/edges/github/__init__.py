@@ -1,0 +1,1 @@
+"""What the bot asks GitHub (`port.GitHubPort`) and the one PyGithub gateway that answers."""

@@ -1,0 +1,441 @@
+"""JSONL parsed line by line, with the line number of every record and of every refusal.
+
+Refused, each as a `jsonl-invalid` finding with its line (docs/spec.md §4.2):
+a byte order mark, blank lines, lines over `Limits.max_jsonl_line_bytes` (read with a cap, so
+a huge line never sits in memory whole), text that is not UTF-8 or not JSON, NaN/Infinity and
+numbers that overflow to infinity (`json` accepts both), duplicate keys (`json` keeps the last
+silently), integers outside I-JSON's ±(2**53-1), named by their field (`bot/vocab/values.py`:
+no later stage could carry them: RFC 8785 forms, reports), and lines that are not a JSON
+object. One bad line never hides the next.
+
+Speed (bench/verify_scale.py): a line is first read by orjson (~5x faster than `json` with the
+strict hooks) where that cannot differ from the strict reading (`_fast_decode`): plain ASCII,
+no integer of 19 digits or more (orjson reads integers past 2**64 as floats), and no duplicate
+key, proven by counting `":` on the bytes against the keys decoded. orjson refuses NaN,
+infinities, lone surrogates and control characters itself; any line it refuses, or that the
+checks cannot clear, is read by the strict path, which gives every refusal its message.
+
+Memory stays proportional to the file (docs/spec.md §4.2: 1 MB lines of empty lists cost ~30x
+their size once built). Before `json` builds a record, its arrays and objects and its values
+are counted on the raw bytes (`_shape`): a record over `Limits.max_jsonl_record_containers` or
+`max_jsonl_record_values` is refused without being built. The file's running totals are capped
+too (`max_jsonl_file_containers`, `max_jsonl_file_values`): the line that crosses a cap is
+refused and the rest of the file is not read, since every record read is kept.
+
+Equal strings that a field repeats from record to record (a trial's system, evaluator or
+verdict, a case's family) are kept once per file (`_share`): a field that takes more than
+`_SHARED_VALUES` distinct values (ids, hashes, times) is left alone after that. The records
+hold equal values either way; only fewer copies of them are kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import math
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, BinaryIO
+
+import orjson
+
+from bot.vocab.config import Limits
+from bot.vocab.document import Record
+from bot.vocab.findings import Code, Finding
+from bot.vocab.values import unsafe_value
+
+__all__ = [
+    "DuplicateKeyError",
+    "SharedStrings",
+    "object_without_duplicates",
+    "parse_json",
+    "parse_jsonl",
+    "paused_gc",
+    "share_values",
+]
+
+_BOM = b"\xef\xbb\xbf"
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_CHUNK = 1 << 16
+
+
+class _Bad(ValueError):
+    pass
+
+
+_SHARED_VALUES = 4096  # distinct values a field may take and still be kept once (`_share`)
+_UNSHARED: dict[str, str] = {}  # the memo of a field with more distinct values: not shared
+
+
+def _share(record: dict[str, Any], memos: dict[object, dict[str, str]]) -> None:
+    """Replace each string of `record`'s fields, and of the fields of its objects, by an equal
+    string an earlier record of the file held in the same field, where there is one.
+
+    `memos`: per field (a key, or a key and the key of its object), its distinct values so far;
+    a field past `_SHARED_VALUES` of them gets `_UNSHARED` and is no longer looked at.
+    """
+    _share_fields(record, memos, None)
+    for key, value in record.items():
+        if type(value) is dict:
+            _share_fields(value, memos, key)
+
+
+def _share_fields(
+    fields: dict[str, Any], memos: dict[object, dict[str, str]], parent: str | None
+) -> None:
+    for key, value in fields.items():
+        if type(value) is str:
+            kept = _kept(memos, key if parent is None else (parent, key), value)
+            if kept is not value:
+                fields[key] = kept  # an existing key: the dict keeps its size and order
+
+
+def _kept(memos: dict[object, dict[str, str]], where: object, value: str) -> str:
+    """`value`, or the equal string field `where` held first; a field past `_SHARED_VALUES`
+    distinct values gets `_UNSHARED` and is no longer looked at."""
+    memo = memos.get(where)
+    if memo is None:
+        memo = memos[where] = {}
+    elif memo is _UNSHARED:
+        return value
+    kept = memo.setdefault(value, value)
+    if kept is value and len(memo) > _SHARED_VALUES:
+        memos[where] = _UNSHARED
+    return kept
+
+
+class SharedStrings:
+    """Equal strings that a field repeats kept once, per field (as `_share` does for the
+    records it keeps): for a caller that keeps a few fields of records it does not keep."""
+
+    __slots__ = ("memos",)
+
+    def __init__(self) -> None:
+        self.memos: dict[object, dict[str, str]] = {}
+
+    def one(self, where: object, value: str) -> str:
+        """`value`, or the equal string field `where` held first (up to `_SHARED_VALUES`)."""
+        return _kept(self.memos, where, value)
+
+    def fields(self, fields: dict[str, Any], parent: str) -> None:
+        """Each string of `fields` (an object under key `parent`) kept once, in place."""
+        _share_fields(fields, self.memos, parent)
+
+
+def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:
+    """Replace each string `key` holds in a `target` record by the equal string it holds in a
+    `source` record, where there is one (a trial's `case_id` and its case's: kept once)."""
+    values: dict[str, str] = {}
+    for record in source:
+        value = record.data.get(key)
+        if type(value) is str:
+            values.setdefault(value, value)
+    for record in target:
+        value = record.data.get(key)
+        if type(value) is str and (kept := values.get(value)) is not None and kept is not value:
+            record.data[key] = kept  # an existing key: the dict keeps its size and order
+
+
+def _no_constant(name: str) -> object:
+    raise _Bad(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Bad(f"number {text[:40]} is out of range")
+    return value
+
+
+def _float_range_int(text: str) -> int:
+    value = int(text)
+    if abs(value) > sys.float_info.max:  # float(value) would raise OverflowError later
+        raise _Bad(f"number {text[:40]} is out of range")
+    return value
+
+
+class DuplicateKeyError(_Bad):
+    """A JSON object names the same key twice (`json` would silently keep the last)."""
+
+
+def object_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`json.loads(..., object_pairs_hook=...)`: the object, or `DuplicateKeyError`."""
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise DuplicateKeyError(f"duplicate key {key[:60]!r}")
+        result[key] = value
+    return result
+
+
+def _decode(raw: bytes) -> object:
+    return json.loads(
+        raw.decode("utf-8"),
+        parse_constant=_no_constant,
+        parse_float=_finite_float,
+        parse_int=_float_range_int,
+        object_pairs_hook=object_without_duplicates,
+    )
+
+
+_LOOSE_KEY = re.compile(rb'"\s+:')  # a key (or a string) followed by white space and a colon
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_INTEGER = b"0" * 19  # after _DIGITS_AS_ZERO: a run of 19 digits
+# After _DIGITS_AS_ZERO: a run of 16 digits, as long as the shortest integer past 2**53 - 1
+# (9007199254740992): a line without one holds no integer outside I-JSON's range.
+_UNSAFE_INTEGER = b"0" * 16
+
+
+def _members(value: dict[str, Any] | list[Any]) -> int:
+    """How many members the objects in `value` hold, all depths (recursive: for values no
+    deeper than `Limits.max_json_depth`)."""
+    count = 0
+    if type(value) is dict:
+        count = len(value)
+        children: Any = value.values()
+    else:
+        children = value
+    for child in children:
+        if type(child) is dict or type(child) is list:
+            count += _members(child)
+    return count
+
+
+def _fast_decode(raw: bytes) -> object | None:
+    """orjson's reading of `raw` where it equals `_decode`'s; None: read it with `_decode`.
+
+    For lines with at most `Limits.max_json_depth` arrays and objects (`_members` recurses).
+    Equal because: the line is ASCII (no UTF-8 to disagree on); it holds no run of 19 digits
+    (orjson reads integers past 2**64 as floats, `json` as ints); orjson refuses what the
+    strict hooks refuse (NaN, Infinity, numbers that overflow, lone surrogate escapes, control
+    characters); and no key is repeated. For that last: with no `"` followed by white space
+    and a colon, every member's key ends in `":`, so the line's count of `":` is the members
+    written plus any `":` inside strings; orjson keeps one member per distinct key, so a
+    count equal to the members decoded means no key was written twice (and no `":` is inside
+    a string; a line with one takes the strict path).
+    """
+    if (
+        not raw.isascii()
+        or _LONG_INTEGER in raw.translate(_DIGITS_AS_ZERO)
+        or _LOOSE_KEY.search(raw)
+    ):
+        return None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(value) is not dict and type(value) is not list:
+        return value if b'":' not in raw else None
+    return value if raw.count(b'":') == _members(value) else None
+
+
+def _check_tree(value: object, max_depth: int) -> None:
+    """Refuse nesting deeper than `max_depth` and strings that are not valid Unicode text.
+
+    json.loads accepts escaped lone surrogates ("\\ud800"), which cannot be written back as
+    UTF-8 and would break a report later; walk with an explicit stack, never recursing.
+    """
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > max_depth:
+                raise _Bad(f"nested deeper than {max_depth} levels")
+            children = list(item.values()) + list(item) if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+        elif isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Bad("a lone surrogate escape (\\uD800-\\uDFFF) is not text") from None
+
+
+_STRING = re.compile(rb'"[^"]*"')
+
+
+def _shape(raw: bytes, limits: Limits) -> tuple[int, int]:
+    """(arrays and objects, values) of the JSON text `raw`, counted without parsing it.
+
+    Values are every JSON value, containers included (object keys are not): one for the
+    record, plus one per member of each non-empty container, which is 1 + commas + non-empty
+    containers. First an upper bound from `bytes.count` (brackets and commas inside strings
+    count too); only where it exceeds a record cap are the strings taken out to count exactly
+    (exact for valid JSON; invalid JSON is refused by `json` later anyway). Linear in the
+    line's length either way: after `\\\\` and `\\"` are dropped no string holds a quote.
+    """
+    containers = raw.count(b"[") + raw.count(b"{")
+    values = containers + raw.count(b",") + 1
+    if (
+        containers <= limits.max_jsonl_record_containers
+        and values <= limits.max_jsonl_record_values
+    ):
+        return containers, values
+    text = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
+    outside = _STRING.sub(b"0", text)
+    containers = outside.count(b"[") + outside.count(b"{")
+    compact = outside.translate(None, b" \t\r\n")
+    empty = compact.count(b"[]") + compact.count(b"{}")
+    return containers, 1 + outside.count(b",") + containers - empty
+
+
+def _over_record_caps(containers: int, values: int, limits: Limits) -> str | None:
+    if containers > limits.max_jsonl_record_containers:
+        cap = limits.max_jsonl_record_containers
+        return f"{containers} arrays and objects, more than the {cap} a record may hold"
+    if values > limits.max_jsonl_record_values:
+        cap = limits.max_jsonl_record_values
+        return f"{values} values, more than the {cap} a record may hold"
+    return None
+
+
+def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
+    """Yield (line without its newline, too_long). A too-long line is skipped, not buffered.
+
+    The cap counts the line's bytes without its LF or CRLF, so a line of exactly `cap` bytes
+    is read whichever line ending it has: read up to cap + 2 bytes (the line and "\r\n").
+    """
+    while True:
+        raw = stream.readline(cap + 2)
+        if not raw:
+            return
+        line = raw.removesuffix(b"\n").removesuffix(b"\r")
+        if len(line) <= cap:
+            yield line, False
+            continue
+        while raw and not raw.endswith(b"\n"):  # drain the rest of the line in chunks
+            raw = stream.readline(_CHUNK)
+        yield b"", True
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while many acyclic records are built (it would scan
+    every record kept so far again and again: ~15% of verify's time at 100,000 trials)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def parse_jsonl(
+    stream: BinaryIO,
+    path: str,
+    limits: Limits = Limits(),
+    sink: Callable[[Record, bytes], None] | None = None,
+) -> tuple[list[Record], list[Finding]]:
+    """Read JSONL from a binary stream. Return the object records and the refused lines.
+
+    With `sink`, each record is handed to it with its line's bytes as it is read, and none is
+    kept (the list returned is empty): a caller that checks records one at a time holds one
+    record at a time (bench/verify_scale.py; docs/performance.md). Its strings are then not
+    shared (`_share`): the sink shares those it keeps (`SharedStrings`).
+    """
+    with paused_gc():
+        return _parse_jsonl(stream, path, limits, sink)
+
+
+def _parse_jsonl(
+    stream: BinaryIO, path: str, limits: Limits, sink: Callable[[Record, bytes], None] | None
+) -> tuple[list[Record], list[Finding]]:
+    records: list[Record] = []
+    findings: list[Finding] = []
+    cap = limits.max_jsonl_line_bytes
+
+    def refuse(message: str, line: int) -> None:
+        findings.append(Finding(Code.JSONL_INVALID, message, path, line))
+
+    file_containers = file_values = 0
+    memos: dict[object, dict[str, str]] = {}
+    for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
+        if too_long:
+            refuse(f"line longer than {cap} bytes", number)
+            continue
+        if raw.startswith(_BOM):
+            refuse(
+                "byte order mark (BOM) at the start of the line; save as UTF-8 without BOM", number
+            )
+            continue
+        if not raw.strip():
+            refuse("blank line (every line must hold one JSON object)", number)
+            continue
+        containers, values = _shape(raw, limits)
+        over = _over_record_caps(containers, values, limits)
+        if over is not None:
+            refuse(over, number)
+            continue
+        file_containers += containers
+        file_values += values
+        over_file = None
+        if file_containers > limits.max_jsonl_file_containers:
+            over_file = f"{limits.max_jsonl_file_containers} arrays and objects"
+        elif file_values > limits.max_jsonl_file_values:
+            over_file = f"{limits.max_jsonl_file_values} values"
+        if over_file is not None:
+            refuse(
+                f"the file's records hold more than {over_file} by this line;"
+                " the rest of the file is not read",
+                number,
+            )
+            break
+        value = _fast_decode(raw) if containers <= limits.max_json_depth else None
+        try:
+            if value is None:
+                value = _decode(raw)
+        except UnicodeDecodeError as error:
+            refuse(f"not UTF-8 text ({error.reason} at byte {error.start})", number)
+            continue
+        except _Bad as error:
+            refuse(str(error), number)
+            continue
+        except json.JSONDecodeError as error:
+            refuse(f"not JSON: {error.msg} at column {error.colno}", number)
+            continue
+        except (ValueError, RecursionError) as error:
+            refuse(f"not readable JSON: {type(error).__name__}: {str(error)[:120]}", number)
+            continue
+        if not isinstance(value, dict):
+            refuse(f"got a JSON {type(value).__name__}, expected an object", number)
+            continue
+        try:
+            # Walk only a line that could fail: deep enough, or with a surrogate escape.
+            if containers > limits.max_json_depth or _SURROGATE_ESCAPE.search(raw):
+                _check_tree(value, limits.max_json_depth)
+        except _Bad as error:
+            refuse(str(error), number)
+            continue
+        # Look for integers only on a line with 16 digits in a row (bot/vocab/values.py).
+        long_number = _UNSAFE_INTEGER in raw.translate(_DIGITS_AS_ZERO)
+        unsafe = unsafe_value(value) if long_number else None
+        if unsafe is not None:
+            refuse(unsafe, number)
+            continue
+        if sink is None:
+            _share(value, memos)
+            records.append(Record(number, value))
+        else:  # the sink shares the strings it keeps (`SharedStrings`)
+            sink(Record(number, value), raw)
+    return records, findings
+
+
+def parse_json(raw: bytes, max_depth: int, *, integers: bool = True) -> object:
+    """One JSON document read as strictly as a JSONL record: no duplicate keys, NaN,
+    infinities, lone surrogates, nesting deeper than `max_depth` or integers outside I-JSON's
+    ±(2**53-1) (the message names the field). Raises ValueError.
+
+    `integers=False` leaves the integers to the caller: a report's reader refuses them per
+    entry (`bot/app/report_json.py` `_check_values`), so that one entry holding one is that
+    entry's error panel, not a refused report."""
+    try:
+        value = _decode(raw)
+    except RecursionError:
+        raise _Bad(f"nested deeper than {max_depth} levels") from None
+    _check_tree(value, max_depth)
+    unsafe = unsafe_value(value) if integers else None
+    if unsafe is not None:
+        raise _Bad(unsafe)
+    return value

@@ -1,0 +1,166 @@
+"""bot/rules/evidence/rules.py: cross-record rules on frozen cases and trials.
+
+One case frozen twice (the same id, or the same content under another id) is `duplicate-case`;
+every trial names a system (never null, never blank once trimmed).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from bot.edges.load.yaml_ import parse_yaml
+from bot.faces.demo.specimen import AttemptSpec, attempt_files
+from bot.rules.evidence.rules import CaseCheck, check_cases, check_trials
+from bot.rules.models import SharedRules
+from bot.vocab.document import Record
+from bot.vocab.findings import Code
+from bot.vocab.jsonl import parse_jsonl
+from tests.support import RULES, records
+
+CASES = "attempts/market-03/alice-lab/monitor-v1/freeze-cases.jsonl"
+TRIALS = "attempts/market-03/alice-lab/monitor-v1/trials.jsonl"
+KEYS = ("system", "trajectory", "evaluator", "attack_family")
+
+
+def _records(items: list[dict[str, Any]]) -> list[Record]:
+    return [Record(line, item) for line, item in enumerate(items, start=1)]
+
+
+def _honest() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    files = attempt_files(AttemptSpec())
+    return records(files, "freeze-cases.jsonl"), records(files, "trials.jsonl")
+
+
+# ---- one case frozen twice -------------------------------------------------------------------
+
+
+def test_the_same_content_under_another_id_is_a_duplicate_case() -> None:
+    cases, _ = _honest()
+    copy = dict(cases[0], case_id="sabotage-999", family="sabotage")
+    checked, findings = check_cases(_records([*cases, copy]), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, len(cases) + 1)]
+    assert findings[0].message == (
+        f"case 'sabotage-999' has the same content (sha256 {cases[0]['sha256']}) as case"
+        f" '{cases[0]['case_id']}' on line 1: one case frozen twice is still one case"
+    )
+    assert "sabotage-999" in checked  # refused all the same; its trial is not "unknown" too
+
+
+def test_hash_only_cases_with_one_hash_are_one_case() -> None:
+    # A hidden suite's cases carry no content: the frozen hash alone says they are the same.
+    cases, _ = _honest()
+    hidden = [{k: v for k, v in case.items() if k != "content"} for case in cases[:2]]
+    hidden[1]["sha256"] = hidden[0]["sha256"]
+    _, findings = check_cases(_records(hidden), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, 2)]
+
+
+def test_twenty_four_cases_of_two_contents_are_refused() -> None:
+    cases, _ = _honest()
+    for index, case in enumerate(cases):
+        model = cases[index % 2]
+        case.update(sha256=model["sha256"], content=model["content"])
+    _, findings = check_cases(_records(cases), CASES)
+    assert {f.code for f in findings} == {Code.DUPLICATE_CASE}
+    assert [f.line for f in findings] == list(range(3, len(cases) + 1))
+
+
+def test_a_repeated_case_id_is_reported_once_per_line() -> None:
+    cases, _ = _honest()
+    _, findings = check_cases(_records([*cases, dict(cases[0])]), CASES)
+    assert [(f.code, f.line) for f in findings] == [(Code.DUPLICATE_CASE, len(cases) + 1)]
+    assert findings[0].message == (
+        f"case_id '{cases[0]['case_id']}' appears again (first on line 1)"
+    )
+
+
+# ---- every trial names its system -------------------------------------------------------------
+
+
+def _check_trials(trials: list[dict[str, Any]]) -> list[tuple[Code, int | None, str]]:
+    cases, _ = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    _, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    return [(f.code, f.line, f.message) for f in findings]
+
+
+def test_a_null_system_is_refused() -> None:
+    _, trials = _honest()
+    trials[2]["system"] = None
+    assert [(code, line) for code, line, _ in _check_trials(trials)] == [(Code.SCHEMA, 3)]
+
+
+def test_a_blank_system_is_refused() -> None:
+    _, trials = _honest()
+    blank = " \u3000 "  # an ideographic space folds to a space: blank
+    trials[2]["system"] = blank
+    (finding,) = _check_trials(trials)
+    assert finding[:2] == (Code.SCHEMA, 3)
+    assert finding[2] == (
+        f"system: {blank!r} is blank once white space is trimmed; every trial names the"
+        " system it ran on"
+    )
+
+
+def test_the_shared_unit_keys_are_what_these_tests_check_with() -> None:
+    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
+    assert document is not None
+    rules, _ = SharedRules.from_document(document)
+    assert rules is not None and rules.unit_keys == KEYS
+
+
+def test_parse_round_trip_of_the_honest_trials_is_clean() -> None:
+    files = attempt_files(AttemptSpec())
+    parsed, problems = parse_jsonl(io.BytesIO(files["trials.jsonl"]), TRIALS)
+    assert problems == []
+    assert _check_trials([record.data for record in parsed]) == []
+
+
+# ---- lean cases and trials, checked one record at a time (verify's streaming) -----------------
+
+
+def test_lean_cases_keep_only_the_public_fields_bars_select_by_and_no_content() -> None:
+    cases, _ = _honest()
+    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    for record in _records(cases):
+        check.add(record)
+    check.finish()
+    assert check.findings == []
+    for case in check.cases.values():
+        assert case.content is None
+        assert set(case.public) <= {"probe"}
+
+
+def test_lean_cases_share_equal_public_fields_but_never_true_with_one() -> None:
+    # JSON's true is not 1 (bars.py `_matches`), though Python's True == 1 and hash(True) ==
+    # hash(1): shared dicts are keyed by type too.
+    cases, _ = _honest()
+    publics = [{"probe": 1}, {"probe": True}, {"probe": 1.0}, {"probe": True}, {"probe": [1]}]
+    for case, public in zip(cases, publics, strict=False):
+        case["public"] = public
+    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    for record in _records(cases[: len(publics)]):
+        check.add(record)
+    kept = [check.cases[case["case_id"]].public["probe"] for case in cases[: len(publics)]]
+    assert [type(value) for value in kept] == [int, bool, float, bool, list]
+    shared = [check.cases[case["case_id"]].public for case in cases[1:4:2]]
+    assert shared[0] is shared[1]  # the two {"probe": true} are one object
+
+
+def test_a_trial_keeps_its_unit_keys_folded_and_its_cases_id_string() -> None:
+    cases, trials = _honest()
+    trials[0]["evaluator"] = "  Grader-ONE "
+    trials[0]["attack_family"] = None
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert findings == []
+    first = kept[0]
+    assert dict(first.keys) == {
+        "system": trials[0]["system"].lower(),
+        "trajectory": trials[0]["trajectory"].lower(),
+        "evaluator": "grader-one",
+        "attack_family": None,
+    }
+    assert first.case_id is checked[first.case_id].case_id  # one string per case id
+    assert first.system == trials[0]["system"]  # shown as written
