@@ -137,7 +137,8 @@ def _plain_keys(values: list[Any]) -> list[Hashable]:
 
 
 def _answers(values: list[Any], ask: Callable[[Any], bool]) -> list[bool]:
-    """`ask(value)` for each value: once per distinct value where the values are plain."""
+    """`ask(value)` for each value: once per distinct value where the values are plain. `ask`
+    answers JSON-equal values alike (a `_matches` test), so 0.0 may answer for -0.0."""
     if not _one_kind(values):
         return list(map(_remembered(ask), values))
     answers = {value: ask(value) for value in set(values)}
@@ -145,7 +146,8 @@ def _answers(values: list[Any], ask: Callable[[Any], bool]) -> list[bool]:
 
 
 def _remembered(ask: Callable[[Any], bool]) -> Callable[[Any], bool]:
-    """`ask`, asked once per distinct plain value (of its type)."""
+    """`ask`, asked once per distinct plain value (of its type); `ask` answers JSON-equal
+    values alike, as in `_answers`."""
     answers: dict[tuple[type, Any], bool] = {}
 
     def remembered(value: Any) -> bool:

@@ -11,6 +11,11 @@ they share a key value", computed with a disjoint-set forest (union-find) with p
 compression and union by size: Tarjan, R. E. (1975), "Efficiency of a good but not linear set
 union algorithm", J. ACM 22(2):215-225, https://doi.org/10.1145/321879.321884; see also
 Cormen et al., Introduction to Algorithms, ch. 21 (3rd ed.) / ch. 19 (4th ed.).
+
+It is computed by column, key by key, so that the per-trial work runs in C: a key's trials
+with equal values are found with one dictionary; the first key that joins trials gives the
+sets directly, and the forest then works over the distinct pairs of sets a later key joins,
+not over every trial.
 """
 
 from __future__ import annotations
