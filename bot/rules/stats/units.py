@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
@@ -313,11 +314,10 @@ def unit_failures_among(
     """
     if len(failed) != len(selected):
         raise StatisticsError(f"got {len(failed)} flags for {len(selected)} selected trials")
-    groups: dict[int, list[bool]] = {}
-    for index, flag in zip(selected, failed, strict=True):
-        groups.setdefault(structure.unit_of[index], []).append(bool(flag))
-    failing = 0
-    for flags in groups.values():
-        bad = sum(flags)
-        failing += int(bad > 0 if max_rate is None else bad / len(flags) > max_rate)
-    return failing, len(groups)
+    # By column, in C: each selected trial's unit, then the trials and the failing trials
+    # each unit holds.
+    units = list(map(structure.unit_of.__getitem__, selected))
+    sizes, bad = Counter(units), Counter(compress(units, failed))
+    if max_rate is None:
+        return len(bad), len(sizes)
+    return sum(bad[unit] / size > max_rate for unit, size in sizes.items()), len(sizes)

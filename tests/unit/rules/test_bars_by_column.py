@@ -19,7 +19,12 @@ from bot.rules.bars import Selections, _answers, _lacking, _matcher, _matches, _
 from bot.rules.evidence.models import Case, Trial
 from bot.rules.models import Bar
 from bot.rules.stats.errors import StatisticsError
-from bot.rules.stats.units import UnitStructure, _value_key, collapse_units
+from bot.rules.stats.units import (
+    UnitStructure,
+    _value_key,
+    collapse_units,
+    unit_failures_among,
+)
 
 # --- the code before issue 25, as it was ------------------------------------------------
 
@@ -118,6 +123,22 @@ def _old_collapse(
         joins_per_key=joins_per_key,
         members=tuple(tuple(group) for group in members),
     )
+
+
+def _old_failures_among(
+    structure: UnitStructure,
+    selected: Sequence[int],
+    failed: Sequence[bool],
+    max_rate: float | None,
+) -> tuple[int, int]:
+    groups: dict[int, list[bool]] = {}
+    for index, flag in zip(selected, failed, strict=True):
+        groups.setdefault(structure.unit_of[index], []).append(bool(flag))
+    failing = 0
+    for flags in groups.values():
+        bad = sum(flags)
+        failing += int(bad > 0 if max_rate is None else bad / len(flags) > max_rate)
+    return failing, len(groups)
 
 
 # --- generated data ---------------------------------------------------------------------
@@ -274,6 +295,27 @@ def test_units_by_column_equal_the_union_find_before(
     trials: list[dict[str, object]], keys: list[str]
 ) -> None:
     assert collapse_units(trials, keys) == _old_collapse(trials, keys)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.fixed_dictionaries({key: UNIT_VALUES for key in UNIT_KEYS}), max_size=40),
+    st.data(),
+)
+def test_failing_units_by_column_equal_the_count_before(
+    trials: list[dict[str, object]], data: st.DataObject
+) -> None:
+    structure = collapse_units(trials, UNIT_KEYS)
+    selected = (
+        data.draw(st.lists(st.sampled_from(range(len(trials))), unique=True).map(sorted))
+        if trials
+        else []
+    )
+    failed = data.draw(st.lists(st.booleans(), min_size=len(selected), max_size=len(selected)))
+    for max_rate in (None, 0.0, 0.3, 0.5, 1.0, data.draw(st.floats(0.0, 1.0))):
+        assert unit_failures_among(structure, selected, failed, max_rate) == _old_failures_among(
+            structure, selected, failed, max_rate
+        )
 
 
 @pytest.mark.parametrize(
