@@ -40,7 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.github.gateway import Retry, connect
@@ -224,7 +224,8 @@ def _close(root: Path, extra_results: Path | None) -> tuple[Counter[str], bool]:
             archive_kind="zenodo",
             repository_url="https://github.com/acme/registry",
             issues=GitHubIssues(port),
-            options=VerifyOptions(as_of=CLOSED, rerun_adapter=rerun),
+            as_of=CLOSED,
+            ports=Ports(rerun_adapter=rerun),
             clock=lambda: datetime(2027, 9, 1, 13, tzinfo=UTC),
         )
         report = close_windows(job)

@@ -10,7 +10,7 @@ line that is not JSON. Then:
    the JSON report and the comment, and what the report says it left out (`findings_cap`);
 2. in this process, the same verdict written as JSON with and without the cap (the cap is
    `bot.app.report_cap.FINDINGS_PER_CODE_AND_FILE` per reason code and file), to show what the
-   cap saves, and that the report reads back (`VerifyReport.from_json`) with the same evidence.
+   cap saves, and that the report reads back (`verify_report_from_json`) with the same evidence.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import bot.app.report_json as json_report
+import bot.app.report_json.write as json_report
 from bot.app.api import open_workspace, verify_registry
-from bot.app.gather import VerifyOptions
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, count_findings
 from bot.app.report_json import dumps, read_report, verify_report_from_json, verify_report_to_json
 from tests.conftest import AS_OF, RegistryFactory
@@ -80,12 +79,10 @@ def main(count: int) -> None:
         )
         print(f"Markdown comment {len(comment.read_text()):,} characters (GitHub: 65,536)")
 
-        options = VerifyOptions(as_of=date.fromisoformat(AS_OF))
+        as_of = date.fromisoformat(AS_OF)
         with open_workspace(built.root) as workspace:
             folder_path = built.attempt.relative_to(built.root).as_posix()
-            verified = verify_registry(
-                workspace.registry, workspace.history, options, [folder_path]
-            )
+            verified = verify_registry(workspace.registry, workspace.history, as_of, [folder_path])
         findings = verified.attempts[0].findings
         started = time.perf_counter()
         capped = dumps(verify_report_to_json(verified))

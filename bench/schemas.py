@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.app.gather import VerifyOptions, verify_attempt
+from bot.app.attempt_verify import verify_attempt
 from bot.app.registry import load_registry
 from bot.edges.history import open_history
 from bot.edges.load.yaml_ import parse_yaml
@@ -69,10 +69,10 @@ def main(sizes: list[int]) -> None:
 
             registry = load_registry(FolderTree(built.root))
             history = open_history(built.root, "main")
-            options = VerifyOptions(as_of=date(2027, 4, 15))
+            as_of = date(2027, 4, 15)
             path = built.attempt.relative_to(built.root).as_posix()
             started = time.perf_counter()
-            verdict, _ = verify_attempt(registry, path, history, options)
+            verdict, _ = verify_attempt(registry, path, history, as_of)
             verify = time.perf_counter() - started
             codes = sorted({f.code.value for f in verdict.findings})
             print(

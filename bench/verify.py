@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.app.gather import VerifyOptions, verify_attempt
+from bot.app.attempt_verify import verify_attempt
 from bot.app.registry import load_registry
 from bot.edges.history import open_history
 from bot.edges.tree import FolderTree
@@ -35,13 +35,13 @@ def main(sizes: list[int]) -> None:
             build = time.perf_counter() - started
             registry = load_registry(FolderTree(built.root))
             history = open_history(built.root, "main")
-            options = VerifyOptions(as_of=date(2027, 4, 15))
+            as_of = date(2027, 4, 15)
             folder_path = built.attempt.relative_to(built.root).as_posix()
             started = time.perf_counter()
-            verdict, _ = verify_attempt(registry, folder_path, history, options)
+            verdict, _ = verify_attempt(registry, folder_path, history, as_of)
             elapsed = time.perf_counter() - started
             tracemalloc.start()
-            verify_attempt(registry, folder_path, history, options)
+            verify_attempt(registry, folder_path, history, as_of)
             peak = tracemalloc.get_traced_memory()[1] / 2**20
             tracemalloc.stop()
             print(

@@ -87,7 +87,7 @@ def _canonical(content: dict[str, str]) -> str:
 def generate(n: int, seed: int = 13) -> dict[str, Any]:
     """The big files and what the small ones must state about them."""
     from bot.edges.dump import dump_jsonl
-    from bot.rules.evidence.rules import case_hash
+    from bot.rules.evidence.hashing import case_hash
     from bot.rules.stats import clopper_pearson, delong
     from bot.vocab.timestamps import format_timestamp
 

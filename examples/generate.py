@@ -55,7 +55,7 @@ from bot.faces.demo.specimen import (  # noqa: E402
     market_document,
     score_table,
 )
-from bot.rules.evidence.rules import case_hash  # noqa: E402
+from bot.rules.evidence.hashing import case_hash  # noqa: E402
 from bot.rules.models import SharedRules  # noqa: E402
 from bot.rules.qualification import required_checks  # noqa: E402
 from bot.vocab.timestamps import format_timestamp  # noqa: E402

@@ -318,7 +318,7 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
 
     import bot.faces.cli
 
-    options, rerun = bot.faces.cli._options, bot.faces.cli._rerun
+    ports, rerun = bot.faces.cli._ports, bot.faces.cli._rerun
 
     def allow(limits: Any) -> Any:
         return dataclasses.replace(limits, fetch_allowed_addresses=LOCAL_ADDRESSES)
@@ -327,8 +327,8 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
         runner = rerun(args)
         return None if runner is None else dataclasses.replace(runner, limits=allow(runner.limits))
 
-    def local_options(args: Any, as_of: Any) -> Any:
-        built = options(args, as_of)  # calls _rerun, patched below
+    def local_ports(args: Any) -> Any:
+        built = ports(args)  # calls _rerun, patched below
 
         def local(fetch: Any) -> Any:
             if fetch is None:
@@ -346,7 +346,7 @@ def local_fetches(monkeypatch: pytest.MonkeyPatch) -> frozenset[str]:
         )
 
     monkeypatch.setattr(bot.faces.cli, "_rerun", local_rerun)
-    monkeypatch.setattr(bot.faces.cli, "_options", local_options)
+    monkeypatch.setattr(bot.faces.cli, "_ports", local_ports)
     return LOCAL_ADDRESSES
 
 

@@ -4,7 +4,7 @@
 `resolve_registry` resolves markets and returns a `ResolveReport` (both defined in
 `bot/app/reports.py`, re-exported here). Both hold every attempt, registry problem and
 pull-request problem once, are typed, and turn into JSON (and back) only through
-`bot/app/report_json.py`.
+`bot/app/report_json/`.
 
 A market whose filing window has closed is resolved from its `snapshot-R` tag's tree when the
 tag counts (markets, shared rules, attempts and judgments as frozen, and main's history as it
@@ -18,17 +18,19 @@ and says so; the working tree only without git history.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import date, datetime
 from pathlib import Path
 
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
 
+from bot.app.attempt_verify import judge_folder, verify_attempt
 from bot.app.challenge_read import RUNS, judge_run_folder, run_folders
 from bot.app.explain import Explanation, explain
-from bot.app.gather import VerifyOptions, challenge_run, judge_folder, verify_attempt
+from bot.app.gather import challenge_run
 from bot.app.identity import Filer, check_identity
+from bot.app.options import NO_PORTS, Ports
 from bot.app.registry import Registry, load_registry
 from bot.app.reports import ResolveReport, VerifyReport
 from bot.edges.archive.port import ArchiveRecords
@@ -43,14 +45,14 @@ from bot.edges.history import (
 from bot.edges.load.yaml_ import load_yaml
 from bot.edges.tree import FolderTree, GitTree, Tree
 from bot.rules.challenge.judge import RunVerdict
-from bot.rules.judge import folder_market
+from bot.rules.judge.location import folder_market
 from bot.rules.resolution import Snapshot, resolve_market
 from bot.rules.review import changed_attempt_folders, check_changes, check_merged_evidence
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Change
 from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates, end_of_day
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Code, Finding, Severity
 
 __all__ = [
@@ -136,18 +138,29 @@ def verify_folders(
     registry: Registry,
     folders: Sequence[str],
     history: History,
-    options: VerifyOptions,
+    as_of: date,
+    ports: Ports = NO_PORTS,
     pr_problems: Mapping[str, Sequence[Finding]] | None = None,
+    *,
+    judgments_from_base: bool = False,
 ) -> tuple[list[AttemptVerdict], list[Finding]]:
-    """Verify attempt folders; return their verdicts and the registry problems, once each.
+    """Verify attempt folders as of `as_of`; return their verdicts and the registry problems,
+    once each.
 
     `pr_problems`: per attempt folder a pull request changes, what it may not change.
+    `judgments_from_base`: a pull request's folders (`verify_attempt`).
     """
     verdicts = []
     problems: dict[Finding, None] = {}
     for folder in folders:
         verdict, registry_problems = verify_attempt(
-            registry, folder, history, options, (pr_problems or {}).get(folder, ())
+            registry,
+            folder,
+            history,
+            as_of,
+            ports,
+            (pr_problems or {}).get(folder, ()),
+            judgments_from_base=judgments_from_base,
         )
         verdicts.append(verdict)
         problems.update(dict.fromkeys(registry_problems))
@@ -208,23 +221,27 @@ def _is_folder_in(tree: Tree, path: str) -> bool:
 def verify_registry(
     registry: Registry,
     history: History,
-    options: VerifyOptions,
+    as_of: date,
     paths: Sequence[str] | None = None,
     changes: Sequence[Change] | None = None,
     *,
+    ports: Ports = NO_PORTS,
+    merge_at: datetime | None = None,
     head_paths: Sequence[str] = (),
     filer: Filer | None = None,
     head_at: datetime | None = None,
 ) -> VerifyReport:
     """Verify the attempt folders at or below `paths` (default: attempts/), or, given a pull
-    request's `changes`, the attempt folders it touches and what else it changes.
+    request's `changes`, the attempt folders it touches and what else it changes. Qualification
+    is judged as of `as_of`, and `ports` are what may be asked outside (none: offline).
 
     For a pull request, judgments.yaml is read from the base branch's tip (a PR's own copy never
     counts), and what the PR may not change makes every attempt folder it touches invalid (no
     status, no outcome), while the report lists those problems once, in `pr_problems`
     (`pull_request_problems`: `head_paths` for name collisions, `filer` for what GitHub says of
     the author; without it the offline rules apply). Its evidence is judged as main will judge
-    it once GitHub merges it at the run's time, never before `head_at` (`_as_merged`).
+    it once GitHub merges it at `merge_at` (the run's clock; None: the end of the `as_of` day),
+    never before `head_at` (`_as_merged`).
 
     Raises `ClaimsError` when there is nothing to verify.
     """
@@ -250,7 +267,7 @@ def verify_registry(
         )
     touched: dict[str, Sequence[Finding]] = {}
     if changes is not None:
-        history = _as_merged(history, changes, options, head_at)
+        history = _as_merged(history, changes, merge_at or end_of_day(as_of), head_at)
         changed = changed_attempt_folders(changes)
         changed_runs = [c.path for c in changes if _is_run_path(c.path)]
         runs = sorted({*runs, *run_folders(registry.tree, changed_runs)}) if changed_runs else runs
@@ -271,13 +288,15 @@ def verify_registry(
                     registry.tree.label,
                     tuple(verify_runs(registry, runs, history)),
                 )
-        options = replace(options, judgments_from_base=True)
     folders = registry.attempt_folders(selected)
     if not folders and not runs:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
     if changes is not None:
         touched = _blocked_folders(folders, changes, pr_problems)
-    verdicts, problems = verify_folders(registry, folders, history, options, touched)
+    # A pull request's judgments.yaml is read from the base branch's tip, never its own.
+    verdicts, problems = verify_folders(
+        registry, folders, history, as_of, ports, touched, judgments_from_base=changes is not None
+    )
     return VerifyReport(
         tuple(verdicts),
         tuple(problems),
@@ -291,18 +310,15 @@ def verify_registry(
 def _as_merged(
     history: History,
     changes: Sequence[Change],
-    options: VerifyOptions,
+    moment: datetime,
     head_at: datetime | None,
 ) -> History:
-    """For a pull request: the base branch as it will stand once GitHub merges it at the run's
-    time (`options.merge_at`, else the end of the `as_of` day), so that its verdict is main's
-    after that merge (docs/spec-notes.md, "A green pull request stays green")."""
+    """For a pull request: the base branch as it will stand once GitHub merges it at `moment`
+    (the run's clock, or the end of the day judged on), so that its verdict is main's after
+    that merge (docs/spec-notes.md, "A green pull request stays green")."""
     if isinstance(history, MergedHistory) or history.unavailable is not None:
         return history
-    moment = options.merge_at
-    if moment is None and options.as_of is not None:
-        moment = end_of_day(options.as_of)
-    return history if moment is None else merged_history(history, changes, moment, head_at)
+    return merged_history(history, changes, moment, head_at)
 
 
 def _is_run_path(path: str) -> bool:
@@ -344,18 +360,19 @@ def resolve_registry(
     registry: Registry,
     history: History,
     archive: ArchiveRecords,
-    options: VerifyOptions,
+    as_of: date,
     market: int | None = None,
+    *,
+    ports: Ports = NO_PORTS,
 ) -> ResolveReport:
-    """Resolve every market (or only `market`) as of `options.as_of` by the Three Way Rule.
+    """Resolve every market (or only `market`) as of `as_of` by the Three Way Rule, asking
+    `ports` while verifying the attempts (without `ports.rerun_adapter`, wrapped attempts are
+    left out: `adapter-not-rerun`).
 
     A closed market whose `snapshot-R` tag counts is judged on the tag's tree. Raises
     `ClaimsError` when `market` has no contract (for market 14, with the shared rules'
     sentence "Market 14 is not in this registry.").
     """
-    as_of = options.as_of
-    if as_of is None:
-        raise ClaimsError("resolve needs a date (as_of)")
     if market is not None and registry.rules.is_not_in_registry(market):
         raise ClaimsError(registry.rules.not_in_registry_message)
     markets, problems = registry.markets()
@@ -383,10 +400,10 @@ def resolve_registry(
             problems += snapshot.problems(dates)
         read: tuple[list[AttemptVerdict], str, list[Finding]] | None = None
         if closed and snapshot.tag_counts and tag is not None and isinstance(history, GitHistory):
-            outcome = _snapshot_verdicts(registry, history, tag.commit, contract.id, options)
-            if isinstance(outcome, str):
-                not_read.append(outcome)
-                problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+            outcome = _snapshot_verdicts(registry, history, tag.commit, contract.id, as_of, ports)
+            if isinstance(outcome, Refusal):
+                not_read.append(outcome.reason)
+                problems.append(Finding(Code.REGISTRY_INVALID, outcome.reason))
             else:
                 read = outcome
         if read is None and closed and isinstance(history, GitHistory):
@@ -395,9 +412,9 @@ def resolve_registry(
             # after the close (judgments.yaml, say) counts.
             at_close = history.commit_at(end_of_day(dates.window_closes))
             if at_close is not None:
-                outcome = _snapshot_verdicts(registry, history, at_close, contract.id, options)
-                if isinstance(outcome, str):
-                    problems.append(Finding(Code.REGISTRY_INVALID, outcome))
+                outcome = _snapshot_verdicts(registry, history, at_close, contract.id, as_of, ports)
+                if isinstance(outcome, Refusal):
+                    problems.append(Finding(Code.REGISTRY_INVALID, outcome.reason))
                 else:
                     read = outcome
                     why = (
@@ -418,7 +435,7 @@ def resolve_registry(
                 folders = registry.attempt_folders()
                 if market is not None:  # only folders that may hold one of its attempts
                     folders = [f for f in folders if _may_be_of(registry, f, market)]
-                main_verdicts, found = verify_folders(registry, folders, history, options)
+                main_verdicts, found = verify_folders(registry, folders, history, as_of, ports)
                 problems += found
             mine = [v for v in main_verdicts if v.market == contract.id]
             source = registry.tree.label
@@ -433,7 +450,7 @@ def resolve_registry(
                 f"{len(unchecked)} wrapped attempt(s) left out: their adapters were not rerun,"
                 " so they cannot count (adapter-not-rerun)"
             ]
-            if unchecked and options.rerun_adapter is None
+            if unchecked and ports.rerun_adapter is None
             else []
         )
         resolutions.append(
@@ -457,33 +474,38 @@ def _may_be_of(registry: Registry, folder: str, market: int) -> bool:
 
 
 def _snapshot_verdicts(
-    registry: Registry, history: GitHistory, commit: str, market: int, options: VerifyOptions
-) -> tuple[list[AttemptVerdict], str, list[Finding]] | str:
+    registry: Registry, history: GitHistory, commit: str, market: int, as_of: date, ports: Ports
+) -> tuple[list[AttemptVerdict], str, list[Finding]] | Refusal:
     """The market's attempts as the snapshot tag froze them, with main's history at the tag;
     or why the tag's tree holds no registry to read (then the working tree is read)."""
     tree = GitTree(history.repo, commit, history.prefix)
     try:
         snapshot = load_registry(tree, registry.limits)
     except ClaimsError as error:
-        return f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
+        return Refusal(
+            f"the snapshot's tree ({tree.label}) holds no readable registry: {error.message}"
+        )
     # As on main: attempts/market-NN, and any other folder whose attempt.yaml names the market.
     folders = [f for f in snapshot.attempt_folders() if _may_be_of(snapshot, f, market)]
-    verdicts, problems = verify_folders(snapshot, folders, history.at(commit), options)
+    verdicts, problems = verify_folders(snapshot, folders, history.at(commit), as_of, ports)
     return [v for v in verdicts if v.market == market], tree.label, problems
 
 
 def explain_registry(
     registry: Registry,
     history: History,
-    options: VerifyOptions,
+    as_of: date,
     paths: Sequence[str],
     changes: Sequence[Change] | None = None,
     head_paths: Sequence[str] = (),
     head_at: datetime | None = None,
+    *,
+    merge_at: datetime | None = None,
 ) -> tuple[list[Explanation], list[Finding]]:
     """`claims explain`: for each attempt folder at or below `paths`, what stands between it
     and qualifying (`bot.app.explain`), judged exactly as `verify_registry` judges it. Returns the
-    explanations and the registry problems, once each.
+    explanations and the registry problems, once each. Nothing outside is asked (no ports), and
+    every record is read from its file and kept (`keep_records`), none from a cache.
 
     With a pull request's `changes`, judgments.yaml is read from the base branch and what the
     PR may not change makes the folders it touches invalid, as in `verify_registry`.
@@ -492,18 +514,24 @@ def explain_registry(
     folders = registry.attempt_folders(list(paths))
     if not folders:
         raise ClaimsError("no attempt folders found", "name an attempt folder, or attempts/")
-    # explain reads the records themselves: none from the cache, and every one kept
-    options = replace(options, records_cache=None, keep_records=True)
     blocked: dict[str, Sequence[Finding]] = {}
     if changes is not None:
-        options = replace(options, judgments_from_base=True)
-        history = _as_merged(history, changes, options, head_at)
+        history = _as_merged(history, changes, merge_at or end_of_day(as_of), head_at)
         pr_problems = pull_request_problems(registry, changes, head_paths)
         blocked = _blocked_folders(folders, changes, pr_problems)
     explanations = []
     problems: dict[Finding, None] = {}
     for folder in folders:
-        judged = judge_folder(registry, folder, history, options, blocked.get(folder, ()))
-        explanations.append(explain(judged, registry.rules, options.as_of))
+        judged = judge_folder(
+            registry,
+            folder,
+            history,
+            as_of,
+            NO_PORTS,
+            blocked.get(folder, ()),
+            judgments_from_base=changes is not None,
+            keep_records=True,
+        )
+        explanations.append(explain(judged, registry.rules, as_of))
         problems.update(dict.fromkeys(judged.registry_problems))
     return explanations, list(problems)

@@ -46,7 +46,7 @@ from bot.app.registry import RULES_PATH, Registry
 from bot.app.report_json import ReportError, records_check_from_json, records_check_to_json
 from bot.edges.load.folder import read_regular
 from bot.edges.tree import TreeError, read_limited
-from bot.rules.judge import AttemptFiles
+from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.models import market_path
 from bot.rules.records import RecordsCheck
 from bot.vocab.findings import Code, Finding, Severity

@@ -1,11 +1,11 @@
 """`claims explain`: what stands between an attempt and qualifying, one line each.
 
-A pure function of what `claims verify` already produced for one folder: the verdict, the
-files and facts it was judged from, the market and the shared rules (`bot.app.gather.Judged`). It
-judges nothing itself: evidence and qualification come from the verdict, so `explain` and
-`verify` cannot disagree. What it adds is the detail behind each condition, have vs need: the
-bars, the floors, the adversarial routes and each red team, the human checks, the dates, and
-for invalid evidence too the unit structure of the trials that could be read.
+A pure function of what `claims verify` already produced for one folder: the verdict, the files and
+facts it was judged from, the market and the shared rules (`bot.app.attempt_verify.Judged`). It
+judges nothing itself: evidence and qualification come from the verdict, so `explain` and `verify`
+cannot disagree. What it adds is the detail behind each condition, have vs need: the bars, the
+floors, the adversarial routes and each red team, the human checks, the dates, and for invalid
+evidence too the unit structure of the trials that could be read.
 
 Every line carries a mark a filer can scan: `ok` (this condition is met), `missing` (something
 is not there yet: a file, a check, a route, a merge) or `fails` (it is there and falls short).
@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Literal
 
-from bot.app.gather import Judged
+from bot.app.attempt_verify import Judged
 from bot.rules.bars import coverage_low
 from bot.rules.evidence.models import Attempt, Bounty, Generator, RedTeam
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import BountyRoute, GeneratorRoute, Market, RedTeamRoute, SharedRules
 from bot.rules.qualification import (
     bounty_problems,
     default_problems,
@@ -70,7 +70,7 @@ class Explanation:
     evidence: Literal["valid", "invalid"]
     status: str | None
     outcome: str | None
-    as_of: date | None
+    as_of: date
     lines: tuple[Line, ...]
 
     @property
@@ -79,8 +79,8 @@ class Explanation:
         return tuple(line for line in self.lines if line.mark in BLOCKING)
 
 
-def explain(judged: Judged, rules: SharedRules, as_of: date | None) -> Explanation:
-    """The explanation of one judged attempt folder."""
+def explain(judged: Judged, rules: SharedRules, as_of: date) -> Explanation:
+    """The explanation of one judged attempt folder, as of the date it was judged on."""
     verdict, market, attempt = judged.verdict, judged.market, judged.files.attempt
     lines: list[Line] = [_head(verdict, as_of, None if verdict.kind else _written_kind(judged))]
     lines += _evidence(verdict)
@@ -119,7 +119,7 @@ def _written_kind(judged: Judged) -> str | None:
     return None
 
 
-def _head(verdict: AttemptVerdict, as_of: date | None, written_kind: str | None = None) -> Line:
+def _head(verdict: AttemptVerdict, as_of: date, written_kind: str | None = None) -> Line:
     market = f"market {verdict.market}" if verdict.market is not None else "market ?"
     kind = verdict.kind or written_kind or "kind ?"
     where = f"{verdict.attempt} ({market}, {kind})"
@@ -127,7 +127,7 @@ def _head(verdict: AttemptVerdict, as_of: date | None, written_kind: str | None 
         return Line("fails", "attempt", f"{where}: evidence invalid, so it cannot qualify")
     if verdict.status is None:
         return Line("missing", "attempt", f"{where}: evidence valid; qualification not judged")
-    when = f" as of {as_of}" if as_of else ""
+    when = f" as of {as_of}"
     outcome = f" ({verdict.outcome})" if verdict.outcome else ""
     marks: dict[str, Mark] = {"qualifying": "ok", "pending-judgment": "missing"}
     mark = marks.get(verdict.status, "fails")
@@ -329,18 +329,20 @@ def _team(
     return Line("ok", "adversarial", text)
 
 
-def _route_red_teams(teams: Sequence[RedTeam], groups: Sequence[RedTeam], route: Any) -> Line:
-    strong = [team for team in groups if team.hours >= route["min_hours_each"]]
+def _route_red_teams(
+    teams: Sequence[RedTeam], groups: Sequence[RedTeam], route: RedTeamRoute
+) -> Line:
+    strong = [team for team in groups if team.hours >= route.min_hours_each]
     organizations = {fold_name(team.organization) for team in strong}
     text = (
-        f"route red teams: {len(strong)} counted group(s) of at least {route['min_hours_each']} h"
-        f" from {len(organizations)} organization(s); need {route['min_groups']} groups from"
-        f" {route['min_organizations']} organizations"
+        f"route red teams: {len(strong)} counted group(s) of at least {route.min_hours_each} h"
+        f" from {len(organizations)} organization(s); need {route.min_groups} groups from"
+        f" {route.min_organizations} organizations"
     )
     return _route_line(text, red_team_problems(groups, route), bool(teams))
 
 
-def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Line:
+def _route_bounty(bounty: Bounty | None, route: BountyRoute, closed_by: datetime) -> Line:
     if bounty is None:
         return _route_missing("bounty")
     days = (
@@ -349,17 +351,17 @@ def _route_bounty(bounty: Bounty | None, route: Any, closed_by: datetime) -> Lin
         else 0.0
     )
     text = (
-        f"route bounty: USD {bounty.usd:g} (need {route['min_usd']}), open {days:.0f} days by"
-        f" {_when(closed_by)} (need {route['min_days_open']}),"
+        f"route bounty: USD {bounty.usd:g} (need {route.min_usd}), open {days:.0f} days by"
+        f" {_when(closed_by)} (need {route.min_days_open}),"
         f" {bounty.qualifying_submissions} qualifying submission(s) (need"
-        f" {route['min_qualifying_submissions']})"
+        f" {route.min_qualifying_submissions})"
     )
     return _route_line(text, bounty_problems(bounty, route, closed_by), True)
 
 
 def _route_generator(
     generator: Generator | None,
-    route: Any,
+    route: GeneratorRoute,
     rules: SharedRules,
     market: Market,
     first_trial: datetime | None,
@@ -368,8 +370,8 @@ def _route_generator(
         return _route_missing("generator")
     text = (
         f"route generator: {generator.planted_found} of {generator.planted} planted found"
-        f" (need {float(route['min_planted_found']):.0%}), {generator.independent_hours:g}"
-        f" independent h (need {route['min_independent_hours']}), access {generator.access},"
+        f" (need {float(route.min_planted_found):.0%}), {generator.independent_hours:g}"
+        f" independent h (need {route.min_independent_hours}), access {generator.access},"
         f" frozen {_when(generator.frozen_at)}"
     )
     problems = generator_problems(generator, route, rules, market, first_trial)
@@ -406,12 +408,12 @@ def _adversarial(
     attempt: Attempt,
     market: Market,
     rules: SharedRules,
-    as_of: date | None,
+    as_of: date,
     judged: Judged,
 ) -> list[Line]:
     adversarial = attempt.adversarial
     frozen = adversarial.access_frozen_at
-    routes = rules.adversarial["routes"]
+    routes = rules.adversarial
     budget = market.adversarial_budget
     problems = [f for f in verdict.qualification if f.code is Code.ADVERSARIAL_BUDGET]
     judged_budget = verdict.status is not None
@@ -434,29 +436,29 @@ def _adversarial(
         )
     if budget == "own":
         return lines
-    min_hours = routes["red_teams"]["min_hours_each"] if budget == "serious" else None
+    min_hours = routes.red_teams.min_hours_each if budget == "serious" else None
     team_lines = [_team(team, frozen, market, rules, min_hours) for team in adversarial.red_teams]
     # The teams that count (independent, access, dates); the routes then weigh their hours.
     counted = [
         team for team in adversarial.red_teams if not team_problems(team, frozen, market, rules)
     ]
-    closed_by = min(end_of_day(as_of or market.resolve_by), end_of_day(market.resolve_by))
+    closed_by = min(end_of_day(as_of), end_of_day(market.resolve_by))
     route_lines = [
-        _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes["red_teams"]),
-        _route_bounty(adversarial.bounty, routes["bounty"], closed_by),
+        _route_red_teams(adversarial.red_teams, distinct_groups(counted), routes.red_teams),
+        _route_bounty(adversarial.bounty, routes.bounty, closed_by),
         _route_generator(
-            adversarial.generator, routes["generator"], rules, market, _first_trial(judged)
+            adversarial.generator, routes.generator, rules, market, _first_trial(judged)
         ),
     ]
     if budget == "default":
-        rule = rules.adversarial["default"]
+        rule = routes.default
         groups = distinct_groups(counted)
         hours = sum(team.hours for team in groups)
         route_lines.insert(
             0,
             _route_line(
                 f"route default: {len(groups)} counted red-team group(s), {hours:g} h; need"
-                f" {rule['min_groups']} group(s) and {rule['min_hours_total']} h (or any serious"
+                f" {rule.min_groups} group(s) and {rule.min_hours_total} h (or any serious"
                 " route)",
                 default_problems(groups, rule),
                 bool(adversarial.red_teams),
@@ -536,7 +538,7 @@ def _checks(judged: Judged, market: Market, rules: SharedRules) -> list[Line]:
     return lines
 
 
-def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | None) -> list[Line]:
+def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date) -> list[Line]:
     attempt = judged.files.attempt
     dates = MarketDates.of(market.resolve_by, rules.window_days, rules.annul_after_days)
     closes = end_of_day(dates.window_closes)
@@ -564,7 +566,7 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
             )
         )
     else:
-        closed = as_of is not None and as_of > dates.window_closes
+        closed = as_of > dates.window_closes
         lines.append(
             Line(
                 "fails" if closed else "missing",
@@ -594,15 +596,13 @@ def _dates(judged: Judged, market: Market, rules: SharedRules, as_of: date | Non
                 Code.EVIDENCE_LATE.value,
             )
         )
-    if as_of is not None:
-        state = dates.state(as_of)
-        text = {
-            "open": f"window: the market is open until R = {dates.resolve_by}; filing closes"
-            f" {dates.window_closes}",
-            "filing-window": f"window: the filing window is open until {dates.window_closes}",
-            "closed": f"window: closed on {dates.window_closes}",
-        }[state]
-        lines.append(Line("ok", "date", f"{text} (as of {as_of})"))
+    text = {
+        "open": f"window: the market is open until R = {dates.resolve_by}; filing closes"
+        f" {dates.window_closes}",
+        "filing-window": f"window: the filing window is open until {dates.window_closes}",
+        "closed": f"window: closed on {dates.window_closes}",
+    }[dates.state(as_of)]
+    lines.append(Line("ok", "date", f"{text} (as of {as_of})"))
     return lines
 
 

@@ -336,7 +336,7 @@ class PinFetch:
     """Fetch pins and record them in `results`, or (`recorded_only`) count the records there.
 
     `raw_log` and `paper_freeze` take the arguments of `bot.edges.fetch.check_raw_log_url` and
-    `check_paper_freeze_url` (`VerifyOptions.fetch_raw_log`, `fetch_paper_freeze`).
+    `check_paper_freeze_url` (`Ports.fetch_raw_log`, `fetch_paper_freeze`).
     `keep`: keep a body that matches its pin as `results/sha256/<hex>` (the close job's
     archive) when the plan lists it, at most its planned bytes and
     `Limits.max_archived_pin_bytes`, while the disk has room. `deadline`: the close's rule

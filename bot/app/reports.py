@@ -3,7 +3,7 @@
 
 Plain data, kept out of `bot/app/api.py` so the renderers in `bot/faces/report/` can name them
 without importing the app's workflows (which read git and run the judge); `bot.app.api`
-re-exports both. They turn into JSON and back only in `bot/app/report_json.py`
+re-exports both. They turn into JSON and back only in `bot/app/report_json/`
 (`report_to_json`, `verify_report_from_json`, `resolve_report_from_json`), which imports them:
 never the other way round, so the two modules make no circle.
 """

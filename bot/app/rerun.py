@@ -50,7 +50,7 @@ from bot.edges.released import fetch_released
 from bot.edges.sandbox import RunResult, SandboxLimits, run_adapter
 from bot.edges.tree import Tree, read_limited
 from bot.rules.evidence.models import AdapterSpec
-from bot.rules.judge import AttemptFiles
+from bot.rules.judge.inputs import AttemptFiles
 from bot.vocab.config import Limits
 from bot.vocab.errors import ClaimsError
 from bot.vocab.findings import Code, Finding

@@ -24,6 +24,7 @@ from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.rules.evidence.schema import validate
 from bot.rules.resolution import MarketOutcome, MarketResolution, copy_missing_warning
+from bot.vocab.errors import Refusal
 from bot.vocab.timestamps import format_moment, parse_timestamp
 
 __all__ = [
@@ -223,15 +224,18 @@ class ResolutionRecord:
         return dump_yaml(self.data, SCHEMA_URL)
 
     @classmethod
-    def from_yaml(cls, raw: bytes, path: str) -> ResolutionRecord | str:
-        """The record in `raw`, or a sentence saying why it is none."""
+    def from_yaml(cls, raw: bytes, path: str) -> ResolutionRecord | Refusal:
+        """The record in `raw`, or why it is none."""
         document, findings = parse_yaml(raw, path)
         if document is None:
-            return f"{path} cannot be read: " + "; ".join(f.message for f in findings)
+            return Refusal(f"{path} cannot be read: " + "; ".join(f.message for f in findings))
         problems = validate("resolution-record", document.data, path, document.lines)
         if problems:
-            return f"{path} is no valid resolution record: " + "; ".join(
-                f"{p.message}" + (f" (line {p.line})" if p.line else "") for p in problems[:5]
+            return Refusal(
+                f"{path} is no valid resolution record: "
+                + "; ".join(
+                    f"{p.message}" + (f" (line {p.line})" if p.line else "") for p in problems[:5]
+                )
             )
         assert isinstance(document.data, dict)
         return cls(document.data)

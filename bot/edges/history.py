@@ -40,7 +40,7 @@ from bot.vocab.commits import (
     Tag,
     blob_id,
 )
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 
 __all__ = [
     "WEB_FLOW_EMAIL",
@@ -566,7 +566,7 @@ class MemoryHistory:
         pass
 
 
-def open_repo(root: Path) -> tuple[git.Repo, str] | str:
+def open_repo(root: Path) -> tuple[git.Repo, str] | Refusal:
     """The git repository holding `root` and the registry's folder inside it, or why not.
 
     Raises `ClaimsError` for a shallow clone or a repository git refuses to read.
@@ -575,7 +575,7 @@ def open_repo(root: Path) -> tuple[git.Repo, str] | str:
         repo = git.Repo(root, search_parent_directories=True)
         shallow = repo.git.rev_parse("--is-shallow-repository").strip() == "true"
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        return f"{root} is not in a git repository, so the freeze order cannot be checked"
+        return Refusal(f"{root} is not in a git repository, so the freeze order cannot be checked")
     except git.GitCommandError as error:  # e.g. "detected dubious ownership"
         stderr = " ".join(str(error.stderr).split()).removeprefix("stderr: ").strip("'")
         raise ClaimsError(
@@ -585,7 +585,7 @@ def open_repo(root: Path) -> tuple[git.Repo, str] | str:
         ) from None
     if repo.git.rev_parse("--show-object-format").strip() != "sha1":
         repo.close()
-        return (
+        return Refusal(
             f"{root} is a SHA-256 git repository, which the bot does not read yet, so the"
             " freeze order cannot be checked"
         )
@@ -609,8 +609,8 @@ def open_history(root: Path, base_ref: str | None) -> GitHistory | NoHistory:
     Raises `ClaimsError` when a `base_ref` the operator named does not exist.
     """
     opened = open_repo(root)
-    if isinstance(opened, str):
-        return NoHistory(opened)
+    if isinstance(opened, Refusal):
+        return NoHistory(opened.reason)
     repo, prefix = opened
     for candidate in (base_ref,) if base_ref else _DEFAULT_BASES:
         try:

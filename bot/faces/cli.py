@@ -14,11 +14,19 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.faces.report.text import printable
 from bot.vocab.errors import ClaimsError
+
+if TYPE_CHECKING:
+    # Types only: the app is imported when a command runs, not at start-up.
+    from bot.app.cache import VerificationCache
+    from bot.app.options import Ports
+    from bot.app.pins import KeepPlan, PinFetch
+    from bot.app.rerun import AdapterRerun
+    from bot.faces.github.cli import GitHubFacts
 
 __all__ = ["BASE_REF_DEFAULT", "main"]
 
@@ -378,7 +386,7 @@ def _relative(root: Path, paths: Sequence[Path]) -> list[str]:
     return relative
 
 
-def _verify(args: argparse.Namespace, github: Any = None) -> int:
+def _verify(args: argparse.Namespace, github: GitHubFacts | None = None) -> int:
     """`claims verify`, and `claims github verify` with `github`: a callable giving, for the
     opened workspace, what the GitHub API says of the PR's author and the landing confirmer."""
     from dataclasses import replace
@@ -395,18 +403,20 @@ def _verify(args: argparse.Namespace, github: Any = None) -> int:
     # A pull request is judged as merged now: at the run's clock, or, judged as of another
     # day, at that day's end (docs/spec-notes.md, "A green pull request stays green").
     merge_at = clock if as_of == clock.date() else None
-    options = replace(_options(args, as_of), merge_at=merge_at)
+    ports = _ports(args)
     with open_workspace(root, args.base_ref, args.head) as workspace:
         filer = None
         if github is not None:
             filer, confirm = github(workspace)
-            options = replace(options, confirm_landing=confirm)
+            ports = replace(ports, confirm_landing=confirm)
         report = verify_registry(
             workspace.registry,
             workspace.history,
-            options,
+            as_of,
             paths,
             workspace.changes,
+            ports=ports,
+            merge_at=merge_at,
             head_paths=workspace.head_paths,
             head_at=workspace.head_at,
             filer=filer,
@@ -434,10 +444,15 @@ def _resolve(args: argparse.Namespace) -> int:
 
     root = _registry_root(args.registry, Path.cwd())
     archive = LocalArchive(args.archive_store or root / ".claims" / "archive")
-    options = _options(args, args.as_of or _today())
+    ports = _ports(args)
     with open_workspace(root, args.base_ref) as workspace:
         report = resolve_registry(
-            workspace.registry, workspace.history, archive, options, market=args.market
+            workspace.registry,
+            workspace.history,
+            archive,
+            args.as_of or _today(),
+            market=args.market,
+            ports=ports,
         )
     if args.json is not None and str(args.json) == "-":
         print(printable(dumps(report_to_json(report))).rstrip("\n"))
@@ -445,7 +460,7 @@ def _resolve(args: argparse.Namespace) -> int:
         if args.json:
             _write(args.json, dumps(report_to_json(report)))
         print(printable(render_resolution(report, brief=args.quiet)), end="")
-    _cache_summary(options)
+    _cache_summary(ports)
     # A registry error exits 2; a warning (`snapshot-late`) is shown and changes no outcome.
     errors = [f for f in report.registry_problems if f.severity == "error"]
     return EXIT_ERROR if errors else EXIT_VALID
@@ -474,7 +489,8 @@ def _close_windows(args: argparse.Namespace) -> int:
         archive_kind=kind,
         repository_url=repository_url(root, os.environ),
         issues=issues_from(root, args.issues, os.environ),
-        options=_options(args, as_of),
+        as_of=as_of,
+        ports=_ports(args),
         clock=_now,
         # The job's token for git push, in the push process's environment only (gitops.py).
         push_token=os.environ.get("CLAIMS_PUSH_TOKEN", "").strip() or None,
@@ -483,7 +499,7 @@ def _close_windows(args: argparse.Namespace) -> int:
     )
     report = close_windows(job, dry_run=args.dry_run, reopen=args.reopen)
     print(printable(report.render()), end="")
-    _cache_summary(job.options)
+    _cache_summary(job.ports)
     return EXIT_ERROR if report.failed else EXIT_VALID
 
 
@@ -492,7 +508,6 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
     does not fit is named on stderr)."""
     import json
 
-    from bot.app.gather import VerifyOptions
     from bot.edges.archive.local import LocalArchive
     from bot.faces.jobs.close_windows import Job, pin_matrix, rerun_plan
     from bot.faces.jobs.issues import FileIssues
@@ -503,7 +518,7 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
         archive_kind="local",
         repository_url=root.as_uri(),
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of),
+        as_of=as_of,
         clock=_now,
     )
     plan = pin_matrix(job) if args.plan_pins else rerun_plan(job)
@@ -523,10 +538,10 @@ def _plan_reruns(root: Path, args: argparse.Namespace, as_of: date) -> int:
     return EXIT_VALID
 
 
-def _options(args: argparse.Namespace, as_of: date) -> Any:
-    """The verify options the flags ask for: the date, the raw-log and paper's-freeze
-    fetchers, adapter reruns."""
-    from bot.app.gather import VerifyOptions
+def _ports(args: argparse.Namespace) -> Ports:
+    """The ports the flags ask for: the raw-log and paper's-freeze fetchers, adapter reruns,
+    the verification cache."""
+    from bot.app.options import Ports
 
     fetcher = paper = None
     pins = _pins(args)
@@ -536,8 +551,7 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
         from bot.edges.fetch import check_paper_freeze_url, check_raw_log_url
 
         fetcher, paper = check_raw_log_url, check_paper_freeze_url
-    return VerifyOptions(
-        as_of=as_of,
+    return Ports(
         fetch_raw_log=fetcher,
         rerun_adapter=_rerun(args),
         fetch_paper_freeze=paper,
@@ -545,7 +559,7 @@ def _options(args: argparse.Namespace, as_of: date) -> Any:
     )
 
 
-def _pins(args: argparse.Namespace) -> Any:
+def _pins(args: argparse.Namespace) -> PinFetch | None:
     """--pin-results DIR: with --fetch-raw-logs, fetch each pin and record it there (the
     token-less pin job); alone, count the records there and fetch nothing (bot/app/pins.py)."""
     folder = getattr(args, "pin_results", None)
@@ -568,7 +582,7 @@ def _pins(args: argparse.Namespace) -> Any:
     return PinFetch(results=Path(folder), recorded_only=True)
 
 
-def _keep_plan(path: Path) -> Any:
+def _keep_plan(path: Path) -> KeepPlan:
     """--keep-pins PLAN: the files the pin plan keeps (bot/app/pins.py, KeepPlan)."""
     from bot.app.pins import KeepPlan, PinRecordError
 
@@ -581,7 +595,7 @@ def _keep_plan(path: Path) -> Any:
         ) from error
 
 
-def _verify_cache(args: argparse.Namespace) -> Any:
+def _verify_cache(args: argparse.Namespace) -> VerificationCache | None:
     """--verify-cache DIR: the verification cache (bot/app/cache.py), or None."""
     folder = getattr(args, "verify_cache", None)
     if folder is None:
@@ -591,10 +605,15 @@ def _verify_cache(args: argparse.Namespace) -> Any:
     return VerificationCache(Path(folder))
 
 
-def _cache_summary(options: Any) -> None:
+def _cache_summary(ports: Ports) -> None:
     """One line on stderr: what the verification cache did this run."""
-    cache = getattr(options, "records_cache", None)
-    if cache is None:
+    if ports.records_cache is None:
+        return
+    # Imported only with a cache (then already imported by `_verify_cache`).
+    from bot.app.cache import VerificationCache
+
+    cache = ports.records_cache
+    if not isinstance(cache, VerificationCache):
         return
     stats = cache.stats
     print(
@@ -605,7 +624,7 @@ def _cache_summary(options: Any) -> None:
     )
 
 
-def _rerun(args: argparse.Namespace) -> Any:
+def _rerun(args: argparse.Namespace) -> AdapterRerun | None:
     """The adapter rerun when asked for (`resolve`: unless --no-rerun-adapters). Where the
     sandbox cannot run, the first wrapped attempt to rerun stops the command (exit 2)."""
     given = None
@@ -793,7 +812,6 @@ BRIEF_SAME = 5
 
 def _explain(args: argparse.Namespace) -> int:
     from bot.app.api import explain_registry, open_workspace
-    from bot.app.gather import VerifyOptions
     from bot.app.report_json import dumps, explanation_to_json
     from bot.faces.report.text import render_explanation
 
@@ -811,17 +829,17 @@ def _explain(args: argparse.Namespace) -> int:
     relative = _relative(root, paths) if paths else ["attempts"]
     clock = _now()
     as_of = args.as_of or clock.date()
-    # As verify: a pull request is judged as merged at the run's clock (see `_verify`).
-    options = VerifyOptions(as_of=as_of, merge_at=clock if as_of == clock.date() else None)
     with open_workspace(root, args.base_ref) as workspace:
         explanations, problems = explain_registry(
             workspace.registry,
             workspace.history,
-            options,
+            as_of,
             relative,
             workspace.changes,
             workspace.head_paths,
             workspace.head_at,
+            # As verify: a pull request is judged as merged at the run's clock (see `_verify`).
+            merge_at=clock if as_of == clock.date() else None,
         )
     text = printable(render_explanation(explanations, BRIEF_SAME if args.brief else None))
     if json_to is not None:

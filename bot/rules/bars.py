@@ -27,10 +27,11 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.models import Bar, Market
+from bot.rules.score_table import ScoreTable, score_row
 from bot.rules.stats import clopper_pearson, delong, delong_logit
 from bot.rules.stats.coverage import COVERAGE_WARNING_BELOW, load_table, shipped_coverage
 from bot.rules.stats.errors import StatisticsError
@@ -39,7 +40,7 @@ from bot.rules.stats.units import UnitStructure, collapse_units, unit_failures_a
 from bot.rules.verdict import BarResult
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.names import fold_name
-from bot.vocab.values import json_equal, json_key
+from bot.vocab.values import JSONObject, JSONValue, json_equal, json_key
 
 __all__ = [
     "BOUND_TOLERANCE",
@@ -63,21 +64,42 @@ CERTIFICATE_FIELD = "certificate"
 TRUTH_FIELD = "truth"
 
 
-def _result(bar: Bar, exercised: bool, *args: Any, **kwargs: Any) -> BarResult:
+class _Found(TypedDict, total=False):
+    """What a bar's evaluation found beyond its counts (`BarResult`'s fields)."""
+
+    auroc: float | None
+    positives: int | None
+    negatives: int | None
+    met: bool | None
+    note: str
+    refused: bool
+    coverage: float | None
+    alt_method: str | None
+    alt_bound: float | None
+
+
+class _Counted(TypedDict):
+    """What every computed AUROC bar reports (the score table's row)."""
+
+    units: int
+    bound: float
+    auroc: float
+    positives: int
+    negatives: int
+
+
+def _result(
+    bar: Bar,
+    exercised: bool,
+    failures: int | None = None,
+    units: int | None = None,
+    bound: float | None = None,
+    **found: Unpack[_Found],
+) -> BarResult:
     """A `BarResult` for `bar`: its id, statistic and threshold, then what was found."""
-    return BarResult(bar.id, bar.statistic, bar.threshold, exercised, *args, **kwargs)
-
-
-def table_entry(result: BarResult) -> dict[str, Any]:
-    """A bar's row of the score table, as scores.yaml states it."""
-    if result.statistic == "auroc_lower":
-        return {
-            "positives": result.positives or 0,
-            "negatives": result.negatives or 0,
-            "auroc": result.auroc,
-            "lower": result.bound,
-        }
-    return {"failures": result.failures or 0, "units": result.units or 0, "bound": result.bound}
+    return BarResult(
+        bar.id, bar.statistic, bar.threshold, exercised, failures, units, bound, **found
+    )
 
 
 def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStructure:
@@ -86,7 +108,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     Unit-key values that are names are compared folded (bot/vocab/names.py), so `Grader-1` and
     ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
     """
-    folded: list[Mapping[str, Any]] = []
+    folded: list[Mapping[str, object]] = []
     plain = "result" not in unit_keys  # keys holds the record's result too: never a unit key
     for trial in trials:  # only the unit keys: collapse_units reads no other field
         keys = trial.keys
@@ -103,7 +125,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     return collapse_units(folded, unit_keys)
 
 
-def _matches(value: Any, wanted: Any) -> bool:
+def _matches(value: JSONValue, wanted: JSONValue) -> bool:
     if isinstance(wanted, list):
         return any(_matches(value, item) for item in wanted)
     return json_equal(value, wanted)  # JSON equality (bot/vocab/values.py): true is not 1
@@ -470,8 +492,7 @@ def _auroc(
         return _result(
             bar, False, positives=len(positives), negatives=len(negatives), note=str(error)
         ), []
-    # What every computed AUROC bar reports (the score table's row).
-    counted: dict[str, Any] = {
+    counted: _Counted = {
         "units": len(selected),
         "bound": bound,
         "auroc": result.auc,
@@ -723,9 +744,6 @@ def meaning_warnings(
     return findings
 
 
-ScoreTable = dict[str, Any]
-
-
 def derive_score_table(
     market: Market,
     bars: Sequence[BarResult],
@@ -745,10 +763,7 @@ def derive_score_table(
     for bar in market.bars:
         conditional[bar.id] = selections.confusion(selections.of(bar))
     conditional = {key: value for key, value in conditional.items() if value}
-    table: ScoreTable = {"bars": {result.bar_id: table_entry(result) for result in bars}}
-    if conditional:
-        table["class_conditional"] = conditional
-    return table
+    return ScoreTable({result.bar_id: score_row(result) for result in bars}, conditional)
 
 
 def derived_table(
@@ -774,21 +789,22 @@ def derived_table(
     return bars, units, problems, derive_score_table(market, bars, cases, trials, selections)
 
 
-def _differs(claimed: Any, derived: Any) -> bool:
+def _differs(claimed: JSONValue, derived: JSONValue) -> bool:
     if isinstance(derived, int) and not isinstance(derived, bool) and isinstance(claimed, float):
         return claimed != derived  # a count: exact (16.0 is 16; 16.00001 is not)
     if isinstance(derived, float) or isinstance(claimed, float):
         if claimed is None or derived is None or isinstance(claimed, bool):
             return claimed is not derived
-        # `not <=`: a NaN claim never agrees.
-        return not isinstance(claimed, int | float) or not abs(claimed - derived) <= BOUND_TOLERANCE
+        if not isinstance(claimed, int | float) or not isinstance(derived, int | float):
+            return True
+        return not abs(claimed - derived) <= BOUND_TOLERANCE  # `not <=`: NaN never agrees
     if isinstance(derived, dict) and isinstance(claimed, dict):
         keys = set(derived) | set(claimed)
         return any(_differs(claimed.get(key), derived.get(key)) for key in keys)
     return claimed != derived or type(claimed) is not type(derived)
 
 
-def differing_fields(claimed: Any, derived: Any) -> list[str]:
+def differing_fields(claimed: JSONValue, derived: JSONValue) -> list[str]:
     """The keys of one row (a bar's or a class-conditional count's) whose values differ, in
     the derived row's order then the claimed row's; [] when either is not a mapping (the row
     as a whole differs)."""
@@ -798,16 +814,22 @@ def differing_fields(claimed: Any, derived: Any) -> list[str]:
     return [key for key in keys if _differs(claimed.get(key), derived.get(key))]
 
 
-def compare_score_tables(claimed: Mapping[str, Any], derived: ScoreTable) -> list[str]:
-    """Return the rows (bar ids, `class_conditional.<key>`) where the tables disagree."""
+def _section(claimed: JSONObject, name: str) -> JSONObject:
+    value = claimed.get(name)
+    return value if isinstance(value, dict) else {}
+
+
+def compare_score_tables(claimed: JSONObject, derived: ScoreTable) -> list[str]:
+    """Return the rows (bar ids, `class_conditional.<key>`) where the tables disagree.
+    `claimed`: scores.yaml, which its schema checked."""
     rows = []
-    claimed_bars = claimed.get("bars", {})
-    for bar_id in sorted(set(derived["bars"]) | set(claimed_bars)):
-        if _differs(claimed_bars.get(bar_id), derived["bars"].get(bar_id)):
+    claimed_bars = _section(claimed, "bars")
+    for bar_id in sorted(set(derived.bars) | set(claimed_bars)):
+        if _differs(claimed_bars.get(bar_id), derived.row_data(bar_id)):
             rows.append(bar_id)
     if "class_conditional" in claimed:
-        mine = derived.get("class_conditional", {})
-        theirs = claimed["class_conditional"]
+        mine = derived.class_conditional
+        theirs = _section(claimed, "class_conditional")
         for key in sorted(set(mine) | set(theirs)):
             if _differs(theirs.get(key), mine.get(key)):
                 rows.append(f"class_conditional.{key}")

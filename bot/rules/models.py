@@ -9,15 +9,40 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from bot.rules.evidence.schema import validate
+from bot.rules.verdict import Statistic
 from bot.vocab.dates import MarketDates
 from bot.vocab.document import Document
+from bot.vocab.fields import (
+    array,
+    flag,
+    integer,
+    integers,
+    member,
+    number,
+    objects,
+    optional_member,
+    optional_text,
+    text,
+    texts,
+)
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import parse_date
+from bot.vocab.values import JSONObject, JSONValue
 
-__all__ = ["Bar", "Market", "SharedRules", "market_path"]
+__all__ = [
+    "AdversarialRules",
+    "Bar",
+    "BountyRoute",
+    "DefaultBudget",
+    "GeneratorRoute",
+    "Market",
+    "RedTeamRoute",
+    "SharedRules",
+    "market_path",
+]
 
 
 def market_path(number: int) -> str:
@@ -26,6 +51,122 @@ def market_path(number: int) -> str:
 
 
 BudgetClass = Literal["default", "serious", "own"]
+
+
+# The shared rules' adversarial routes (Serious Adversarial Evaluation) and default budget,
+# read once from data the `shared-rules` schema checked. Numbers keep the type they were
+# written in (80 stays an int), so messages show them as written.
+
+
+@dataclass(frozen=True, slots=True)
+class RedTeamRoute:
+    """Serious route 1: independent red-team groups from several organizations."""
+
+    min_groups: int
+    min_organizations: int
+    min_hours_each: float
+    access_frozen_in_advance: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> RedTeamRoute:
+        return cls(
+            min_groups=integer(data, "min_groups"),
+            min_organizations=integer(data, "min_organizations"),
+            min_hours_each=number(data, "min_hours_each"),
+            access_frozen_in_advance=flag(data, "access_frozen_in_advance"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class BountyRoute:
+    """Serious route 2: a public counterexample bounty."""
+
+    min_usd: float
+    min_days_open: int
+    min_qualifying_submissions: int
+    rules_frozen_at_listing: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> BountyRoute:
+        return cls(
+            min_usd=number(data, "min_usd"),
+            min_days_open=integer(data, "min_days_open"),
+            min_qualifying_submissions=integer(data, "min_qualifying_submissions"),
+            rules_frozen_at_listing=flag(data, "rules_frozen_at_listing"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GeneratorRoute:
+    """Serious route 3: a frozen generator that finds planted failures."""
+
+    min_planted_found: float  # a fraction of the planted failures, in (0, 1]
+    min_independent_hours: float
+    frozen_before_scoring: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> GeneratorRoute:
+        return cls(
+            min_planted_found=number(data, "min_planted_found"),
+            min_independent_hours=number(data, "min_independent_hours"),
+            frozen_before_scoring=flag(data, "frozen_before_scoring"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class DefaultBudget:
+    """The default adversarial budget: red-team groups and their hours in total."""
+
+    min_groups: int
+    min_hours_total: float
+    independent_of_authors: bool
+    access_frozen_in_advance: bool
+    access_at_least_assumed: bool
+    text: str
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> DefaultBudget:
+        return cls(
+            min_groups=integer(data, "min_groups"),
+            min_hours_total=number(data, "min_hours_total"),
+            independent_of_authors=flag(data, "independent_of_authors"),
+            access_frozen_in_advance=flag(data, "access_frozen_in_advance"),
+            access_at_least_assumed=flag(data, "access_at_least_assumed"),
+            text=text(data, "text"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AdversarialRules:
+    """The shared rules' `adversarial`: any one serious route suffices for a serious budget;
+    `default` is what a default budget needs (or any serious route)."""
+
+    text: str
+    red_teams: RedTeamRoute
+    bounty: BountyRoute
+    generator: GeneratorRoute
+    default: DefaultBudget
+
+    @classmethod
+    def from_data(cls, data: JSONObject) -> AdversarialRules:
+        routes = member(data, "routes")
+        return cls(
+            text=text(data, "text"),
+            red_teams=RedTeamRoute.from_data(member(routes, "red_teams")),
+            bounty=BountyRoute.from_data(member(routes, "bounty")),
+            generator=GeneratorRoute.from_data(member(routes, "generator")),
+            default=DefaultBudget.from_data(member(data, "default")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +187,8 @@ class SharedRules:
     checks_wrapped: tuple[str, ...]
     checks_serious: tuple[str, ...]
     checks_own: tuple[str, ...]
-    adversarial: Mapping[str, Any]
-    data: Mapping[str, Any]
+    adversarial: AdversarialRules
+    data: JSONObject  # the whole document, as written (the site shows and hashes it)
 
     @classmethod
     def from_document(cls, document: Document) -> tuple[SharedRules | None, list[Finding]]:
@@ -55,29 +196,31 @@ class SharedRules:
         findings = validate("shared-rules", document.data, document.path, document.lines)
         if findings or not isinstance(document.data, dict):
             return None, findings
-        data: dict[str, Any] = document.data
-        table = data["adversarial_budget_by_market"]
+        data: JSONObject = document.data
+        table = member(data, "adversarial_budget_by_market")
         budget: dict[int, str] = {}
         for budget_class in ("default", "serious", "own", "not_in_registry"):
-            for market in table[budget_class]:
-                budget[int(market)] = budget_class
-        checks = data["human_checks"]
+            for market in integers(table, budget_class):
+                budget[market] = budget_class
+        checks = member(data, "human_checks")
+        statistics, evidence = member(data, "statistics"), member(data, "evidence")
+        deadlines = member(data, "deadlines")
         rules = cls(
-            id=data["id"],
-            confidence=float(data["statistics"]["confidence"]),
-            max_local_log_bytes=int(data["evidence"]["max_local_log_bytes"]),
-            excerpt_bytes=int(data["evidence"]["excerpt_bytes"]),
-            window_days=int(data["deadlines"]["window_days"]),
-            annul_after_days=int(data["deadlines"]["annul_after_days"]),
-            unit_keys=tuple(data["statistics"]["unit_keys"]),
-            access_levels=tuple(data["access_levels"]),
+            id=text(data, "id"),
+            confidence=float(number(statistics, "confidence")),
+            max_local_log_bytes=integer(evidence, "max_local_log_bytes"),
+            excerpt_bytes=integer(evidence, "excerpt_bytes"),
+            window_days=integer(deadlines, "window_days"),
+            annul_after_days=integer(deadlines, "annul_after_days"),
+            unit_keys=texts(statistics, "unit_keys"),
+            access_levels=texts(data, "access_levels"),
             budget_by_market=budget,
-            not_in_registry_message=table["not_in_registry_message"],
-            checks_all=tuple(check["id"] for check in checks["all"]),
-            checks_wrapped=tuple(check["id"] for check in checks["wrapped"]),
-            checks_serious=tuple(check["id"] for check in checks["serious"]),
-            checks_own=tuple(check["id"] for check in checks["own"]),
-            adversarial=data["adversarial"],
+            not_in_registry_message=text(table, "not_in_registry_message"),
+            checks_all=tuple(text(check, "id") for check in objects(checks, "all")),
+            checks_wrapped=tuple(text(check, "id") for check in objects(checks, "wrapped")),
+            checks_serious=tuple(text(check, "id") for check in objects(checks, "serious")),
+            checks_own=tuple(text(check, "id") for check in objects(checks, "own")),
+            adversarial=AdversarialRules.from_data(member(data, "adversarial")),
             data=data,
         )
         return rules, []
@@ -100,19 +243,19 @@ class Bar:
     """One performance bar of a market, as the contract states it."""
 
     id: str
-    statistic: Literal["rate_upper", "rate_lower", "auroc_lower"]
-    over_case: Mapping[str, Any]
-    over_result: Mapping[str, Any]
+    statistic: Statistic
+    over_case: JSONObject
+    over_result: JSONObject
     denominator: Literal["supplied", "method_output"]
     # rate_upper: a trial fails when result[field] is in values (`failure`);
     # rate_lower: a trial fails when it is not (`success`).
     predicate_field: str | None
-    predicate_values: tuple[Any, ...]
+    predicate_values: tuple[JSONValue, ...]
     # Every value the read field may take, when the contract says (empty: not stated).
-    allowed: tuple[Any, ...]
+    allowed: tuple[JSONValue, ...]
     score: str | None
     label_field: str | None
-    label_positive: Any
+    label_positive: JSONValue
     threshold: float
     title: str
     # auroc_lower: fewer units than this in the smaller class and the bar is not exercised
@@ -120,29 +263,47 @@ class Bar:
     min_per_class: int | None = None
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Bar:
-        predicate = data.get("failure") or data.get("success") or {}
-        label = data.get("label") or {}
-        threshold = data["max"] if data["statistic"] == "rate_upper" else data["min"]
-        floor = data.get("min_per_class")
+    def from_data(cls, data: JSONObject) -> Bar:
+        """From a bar of a contract that passed the `market` schema."""
+        predicate = optional_member(data, "failure") or optional_member(data, "success") or {}
+        label = optional_member(data, "label") or {}
+        statistic = _STATISTICS[text(data, "statistic")]
+        over = member(data, "over")
+        values = tuple(array(predicate, "values")) if "values" in predicate else ()
         return cls(
-            id=data["id"],
-            statistic=data["statistic"],
-            over_case=data["over"].get("case", {}),
-            over_result=data["over"].get("result", {}),
-            denominator=data.get("denominator", "supplied"),
-            predicate_field=predicate.get("field"),
-            predicate_values=tuple(predicate.get("in", ())),
-            allowed=tuple(predicate.get("values", ()))
+            id=text(data, "id"),
+            statistic=statistic,
+            over_case=optional_member(over, "case") or {},
+            over_result=optional_member(over, "result") or {},
+            denominator=_DENOMINATORS[text(data, "denominator")]
+            if "denominator" in data
+            else "supplied",
+            predicate_field=optional_text(predicate, "field"),
+            predicate_values=tuple(array(predicate, "in")) if "in" in predicate else (),
+            allowed=values
             or ((label["positive"], label["negative"]) if "negative" in label else ()),
-            score=data.get("score"),
-            label_field=label.get("field"),
+            score=optional_text(data, "score"),
+            label_field=optional_text(label, "field"),
             label_positive=label.get("positive"),
-            threshold=float(threshold),
-            title=data.get("title", data["id"]),
+            threshold=float(number(data, "max" if statistic == "rate_upper" else "min")),
+            title=text(data, "title") if "title" in data else text(data, "id"),
             # The schema's integer admits 10.0 (JSON Schema: a number with no fraction).
-            min_per_class=None if floor is None else int(floor),
+            min_per_class=None
+            if data.get("min_per_class") is None
+            else integer(data, "min_per_class"),
         )
+
+
+_BUDGETS: Mapping[str, BudgetClass] = {"default": "default", "serious": "serious", "own": "own"}
+_STATISTICS: Mapping[str, Statistic] = {
+    "rate_upper": "rate_upper",
+    "rate_lower": "rate_lower",
+    "auroc_lower": "auroc_lower",
+}
+_DENOMINATORS: Mapping[str, Literal["supplied", "method_output"]] = {
+    "supplied": "supplied",
+    "method_output": "method_output",
+}
 
 
 def _calendar_fits(resolve_by: date, rules: SharedRules) -> bool:
@@ -163,7 +324,7 @@ class Market:
     title: str
     resolve_by: date
     adversarial_budget: BudgetClass
-    attack_protocol: Mapping[str, Any] | None  # `own` markets (20): the market's own protocol
+    attack_protocol: JSONObject | None  # `own` markets (20): the market's own protocol
     assumed_access: str
     kinds: tuple[str, ...]
     min_units: int
@@ -201,8 +362,9 @@ class Market:
         ]
         if findings or not isinstance(document.data, dict):
             return None, findings
-        data: dict[str, Any] = document.data
-        market_id = int(data["id"])
+        data: JSONObject = document.data
+        market_id = integer(data, "id")
+        budget_class = _BUDGETS[text(data, "adversarial_budget")]
 
         def problem(message: str, *where: str | int) -> None:
             findings.append(Finding(Code.REGISTRY_INVALID, message, path, document.line_of(where)))
@@ -212,13 +374,13 @@ class Market:
         table_class = rules.budget_by_market.get(market_id)
         if table_class is None:
             problem(f"id: market {market_id} is not in the shared rules' budget table", "id")
-        elif table_class != data["adversarial_budget"]:
+        elif table_class != budget_class:
             problem(
-                f"adversarial_budget: got {data['adversarial_budget']!r}, the shared rules'"
+                f"adversarial_budget: got {budget_class!r}, the shared rules'"
                 f" table says {table_class!r} for market {market_id}",
                 "adversarial_budget",
             )
-        listed = data.get("unit_keys", rules.unit_keys)
+        listed = texts(data, "unit_keys") if "unit_keys" in data else rules.unit_keys
         dropped = [key for key in rules.unit_keys if key not in listed]
         if dropped:
             problem(
@@ -226,11 +388,12 @@ class Market:
                 f" rules' {', '.join(rules.unit_keys)}, never drop one (shared rules, Unit Rule)",
                 "unit_keys",
             )
-        bar_ids = [bar["id"] for bar in data["bars"]]
+        bars = objects(data, "bars")
+        bar_ids = [text(bar, "id") for bar in bars]
         for index, bar_id in enumerate(bar_ids):
             if bar_ids.index(bar_id) != index:
                 problem(f"bars[{index}].id: duplicate bar id {bar_id!r}", "bars", index, "id")
-        resolve_by = parse_date(data["resolve_by"])
+        resolve_by = parse_date(text(data, "resolve_by"))
         if resolve_by is not None and not _calendar_fits(resolve_by, rules):
             problem(
                 f"resolve_by: {resolve_by} leaves no room for the filing window and annulment"
@@ -239,26 +402,28 @@ class Market:
             )
         if findings or resolve_by is None:
             return None, findings
-        floors = data["floors"]
-        within = data.get("within_unit")
+        floors = member(data, "floors")
+        within = optional_member(data, "within_unit")
         market = cls(
             id=market_id,
-            title=data["title"],
+            title=text(data, "title"),
             resolve_by=resolve_by,
-            adversarial_budget=data["adversarial_budget"],
-            attack_protocol=data.get("attack_protocol"),
-            assumed_access=data["assumed_access"],
-            kinds=tuple(data["kinds"]),
-            min_units=int(floors["min_units"]),
-            min_systems=int(floors["min_systems"]),
-            min_families=int(floors["min_families"]),
-            required_families=tuple(floors.get("required_families", ())),
-            unit_keys=tuple(data.get("unit_keys") or rules.unit_keys),
-            within_unit_max_rate=None if within is None else float(within["max_rate"]),
-            required_outputs=tuple(data["required_outputs"]),
-            withholdable=tuple(data.get("withholdable", ())),
-            bars=tuple(Bar.from_data(bar) for bar in data["bars"]),
-            demo=bool(data.get("demo", False)),
+            adversarial_budget=budget_class,
+            attack_protocol=optional_member(data, "attack_protocol"),
+            assumed_access=text(data, "assumed_access"),
+            kinds=texts(data, "kinds"),
+            min_units=integer(floors, "min_units"),
+            min_systems=integer(floors, "min_systems"),
+            min_families=integer(floors, "min_families"),
+            required_families=texts(floors, "required_families")
+            if "required_families" in floors
+            else (),
+            unit_keys=listed or rules.unit_keys,
+            within_unit_max_rate=None if within is None else float(number(within, "max_rate")),
+            required_outputs=texts(data, "required_outputs"),
+            withholdable=texts(data, "withholdable") if "withholdable" in data else (),
+            bars=tuple(Bar.from_data(bar) for bar in bars),
+            demo=flag(data, "demo") if "demo" in data else False,
             path=path,
         )
         return market, []

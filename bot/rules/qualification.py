@@ -14,7 +14,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from fractions import Fraction
-from typing import Any
 
 from bot.rules.evidence.models import (
     Attempt,
@@ -23,8 +22,16 @@ from bot.rules.evidence.models import (
     Judgment,
     RedTeam,
 )
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import (
+    BountyRoute,
+    DefaultBudget,
+    GeneratorRoute,
+    Market,
+    RedTeamRoute,
+    SharedRules,
+)
 from bot.rules.records import CertificateSummary, TrialSummary
+from bot.rules.score_table import ScoreTable
 from bot.rules.verdict import (
     AttemptOutcome,
     BarResult,
@@ -32,12 +39,13 @@ from bot.rules.verdict import (
     CheckStateName,
     Status,
     UnitSummary,
+    frozen_map,
 )
 from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.findings import Code, Finding
 from bot.vocab.names import fold_name
 from bot.vocab.timestamps import parse_date, parse_timestamp
-from bot.vocab.values import json_equal
+from bot.vocab.values import JSONObject, JSONValue, json_equal
 
 __all__ = ["Evidence", "Qualification", "distinct_groups", "qualify", "required_checks"]
 
@@ -50,7 +58,7 @@ class Evidence:
     attempt: Attempt
     trials: TrialSummary  # the checked trials: count, systems, families, first start
     certificates: CertificateSummary  # certificates.jsonl against the tested systems
-    scores: Mapping[str, Any] | None  # scores.yaml, None when absent
+    scores: JSONObject | None  # scores.yaml, None when absent
     judgments: Mapping[str, Judgment] | None  # judgments.yaml's checks, None when absent
     digest: str
     filed_at: datetime | None  # when the evidence landed on main; None: not (all) merged
@@ -73,8 +81,8 @@ class Qualification:
 
     status: Status
     outcome: AttemptOutcome | None
-    reasons: list[Finding]
-    checks: dict[str, CheckState]
+    reasons: tuple[Finding, ...]
+    checks: Mapping[str, CheckState]  # read-only (`frozen_map`)
     units: UnitSummary
 
 
@@ -204,15 +212,15 @@ def _adversarial_problems(
         if not failing:
             counting.append(team)
     groups = distinct_groups(counting)
-    routes = rules.adversarial["routes"]
-    red = red_team_problems(groups, routes["red_teams"])
+    routes = rules.adversarial
+    red = red_team_problems(groups, routes.red_teams)
     bounty = (
-        bounty_problems(adversarial.bounty, routes["bounty"], closed_by)
+        bounty_problems(adversarial.bounty, routes.bounty, closed_by)
         if adversarial.bounty is not None
         else None
     )
     generator = (
-        generator_problems(adversarial.generator, routes["generator"], rules, market, first_trial)
+        generator_problems(adversarial.generator, routes.generator, rules, market, first_trial)
         if adversarial.generator is not None
         else None
     )
@@ -221,7 +229,7 @@ def _adversarial_problems(
         return problems
     reported = [f"bounty: {p}" for p in bounty or []] + [f"generator: {p}" for p in generator or []]
     if market.adversarial_budget == "default":
-        shortfalls = default_problems(groups, rules.adversarial["default"])
+        shortfalls = default_problems(groups, routes.default)
         if not shortfalls:
             return problems
         return [*problems, *shortfalls, *excluded, *reported]
@@ -235,17 +243,17 @@ def _adversarial_problems(
     return [*problems, summary, *red_teams, *reported]
 
 
-def default_problems(groups: Sequence[RedTeam], rule: Mapping[str, Any]) -> list[str]:
+def default_problems(groups: Sequence[RedTeam], rule: DefaultBudget) -> list[str]:
     """The default budget's unmet requirements over the counting groups (empty: met)."""
     hours = sum(team.hours for team in groups)
     shortfalls = []
-    if len(groups) < rule["min_groups"]:
+    if len(groups) < rule.min_groups:
         shortfalls.append(
-            f"default budget: {len(groups)} counting red-team group(s) < {rule['min_groups']}"
+            f"default budget: {len(groups)} counting red-team group(s) < {rule.min_groups}"
         )
-    if hours < rule["min_hours_total"]:
+    if hours < rule.min_hours_total:
         shortfalls.append(
-            f"default budget: {hours:g} h < {rule['min_hours_total']:g} h in total"
+            f"default budget: {hours:g} h < {rule.min_hours_total:g} h in total"
             f" (over {len(groups)} counting group(s))"
         )
     return shortfalls
@@ -273,41 +281,41 @@ def team_problems(
     return problems
 
 
-def red_team_problems(groups: Sequence[RedTeam], route: Mapping[str, Any]) -> list[str]:
+def red_team_problems(groups: Sequence[RedTeam], route: RedTeamRoute) -> list[str]:
     """The red-team route's unmet requirements (empty: met)."""
-    each = route["min_hours_each"]
+    each = route.min_hours_each
     strong = [team for team in groups if team.hours >= each]
     organizations = {fold_name(team.organization) for team in strong}
-    if len(strong) >= route["min_groups"] and len(organizations) >= route["min_organizations"]:
+    if len(strong) >= route.min_groups and len(organizations) >= route.min_organizations:
         return []
     problems = [
         f"{_team_name(team)}: {team.hours:g} h < {each:g} h" for team in groups if team.hours < each
     ]
-    if len(strong) < route["min_groups"]:
+    if len(strong) < route.min_groups:
         problems.append(
-            f"{len(strong)} distinct group(s) with at least {each:g} h < {route['min_groups']}"
+            f"{len(strong)} distinct group(s) with at least {each:g} h < {route.min_groups}"
         )
-    if len(organizations) < route["min_organizations"]:
+    if len(organizations) < route.min_organizations:
         problems.append(
-            f"{len(organizations)} organization(s) among them < {route['min_organizations']}"
+            f"{len(organizations)} organization(s) among them < {route.min_organizations}"
         )
     return problems
 
 
 def bounty_problems(
-    bounty: Bounty, route: Mapping[str, Any], closed_by: datetime | None = None
+    bounty: Bounty, route: BountyRoute, closed_by: datetime | None = None
 ) -> list[str]:
     """The bounty route's unmet requirements (empty: met)."""
     listed, closed, frozen = bounty.listed_at, bounty.closed_at, bounty.rules_frozen_at
     problems = []
-    if bounty.usd < route["min_usd"]:
-        problems.append(f"USD {_amount(bounty.usd)} < {_amount(route['min_usd'])}")
+    if bounty.usd < route.min_usd:
+        problems.append(f"USD {_amount(bounty.usd)} < {_amount(route.min_usd)}")
     if listed is None or closed is None or frozen is None:
         problems.append("listed_at, closed_at or rules_frozen_at is unreadable")
     else:
         days = (closed - listed).total_seconds() / 86400
-        if days < route["min_days_open"]:
-            problems.append(f"open {days:g} days < {route['min_days_open']} days")
+        if days < route.min_days_open:
+            problems.append(f"open {days:g} days < {route.min_days_open} days")
         if closed_by is not None and closed > closed_by:
             problems.append(
                 f"closes {closed.isoformat()}, after {closed_by.isoformat()} (the date judged"
@@ -317,10 +325,10 @@ def bounty_problems(
             problems.append(
                 f"rules frozen {frozen.isoformat()}, after its listing {listed.isoformat()}"
             )
-    if bounty.qualifying_submissions < route["min_qualifying_submissions"]:
+    if bounty.qualifying_submissions < route.min_qualifying_submissions:
         problems.append(
             f"{bounty.qualifying_submissions} qualifying submission(s)"
-            f" < {route['min_qualifying_submissions']}"
+            f" < {route.min_qualifying_submissions}"
         )
     return problems
 
@@ -332,7 +340,7 @@ def _amount(value: float) -> str:
 
 def generator_problems(
     generator: Generator,
-    route: Mapping[str, Any],
+    route: GeneratorRoute,
     rules: SharedRules,
     market: Market,
     first: datetime | None,
@@ -340,20 +348,20 @@ def generator_problems(
     """The generator route's unmet requirements (empty: met). `first`: when the attempt's
     first trial started (None: no readable start)."""
     if generator.planted_found > generator.planted:
-        # Refused as evidence already (bot/rules/evidence/rules.py): never counts.
+        # Refused as evidence already (bot/rules/evidence/): never counts.
         return [f"{generator.planted_found} found of {generator.planted} planted"]
     problems = []
     # Exact rational arithmetic: 8 found of 10 planted is 0.8, not a float just below it.
     found = Fraction(generator.planted_found, generator.planted)
-    least = Fraction(str(route["min_planted_found"]))
+    least = Fraction(str(route.min_planted_found))
     if found < least:
         problems.append(
             f"{generator.planted_found} of {generator.planted} found"
             f" = {float(found) * 100:.4g}% < {float(least) * 100:.4g}%"
         )
-    if generator.independent_hours < route["min_independent_hours"]:
+    if generator.independent_hours < route.min_independent_hours:
         problems.append(
-            f"{generator.independent_hours:g} independent h < {route['min_independent_hours']:g} h"
+            f"{generator.independent_hours:g} independent h < {route.min_independent_hours:g} h"
         )
     if rules.access_rank(generator.access) < rules.access_rank(market.assumed_access):
         problems.append(f"access {generator.access} < the market's {market.assumed_access}")
@@ -379,8 +387,8 @@ def _adversarial(
 
 
 def _protocol_differences(
-    stated: Mapping[str, Any],
-    reported: Mapping[str, Any],
+    stated: JSONObject,
+    reported: JSONObject,
     where: str = "adversarial.protocol",
 ) -> list[str]:
     """The terms of the market's attack protocol the attempt does not report unchanged.
@@ -397,17 +405,18 @@ def _protocol_differences(
             differences.append(
                 f"{place} is missing, the market's attack_protocol states {_shown(value)}"
             )
-        elif isinstance(value, dict) and isinstance(reported[key], dict):
-            differences += _protocol_differences(value, reported[key], place)
-        elif not json_equal(value, reported[key]):  # 5 is 5.0; true is not 1, nor [true] [1]
+            continue
+        given = reported[key]
+        if isinstance(value, dict) and isinstance(given, dict):
+            differences += _protocol_differences(value, given, place)
+        elif not json_equal(value, given):  # 5 is 5.0; true is not 1, nor [true] [1]
             differences.append(
-                f"{place} is {_shown(reported[key])}, the market's attack_protocol states"
-                f" {_shown(value)}"
+                f"{place} is {_shown(given)}, the market's attack_protocol states {_shown(value)}"
             )
     return differences
 
 
-def _shown(value: Any) -> str:
+def _shown(value: JSONValue) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 80 else f"{text[:77]}..."
 
@@ -435,9 +444,7 @@ def _certificates(reasons: _Reasons, evidence: Evidence) -> None:
         )
 
 
-def _outputs(
-    reasons: _Reasons, evidence: Evidence, market: Market, derived: Mapping[str, Any]
-) -> None:
+def _outputs(reasons: _Reasons, evidence: Evidence, market: Market, derived: ScoreTable) -> None:
     for output in market.required_outputs:
         if output == "certificates" and not evidence.certificates.count:
             reasons.add(
@@ -455,7 +462,7 @@ def _outputs(
         elif output == "class_conditional" and not (
             evidence.scores
             and evidence.scores.get("class_conditional")
-            and derived.get("class_conditional")
+            and derived.class_conditional
         ):
             reasons.add(
                 Code.REQUIRED_OUTPUT_MISSING,
@@ -573,7 +580,7 @@ def qualify(
     rules: SharedRules,
     bars: Sequence[BarResult],
     units: UnitSummary,
-    derived_table: Mapping[str, Any],
+    derived_table: ScoreTable,
     as_of: date,
 ) -> Qualification:
     """Judge an attempt whose evidence is valid. Returns status, outcome, reasons and checks.
@@ -594,9 +601,10 @@ def qualify(
     required = required_checks(rules, market, evidence.kind)
     checks, pending = _judgments(reasons, evidence, required, dates, as_of)
     unit_summary = units
+    frozen = frozen_map(checks)
     if reasons.items:
-        return Qualification("not-qualifying", None, reasons.items, checks, unit_summary)
+        return Qualification("not-qualifying", None, tuple(reasons.items), frozen, unit_summary)
     if pending:
-        return Qualification("pending-judgment", None, [], checks, unit_summary)
+        return Qualification("pending-judgment", None, (), frozen, unit_summary)
     met = all(result.met for result in bars)
-    return Qualification("qualifying", "met" if met else "missed", [], checks, unit_summary)
+    return Qualification("qualifying", "met" if met else "missed", (), frozen, unit_summary)

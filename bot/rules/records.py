@@ -26,19 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
 
 from bot.rules.bars import derived_table, unit_structure
+from bot.rules.evidence.cases import CaseCheck
 from bot.rules.evidence.models import Case, Certificate, Trial
-from bot.rules.evidence.rules import (
-    CaseCheck,
-    TrialCheck,
-    WithheldCheck,
-    check_names,
-    names_in,
-    plain_line,
-)
+from bot.rules.evidence.names import check_names, names_in
+from bot.rules.evidence.trials import TrialCheck
+from bot.rules.evidence.withheld import WithheldCheck, plain_line
 from bot.rules.models import Market, SharedRules
+from bot.rules.score_table import ScoreTable
 from bot.rules.stats.errors import StatisticsError
 from bot.rules.stats.formation import describe_units
 from bot.rules.stats.units import UnitStructure
@@ -163,7 +159,7 @@ class RecordsCheck:
     bars: tuple[BarResult, ...] | None = None
     units: UnitSummary | None = None
     bar_problems: tuple[Finding, ...] = ()
-    derived: Mapping[str, Any] | None = None
+    derived: ScoreTable | None = None
     # The checked cases and trials themselves: only when computed in this run (never cached).
     checked_cases: Mapping[str, Case] | None = field(default=None, compare=False)
     checked_trials: Sequence[Trial] | None = field(default=None, compare=False)

@@ -11,6 +11,10 @@ archive record whose `created` time, is no later than the end of the annulment d
 on Earth), and no later than the end of the date resolved on (a snapshot made after that day
 did not exist yet). A lightweight tag, an undated record, and anything made after the
 annulment date never count: they are reported (`snapshot-late`) and never rescue a market.
+
+Like the verdicts (`bot/rules/verdict.py`), these types refuse when built what no resolution
+could give (`ImpossibleVerdict`): an outcome the Three Way Rule or the market's state does not
+give, an attempt's status its evidence does not allow, a snapshot's time its state does not keep.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from datetime import date, datetime
 from typing import Literal
 
 from bot.rules.models import Market
-from bot.rules.verdict import AttemptOutcome, AttemptVerdict, Status
+from bot.rules.verdict import AttemptOutcome, AttemptVerdict, ImpossibleVerdict, Status
 from bot.vocab.commits import Tag
 from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.findings import Code, Finding, Severity
@@ -48,6 +52,8 @@ MarketState = Literal["open", "filing-window", "closed", "annulled"]
 # after the annulment date ended. after-as-of: made after the date resolved on ended.
 TagState = Literal["ok", "missing", "lightweight", "undated", "late", "after-as-of", "off-branch"]
 ArchiveState = Literal["ok", "missing", "undated", "late", "after-as-of"]
+# The states decided by the tag's or the record's own time: only these keep it.
+_DATED = ("ok", "late", "after-as-of")
 
 
 def _dated_state(
@@ -70,6 +76,19 @@ class Snapshot:
     tagged_at: datetime | None = None  # the tagger date of an annotated tag
     archived_at: datetime | None = None  # the archive record's `created` time
     archive_ref: str | None = None  # the DOI (or id) the archive record names
+
+    def __post_init__(self) -> None:
+        for what, state, moment in (
+            ("tagged_at", self.tag_state, self.tagged_at),
+            ("archived_at", self.archive_state, self.archived_at),
+        ):
+            if (state in _DATED) != (moment is not None):
+                raise ImpossibleVerdict(
+                    f"snapshot {self.tag}: {what} {'set' if moment else 'null'} with state"
+                    f" {state}: a time is kept for the states it decides ({', '.join(_DATED)})"
+                )
+        if self.archive_ref is not None and self.archive_state == "missing":
+            raise ImpossibleVerdict(f"snapshot {self.tag}: an archive reference with no record")
 
     @property
     def tag_exists(self) -> bool:
@@ -183,6 +202,13 @@ class AttemptSummary:
     outcome: AttemptOutcome | None
     reasons: tuple[str, ...]  # the reason codes of its errors, sorted
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "reasons", tuple(self.reasons))
+        if self.evidence == "invalid" and (self.status or self.outcome):
+            raise ImpossibleVerdict(f"{self.attempt} has invalid evidence and a status")
+        if (self.status == "qualifying") != (self.outcome is not None):
+            raise ImpossibleVerdict(f"{self.attempt}: outcome without qualifying status")
+
     @property
     def counts(self) -> bool:
         """True when the attempt is qualifying, so it counts for the Three Way Rule."""
@@ -212,6 +238,39 @@ class MarketResolution:
     snapshot: Snapshot
     warnings: Sequence[str] = field(default_factory=tuple)
     source: str = ""  # the tree the attempts were read from (a working tree, or the snapshot)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "attempts", tuple(self.attempts))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+        where = f"market {self.market}"
+        rule, _ = three_way(self.attempts)
+        if self.provisional != rule:
+            raise ImpossibleVerdict(
+                f"{where}: its attempts give {rule} by the Three Way Rule, the report says"
+                f" {self.provisional}"
+            )
+        expected = {
+            "open": None,
+            "filing-window": None,
+            "closed": rule,
+            "annulled": "ANNULLED",
+        }[self.state]
+        if self.outcome != expected:
+            raise ImpossibleVerdict(
+                f"{where}: state {self.state} with outcome {self.outcome}, expected {expected}"
+            )
+        dates = self.dates
+        if not dates.resolve_by <= dates.window_closes <= dates.annul_on:
+            raise ImpossibleVerdict(
+                f"{where}: resolve-by, window close and annulment dates out of order"
+            )
+        if self.state == "annulled" and (
+            self.as_of <= dates.annul_on or self.snapshot.tag_counts or self.snapshot.archive_counts
+        ):
+            raise ImpossibleVerdict(
+                f"{where}: annulled only after {dates.annul_on} with neither the tag nor its"
+                " archive copy counting"
+            )
 
 
 # Why a snapshot copy does not count, as the market's warnings say it.

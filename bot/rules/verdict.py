@@ -3,14 +3,20 @@
 Evidence is `valid` when no finding of severity error remains, among the attempt's own and
 those of the pull request that changes it. Qualification (status) and the outcome against the
 bars are filled in by the judge only for valid evidence; until then they are None. JSON is made
-from these types in `bot/app/report_json.py` only.
+from these types in `bot/app/report_json/` only.
+
+Each type refuses, when built, a combination the judge could never give (`ImpossibleVerdict`):
+the rules tying status and outcome to the evidence hold for every verdict in memory, whether
+the judge made it or a report read back did. Containers are stored frozen (tuples, read-only
+mappings), so a verdict cannot change after it was checked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from types import MappingProxyType
+from typing import Literal, TypeVar
 
 from bot.vocab.findings import Finding, Severity
 
@@ -21,9 +27,11 @@ __all__ = [
     "CheckState",
     "CheckStateName",
     "Counts",
+    "ImpossibleVerdict",
     "Statistic",
     "Status",
     "UnitSummary",
+    "frozen_map",
 ]
 
 Status = Literal["qualifying", "not-qualifying", "pending-judgment"]
@@ -31,6 +39,30 @@ AttemptOutcome = Literal["met", "missed"]
 Statistic = Literal["rate_upper", "rate_lower", "auroc_lower"]
 # A human check as judged: its recorded verdict, or why it does not count.
 CheckStateName = Literal["pass", "fail", "unsettled", "missing", "stale", "late"]
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+class ImpossibleVerdict(ValueError):
+    """A verdict no judge could give (a bug in the judge, or a report edited by hand). The
+    report reader turns it into `ReportError`, naming the entry."""
+
+
+def frozen_map(items: Mapping[_K, _V] | Iterable[tuple[_K, _V]]) -> Mapping[_K, _V]:
+    """A read-only copy of `items` (a frozen dataclass's mapping field)."""
+    return MappingProxyType(dict(items))
+
+
+def _store(instance: object, name: str, value: object) -> None:
+    """Set a field of a frozen dataclass from its `__post_init__` (freezing a container)."""
+    object.__setattr__(instance, name, value)
+
+
+def _negative(what: str, **counts: int | None) -> None:
+    for name, count in counts.items():
+        if count is not None and count < 0:
+            raise ImpossibleVerdict(f"{what}: {name} is {count}, a count is never negative")
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +89,29 @@ class BarResult:
     alt_method: str | None = None
     alt_bound: float | None = None
 
+    def __post_init__(self) -> None:
+        where = f"bar {self.bar_id!r}"
+        if self.statistic != "auroc_lower" and (
+            self.coverage is not None or self.alt_method is not None or self.alt_bound is not None
+        ):
+            raise ImpossibleVerdict(f"{where}: coverage is for AUROC bars only")
+        if (self.alt_method is None) != (self.alt_bound is None):
+            raise ImpossibleVerdict(f"{where}: the alternative bound goes with its method")
+        if self.exercised != (self.met is not None):
+            raise ImpossibleVerdict(
+                f"{where}: exercised {self.exercised} with met {self.met}: a bar is met or"
+                " missed when exercised, and only then"
+            )
+        if self.refused and (self.exercised or self.statistic != "auroc_lower"):
+            raise ImpossibleVerdict(f"{where}: only an AUROC bar not exercised is refused")
+        _negative(
+            where,
+            failures=self.failures,
+            units=self.units,
+            positives=self.positives,
+            negatives=self.negatives,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class CheckState:
@@ -68,6 +123,17 @@ class CheckState:
     at: str | None = None
     # wrapping-within-rules: what the adapter says it did, for the maintainer who judges it.
     adapter_description: str | None = None
+
+    def __post_init__(self) -> None:
+        # A recorded judgment counts as its verdict (pass, fail, unsettled), or does not count
+        # (stale, late); missing is the one state without a recorded judgment.
+        if (self.state == "missing") != (self.verdict is None):
+            raise ImpossibleVerdict(
+                f"state {self.state} with verdict {self.verdict}: a check is missing when no"
+                " judgment is recorded, and only then"
+            )
+        if self.state in ("pass", "fail", "unsettled") and self.verdict != self.state:
+            raise ImpossibleVerdict(f"state {self.state} with verdict {self.verdict}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +150,29 @@ class UnitSummary:
     # shown by verify and explain, kept in the cache, not in the JSON report.
     formation: tuple[str, ...] = ()
 
+    def __post_init__(self) -> None:
+        _store(self, "nulls_per_key", frozen_map(self.nulls_per_key))
+        _store(self, "joins_per_key", frozen_map(self.joins_per_key))
+        _store(self, "formation", tuple(self.formation))
+        _negative("units", count=self.count, largest=self.largest)
+        for name, per_key in (("nulls", self.nulls_per_key), ("joins", self.joins_per_key)):
+            for key, count in per_key.items():
+                if count < 0:
+                    raise ImpossibleVerdict(f"units: {count} {name} of {key!r}, never negative")
+        if (self.count == 0) != (self.largest == 0):
+            raise ImpossibleVerdict(
+                f"units: {self.count} units, the largest of {self.largest} trials: a unit"
+                " holds at least one trial"
+            )
+        busiest = max(self.joins_per_key.values(), default=0)
+        if self.joined_most_by is None:
+            if busiest:
+                raise ImpossibleVerdict(f"units: joined_most_by is null, a key joined {busiest}")
+        elif busiest == 0 or self.joins_per_key.get(self.joined_most_by) != busiest:
+            raise ImpossibleVerdict(
+                f"units: joined_most_by {self.joined_most_by!r} is not the key that joined most"
+            )
+
 
 @dataclass(frozen=True, slots=True)
 class Counts:
@@ -94,6 +183,16 @@ class Counts:
     trials: int = 0
     systems: int = 0
     families: int = 0
+
+    def __post_init__(self) -> None:
+        _negative(
+            "counts",
+            files=self.files,
+            cases=self.cases,
+            trials=self.trials,
+            systems=self.systems,
+            families=self.families,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +218,47 @@ class AttemptVerdict:
     # What the pull request that changes this attempt may not change: listed once in the
     # report's `pr_problems`, they make this attempt's evidence invalid too.
     pr_problems: Sequence[Finding] = ()
+
+    def __post_init__(self) -> None:
+        _store(self, "findings", tuple(self.findings))
+        _store(self, "qualification", tuple(self.qualification))
+        _store(self, "bars", tuple(self.bars))
+        _store(self, "pr_problems", tuple(self.pr_problems))
+        _store(self, "checks", frozen_map(self.checks))
+        _store(
+            self,
+            "class_conditional",
+            frozen_map(
+                (key, frozen_map((label, frozen_map(row)) for label, row in table.items()))
+                for key, table in self.class_conditional.items()
+            ),
+        )
+        self._check_status()
+
+    def _check_status(self) -> None:
+        """Status and outcome follow from the evidence, the qualification reasons, the human
+        checks and the bars (docs/spec.md §7) as `bot/rules/qualification.py` decides them."""
+        where = f"attempt {self.attempt!r}"
+        if self.evidence == "invalid" and (self.status or self.outcome):
+            raise ImpossibleVerdict(f"{where}: invalid evidence has no status or outcome")
+        if (self.status == "qualifying") != (self.outcome is not None):
+            raise ImpossibleVerdict(
+                f"{where}: an outcome goes with status qualifying, and only with it"
+            )
+        if self.status in ("qualifying", "pending-judgment") and self.qualification:
+            raise ImpossibleVerdict(
+                f"{where}: a {self.status} attempt has no qualification reasons"
+            )
+        unpassed = sorted(name for name, check in self.checks.items() if check.state != "pass")
+        if self.status == "qualifying" and unpassed:
+            raise ImpossibleVerdict(
+                f"{where}: a qualifying attempt passed every human check, not {unpassed[0]!r}"
+            )
+        # An outcome met needs every bar met. (Missed is not checked against the bars: a
+        # verdict read back from a report, or built for a test, may leave its bars out.)
+        missed = [bar.bar_id for bar in self.bars if not bar.met]
+        if self.outcome == "met" and missed:
+            raise ImpossibleVerdict(f"{where}: outcome met, but bar {missed[0]!r} was not met")
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:

@@ -428,8 +428,8 @@ def parse_json(raw: bytes, max_depth: int, *, integers: bool = True) -> object:
     ±(2**53-1) (the message names the field). Raises ValueError.
 
     `integers=False` leaves the integers to the caller: a report's reader refuses them per
-    entry (`bot/app/report_json.py` `_check_values`), so that one entry holding one is that
-    entry's error panel, not a refused report."""
+    entry (`bot/app/report_json/validated.py` `_check_values`), so that one entry holding one
+    is that entry's error panel, not a refused report."""
     try:
         value = _decode(raw)
     except RecursionError:

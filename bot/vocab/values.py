@@ -5,7 +5,7 @@ values are the same.
 operator scores and event logs, released data an adapter turns into evidence, the YAML
 documents) is read by `bot/edges/load/` into plain JSON values, and every later stage must carry
 each value it was given: the RFC 8785 form a case is hashed by and a rerun is compared in
-(`rfc8785` refuses integers beyond 2**53 - 1), the reports (`bot/app/report_json.py`), the
+(`rfc8785` refuses integers beyond 2**53 - 1), the reports (`bot/app/report_json/`), the
 publisher and the site. So the loaders accept only what all of them can, I-JSON's rules for
 text and numbers (RFC 7493): text that is UTF-8 (no lone surrogate), finite numbers, no
 duplicate key, and integers within +-(2**53 - 1), "the range where integers are exactly
@@ -26,10 +26,13 @@ selecting cases, a challenge attempt's copy of its run's cases, a market's proto
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TypeAlias
 
 __all__ = [
     "MAX_SAFE_INTEGER",
+    "JSONObject",
+    "JSONValue",
     "field_name",
     "json_difference",
     "json_equal",
@@ -37,6 +40,14 @@ __all__ = [
     "unsafe_integer",
     "unsafe_value",
 ]
+
+# A value of the domain above, as the loaders give it: what a signature names where it takes
+# whatever JSON a filer wrote (a case's `public`, a market's protocol, a score table's cell).
+# Read-only views (Mapping, Sequence) so that a loader's `dict[str, str]` is one too.
+JSONValue: TypeAlias = (
+    "Mapping[str, JSONValue] | Sequence[JSONValue] | str | int | float | bool | None"
+)
+JSONObject: TypeAlias = "Mapping[str, JSONValue]"
 
 # I-JSON's safe integers (RFC 7493 section 2.2; rfc8785's _INT_MAX): 9007199254740991.
 MAX_SAFE_INTEGER = 2**53 - 1

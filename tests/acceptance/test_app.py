@@ -24,7 +24,6 @@ from bot.app.api import (
     verify_folders,
     verify_registry,
 )
-from bot.app.gather import VerifyOptions
 from bot.app.report_json import (
     ReportError,
     read_report,
@@ -68,7 +67,7 @@ def _verify(root: Path, **kwargs: object) -> VerifyReport:
         return verify_registry(
             workspace.registry,
             workspace.history,
-            VerifyOptions(as_of=AS_OF),
+            AS_OF,
             paths=None if kwargs.get("base_ref") else ["attempts"],
             changes=workspace.changes,
         )
@@ -77,9 +76,7 @@ def _verify(root: Path, **kwargs: object) -> VerifyReport:
 def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveReport:
     archive = LocalArchive(root / ".claims" / "archive")
     with open_workspace(root) as workspace:
-        return resolve_registry(
-            workspace.registry, workspace.history, archive, VerifyOptions(as_of=as_of), market
-        )
+        return resolve_registry(workspace.registry, workspace.history, archive, as_of, market)
 
 
 def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
@@ -93,7 +90,7 @@ def test_verify_report_survives_json(demo: tuple[Path, str]) -> None:
 def test_a_verify_report_with_challenge_runs_survives_json(demo: tuple[Path, str]) -> None:
     """`claims verify` with no path: every attempt and every challenge run (run-2 leaks)."""
     with open_workspace(demo[0]) as workspace:
-        report = verify_registry(workspace.registry, workspace.history, VerifyOptions(as_of=AS_OF))
+        report = verify_registry(workspace.registry, workspace.history, AS_OF)
     data = json.loads(json.dumps(report_to_json(report)))
     assert not validate("verify-report", data, "report.json")
     assert verify_report_from_json(data) == report

@@ -22,7 +22,7 @@ import git
 import pytest
 import yaml
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.resolutions import ResolutionRecord
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive
@@ -68,7 +68,8 @@ def run(
         archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
         repository_url=REPOSITORY,
         issues=issues or FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of, records_cache=cache),
+        as_of=as_of,
+        ports=Ports(records_cache=cache),
         clock=at(as_of),
         crash=crash,
     )
@@ -163,9 +164,14 @@ def test_a_close_with_the_verification_cache_records_what_one_without_records(
     plain, cached = make_registry(), make_registry()
     cache = VerificationCache(tmp_path / "cache")
     with open_workspace(cached.root) as workspace:
-        options = VerifyOptions(as_of=CLOSED, records_cache=cache)
         archive = LocalArchive(tmp_path / "no-archive")
-        resolve_registry(workspace.registry, workspace.history, archive, options)
+        resolve_registry(
+            workspace.registry,
+            workspace.history,
+            archive,
+            CLOSED,
+            ports=Ports(records_cache=cache),
+        )
     assert cache.stats.stored == 1
     assert not run(plain.root).failed
     warm = VerificationCache(tmp_path / "cache")

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import git
 
-from bot.app.gather import VerifyOptions
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive
 from bot.edges.archive.zenodo import ZenodoArchive
@@ -39,7 +38,7 @@ def run_at(
         archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
         repository_url=REPOSITORY,
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of or moment.date()),
+        as_of=as_of or moment.date(),
         clock=lambda: moment,
     )
     return close_windows(job)

@@ -27,7 +27,7 @@ import git
 import pytest
 import yaml
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import Archive
@@ -52,7 +52,8 @@ def close_at(
         archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
         repository_url=REPOSITORY,
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=moment.date(), rerun_adapter=rerun),
+        as_of=moment.date(),
+        ports=Ports(rerun_adapter=rerun),
         clock=lambda: moment,
         crash=crash,
     )
@@ -276,7 +277,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
     market again on its own day's clock (its adapters rerun, its outcome possibly another)
     and cite the first run's copy. Now it adopts the record inside the published copy."""
-    import bot.faces.jobs.close_windows
+    import bot.faces.jobs.close_windows.applier
     from tests.acceptance.test_close_windows import zenodo
     from tests.acceptance.test_close_windows_attacks import refuse_main
 
@@ -293,7 +294,7 @@ def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
     def decide_again(*args: object, **kwargs: object) -> None:
         raise AssertionError("the market was decided a second time")
 
-    monkeypatch.setattr(bot.faces.jobs.close_windows, "resolve_registry", decide_again)
+    monkeypatch.setattr(bot.faces.jobs.close_windows.applier, "resolve_registry", decide_again)
     fresh = git.Repo.clone_from(str(origin), tmp_path / "fresh", branch="main")
     fresh_root = Path(fresh.working_dir)
     assert not (fresh_root / "resolutions").exists()

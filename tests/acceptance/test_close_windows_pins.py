@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 from pytest_httpserver import HTTPServer
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.pins import PinFetch
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
@@ -78,8 +78,8 @@ def close(
         archive_kind="local",
         repository_url="https://github.com/acme/registry",
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(
-            as_of=as_of,
+        as_of=as_of,
+        ports=Ports(
             fetch_raw_log=counted.raw_log,
             fetch_paper_freeze=counted.paper_freeze,
             rerun_adapter=rerun,

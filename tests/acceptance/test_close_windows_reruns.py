@@ -21,7 +21,7 @@ import pytest
 import yaml
 
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import md5_of
@@ -45,7 +45,8 @@ def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = N
         archive_kind="local",
         repository_url="https://github.com/acme/registry",
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=CLOSED, rerun_adapter=rerun),
+        as_of=CLOSED,
+        ports=Ports(rerun_adapter=rerun),
         clock=lambda: datetime(2027, 9, 1, 3, 17, tzinfo=UTC),
         tarballs=tarballs,
     )
@@ -215,7 +216,7 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
         archive_kind="local",
         repository_url="https://github.com/acme/registry",
         issues=FileIssues(built.root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=CLOSED),
+        as_of=CLOSED,
         clock=lambda: datetime(2027, 9, 1, 3, 17, tzinfo=UTC),
         push_token=token,
     )

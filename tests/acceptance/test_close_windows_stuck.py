@@ -24,7 +24,7 @@ import yaml
 
 import bot.app.rerun
 import bot.edges.sandbox
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.faces.demo.specimen import AttemptSpec
@@ -52,7 +52,8 @@ def close(root: Path, as_of: date, rerun: AdapterRerun | None) -> CloseReport:
         archive_kind="local",
         repository_url="https://github.com/acme/registry",
         issues=FileIssues(root / ".claims" / "issues"),
-        options=VerifyOptions(as_of=as_of, rerun_adapter=rerun),
+        as_of=as_of,
+        ports=Ports(rerun_adapter=rerun),
         clock=lambda: datetime(as_of.year, as_of.month, as_of.day, 3, 17, tzinfo=UTC),
     )
     return close_windows(job)

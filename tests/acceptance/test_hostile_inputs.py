@@ -36,7 +36,7 @@ from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec, market_document
-from bot.rules.evidence.rules import case_hash
+from bot.rules.evidence.hashing import case_hash
 from bot.rules.stats.errors import StatisticsError
 from bot.rules.stats.units import collapse_units
 from tests.conftest import AS_OF, Built, Result
@@ -497,7 +497,7 @@ def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_pat
 @pytest.mark.parametrize("value", [[], ["sandbagging-000"], {"id": "sandbagging-000"}, 7, None])
 def test_case_id_of_a_trial_that_is_not_a_string(make_registry, run_claims, tmp_path, value):
     """Was a crash (found by the fuzzer): TypeError, unhashable list, in check_trials' set of
-    tried case ids (bot/rules/evidence/rules.py)."""
+    tried case ids (bot/rules/evidence/trials.py)."""
 
     def edit(trial: dict[str, Any]) -> None:
         trial["case_id"] = value

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from bot.app.api import ResolveReport, open_workspace, resolve_registry
-from bot.app.gather import VerifyOptions
 from bot.edges.archive.local import LocalArchive
 
 AS_OF = date(2027, 4, 15)  # market 3's window is open: its attempts are read from main
@@ -21,7 +20,7 @@ def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveRepor
             workspace.registry,
             workspace.history,
             LocalArchive(root / "archive"),
-            VerifyOptions(as_of=as_of),
+            as_of,
             market,
         )
 

@@ -214,7 +214,7 @@ def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, 
     pull request stays green")."""
 
     def rehash(files: Files) -> None:
-        from bot.rules.evidence.rules import case_hash
+        from bot.rules.evidence.hashing import case_hash
 
         def edit(cases: list[dict[str, Any]]) -> None:
             cases[0]["content"]["prompt"] = "easier"

@@ -315,10 +315,10 @@ def test_site_without_report_files_checks_each_attempts_records_once(
     than checking the same cases and trials again, and the site is byte for byte the one
     built with every check made afresh."""
     arguments = ["site", "--registry", str(demo_site.registry), "--as-of", "2027-11-01"]
-    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", wraps=RecordsChecker) as checking:
         assert main([*arguments, "--out", str(tmp_path / "kept")]) == 0
     with (
-        mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as afresh,
+        mock.patch("bot.app.attempt_verify.RecordsChecker", wraps=RecordsChecker) as afresh,
         mock.patch("bot.app.cache.MemoryRecordsCache.lookup", return_value=(None, [])),
     ):
         assert main([*arguments, "--out", str(tmp_path / "afresh")]) == 0

@@ -20,7 +20,7 @@ import git
 import html5lib
 import pytest
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.app.resolutions import RERUN_RESULTS, keep_rerun_results
 from bot.edges.archive.local import LocalArchive
@@ -207,10 +207,8 @@ def test_an_open_markets_wrapped_attempt_gets_its_recorded_rerun_from_the_daily_
         archive_kind="local",
         repository_url="https://github.com/acme/registry",
         issues=FileIssues(built.root / ".claims" / "issues"),
-        options=VerifyOptions(
-            as_of=date(2027, 4, 15),
-            rerun_adapter=counted,
-        ),
+        as_of=date(2027, 4, 15),
+        ports=Ports(rerun_adapter=counted),
         clock=lambda: datetime(2027, 4, 15, 3, 17, tzinfo=UTC),
     )
     closed = close_windows(job)

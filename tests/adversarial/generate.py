@@ -39,7 +39,7 @@ from bot.faces.demo.specimen import (
     judgments_file,
     market_document,
 )
-from bot.rules.evidence.rules import case_hash
+from bot.rules.evidence.hashing import case_hash
 from bot.rules.models import SharedRules
 from bot.rules.qualification import required_checks
 from tests.conftest import AS_OF, Built, RegistryFactory, _market, default_markets

@@ -14,7 +14,8 @@ from datetime import date
 from typing import TypeVar
 from unittest import mock
 
-from bot.app.gather import find_market, read_attempt
+from bot.app.attempt_read import read_attempt
+from bot.app.gather import find_market
 from bot.app.registry import Registry
 from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
@@ -25,7 +26,8 @@ from bot.faces.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.rules.judge import AttemptFacts, judge_attempt
+from bot.rules.judge.attempt import judge_attempt
+from bot.rules.judge.inputs import AttemptFacts
 from bot.rules.models import SharedRules
 from bot.rules.records import RecordsChecker
 from bot.rules.verdict import AttemptVerdict
@@ -98,9 +100,9 @@ def streamed_and_kept(run: Callable[[], T]) -> tuple[T, T]:
     kept (`RecordsChecker`); then with every record kept and checked after, as `claims
     explain` reads them (`RecordsChecker` declined). Asserts that the same folders were read
     each way; returns both results, for the caller to compare."""
-    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checking:
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", wraps=RecordsChecker) as checking:
         streamed = run()
-    with mock.patch("bot.app.gather.RecordsChecker", return_value=None) as declined:
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", return_value=None) as declined:
         kept = run()
     assert declined.call_count == checking.call_count
     return streamed, kept

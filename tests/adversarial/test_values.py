@@ -40,7 +40,7 @@ from bot.app.report_json import read_report, verify_report_from_json
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec, load_market, market_document, score_table
 from bot.faces.report.markdown import render_markdown
-from bot.rules.evidence.rules import case_hash
+from bot.rules.evidence.hashing import case_hash
 from bot.vocab.jsonl import parse_jsonl
 from bot.vocab.values import MAX_SAFE_INTEGER, json_equal
 from tests.adversarial.harness import RULES_MODEL

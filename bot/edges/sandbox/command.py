@@ -133,8 +133,9 @@ def command_problem(argv: object) -> str | None:
     """Why the sandbox cannot start `argv` as a command, in one sentence; None when it can.
 
     The one definition of a startable command: `run_adapter` refuses what this refuses (a
-    failed run, the filer's doing), and the check of adapter.yaml (`bot/app/gather.py`) reports
-    the same at PR time (`adapter-command`), so a command the PR check accepts always starts.
+    failed run, the filer's doing), and the check of adapter.yaml (`bot/app/attempt_read.py`)
+    reports the same at PR time (`adapter-command`), so a command the PR check accepts always
+    starts.
     A list of 1 to MAX_ARGUMENTS strings, each of 1 to MAX_ARGUMENT_CHARACTERS characters,
     none holding NUL (execve ends an argument there), each encodable as the bytes execve takes
     (os.fsencode: a lone surrogate is not)."""

@@ -25,7 +25,7 @@ from typing import Any
 import git
 
 from bot.app.api import open_workspace, resolve_registry, verify_registry
-from bot.app.gather import AdapterRunner, VerifyOptions
+from bot.app.options import AdapterRunner, Ports
 from bot.app.report_json import dumps, report_to_json
 from bot.app.rerun import AdapterRerun
 from bot.app.resolutions import ResolutionRecord
@@ -226,14 +226,14 @@ class _Demo:
             + (["--rerun-adapters"] if rerun else [])
         )
         print(f"== {title}\n$ claims verify {shown} --as-of {as_of}\n")
-        options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
         with open_workspace(self.root, base_ref, head) as workspace:
             report = verify_registry(
                 workspace.registry,
                 workspace.history,
-                options,
+                date.fromisoformat(as_of),
                 paths,
                 workspace.changes,
+                ports=Ports(rerun_adapter=rerun),
                 head_paths=workspace.head_paths,
                 head_at=workspace.head_at,
             )
@@ -248,9 +248,14 @@ class _Demo:
         flags = (" --no-rerun-adapters" if rerun is None else "") + (" --quiet" if brief else "")
         print(f"== {title}\n$ claims resolve --as-of {as_of}{flags}\n")
         archive = LocalArchive(self.work / "archive")
-        options = VerifyOptions(as_of=date.fromisoformat(as_of), rerun_adapter=rerun)
         with open_workspace(self.root) as workspace:
-            report = resolve_registry(workspace.registry, workspace.history, archive, options)
+            report = resolve_registry(
+                workspace.registry,
+                workspace.history,
+                archive,
+                date.fromisoformat(as_of),
+                ports=Ports(rerun_adapter=rerun),
+            )
         print(printable(render_resolution(report, brief=brief)))
         return self._keep(f"resolve-{as_of}", report_to_json(report))
 
@@ -279,8 +284,9 @@ def close_on_schedule(
         archive_kind="local",
         repository_url=root.resolve().as_uri(),
         issues=FileIssues(work / "issues"),
-        options=VerifyOptions(as_of=moment.date(), rerun_adapter=rerun),
+        as_of=moment.date(),
         clock=lambda: moment,
+        ports=Ports(rerun_adapter=rerun),
     )
     return close_windows(job)
 

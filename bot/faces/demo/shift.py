@@ -30,7 +30,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bot.faces.demo.git_registry import Step
-from bot.rules.evidence.rules import evidence_digest
+from bot.rules.evidence.hashing import evidence_digest
 
 __all__ = ["latest_date", "shift_days_before", "shift_demo", "shift_text"]
 

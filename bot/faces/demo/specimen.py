@@ -29,7 +29,9 @@ from typing import Any
 from bot.edges.dump import dump_jsonl, dump_yaml
 from bot.rules.bars import derived_table
 from bot.rules.challenge.scorers import builtin_scorer
-from bot.rules.evidence.rules import case_hash, check_cases, check_trials, evidence_digest
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.hashing import case_hash, evidence_digest
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import Market, SharedRules
 from bot.vocab.document import Document
 from bot.vocab.jsonl import parse_jsonl
@@ -474,7 +476,7 @@ def score_table(files: Mapping[str, bytes], market: Market, confidence: float) -
     if problems or more or bad_cases or bad_trials:
         raise ValueError(f"specimen files do not parse: {problems + more + bad_cases}")
     _, _, _, table = derived_table(market, cases, trials, confidence, "trials")
-    return dump_yaml(table, f"{_SCHEMA_BASE}/scores.schema.json")
+    return dump_yaml(table.to_data(), f"{_SCHEMA_BASE}/scores.schema.json")
 
 
 def judgments_file(

@@ -33,12 +33,12 @@ from bot.edges.github.port import (
     Role,
 )
 from bot.faces.report.text import printable
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 
 if TYPE_CHECKING:
     from bot.app.api import VerifyReport, Workspace
-    from bot.app.gather import LandingConfirmer
     from bot.app.identity import Filer
+    from bot.app.options import LandingConfirmer
     from bot.faces.github.locate import Located
 
 __all__ = ["GitHubFacts", "VerifyRunner", "add_github_parser", "run_github", "verify_pull_request"]
@@ -409,18 +409,18 @@ def _locate(args: argparse.Namespace) -> int:
 NOT_FOUND = "found=false\n"
 
 
-def _located(located: Located | str) -> int:
+def _located(located: Located | Refusal) -> int:
     """Print what `locate` found for $GITHUB_OUTPUT; exit 0 either way (no PR to post to is
     a normal outcome: `found=false`, and why on stderr and in the job summary)."""
-    if isinstance(located, str):
-        why = f"no pull request to post to: {located}"
+    if isinstance(located, Refusal):
+        why = f"no pull request to post to: {located.reason}"
         print(printable(why), file=sys.stderr)
         print(NOT_FOUND, end="")
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             from bot.faces.report.markdown import escape
 
-            line = printable(f"**Nothing posted**: {escape(located, 2_000)}.\n")
+            line = printable(f"**Nothing posted**: {escape(located.reason, 2_000)}.\n")
             try:
                 with Path(summary).open("a", encoding="utf-8") as out:
                     out.write(line)
@@ -572,7 +572,7 @@ class _DryRunPort:
         from bot.edges.tree import GitTree, read_limited
 
         opened = open_repo(self.root)
-        if isinstance(opened, str):
+        if isinstance(opened, Refusal):
             return None
         repo, prefix = opened
         try:

@@ -20,6 +20,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.vocab.errors import Refusal
+
 __all__ = [
     "COMMANDS",
     "MAX_JUDGMENTS",
@@ -166,8 +168,8 @@ def parse_comment(body: str) -> ParsedComment:
             wants_help = True
         elif word == "judge":
             parsed = _parse_judge(rest, number)
-            if isinstance(parsed, str):
-                problems.append(f"line {number}: {parsed}")
+            if isinstance(parsed, Refusal):
+                problems.append(f"line {number}: {parsed.reason}")
             else:
                 judgments.append(parsed)
         elif word not in unknown:
@@ -182,21 +184,21 @@ def parse_comment(body: str) -> ParsedComment:
     return ParsedComment(tuple(judgments), wants_help, tuple(unknown), tuple(problems))
 
 
-def _parse_judge(rest: str, number: int) -> JudgeCommand | str:
+def _parse_judge(rest: str, number: int) -> JudgeCommand | Refusal:
     """One /judge line's arguments, or what is wrong with them."""
     parts = rest.split(None, 2)
     usage = "expected `/judge <check-id> pass|fail|unsettled <note>`"
     if len(parts) < 2:
-        return usage
+        return Refusal(usage)
     check, verdict = parts[0], parts[1].lower()
     if not _CHECK_ID.match(check):
-        return f"{code_span(check, 64)} is not a check id; {usage}"
+        return Refusal(f"{code_span(check, 64)} is not a check id; {usage}")
     if verdict not in VERDICTS:
-        return f"{code_span(parts[1], 32)} is not a verdict; {usage}"
+        return Refusal(f"{code_span(parts[1], 32)} is not a verdict; {usage}")
     note = clean_note(parts[2]) if len(parts) > 2 else ""
     if len(note) > MAX_NOTE_CHARS:
-        return f"the note is longer than {MAX_NOTE_CHARS} characters"
+        return Refusal(f"the note is longer than {MAX_NOTE_CHARS} characters")
     if not note and verdict != "pass":
         article = "an" if verdict == "unsettled" else "a"
-        return f"{article} {verdict} verdict needs a note saying why"
+        return Refusal(f"{article} {verdict} verdict needs a note saying why")
     return JudgeCommand(check, verdict, note, number)

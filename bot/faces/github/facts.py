@@ -127,7 +127,7 @@ def gather_filer(
 
 
 def landing_confirmer(port: GitHubPort, base_branch: str) -> Callable[[Landing], str | None]:
-    """For `VerifyOptions.confirm_landing`: asks GitHub once per landing commit, which must be
+    """For `Ports.confirm_landing`: asks GitHub once per landing commit, which must be
     the merge commit of a pull request merged into `base_branch`."""
     seen: dict[str, str | None] = {}
 

@@ -360,7 +360,7 @@ def git_attempt_reader(root: Path, base_ref: str) -> AttemptReader:
 
     def read(pr: PullRequestInfo) -> AttemptAtHead:
         from bot.app.api import open_workspace
-        from bot.app.gather import read_attempt
+        from bot.app.attempt_read import read_attempt
         from bot.rules.qualification import required_checks
         from bot.rules.review import changed_attempt_folders
 

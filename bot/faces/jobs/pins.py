@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.faces.jobs.stuck import pin_fetch_of
 from bot.vocab.config import Limits
@@ -60,12 +60,12 @@ class _Found:
     body: Path | None
 
 
-def _found(options: VerifyOptions, market: int) -> list[_Found]:
+def _found(ports: Ports, market: int) -> list[_Found]:
     """The market's pins counted this run: raw logs and papers' freezes (the pin jobs'
     records) and released data (kept by the rerun jobs, re-hashed here)."""
     prefix = f"attempts/market-{market:02d}/"
     found: list[_Found] = []
-    pins = pin_fetch_of(options)
+    pins = pin_fetch_of(ports)
     if pins is not None:
         for record in pins.counted(prefix):
             body = pins.body(record) if record.kept else None
@@ -80,7 +80,7 @@ def _found(options: VerifyOptions, market: int) -> list[_Found]:
                     body,
                 )
             )
-    rerun = options.rerun_adapter
+    rerun = ports.rerun_adapter
     folder = rerun.released_folder() if isinstance(rerun, AdapterRerun) else None
     if isinstance(rerun, AdapterRerun) and folder is not None:
         for file, items in sorted(rerun.released_seen.items()):
@@ -107,14 +107,14 @@ def _verified_size(path: Path, sha256: str) -> int | None:
     return size if digest.hexdigest() == sha256 else None
 
 
-def archived_pins(options: VerifyOptions, market: int, limits: Limits) -> CarriedPins:
+def archived_pins(ports: Ports, market: int, limits: Limits) -> CarriedPins:
     """The pins of market `market`'s attempts counted this run, within the caps."""
     per_file, per_archive = limits.max_archived_pin_bytes, limits.max_archived_pins_bytes
     files: dict[str, Path] = {}
     entries: list[dict[str, object]] = []
     problems: list[Finding] = []
     total = 0
-    found = _found(options, market)
+    found = _found(ports, market)
     notes: list[str | None] = [None] * len(found)
     # The caps are filled smallest file first (the manifest keeps its order): a filer picks
     # both where their attempt sorts and how big its file is, so in the manifest's order one

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import date, timedelta
 
-from bot.app.gather import VerifyOptions
+from bot.app.options import Ports
 from bot.app.pins import PinFetch
 from bot.app.rerun import AdapterRerun, Deadline
 from bot.vocab.dates import MarketDates
@@ -41,27 +41,25 @@ def rerun_deadline(dates: MarketDates) -> date:
     return max(dates.window_closes + timedelta(days=1), min(week, dates.annul_on - timedelta(1)))
 
 
-def with_rerun_deadline(options: VerifyOptions, as_of: date, dates: MarketDates) -> VerifyOptions:
-    """The close job's `options` for resolving one market as of `as_of`: its adapter rerun
-    (when it is the bot's) answers by the market's rerun deadline (`bot.app.rerun.Deadline`)."""
+def with_rerun_deadline(ports: Ports, as_of: date, dates: MarketDates) -> Ports:
+    """The close job's `ports` for resolving one market as of `as_of`: its adapter rerun (when
+    it is the bot's) answers by the market's rerun deadline (`bot.app.rerun.Deadline`)."""
     day = rerun_deadline(dates)
     deadline = Deadline(day, as_of >= day)
-    rerun = options.rerun_adapter
+    rerun = ports.rerun_adapter
     if isinstance(rerun, AdapterRerun):
-        options = replace(options, rerun_adapter=replace(rerun, deadline=deadline))
+        ports = replace(ports, rerun_adapter=replace(rerun, deadline=deadline))
     # The pins the close's pin jobs recorded (bot/app/pins.py) answer by the same deadline: a
     # filer's server that does not answer holds the market until then, never after.
-    pins = pin_fetch_of(options)
+    pins = pin_fetch_of(ports)
     if pins is not None:
         timed = replace(pins, deadline=deadline)
-        options = replace(
-            options, fetch_raw_log=timed.raw_log, fetch_paper_freeze=timed.paper_freeze
-        )
-    return options
+        ports = replace(ports, fetch_raw_log=timed.raw_log, fetch_paper_freeze=timed.paper_freeze)
+    return ports
 
 
-def pin_fetch_of(options: VerifyOptions) -> PinFetch | None:
-    """The `PinFetch` whose methods are the options' fetchers, or None (no pins, or fetched
+def pin_fetch_of(ports: Ports) -> PinFetch | None:
+    """The `PinFetch` whose methods are the ports' fetchers, or None (no pins, or fetched
     some other way)."""
-    owner = getattr(options.fetch_raw_log, "__self__", None)
+    owner = getattr(ports.fetch_raw_log, "__self__", None)
     return owner if isinstance(owner, PinFetch) else None

@@ -40,7 +40,7 @@ from bot.faces.site.publish import publish_site
 from bot.faces.site.render import render_site
 from bot.rules.review import shown_path
 from bot.vocab.config import Limits
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 
 __all__ = ["MAX_COPY_BYTES", "SiteBuild", "build_site", "read_report_file"]
 
@@ -204,8 +204,8 @@ def _records(tree: Tree) -> dict[int, dict[str, Any]]:
         except TreeError as error:
             raise ClaimsError(f"cannot read {child.path}: {error.strerror}") from None
         record = ResolutionRecord.from_yaml(raw, child.path)
-        if isinstance(record, str):
-            raise ClaimsError(record, "a maintainer must fix or reopen the record")
+        if isinstance(record, Refusal):
+            raise ClaimsError(record.reason, "a maintainer must fix or reopen the record")
         records[record.market] = dict(record.data)
     return records
 
@@ -348,7 +348,7 @@ def build_site(
     """
     from bot.app.api import VerifyReport, open_workspace, resolve_registry, verify_registry
     from bot.app.cache import MemoryRecordsCache
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import Ports
     from bot.app.rerun import AdapterRerun
     from bot.edges.archive.local import LocalArchive
 
@@ -364,8 +364,8 @@ def build_site(
             # of main, by evidence digest, contract and rules), instead of checking it again.
             # Wrapped attempts: only the rerun results the scheduled job recorded on the
             # registry's own branch count (never a file of a filer's folder); nothing is run.
-            options = VerifyOptions(
-                as_of=as_of or today,
+            day = as_of or today
+            ports = Ports(
                 records_cache=MemoryRecordsCache(),
                 rerun_adapter=AdapterRerun(
                     cache=root / ".claims" / "released",
@@ -376,12 +376,16 @@ def build_site(
             # A registry with no attempt yet still gets its site (verify refuses to verify
             # nothing, rightly for a command someone typed).
             report = (
-                verify_registry(registry, workspace.history, options)
+                verify_registry(registry, workspace.history, day, ports=ports)
                 if registry.attempt_folders()
                 else VerifyReport((), tree=registry.tree.label)
             )
             resolution = resolve_registry(
-                registry, workspace.history, LocalArchive(root / ".claims" / "archive"), options
+                registry,
+                workspace.history,
+                LocalArchive(root / ".claims" / "archive"),
+                day,
+                ports=ports,
             )
             # The builder's own folder is no business of the public site.
             verified = _verified([_without_folder(report_to_json(report), root)])

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot.faces.report.text import printable
-from bot.vocab.errors import ClaimsError
+from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Finding
 
 if TYPE_CHECKING:
@@ -307,7 +307,7 @@ def _init(args: argparse.Namespace) -> int:
     from bot.edges.writes import Write, apply, write_atomic
     from bot.faces.tools.fill import dotted, placeholders
     from bot.faces.tools.init import Progress, attempt_stub, freeze_stub, next_step
-    from bot.rules.judge import SLUG
+    from bot.rules.judge.location import SLUG
 
     for option, slug in (("--submitter", args.submitter), ("--attempt", args.attempt)):
         if not SLUG.match(slug):
@@ -440,7 +440,7 @@ def _on_base(root: Path, paths: list[str]) -> tuple[str | None, set[str]]:
         opened = open_repo(root)
     except ClaimsError:
         return None, set()
-    if isinstance(opened, str):
+    if isinstance(opened, Refusal):
         return None, set()
     repo, prefix = opened
     try:

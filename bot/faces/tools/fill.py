@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.edges.load.yaml_ import parse_yaml
-from bot.rules.evidence.rules import PLACEHOLDER
+from bot.rules.evidence.placeholders import PLACEHOLDER
 from bot.vocab.document import FieldPath
 from bot.vocab.errors import ClaimsError
 

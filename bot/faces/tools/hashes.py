@@ -1,7 +1,7 @@
 """`claims hash-cases`: each frozen case's sha256, computed exactly as the verifier does.
 
 The file is read with the bot's JSONL loader (`parse_jsonl`: the same line numbers, caps and
-refusals as `claims verify`), each case's hash is `bot.rules.evidence.rules.case_hash` (SHA-256 of
+refusals as `claims verify`), each case's hash is `bot.rules.evidence.hashing.case_hash` (SHA-256 of
 the RFC 8785 form of `content`), and the result is checked with `check_cases`, the verifier's
 own rule, so what this command reports is what verify will say about the file.
 
@@ -21,7 +21,8 @@ from typing import Any
 
 import rfc8785
 
-from bot.rules.evidence.rules import case_hash, check_cases
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.hashing import case_hash
 from bot.vocab.config import Limits
 from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import parse_jsonl

@@ -4,8 +4,8 @@ the market asks for.
 The comments are read from the market's contract and the shared rules as the bot has them
 (`Market`, `SharedRules`): each bar's statistic, threshold, the fields it reads and their
 allowed values, the floors, the unit keys, the outputs required, and the adversarial budget
-with its numbers. Every value the filer must supply is a placeholder starting with
-`FILL-IN` (`bot.rules.evidence.rules.PLACEHOLDER`), which `claims verify` refuses as `schema`,
+with its numbers. Every value the filer must supply is a placeholder starting with `FILL-IN`
+(`bot.rules.evidence.placeholders.PLACEHOLDER`), which `claims verify` refuses as `schema`,
 naming the field, until it is replaced.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.rules.evidence.rules import PLACEHOLDER
+from bot.rules.evidence.placeholders import PLACEHOLDER
 from bot.rules.models import Bar, Market, SharedRules
 
 __all__ = ["Progress", "attempt_stub", "freeze_stub", "next_step"]
@@ -86,16 +86,15 @@ def _bar(bar: Bar, confidence: float) -> list[str]:
 
 def _budget(market: Market, rules: SharedRules) -> list[str]:
     adversarial = rules.adversarial
-    routes = adversarial["routes"]
-    red, bounty, generator = routes["red_teams"], routes["bounty"], routes["generator"]
+    red, bounty, generator = adversarial.red_teams, adversarial.bounty, adversarial.generator
     serious = [
-        f"#   red teams: at least {red['min_groups']} independent groups from at least"
-        f" {red['min_organizations']} organizations, each at least {red['min_hours_each']} hours;",
-        f"#   or a bounty: at least USD {bounty['min_usd']:,}, open at least"
-        f" {bounty['min_days_open']} days, rules frozen at listing, at least"
-        f" {bounty['min_qualifying_submissions']} qualifying submission(s);",
-        f"#   or a generator: finds at least {generator['min_planted_found']:.0%} of planted"
-        f" vulnerabilities, at least {generator['min_independent_hours']} independent hours,"
+        f"#   red teams: at least {red.min_groups} independent groups from at least"
+        f" {red.min_organizations} organizations, each at least {red.min_hours_each} hours;",
+        f"#   or a bounty: at least USD {bounty.min_usd:,}, open at least"
+        f" {bounty.min_days_open} days, rules frozen at listing, at least"
+        f" {bounty.min_qualifying_submissions} qualifying submission(s);",
+        f"#   or a generator: finds at least {generator.min_planted_found:.0%} of planted"
+        f" vulnerabilities, at least {generator.min_independent_hours} independent hours,"
         " frozen before the first trial.",
     ]
     access = (
@@ -103,10 +102,10 @@ def _budget(market: Market, rules: SharedRules) -> list[str]:
         " and adversarial.access_frozen_at strictly before their started_at."
     )
     if market.adversarial_budget == "default":
-        default = adversarial["default"]
+        default = adversarial.default
         return [
-            f"# Adversarial budget: default: at least {default['min_groups']} independent"
-            f" red-team group(s), at least {default['min_hours_total']} hours in total;",
+            f"# Adversarial budget: default: at least {default.min_groups} independent"
+            f" red-team group(s), at least {default.min_hours_total} hours in total;",
             access,
             "#   (or any serious route instead:)",
             *serious,
@@ -254,7 +253,7 @@ def attempt_stub(
         protocol["how_followed"] = _fill("how the protocol was followed, with report links")
         adversarial["protocol"] = protocol
     else:
-        count = rules.adversarial["routes"]["red_teams"]["min_groups"]
+        count = rules.adversarial.red_teams.min_groups
         teams = 1 if market.adversarial_budget == "default" else count
         adversarial["red_teams"] = [_team(market.assumed_access) for _ in range(teams)]
     data: dict[str, Any] = {

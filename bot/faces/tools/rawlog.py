@@ -2,7 +2,7 @@
 
 The numbers are the shared rules' (`evidence.max_local_log_bytes`, `evidence.excerpt_bytes`),
 and the planned raw-log/ files are checked with the verifier's own rule
-(`bot.rules.evidence.rules.check_raw_log`) before anything is written.
+(`bot.rules.evidence.raw_log.check_raw_log`) before anything is written.
 
 attempt.yaml is edited as text, not rewritten through a YAML library, so its comments and
 layout stay: only the lines of `raw_log.sha256` and `raw_log.bytes` (and `raw_log.url` with
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from bot.edges.load.yaml_ import parse_yaml
-from bot.rules.evidence.rules import RawLogFile, check_raw_log
+from bot.rules.evidence.models import RawLogClaim
+from bot.rules.evidence.raw_log import RawLogFile, check_raw_log
 from bot.vocab.config import Limits
 from bot.vocab.findings import Finding
 
@@ -71,7 +72,7 @@ def raw_log_files(
             RawLogFile(file, len(data), hashlib.sha256(data).hexdigest())
             for file, data in planned.items()
         ],
-        {"bytes": facts.size, "sha256": facts.sha256},
+        RawLogClaim(facts.sha256, url="", bytes=facts.size),  # the rule reads no url
         rules_max,
         excerpt,
         folder,

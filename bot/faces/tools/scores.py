@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.app.gather import read_attempt
+from bot.app.attempt_read import read_attempt
 from bot.edges.dump import dump_yaml
 from bot.faces.tools.attempt import AttemptPlace
 from bot.rules.bars import derived_table
-from bot.rules.evidence.rules import check_cases, check_trials
-from bot.rules.judge import market_unknown
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.trials import check_trials
+from bot.rules.judge.location import market_unknown
 from bot.vocab.findings import Code, Finding, Severity
 
 __all__ = ["ScoresResult", "derive_scores"]
@@ -75,4 +76,6 @@ def derive_scores(place: AttemptPlace) -> ScoresResult:
     )
     if any(f.severity is Severity.ERROR for f in found):
         return ScoresResult(None, [*problems, *found])
-    return ScoresResult(dump_yaml(table, f"{place.schema_base()}/scores.schema.json"), problems)
+    return ScoresResult(
+        dump_yaml(table.to_data(), f"{place.schema_base()}/scores.schema.json"), problems
+    )

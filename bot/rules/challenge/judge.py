@@ -9,9 +9,9 @@ What each attempt's trials must then carry is `RunJudged.results`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from bot.rules.challenge.rules import (
     ScoredCase,
@@ -21,12 +21,15 @@ from bot.rules.challenge.rules import (
 )
 from bot.rules.challenge.scorers import builtin_scorer, scorer_settings
 from bot.rules.evidence.models import Case
-from bot.rules.evidence.rules import check_names, check_withheld
+from bot.rules.evidence.names import check_names
+from bot.rules.evidence.withheld import check_withheld
 from bot.rules.models import Market
+from bot.rules.verdict import ImpossibleVerdict
 from bot.vocab.commits import Landing
-from bot.vocab.document import Document, Record
+from bot.vocab.document import Document, FieldPath, Record
 from bot.vocab.files import FileEntry
 from bot.vocab.findings import Code, Finding, Severity
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = [
     "RunFacts",
@@ -64,13 +67,15 @@ class RunFiles:
     case_records: Sequence[Record] | None = None
     cases_complete: bool = True
     scores: Mapping[str, ScoreFolder] = field(default_factory=dict)
-    published: Sequence[tuple[str, object, Any]] = ()
+    # (path, data, the line of a field path) per parsed file, for the names and withheld checks
+    published: Sequence[tuple[str, object, Callable[[FieldPath], int | None]]] = ()
 
     @property
     def run_yaml(self) -> str:
         return f"{self.folder}/run.yaml"
 
-    def value(self, name: str) -> Any:
+    def value(self, name: str) -> JSONValue:
+        """run.yaml's top-level `name` (None when absent or the file is unread)."""
         data = self.document.data if self.document is not None else None
         return data.get(name) if isinstance(data, dict) else None
 
@@ -108,7 +113,7 @@ class ScoredAttempt:
 
     attempt: str  # <submitter>/<attempt>
     source: Literal["recomputed", "score-file"]
-    tasks: Mapping[str, Mapping[str, Any]]
+    tasks: Mapping[str, JSONObject]
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +129,18 @@ class RunVerdict:
     cases: int = 0
     scored: Sequence[ScoredAttempt] = ()
     recomputed_by: str | None = None  # the built-in scorer that recomputed, if any
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "findings", tuple(self.findings))
+        object.__setattr__(self, "scored", tuple(self.scored))
+        where = f"challenge run {self.run!r}"
+        if self.cases < 0:
+            raise ImpossibleVerdict(f"{where}: {self.cases} cases, a count is never negative")
+        keys = [scored.attempt for scored in self.scored]
+        if len(set(keys)) != len(keys):
+            raise ImpossibleVerdict(f"{where}: an attempt is scored twice")
+        if self.recomputed_by is None and any(s.source == "recomputed" for s in self.scored):
+            raise ImpossibleVerdict(f"{where}: scores recomputed with no built-in scorer")
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:

@@ -10,14 +10,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import PurePosixPath
-from typing import Any
 
+from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Case, Trial
-from bot.rules.evidence.rules import check_cases, fold_key, fold_text, withheld_key_pattern
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.withheld import fold_key, fold_text, withheld_key_pattern
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
-from bot.vocab.values import json_difference, json_equal
+from bot.vocab.values import JSONObject, json_difference, json_equal
 
 __all__ = [
     "ScoredCase",
@@ -35,7 +35,7 @@ __all__ = [
 class ScoredCase:
     """What the run's scorer gave one case of one attempt, and where that is written."""
 
-    result: Mapping[str, Any]
+    result: JSONObject
     file: str
     line: int | None
 
@@ -151,7 +151,7 @@ def same_value(mine: object, theirs: object, tolerance: float = 1e-9) -> bool:
     return json_equal(mine, theirs)
 
 
-def _differing(mine: Mapping[str, Any], theirs: Mapping[str, Any], tolerance: float) -> list[str]:
+def _differing(mine: JSONObject, theirs: JSONObject, tolerance: float) -> list[str]:
     names = sorted({*mine, *theirs})
     return [
         name

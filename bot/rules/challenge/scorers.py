@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from bot.rules.scorers.weirdml_v3 import MAX_SUBMISSIONS, WeirdmlLogError, read_log, score_log
 from bot.vocab.findings import Code, Finding
+from bot.vocab.values import JSONObject
 
 __all__ = [
     "SCORERS",
@@ -29,7 +29,7 @@ __all__ = [
 Recomputed = dict[str, dict[str, float]]
 # run.yaml's `scorer_settings` (schemas/challenge-run.schema.json checks them): a setting left
 # out takes the scorer's default.
-Settings = Mapping[str, Any]
+Settings = JSONObject
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +94,7 @@ def builtin_scorer(
     return (SCORERS if scorers is None else scorers).get(name)
 
 
-def scorer_settings(run_yaml: Mapping[str, Any] | None) -> Settings:
+def scorer_settings(run_yaml: JSONObject | None) -> Settings:
     """run.yaml's `scorer_settings`, or none (every setting at its default)."""
     settings = run_yaml.get("scorer_settings") if run_yaml is not None else None
     return settings if isinstance(settings, dict) else {}

@@ -10,10 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import Literal
 
 from bot.vocab.document import Document
+from bot.vocab.fields import (
+    flag,
+    integer,
+    member,
+    number,
+    objects,
+    optional_member,
+    optional_text,
+    text,
+    texts,
+)
 from bot.vocab.timestamps import parse_timestamp
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = [
     "AdapterSpec",
@@ -43,29 +55,33 @@ class Case:
     sha256: str
     family: str
     kind: str
-    public: Mapping[str, Any]
-    content: Mapping[str, Any] | None
+    public: JSONObject
+    content: JSONObject | None
 
     @classmethod
-    def from_data(cls, line: int, data: Mapping[str, Any]) -> Case:
+    def from_data(cls, line: int, data: Mapping[str, object]) -> Case:
         return cls(
             line=line,
-            case_id=data["case_id"],
-            sha256=data["sha256"],
-            family=data["family"],
-            kind=data["kind"],
-            public=data["public"],
-            content=data.get("content"),
+            case_id=text(data, "case_id"),
+            sha256=text(data, "sha256"),
+            family=text(data, "family"),
+            kind=text(data, "kind"),
+            public=member(data, "public"),
+            content=optional_member(data, "content"),
         )
 
-    def field(self, name: str) -> Any:
+    def field(self, name: str) -> JSONValue:
         """A case field a bar may filter on: a top-level field, else one of `public`."""
-        if name in ("case_id", "family", "kind"):
-            return getattr(self, name)
+        if name == "case_id":
+            return self.case_id
+        if name == "family":
+            return self.family
+        if name == "kind":
+            return self.kind
         return self.public.get(name)
 
 
-class FoldedKeys(dict[str, Any]):
+class FoldedKeys(dict[str, object]):
     """A trial's unit keys with every name folded already (`TrialCheck`): `bars.unit_structure`
     takes it as it is. A dict in all else (no per-instance attributes: no more memory)."""
 
@@ -83,16 +99,16 @@ class Trial:
     # The record's unit keys, names folded (`TrialCheck`; `bars.unit_structure` reads these
     # alone). Without `keys` to `from_data`, the record's own dict (its result too, which
     # `unit_structure` skips).
-    keys: Mapping[str, Any]
-    result: Mapping[str, Any]
+    keys: Mapping[str, object]
+    result: JSONObject
 
     @classmethod
     def from_data(
         cls,
         line: int,
-        data: Mapping[str, Any],
+        data: Mapping[str, object],
         started_at: datetime,
-        keys: Mapping[str, Any] | None = None,
+        keys: Mapping[str, object] | None = None,
         case_id: str | None = None,
         system: str | None = None,
     ) -> Trial:
@@ -101,16 +117,31 @@ class Trial:
         record's."""
         return cls(
             line=line,
-            case_id=data["case_id"] if case_id is None else case_id,
-            system=data["system"] if system is None else system,
+            case_id=text(data, "case_id") if case_id is None else case_id,
+            system=text(data, "system") if system is None else system,
             started_at=started_at,
             keys=data if keys is None else keys,
-            result=data["result"],
+            result=member(data, "result"),
         )
 
 
-def _moment(text: object) -> datetime | None:
-    return parse_timestamp(text) if isinstance(text, str) else None
+def _document_object(document: Document) -> JSONObject:
+    """A checked document's data: its schema requires an object."""
+    data = document.data
+    if not isinstance(data, dict):
+        raise TypeError(f"{document.path}: expected an object (schema drift)")
+    return data
+
+
+_KINDS: Mapping[str, Literal["run", "wrapped", "challenge"]] = {
+    "run": "run",
+    "wrapped": "wrapped",
+    "challenge": "challenge",
+}
+
+
+def _moment(value: object) -> datetime | None:
+    return parse_timestamp(value) if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,13 +156,13 @@ class RedTeam:
     started_at: datetime | None
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> RedTeam:
+    def from_data(cls, data: Mapping[str, object]) -> RedTeam:
         return cls(
-            data["name"],
-            data["organization"],
-            bool(data["independent"]),
-            float(data["hours"]),
-            data["access"],
+            text(data, "name"),
+            text(data, "organization"),
+            flag(data, "independent"),
+            float(number(data, "hours")),
+            text(data, "access"),
             _moment(data["started_at"]),
         )
 
@@ -147,13 +178,13 @@ class Bounty:
     qualifying_submissions: int
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Bounty:
+    def from_data(cls, data: Mapping[str, object]) -> Bounty:
         return cls(
-            float(data["usd"]),
+            float(number(data, "usd")),
             _moment(data["listed_at"]),
             _moment(data["closed_at"]),
             _moment(data["rules_frozen_at"]),
-            int(data["qualifying_submissions"]),
+            integer(data, "qualifying_submissions"),
         )
 
 
@@ -169,14 +200,14 @@ class Generator:
     access: str
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Generator:
+    def from_data(cls, data: Mapping[str, object]) -> Generator:
         return cls(
-            data["name"],
+            text(data, "name"),
             _moment(data["frozen_at"]),
-            int(data["planted"]),
-            int(data["planted_found"]),
-            float(data["independent_hours"]),
-            data["access"],
+            integer(data, "planted"),
+            integer(data, "planted_found"),
+            float(number(data, "independent_hours")),
+            text(data, "access"),
         )
 
 
@@ -188,17 +219,19 @@ class Adversarial:
     red_teams: tuple[RedTeam, ...]
     bounty: Bounty | None
     generator: Generator | None
-    protocol: Mapping[str, Any] | None
+    protocol: JSONObject | None
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Adversarial:
-        bounty, generator = data.get("bounty"), data.get("generator")
+    def from_data(cls, data: Mapping[str, object]) -> Adversarial:
+        bounty = optional_member(data, "bounty")
+        generator = optional_member(data, "generator")
+        teams = objects(data, "red_teams") if "red_teams" in data else ()
         return cls(
             _moment(data["access_frozen_at"]),
-            tuple(RedTeam.from_data(team) for team in data.get("red_teams", ())),
+            tuple(RedTeam.from_data(team) for team in teams),
             Bounty.from_data(bounty) if bounty else None,
             Generator.from_data(generator) if generator else None,
-            data.get("protocol") or None,
+            optional_member(data, "protocol") or None,
         )
 
 
@@ -230,19 +263,19 @@ class Attempt:
     @classmethod
     def from_document(cls, document: Document) -> Attempt:
         """From a document that passed the `attempt` schema."""
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
-        raw = data["raw_log"]
+        data = _document_object(document)
+        raw = member(data, "raw_log")
         return cls(
             path=document.path,
-            market=int(data["market"]),
-            submitter=data["submitter"],
-            kind=data["kind"],
-            title=data["title"],
-            challenge_run=data.get("challenge_run"),
-            evidence_public_at=_moment(data["publication"]["evidence_public_at"]),
-            raw_log=RawLogClaim(raw["sha256"], raw["url"], int(raw["bytes"])),
-            assumed_access=data["assumed_access"],
-            adversarial=Adversarial.from_data(data["adversarial"]),
+            market=integer(data, "market"),
+            submitter=text(data, "submitter"),
+            kind=_KINDS[text(data, "kind")],
+            title=text(data, "title"),
+            challenge_run=optional_text(data, "challenge_run"),
+            evidence_public_at=_moment(member(data, "publication")["evidence_public_at"]),
+            raw_log=RawLogClaim(text(raw, "sha256"), text(raw, "url"), integer(raw, "bytes")),
+            assumed_access=text(data, "assumed_access"),
+            adversarial=Adversarial.from_data(member(data, "adversarial")),
             lines={
                 str(where[0]): line for where, line in document.lines.items() if len(where) == 1
             },
@@ -271,15 +304,15 @@ class Freeze:
 
     @classmethod
     def from_document(cls, document: Document) -> Freeze:
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
-        paper = data.get("paper_freeze")
+        data = _document_object(document)
+        paper = optional_member(data, "paper_freeze")
         return cls(
             document.path,
             document.line_of(),
             PaperFreeze(
                 str(paper["date"]),
-                paper["url"],
-                paper["sha256"],
+                text(paper, "url"),
+                text(paper, "sha256"),
                 document.line_of(("paper_freeze",)),
             )
             if paper
@@ -300,18 +333,27 @@ class Judgment:
     note: str | None = None
 
 
-def parse_judgments(data: Mapping[str, Any]) -> dict[str, Judgment]:
+def parse_judgments(data: Mapping[str, object]) -> dict[str, Judgment]:
     """judgments.yaml's `checks`, from data that passed the `judgments` schema."""
-    return {
-        check: Judgment(
-            entry["verdict"],
-            entry["by"],
+    checks = member(data, "checks")
+    judgments = {}
+    for check in checks:
+        entry = member(checks, check)
+        judgments[check] = Judgment(
+            _VERDICTS[text(entry, "verdict")],
+            text(entry, "by"),
             str(entry["at"]),
-            entry["evidence_digest"],
-            entry.get("note"),
+            text(entry, "evidence_digest"),
+            optional_text(entry, "note"),
         )
-        for check, entry in data["checks"].items()
-    }
+    return judgments
+
+
+_VERDICTS: Mapping[str, Literal["pass", "fail", "unsettled"]] = {
+    "pass": "pass",
+    "fail": "fail",
+    "unsettled": "unsettled",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,8 +367,13 @@ class Certificate:
     abstain: bool
 
     @classmethod
-    def from_data(cls, line: int, data: Mapping[str, Any]) -> Certificate:
-        return cls(line, data.get("system"), data.get("version"), bool(data["abstain"]))
+    def from_data(cls, line: int, data: Mapping[str, object]) -> Certificate:
+        return cls(
+            line,
+            optional_text(data, "system"),
+            optional_text(data, "version"),
+            flag(data, "abstain"),
+        )
 
     @property
     def instance(self) -> str:
@@ -343,16 +390,16 @@ class AdapterSpec:
     path: str
     description: str
     command: tuple[str, ...]
-    released_data: tuple[Mapping[str, Any], ...]
+    released_data: tuple[JSONObject, ...]
     outputs: tuple[str, ...]
 
     @classmethod
     def from_document(cls, document: Document) -> AdapterSpec:
-        data: dict[str, Any] = document.data  # type: ignore[assignment]
+        data = _document_object(document)
         return cls(
             document.path,
-            data["description"],
-            tuple(data["command"]),
-            tuple(data["released_data"]),
-            tuple(data["outputs"]),
+            text(data, "description"),
+            texts(data, "command"),
+            objects(data, "released_data"),
+            texts(data, "outputs"),
         )

@@ -31,7 +31,6 @@ import json
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cache
 from importlib.resources import files
-from typing import Any
 from urllib.parse import urljoin
 
 import jsonschema_rs
@@ -44,7 +43,7 @@ from referencing import Registry, Resource
 from bot.vocab.document import FieldPath
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import is_naive_timestamp, parse_date, parse_timestamp
-from bot.vocab.values import json_key
+from bot.vocab.values import JSONObject, JSONValue, json_key
 
 __all__ = ["SCHEMA_NAMES", "distinct_key", "placeholder_message", "schema_files", "validate"]
 
@@ -97,7 +96,7 @@ def distinct_key(value: object) -> Hashable:
 
 
 def _distinct_items(
-    validator: Validator, distinct: object, instance: object, schema: Mapping[str, Any]
+    validator: Validator, distinct: object, instance: object, schema: Mapping[str, object]
 ) -> Iterator[ValidationError]:
     """`distinctItems: true`: no value twice in the list; reports the first repeat."""
     if distinct is not True or not isinstance(instance, list):
@@ -111,7 +110,9 @@ def _distinct_items(
         seen[key] = index
 
 
-_Keyword = Callable[[Validator, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
+# A keyword's check, as jsonschema calls it: (validator, the keyword's value, the instance,
+# the schema object holding the keyword).
+_Keyword = Callable[[Validator, object, object, Mapping[str, object]], Iterator[ValidationError]]
 
 
 def _within_max_items(keyword: _Keyword) -> _Keyword:
@@ -119,7 +120,7 @@ def _within_max_items(keyword: _Keyword) -> _Keyword:
     past the cap the `maxItems` error says what is wrong, at the cost of a length check."""
 
     def check(
-        validator: Validator, value: Any, instance: Any, schema: Mapping[str, Any]
+        validator: Validator, value: object, instance: object, schema: Mapping[str, object]
     ) -> Iterator[ValidationError]:
         cap = schema.get("maxItems")
         if isinstance(instance, list) and isinstance(cap, int) and len(instance) > cap:
@@ -176,7 +177,7 @@ def _validator(name: str) -> Draft202012Validator:
     registry = _registry()
     url = f"{_BASE}{name}.schema.json"
     # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
-    inlined = _inline(registry.contents(url), url, registry, depth=0)
+    inlined = _object(_inline(registry.contents(url), url, registry, depth=0), url)
     return _Validator(inlined, registry=registry, format_checker=_FORMATS)
 
 
@@ -190,7 +191,7 @@ _FAST = ("freeze-case", "trial", "certificate")
 _OWN_KEYWORDS = frozenset({"distinctItems"})
 
 
-def _keywords(node: Any) -> Iterator[str]:
+def _keywords(node: object) -> Iterator[str]:
     if isinstance(node, dict):
         for key, value in node.items():
             yield key
@@ -225,7 +226,7 @@ def _fast_validators() -> dict[str, Callable[[object], bool]]:
     return {name: fast for name in _FAST if (fast := _fast_validator(name)) is not None}
 
 
-def _inline(node: Any, base: str, registry: Registry, depth: int) -> Any:
+def _inline(node: JSONValue, base: str, registry: Registry, depth: int) -> JSONValue:
     """`node` with every `$ref` replaced by its target (our schemas are not recursive)."""
     if depth > 32:
         raise RecursionError(f"schema references nest too deep near {base}")
@@ -233,14 +234,25 @@ def _inline(node: Any, base: str, registry: Registry, depth: int) -> Any:
         return [_inline(item, base, registry, depth) for item in node]
     if not isinstance(node, dict):
         return node
-    if "$ref" in node:
-        target = urljoin(base, node["$ref"])
+    reference = node.get("$ref")
+    if isinstance(reference, str):
+        target = urljoin(base, reference)
         resource_url, _, pointer = target.partition("#")
-        resolved = registry.resolver(resource_url).lookup(f"#{pointer}").contents
+        resolved: JSONValue = registry.resolver(resource_url).lookup(f"#{pointer}").contents
         rest = {key: value for key, value in node.items() if key != "$ref"}
         inlined = _inline(resolved, resource_url, registry, depth + 1)
-        return {**inlined, **_inline(rest, base, registry, depth)} if rest else inlined
+        if not rest:
+            return inlined
+        if not isinstance(inlined, dict):  # pragma: no cover - our $refs name objects
+            raise TypeError(f"{target}: a $ref beside other keywords must name an object")
+        return {**inlined, **_object(_inline(rest, base, registry, depth), base)}
     return {key: _inline(value, base, registry, depth) for key, value in node.items()}
+
+
+def _object(node: JSONValue, where: str) -> JSONObject:
+    if not isinstance(node, dict):  # pragma: no cover - our schemas are objects
+        raise TypeError(f"{where}: a schema object, got {type(node).__name__}")
+    return node
 
 
 def _field(path: FieldPath) -> str:
@@ -292,7 +304,8 @@ _TYPES = {
     "array": "a list",
     "null": "null",
 }
-# What `claims init` writes where a value must be filled in (bot.rules.evidence.rules.PLACEHOLDER).
+# What `claims init` writes where a value must be filled in
+# (bot.rules.evidence.placeholders.PLACEHOLDER).
 _PLACEHOLDER = "FILL-IN"
 
 

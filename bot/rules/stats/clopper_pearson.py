@@ -18,21 +18,22 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from collections.abc import Callable
 
 from bot.rules.stats.errors import StatisticsError
 
 __all__ = ["lower_bound", "upper_bound"]
 
 
-def _betaincinv() -> Any:
+def _betaincinv() -> Callable[[float, float, float], float]:
     """scipy's `betaincinv`, imported on the first bound: scipy.special costs ~0.25 s to
     import, which a command that computes no bound (`--help`, most of `verify`) should not pay.
     scipy.special, not scipy.stats (~1 s more), and beta.ppf(q, a, b) is betaincinv(a, b, q)
     for these arguments (same Boost routine, same bits)."""
     from scipy.special import betaincinv  # type: ignore[import-untyped]
 
-    return betaincinv
+    inverse: Callable[[float, float, float], float] = betaincinv  # a numpy float, for floats
+    return inverse
 
 
 def _check_counts(failures: int, n: int) -> tuple[int, int]:

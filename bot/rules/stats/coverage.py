@@ -28,7 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
-from typing import Any
+
+from bot.vocab.values import JSONObject, JSONValue
 
 __all__ = [
     "COVERAGE_WARNING_BELOW",
@@ -66,19 +67,27 @@ class CoverageTable:
     seed: int
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> CoverageTable:
+    def from_data(cls, data: JSONObject) -> CoverageTable:
         """The table from its JSON data. Raises ValueError when it is malformed (a bug in the
         shipped file or its generator, not a user's problem)."""
-        per_class = tuple(int(k) for k in data["per_class"])
-        auroc = tuple(float(a) for a in data["auroc"])
+        per_class = tuple(int(k) for k in _numbers(data["per_class"], "per_class"))
+        auroc = tuple(float(a) for a in _numbers(data["auroc"], "auroc"))
         if len(per_class) < 2 or list(per_class) != sorted(set(per_class)) or per_class[0] < 2:
             raise ValueError(f"coverage table: per_class must increase from 2: {per_class}")
         if len(auroc) < 2 or list(auroc) != sorted(set(auroc)):
             raise ValueError(f"coverage table: auroc must increase: {auroc}")
         coverage = {}
         size = len(per_class)
-        for method, layers in data["coverage"].items():
-            table = tuple(tuple(tuple(float(c) for c in row) for row in layer) for layer in layers)
+        methods = data["coverage"]
+        if not isinstance(methods, Mapping):
+            raise ValueError("coverage table: coverage must be an object of methods")
+        for method, layers in methods.items():
+            table = tuple(
+                tuple(
+                    tuple(float(c) for c in _numbers(row, method)) for row in _items(layer, method)
+                )
+                for layer in _items(layers, method)
+            )
             if len(table) != len(auroc) or any(
                 len(layer) != size or any(len(row) != size for row in layer) for layer in table
             ):
@@ -88,13 +97,29 @@ class CoverageTable:
                 raise ValueError(f"coverage table: {method} holds a value outside [0, 1]")
             coverage[str(method)] = table
         return cls(
-            confidence=float(data["confidence"]),
+            confidence=float(_number(data["confidence"], "confidence")),
             per_class=per_class,
             auroc=auroc,
             coverage=coverage,
-            draws=int(data["draws"]),
-            seed=int(data["seed"]),
+            draws=int(_number(data["draws"], "draws")),
+            seed=int(_number(data["seed"], "seed")),
         )
+
+
+def _items(value: JSONValue, what: str) -> Sequence[JSONValue]:
+    if not isinstance(value, list):
+        raise ValueError(f"coverage table: {what} must be an array")
+    return value
+
+
+def _number(value: JSONValue, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"coverage table: {what} must hold numbers, got {value!r}")
+    return value
+
+
+def _numbers(value: JSONValue, what: str) -> list[float]:
+    return [_number(item, what) for item in _items(value, what)]
 
 
 def _bracket(grid: Sequence[float], value: float) -> tuple[int, int, float]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.rules.stats.units import UnitStructure
 
@@ -51,7 +51,7 @@ class _Keyed(Protocol):
     def line(self) -> int: ...
 
     @property
-    def keys(self) -> Mapping[str, Any]: ...
+    def keys(self) -> Mapping[str, object]: ...
 
 
 def _null(value: object) -> bool:

@@ -21,12 +21,16 @@ from hypothesis import strategies as st
 
 from bot.app.api import open_workspace, resolve_registry, verify_folders
 from bot.app.cache import VerificationCache
-from bot.app.gather import VerifyOptions
+from bot.app.gather import find_market
+from bot.app.options import Ports
 from bot.app.report_json import attempt_to_json, dumps, report_to_json
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
 from bot.faces.report.text import render_resolution
+from bot.rules.judge.attempt import withholdable_of
+from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
+from bot.rules.records import RecordsChecker
 from bot.vocab.findings import Code
 from tests.support import rewrite
 
@@ -41,21 +45,27 @@ OTHERS = (
 
 def _verdicts(root: Path, cache: VerificationCache | None, as_of: date = AS_OF) -> list[Any]:
     """Every attempt's verdict as JSON data, and the registry problems (notices included)."""
-    options = VerifyOptions(as_of=as_of, records_cache=cache)
     with open_workspace(root) as workspace:
         registry = workspace.registry
         verdicts, problems = verify_folders(
-            registry, registry.attempt_folders(), workspace.history, options
+            registry,
+            registry.attempt_folders(),
+            workspace.history,
+            as_of,
+            Ports(records_cache=cache),
         )
     return [[attempt_to_json(v) for v in verdicts], [p.code.value for p in problems]]
 
 
 def _resolved(root: Path, cache: VerificationCache | None, as_of: date) -> str:
     """`claims resolve`'s JSON report and its text, as one string."""
-    options = VerifyOptions(as_of=as_of, records_cache=cache)
     with open_workspace(root) as workspace:
         report = resolve_registry(
-            workspace.registry, workspace.history, LocalArchive(root / "archive"), options
+            workspace.registry,
+            workspace.history,
+            LocalArchive(root / "archive"),
+            as_of,
+            ports=Ports(records_cache=cache),
         )
     return dumps(report_to_json(report)) + render_resolution(report)
 
@@ -215,7 +225,7 @@ def test_any_damage_to_an_entry_is_found(
 ) -> None:
     """Property: a changed byte, a cut or appended bytes anywhere in an entry is reported as
     a notice and never trusted (and never raises)."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     how = data.draw(st.sampled_from(["byte", "cut", "append"]))
@@ -244,7 +254,7 @@ def test_any_damage_to_an_entry_is_found(
 def test_the_key_holds_what_the_check_depends_on(built: Any, tmp_path: Path) -> None:
     cache = VerificationCache(tmp_path / "cache")
     with open_workspace(built.root) as workspace:
-        from bot.app.gather import read_attempt
+        from bot.app.attempt_read import read_attempt
 
         registry = workspace.registry
         files = read_attempt(registry, registry.attempt_folders()[0])
@@ -394,7 +404,7 @@ def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
 
 def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_path: Path) -> None:
     """Every trial before the filing (the usual case): the summary kept answers, no reread."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     _verdicts(built.root, VerificationCache(tmp_path / "cache"))
     warm = VerificationCache(tmp_path / "cache")
@@ -408,12 +418,39 @@ def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_pa
     assert check.trials_from(check.trials.last_started_at + timedelta(seconds=1)) == ()
 
 
+@pytest.mark.parametrize("unfit", ["cases_read", "trials_read", "certificates_read"])
+def test_a_check_made_for_other_files_stands_for_nothing(built: Any, unfit: str) -> None:
+    """A check read back that does not fit the folder (it read a file the folder lacks, or did
+    not read one the folder has) is not taken: the files are read as without a cache, and
+    still checked as they are read, none kept."""
+    from bot.app.attempt_read import read_attempt
+
+    with open_workspace(built.root) as workspace:
+        registry = workspace.registry
+        folder = registry.attempt_folders()[0]
+
+        def stream(files: AttemptFiles) -> RecordsChecker:
+            market, _, _ = find_market(registry, files)
+            withholdable = withholdable_of(market, AttemptFacts())
+            return RecordsChecker(folder, market, registry.rules, withholdable, lean=True)
+
+        plain = read_attempt(registry, folder, stream=stream)
+        check = plain.records_check
+        assert check is not None and check.certificates_read
+        other = replace(check, **{unfit: not getattr(check, unfit)})
+        files = read_attempt(registry, folder, cached=lambda _: other, stream=stream)
+    assert files.records_checked_now
+    assert files.case_records is None and files.trial_records is None
+    assert files.records_check == check
+    assert (files.problems, files.jsonl_problems) == (plain.problems, plain.jsonl_problems)
+
+
 def test_a_length_field_that_is_not_text_is_a_damaged_entry(
     entry: tuple[Path, Path, bytes],
 ) -> None:
     """The header's length field holding a byte that is not UTF-8 (hypothesis found this one
     raising UnicodeDecodeError while the message was written) is a notice, never a traceback."""
-    from bot.app.gather import read_attempt
+    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     header, _, body = raw.partition(b"\n")

@@ -267,7 +267,7 @@ def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
     attempt sorts (its folder name) and how big its log is. Taken in the manifest's order, a
     first-sorting attempt with a log the size of the cap left every other attempt's log
     uncarried; the smaller files are carried first, so a big one cannot crowd them out."""
-    from bot.app.gather import VerifyOptions
+    from bot.app.options import Ports
     from bot.faces.jobs.pins import archived_pins
 
     big, small = b"x" * 1000, LOG[:300]
@@ -286,8 +286,9 @@ def test_one_filer_cannot_crowd_the_others_out_of_the_archive(
                 head=None, tail=None, file=file, line=1, limits=LOCAL,
             )  # fmt: skip
             assert codes(found) == ["pin-fetched"]
-    options = VerifyOptions(as_of=date(2027, 9, 1), fetch_raw_log=pins.raw_log)
-    carried = archived_pins(options, 3, Limits(max_archived_pins_bytes=1000))
+    carried = archived_pins(
+        Ports(fetch_raw_log=pins.raw_log), 3, Limits(max_archived_pins_bytes=1000)
+    )
     assert sorted(carried.files) == sorted(
         f"pins/sha256/{sha(body)}" for body in (small, small[::-1])
     )

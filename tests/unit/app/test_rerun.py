@@ -15,13 +15,13 @@ import pytest
 
 import bot.app.rerun
 import bot.edges.sandbox
-from bot.app.gather import read_attempt
+from bot.app.attempt_read import read_attempt
 from bot.app.registry import load_registry
 from bot.app.rerun import AdapterRerun
 from bot.edges.sandbox import RunResult, SandboxLimits
 from bot.edges.tree import FolderTree
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
-from bot.rules.judge import AttemptFiles
+from bot.rules.judge.inputs import AttemptFiles
 from bot.vocab.errors import ClaimsError
 from bot.vocab.findings import Code
 from tests.support import RULES, FakeSandbox, convert_like_the_specimen, fake_sandbox, seed_released

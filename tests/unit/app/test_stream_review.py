@@ -30,10 +30,10 @@ def _report(args: list[str], report: Path, capsys: pytest.CaptureFixture[str]) -
 
 def _both(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Any, Any]:
     """(streamed, kept) reports of `claims verify args`."""
-    with mock.patch("bot.app.gather.RecordsChecker", wraps=RecordsChecker) as checker:
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", wraps=RecordsChecker) as checker:
         streamed = _report(args, tmp_path / "streamed.json", capsys)
     assert checker.call_count  # the streamed path ran
-    with mock.patch("bot.app.gather.RecordsChecker", return_value=None):
+    with mock.patch("bot.app.attempt_verify.RecordsChecker", return_value=None):
         kept = _report(args, tmp_path / "kept.json", capsys)
     return streamed, kept
 
@@ -106,7 +106,7 @@ def test_lean_public_values_keep_their_json_type(first: Any, later: Any) -> None
     `hash(True) == hash(1)`) must not hand a later case an earlier case's value of another
     JSON type: `_matches` tells them apart."""
     from bot.faces.demo.specimen import AttemptSpec, attempt_files
-    from bot.rules.evidence.rules import CaseCheck
+    from bot.rules.evidence.cases import CaseCheck
     from bot.vocab.document import Record
 
     lines = attempt_files(AttemptSpec())["freeze-cases.jsonl"].decode().splitlines()

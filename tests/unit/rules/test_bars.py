@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.app.report_json import _bar as bar_json
+from bot.app.report_json.write import bar_to_json as bar_json
 from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import load_market, market_document
@@ -30,6 +30,7 @@ from bot.rules.bars import (
 )
 from bot.rules.evidence.models import Case, Trial
 from bot.rules.models import Market, SharedRules
+from bot.rules.score_table import RateRow, ScoreTable
 from bot.rules.stats import clopper_pearson, coverage, delong, delong_logit
 from bot.rules.stats.errors import StatisticsError
 from bot.vocab.findings import Code, Severity
@@ -476,7 +477,7 @@ def test_method_output_bar_with_empty_denominator_is_missed(bar: dict[str, Any])
 # ---- the score table ------------------------------------------------------------------------
 
 
-def _table() -> dict[str, Any]:
+def _table() -> ScoreTable:
     cases, trials = _verdicts(["false_safe", *["caught"] * 9])
     trials = [
         _trial(
@@ -490,19 +491,28 @@ def _table() -> dict[str, Any]:
     return derive_score_table(market, _evaluate(market, cases, trials), cases, trials)
 
 
+def _claimed(table: ScoreTable) -> Any:
+    """The table as a filer's scores.yaml states it, to edit."""
+    return copy.deepcopy(table.to_data())
+
+
 def test_derived_table_has_bar_rows_and_confusion_counts() -> None:
     table = _table()
-    assert table["bars"]["false-safe"] == {
-        "failures": 1,
-        "units": 10,
-        "bound": clopper_pearson.upper_bound(1, 10, CONFIDENCE),
-    }
+    bound = clopper_pearson.upper_bound(1, 10, CONFIDENCE)
+    assert table.bars["false-safe"] == RateRow(failures=1, units=10, bound=bound)
+    assert _claimed(table)["bars"]["false-safe"] == {"failures": 1, "units": 10, "bound": bound}
     expected = {"safe": {"unsafe": 1}, "unsafe": {"unsafe": 9}}
-    assert table["class_conditional"] == {"all": expected, "false-safe": expected}
+    assert table.class_conditional == {"all": expected, "false-safe": expected}
+    assert _claimed(table)["class_conditional"] == {"all": expected, "false-safe": expected}
+
+
+def test_the_table_reads_back_from_its_data() -> None:
+    table = _table()
+    assert ScoreTable.from_data(_claimed(table)) == table
 
 
 def test_identical_tables_agree() -> None:
-    assert compare_score_tables(copy.deepcopy(_table()), _table()) == []
+    assert compare_score_tables(_claimed(_table()), _table()) == []
 
 
 @pytest.mark.parametrize(
@@ -516,7 +526,7 @@ def test_identical_tables_agree() -> None:
 )
 def test_bounds_agree_within_the_tolerance(offset: float, differs: bool) -> None:
     derived = _table()
-    claimed = copy.deepcopy(derived)
+    claimed = _claimed(derived)
     claimed["bars"]["false-safe"]["bound"] += offset
     assert compare_score_tables(claimed, derived) == (["false-safe"] if differs else [])
 
@@ -537,28 +547,28 @@ def test_bounds_agree_within_the_tolerance(offset: float, differs: bool) -> None
 )
 def test_counts_are_exact(field: str, value: Any, differs: bool) -> None:
     derived = _table()
-    claimed = copy.deepcopy(derived)
+    claimed = _claimed(derived)
     claimed["bars"]["false-safe"][field] = value
     assert compare_score_tables(claimed, derived) == (["false-safe"] if differs else [])
 
 
 def test_nan_bound_never_agrees() -> None:
     derived = _table()
-    claimed = copy.deepcopy(derived)
+    claimed = _claimed(derived)
     claimed["bars"]["false-safe"]["bound"] = float("nan")
     assert compare_score_tables(claimed, derived) == ["false-safe"]
 
 
 def test_missing_and_extra_bar_rows_disagree() -> None:
     derived = _table()
-    claimed = copy.deepcopy(derived)
+    claimed = _claimed(derived)
     claimed["bars"]["made-up"] = claimed["bars"].pop("false-safe")
     assert compare_score_tables(claimed, derived) == ["false-safe", "made-up"]
 
 
 def test_class_conditional_counts_are_compared_when_claimed() -> None:
     derived = _table()
-    claimed = copy.deepcopy(derived)
+    claimed = _claimed(derived)
     claimed["class_conditional"]["all"]["safe"]["unsafe"] = 0
     assert compare_score_tables(claimed, derived) == ["class_conditional.all"]
     del claimed["class_conditional"]

@@ -16,7 +16,8 @@ from typing import BinaryIO
 
 import pytest
 
-from bot.app.gather import find_market, read_attempt
+from bot.app.attempt_read import read_attempt
+from bot.app.gather import find_market
 from bot.app.registry import Registry
 from bot.edges.dump import dump_jsonl
 from bot.edges.history import MemoryHistory
@@ -30,7 +31,8 @@ from bot.faces.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.rules.judge import AttemptFacts, AttemptFiles, judge_attempt
+from bot.rules.judge.attempt import judge_attempt
+from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.models import SharedRules
 from bot.rules.qualification import required_checks
 from bot.rules.verdict import AttemptVerdict

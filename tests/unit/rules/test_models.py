@@ -89,3 +89,15 @@ def test_a_contract_for_market_14_is_refused_with_the_sentence(document: dict[st
     )
     assert market is None
     assert [(p.code, p.message) for p in problems] == [(Code.REGISTRY_INVALID, SENTENCE)]
+
+
+def test_the_adversarial_routes_are_read_once_as_written() -> None:
+    adversarial = _rules().adversarial
+    assert adversarial.red_teams.min_hours_each == 80
+    assert type(adversarial.red_teams.min_hours_each) is int  # shown as 80, not 80.0
+    assert (adversarial.red_teams.min_groups, adversarial.red_teams.min_organizations) == (3, 2)
+    assert adversarial.bounty.min_usd == 10000
+    assert adversarial.bounty.min_days_open == 60
+    assert adversarial.generator.min_planted_found == 0.8
+    assert adversarial.default.min_hours_total == 40
+    assert adversarial.default.min_groups == 1

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from bot.rules.evidence.rules import WithheldCheck, names_in, plain_line
+from bot.rules.evidence.names import names_in
+from bot.rules.evidence.withheld import WithheldCheck, plain_line
 from bot.vocab.jsonl import parse_jsonl
 
 FILE = "markets/m/attempts/a/trials.jsonl"

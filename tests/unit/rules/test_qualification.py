@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
+from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Attempt, Trial
-from bot.rules.evidence.rules import check_cases, check_trials
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import Evidence, qualify, required_checks
 from bot.rules.records import CertificateSummary, TrialSummary, summarize_units
@@ -173,8 +174,8 @@ def test_checks_come_from_the_shared_rules() -> None:
 # `adversarial-budget` reasons are looked at. Thresholds are read from the shared rules, so each
 # boundary is tested at, just below and just above the number the rules state.
 
-ROUTES = SHARED.adversarial["routes"]
-DEFAULT = SHARED.adversarial["default"]
+ROUTES = SHARED.adversarial
+DEFAULT = SHARED.adversarial.default
 FIRST_TRIAL = AttemptSpec().first_trial_at
 FROZEN = AttemptSpec().frozen_at
 
@@ -235,11 +236,11 @@ def _bounty(**changes: Any) -> Callable[[dict[str, Any]], None]:
     listed = FROZEN + timedelta(days=1)
     bounty = {
         "url": "https://bounty.example.org/monitor",
-        "usd": ROUTES["bounty"]["min_usd"],
+        "usd": ROUTES.bounty.min_usd,
         "listed_at": _stamp(listed),
-        "closed_at": _stamp(listed + timedelta(days=ROUTES["bounty"]["min_days_open"])),
+        "closed_at": _stamp(listed + timedelta(days=ROUTES.bounty.min_days_open)),
         "rules_frozen_at": _stamp(listed),
-        "qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"],
+        "qualifying_submissions": ROUTES.bounty.min_qualifying_submissions,
     }
     bounty.update(changes)
 
@@ -255,8 +256,8 @@ def _generator(**changes: Any) -> Callable[[dict[str, Any]], None]:
         "name": "planted-fault generator v2",
         "frozen_at": _stamp(FIRST_TRIAL - timedelta(days=1)),
         "planted": 100,
-        "planted_found": round(ROUTES["generator"]["min_planted_found"] * 100),
-        "independent_hours": ROUTES["generator"]["min_independent_hours"],
+        "planted_found": round(ROUTES.generator.min_planted_found * 100),
+        "independent_hours": ROUTES.generator.min_independent_hours,
         "access": "black-box",
     }
     generator.update(changes)
@@ -279,24 +280,24 @@ def test_no_route_at_all_is_refused() -> None:
 
 # Bounty: USD, days open, qualifying submissions, rules frozen no later than listing.
 LISTED = FROZEN + timedelta(days=1)
-DAYS = timedelta(days=ROUTES["bounty"]["min_days_open"])
+DAYS = timedelta(days=ROUTES.bounty.min_days_open)
 SECOND = timedelta(seconds=1)
 BOUNTY_CASES = [
     ("usd at the minimum", {}, True),
-    ("usd just below", {"usd": ROUTES["bounty"]["min_usd"] - 0.01}, False),
-    ("usd above", {"usd": ROUTES["bounty"]["min_usd"] + 1}, True),
+    ("usd just below", {"usd": ROUTES.bounty.min_usd - 0.01}, False),
+    ("usd above", {"usd": ROUTES.bounty.min_usd + 1}, True),
     ("open exactly the minimum", {"closed_at": _stamp(LISTED + DAYS)}, True),
     ("open a second less", {"closed_at": _stamp(LISTED + DAYS - SECOND)}, False),
     ("open a second more", {"closed_at": _stamp(LISTED + DAYS + SECOND)}, True),
     ("submissions at the minimum", {}, True),
     (
         "submissions below",
-        {"qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"] - 1},
+        {"qualifying_submissions": ROUTES.bounty.min_qualifying_submissions - 1},
         False,
     ),
     (
         "submissions above",
-        {"qualifying_submissions": ROUTES["bounty"]["min_qualifying_submissions"] + 1},
+        {"qualifying_submissions": ROUTES.bounty.min_qualifying_submissions + 1},
         True,
     ),
     ("rules frozen at listing", {"rules_frozen_at": _stamp(LISTED)}, True),
@@ -315,8 +316,8 @@ def test_the_bounty_route_at_each_boundary(changes: dict[str, Any], met: bool) -
 
 
 # Generator: planted found rate, independent hours, access, frozen before the first trial.
-FOUND = ROUTES["generator"]["min_planted_found"]
-HOURS = ROUTES["generator"]["min_independent_hours"]
+FOUND = ROUTES.generator.min_planted_found
+HOURS = ROUTES.generator.min_independent_hours
 GENERATOR_CASES = [
     ("found rate at the minimum", {"planted": 10, "planted_found": round(FOUND * 10)}, True),
     ("found rate just below", {"planted": 1000, "planted_found": round(FOUND * 1000) - 1}, False),
@@ -373,7 +374,7 @@ def _teams(*teams: tuple[str, str, float]) -> Callable[[dict[str, Any]], None]:
     return edit
 
 
-EACH = ROUTES["red_teams"]["min_hours_each"]
+EACH = ROUTES.red_teams.min_hours_each
 
 
 def test_three_groups_from_two_organizations_meet_the_red_team_route() -> None:
@@ -396,14 +397,14 @@ def test_one_red_team_listed_three_times_is_one_group() -> None:
 
 
 def test_a_listed_twice_group_s_hours_are_not_added_up() -> None:
-    half = DEFAULT["min_hours_total"] / 2
+    half = DEFAULT.min_hours_total / 2
     edit = _teams(("Red team 1", "Org 1", half), ("Red team 1", "Org 1", half))
     (message,) = _budget(edit, budget="default")
     assert message == f"default budget: {half:g} h < 40 h in total (over 1 counting group(s))"
 
 
 def test_the_default_budget_at_its_boundary() -> None:
-    total = DEFAULT["min_hours_total"]
+    total = DEFAULT.min_hours_total
     assert _budget(_teams(("A", "Org 1", total)), budget="default") == []
     assert _budget(_teams(("A", "Org 1", total - 0.5)), budget="default") != []
     assert _budget(_teams(("A", "Org 1", total / 2), ("B", "Org 2", total / 2)), "default") == []

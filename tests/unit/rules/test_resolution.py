@@ -19,7 +19,7 @@ from bot.rules.evidence.schema import validate
 from bot.rules.models import SharedRules
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
 from bot.rules.resolution import three_way as three_way_of_summaries
-from bot.rules.verdict import AttemptVerdict
+from bot.rules.verdict import AttemptVerdict, ImpossibleVerdict
 from bot.vocab.commits import Tag
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Code, Finding, Severity
@@ -117,8 +117,10 @@ def test_no_qualifying_attempt_is_other() -> None:
 
 
 def test_invalid_evidence_never_counts() -> None:
-    # A verdict with an error finding cannot qualify, whatever its status field says.
-    assert three_way([_verdict("a", "qualifying", "met", valid=False)])[0] == "OTHER"
+    # A verdict with an error finding cannot qualify: one that says it does is never built.
+    with pytest.raises(ImpossibleVerdict, match="invalid evidence has no status"):
+        _verdict("a", "qualifying", "met", valid=False)
+    assert three_way([_verdict("a", None, valid=False)])[0] == "OTHER"
 
 
 def test_warnings_do_not_invalidate() -> None:
@@ -451,3 +453,104 @@ def test_an_archive_record_of_another_tag_is_no_copy() -> None:
     assert (snapshot.archive_state, snapshot.archived) == ("missing", False)
     own = {**record, "tag": DATES.snapshot_tag}
     assert Snapshot.of(DATES.snapshot_tag, None, own, DATES, date(2027, 12, 1)).archive_counts
+
+
+# Built, a resolution refuses what no resolution gives (ImpossibleVerdict); read back from a
+# report, the same refusal is a ReportError naming the market.
+
+
+def _closed_yes() -> MarketResolution:
+    return resolve_market(MARKET, DATES, YES, _snapshot(True, True), CLOSED)
+
+
+def test_an_invalid_attempt_summary_has_no_status() -> None:
+    with pytest.raises(ImpossibleVerdict, match="has invalid evidence and a status"):
+        AttemptSummary("attempts/market-03/lab/a", "invalid", "not-qualifying", None, ())
+
+
+@pytest.mark.parametrize(("status", "outcome"), [("qualifying", None), ("not-qualifying", "met")])
+def test_an_attempt_summary_has_an_outcome_when_qualifying(status: Any, outcome: Any) -> None:
+    with pytest.raises(ImpossibleVerdict, match="outcome without qualifying status"):
+        AttemptSummary("attempts/market-03/lab/a", "valid", status, outcome, ())
+
+
+def test_the_provisional_outcome_is_the_three_way_rule() -> None:
+    with pytest.raises(ImpossibleVerdict, match="give YES by the Three Way Rule"):
+        replace(_closed_yes(), provisional="NO", outcome="NO")
+
+
+@pytest.mark.parametrize(
+    ("state", "outcome"),
+    [("open", "YES"), ("filing-window", "YES"), ("closed", "NO"), ("closed", None)],
+)
+def test_the_outcome_follows_the_state(state: Any, outcome: Any) -> None:
+    with pytest.raises(ImpossibleVerdict, match=f"state {state} with outcome {outcome}"):
+        replace(_closed_yes(), state=state, outcome=outcome)
+
+
+def test_market_dates_are_in_order() -> None:
+    backwards = MarketDates(DATES.window_closes, DATES.resolve_by, DATES.annul_on)
+    with pytest.raises(ImpossibleVerdict, match="out of order"):
+        replace(_closed_yes(), dates=backwards)
+
+
+@pytest.mark.parametrize(
+    ("as_of", "snapshot"),
+    [(AFTER_ANNULMENT, _snapshot(archived=True)), (CLOSED, _snapshot())],
+    ids=["an archive copy counts", "before the annulment date"],
+)
+def test_annulled_only_late_and_with_no_snapshot(as_of: date, snapshot: Snapshot) -> None:
+    annulled = resolve_market(MARKET, DATES, YES, _snapshot(), AFTER_ANNULMENT)
+    assert annulled.outcome == "ANNULLED"
+    with pytest.raises(ImpossibleVerdict, match="annulled only after 2027-09-28"):
+        replace(annulled, as_of=as_of, snapshot=snapshot)
+
+
+@pytest.mark.parametrize(
+    ("tag_state", "tagged_at"),
+    [("off-branch", TAGGED_AT), ("missing", TAGGED_AT), ("ok", None), ("late", None)],
+)
+def test_a_snapshot_keeps_a_tag_time_for_the_states_it_decides(
+    tag_state: Any, tagged_at: datetime | None
+) -> None:
+    with pytest.raises(ImpossibleVerdict, match=f"tagged_at .* with state {tag_state}"):
+        replace(_snapshot(), tag_state=tag_state, tagged_at=tagged_at)
+
+
+@pytest.mark.parametrize(
+    ("archive_state", "archived_at"), [("undated", TAGGED_AT), ("after-as-of", None)]
+)
+def test_a_snapshot_keeps_an_archive_time_for_the_states_it_decides(
+    archive_state: Any, archived_at: datetime | None
+) -> None:
+    with pytest.raises(ImpossibleVerdict, match=f"archived_at .* with state {archive_state}"):
+        replace(_snapshot(), archive_state=archive_state, archived_at=archived_at)
+
+
+def test_a_snapshot_names_an_archive_record_only_when_there_is_one() -> None:
+    with pytest.raises(ImpossibleVerdict, match="an archive reference with no record"):
+        replace(_snapshot(), archive_ref="10.5281/zenodo.1")
+
+
+def test_a_resolution_holds_tuples() -> None:
+    resolution = replace(_closed_yes(), warnings=["a note"])  # type: ignore[arg-type]
+    assert resolution.warnings == ("a note",) and isinstance(resolution.attempts, tuple)
+
+
+@pytest.mark.parametrize(
+    ("where", "field", "value", "says"),
+    [
+        ("market", "outcome", "NO", "^market 3: state closed with outcome NO, expected YES$"),
+        ("market", "annul_on", "2027-08-01", "^market 3: resolve-by, .* out of order$"),
+        ("attempt", "outcome", None, "^market 3: attempts/market-03/lab/a: outcome without"),
+    ],
+)
+def test_an_impossible_resolution_read_back_is_a_report_error(
+    where: str, field: str, value: object, says: str
+) -> None:
+    # Past the schema, which cannot say these: the constructors refuse them.
+    data = resolve_report_to_json(ResolveReport(CLOSED, (_closed_yes(),), ()))
+    market = data["markets"][0]
+    {"market": market, "attempt": market["attempts"][0]}[where][field] = value
+    with pytest.raises(ReportError, match=says):
+        resolve_report_from_json(data)

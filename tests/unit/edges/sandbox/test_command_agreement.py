@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from bot.app.gather import _command_problems
+from bot.app.attempt_read import _command_problems
 from bot.edges.dump import dump_yaml
 from bot.edges.load.yaml_ import parse_yaml
 from bot.edges.sandbox import isolation, run_adapter

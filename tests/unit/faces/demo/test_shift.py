@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 from bot.faces.demo.git_registry import Step
 from bot.faces.demo.shift import latest_date, shift_days_before, shift_demo, shift_text
-from bot.rules.evidence.rules import evidence_digest
+from bot.rules.evidence.hashing import evidence_digest
 
 
 def test_shift_text_moves_real_dates_only_and_keeps_the_length() -> None:

@@ -12,6 +12,7 @@ import pytest
 from bot.edges.github.port import PullRequestInfo
 from bot.faces.github.events import workflow_run_event
 from bot.faces.github.locate import Located, is_safe_branch, locate_by_number, locate_pull_request
+from bot.vocab.errors import Refusal
 from tests.unit.faces.github.memory_port import MemoryPort
 
 EVENTS = Path(__file__).resolve().parents[3] / "github" / "events"
@@ -53,7 +54,7 @@ def test_a_forks_pull_request_is_found_by_head_owner_branch_and_sha() -> None:
 
 def test_a_head_pushed_again_since_the_run_is_not_posted_to() -> None:
     located = locate_pull_request(port(fork_pr(head_sha="f" * 40)), FORK)
-    assert isinstance(located, str) and "no open pull request" in located
+    assert isinstance(located, Refusal) and "no open pull request" in located.reason
 
 
 class _Lying(MemoryPort):
@@ -67,7 +68,7 @@ class _Lying(MemoryPort):
 
 def test_the_head_sha_is_checked_again() -> None:
     located = locate_pull_request(_Lying(repository="octo-org/octo-repo"), FORK)
-    assert located == f"pull request #12's head is {'e' * 40}, not {SHA}"
+    assert located == Refusal(f"pull request #12's head is {'e' * 40}, not {SHA}")
 
 
 @pytest.mark.parametrize(
@@ -94,7 +95,7 @@ def test_a_base_branch_unsafe_for_github_output_is_refused(base: str) -> None:
     located = locate_pull_request(
         port(fork_pr(base_branch=base)), replace(FORK, default_branch=base)
     )
-    assert isinstance(located, str) and "base branch" in located
+    assert isinstance(located, Refusal) and "base branch" in located.reason
 
 
 @pytest.mark.parametrize("name", ["main", "release/2027", "feature/x-1"])
@@ -107,7 +108,7 @@ def test_a_dispatched_run_takes_the_pull_request_as_the_api_has_it_now() -> None
     memory = port(fork_pr())
     assert locate_by_number(memory, 12, BASE) == Located(12, SHA, BASE)
     closed = port(fork_pr(state="closed"))
-    assert locate_by_number(closed, 12, BASE) == "pull request #12 is closed"
+    assert locate_by_number(closed, 12, BASE) == Refusal("pull request #12 is closed")
     unsafe = port(fork_pr(base_branch="main\nhead_sha=0"))
     assert "refused" in str(locate_by_number(unsafe, 12, "main\nhead_sha=0"))
 
@@ -119,9 +120,11 @@ def test_a_pull_request_into_another_branch_gets_no_verdict() -> None:
     run for an edited base, so the green check run of that commit would stand."""
     memory = port(fork_pr(base_branch="legacy"))
     located = locate_pull_request(memory, replace(FORK, default_branch="main"))
-    assert isinstance(located, str)
-    assert located.startswith("no open pull request into main has the head Codertocat:changes")
-    assert locate_by_number(memory, 12, "main") == (
+    assert isinstance(located, Refusal)
+    assert located.reason.startswith(
+        "no open pull request into main has the head Codertocat:changes"
+    )
+    assert locate_by_number(memory, 12, "main") == Refusal(
         "pull request #12 targets legacy, not the default branch main: only pull requests"
         " into the default branch get a verdict"
     )

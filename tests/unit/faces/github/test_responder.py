@@ -30,7 +30,7 @@ from bot.faces.github.responder import (
     respond,
     sanitise_reply,
 )
-from bot.rules.evidence.rules import evidence_digest
+from bot.rules.evidence.hashing import evidence_digest
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.errors import ClaimsError
 from tests.conftest import RegistryFactory

@@ -220,7 +220,7 @@ def test_the_cli_plan_names_a_market_that_waits(make_registry, run_claims, monke
     import functools
     import shutil
 
-    import bot.faces.jobs.close_windows as close_module
+    import bot.faces.jobs.close_windows.matrix as close_module
     from bot.faces.demo.specimen import AttemptSpec
 
     monkeypatch.setattr(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from bot.app.api import VerifyReport
 from bot.app.report_json import ReportError, verify_report_from_json, verify_report_to_json
-from bot.rules.verdict import AttemptVerdict, BarResult
+from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, UnitSummary
 from bot.vocab.findings import Code, Finding, Severity
 from tests.support import small_sample_bar
 
@@ -134,3 +135,46 @@ def test_any_value_of_the_new_bar_fields_reads_back_or_is_refused(
     read = report.attempts[0].bars[bar]
     assert verify_report_to_json(report)["attempts"][0]["bars"][bar][field] == value
     assert read.statistic == "auroc_lower" or field != "coverage" or value is None
+
+
+def _checked_report() -> dict[str, Any]:
+    verdict = AttemptVerdict(
+        "attempts/market-03/k/s",
+        3,
+        "run",
+        status="qualifying",
+        outcome="met",
+        bars=(replace(RATE_BAR, met=True),),
+        checks={"review": CheckState("pass", "pass", "maintainer", "2027-07-01")},
+        units=UnitSummary(4, 3, {"system": 0}, {"system": 2}, "system"),
+    )
+    data = verify_report_to_json(VerifyReport((verdict,), base_ref="main"))
+    assert verify_report_from_json(data).attempts == (verdict,)
+    return json.loads(json.dumps(data))
+
+
+def _qualification_reason(attempt: dict[str, Any]) -> None:
+    reason = {"code": "sample-size", "message": "too few units", "file": None, "line": None}
+    attempt["reasons"].append({**reason, "severity": "error", "stage": "qualification"})
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        (lambda a: a["checks"]["review"].update(verdict="fail"), "state pass with verdict fail"),
+        (lambda a: a["checks"]["review"].update(state="missing"), "missing with verdict pass"),
+        (lambda a: a["checks"]["review"].update(state="stale"), "passed every human check"),
+        (lambda a: a["bars"][0].update(met=None), "exercised True with met None"),
+        (lambda a: a["bars"][0].update(met=False), "outcome met, but bar 'false-safe'"),
+        (lambda a: a["units"].update(count=0), "a unit holds at least one trial"),
+        (lambda a: a["units"].update(joined_most_by=None), "joined_most_by is null"),
+        (_qualification_reason, "a qualifying attempt has no qualification reasons"),
+    ],
+)
+def test_an_impossible_verdict_read_back_is_a_report_error(change: Any, says: str) -> None:
+    # Past the schema, which cannot say these: the constructors refuse them, and the reader
+    # names the attempt.
+    data = _checked_report()
+    change(data["attempts"][0])
+    with pytest.raises(ReportError, match=f"^attempt 'attempts/market-03/k/s': .*{says}"):
+        verify_report_from_json(data)

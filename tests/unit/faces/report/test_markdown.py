@@ -65,7 +65,14 @@ def test_bars_and_digests_are_listed_and_escaped() -> None:
         BarResult("caught_*", "rate_lower", 0.5, False, note="never tested"),
     )
     verdict = AttemptVerdict(
-        "attempts/market-03/a/@b", 3, "run", (), digest="ab" * 32, status="qualifying", bars=bars
+        "attempts/market-03/a/@b",
+        3,
+        "run",
+        (),
+        digest="ab" * 32,
+        status="qualifying",
+        outcome="missed",
+        bars=bars,
     )
     text = render_markdown(VerifyReport([verdict]))
     assert "- bar false-safe (rate_upper): bound 0.1534 <= 0.2: **met**" in text
@@ -90,7 +97,7 @@ def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
         small_sample_bar(),
         BarResult("small", "auroc_lower", 0.8, False, units=5, positives=2, negatives=3),
     )
-    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=bars)
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", outcome="missed", bars=bars)
     text = render_markdown(VerifyReport([verdict]))
     assert (
         "- bar discrimination (auroc_lower): bound 0.7712 >= 0.8: **missed**;"
@@ -103,6 +110,6 @@ def test_auroc_bar_shows_units_per_class_and_coverage() -> None:
 def test_an_auroc_bar_without_coverage_says_why() -> None:
     note = "fewer than 5 units in a class: DeLong's coverage was not simulated this small"
     bar = replace(small_sample_bar(), positives=2, negatives=20, coverage=None, note=note)
-    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", bars=(bar,))
+    verdict = AttemptVerdict("a", 3, "run", (), status="qualifying", outcome="missed", bars=(bar,))
     text = render_markdown(VerifyReport([verdict]))
     assert f"2 positive, 20 negative units; {note}; delong-logit bound 0.7489" in text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,8 +18,19 @@ from tests.support import small_sample_bar
 
 _counts = st.one_of(st.none(), st.integers(0, 10**6))
 _numbers = st.one_of(st.none(), st.floats(0, 1), st.integers(0, 10**6))
+
+
+def _possible_bar(**fields: Any) -> BarResult:
+    """A bar as the judge could give it: met or missed when exercised, and only then; refused
+    only when an AUROC bar was not exercised (`BarResult` refuses anything else)."""
+    exercised = fields["exercised"]
+    met = fields.pop("met")
+    fields["refused"] &= not exercised and fields["statistic"] == "auroc_lower"
+    return BarResult(**fields, met=(bool(met) if exercised else None))
+
+
 _bars = st.builds(
-    BarResult,
+    _possible_bar,
     bar_id=st.sampled_from(["false-safe", "discrimination"]),
     statistic=st.sampled_from(["rate_upper", "rate_lower", "auroc_lower"]),
     threshold=st.floats(0, 1),
@@ -47,6 +59,7 @@ def test_any_bar_entry_renders(bars: list[BarResult], status: str) -> None:
         "run",
         (),
         status=status,  # type: ignore[arg-type]
+        outcome="missed" if status == "qualifying" else None,
         bars=bars,
     )
     text = render_text(VerifyReport([verdict]))
@@ -116,7 +129,9 @@ def _resolution(outcome: str | None, state: str, why: str) -> MarketResolution:
             AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
             AttemptSummary("attempts/market-03/lab/b", "invalid", None, None, ("schema",)),
         ),
-        snapshot=Snapshot("snapshot-2027-06-30", "ok", "missing"),
+        snapshot=Snapshot(
+            "snapshot-2027-06-30", "ok", "missing", datetime(2027, 8, 30, 9, tzinfo=UTC)
+        ),
         warnings=("snapshot-2027-06-30: its archive copy missing",),
         source="git commit abc123",
     )

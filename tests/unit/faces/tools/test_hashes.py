@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.faces.tools.hashes import hash_cases
-from bot.rules.evidence.rules import case_hash, check_cases
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.hashing import case_hash
 from bot.vocab.jsonl import parse_jsonl
 
 _TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=8)

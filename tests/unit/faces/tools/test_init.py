@@ -7,7 +7,7 @@ import pytest
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import load_market, market_document
 from bot.faces.tools.init import attempt_stub, freeze_stub
-from bot.rules.evidence.rules import check_placeholders
+from bot.rules.evidence.placeholders import check_placeholders
 from bot.rules.evidence.schema import validate
 from bot.vocab.findings import Code, Finding
 from tests.unit.rules.test_qualification import SHARED

@@ -1,4 +1,5 @@
-"""bot/rules/evidence/rules.py's case_hash: its json.dumps path writes exactly RFC 8785's bytes."""
+"""bot/rules/evidence/hashing.py's case_hash: its json.dumps path writes exactly RFC 8785's
+bytes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.rules.evidence import rules
-from bot.rules.evidence.rules import case_hash
+from bot.rules.evidence import hashing
+from bot.rules.evidence.hashing import case_hash
 
 _TEXT = st.text(
     st.characters(codec="utf-8", exclude_categories=("Cs",))
@@ -59,7 +60,7 @@ def test_case_hash_is_rfc8785_s(content: dict[str, Any]) -> None:
     ],
 )
 def test_plain_content_takes_the_fast_path(content: dict[str, Any]) -> None:
-    assert rules._plain(content)
+    assert hashing._plain(content)
     assert case_hash(content) == reference(content)
 
 
@@ -68,7 +69,7 @@ def test_plain_content_takes_the_fast_path(content: dict[str, Any]) -> None:
     [{"x": 1.5}, {"x": 2**53}, {"é": "key not ASCII"}, {"x": [{"y": 1e21}]}],
 )
 def test_other_content_takes_rfc8785_s_path(content: dict[str, Any]) -> None:
-    assert not rules._plain(content)
+    assert not hashing._plain(content)
 
 
 def test_a_lone_surrogate_is_refused_as_before() -> None:

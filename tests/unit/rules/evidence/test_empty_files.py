@@ -1,4 +1,5 @@
-"""bot/rules/evidence/rules.py: no frozen cases or no trials is `file-empty`, never `schema`.
+"""bot/rules/evidence/cases.py and trials.py: no frozen cases or no trials is `file-empty`,
+never `schema`.
 
 A JSONL file whose every line was refused also yields no records, but it is not empty: the
 loader's `jsonl-invalid` findings say why, and `complete=False` keeps `file-empty` out.
@@ -8,7 +9,8 @@ from __future__ import annotations
 
 import io
 
-from bot.rules.evidence.rules import check_cases, check_trials
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.trials import check_trials
 from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
 

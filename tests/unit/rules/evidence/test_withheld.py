@@ -1,4 +1,4 @@
-"""bot.rules.evidence.rules.check_withheld: a withholdable field is found however its key is
+"""bot.rules.evidence.withheld.check_withheld: a withholdable field is found however its key is
 spelled.
 
 The seed forbids publishing a withholdable field at any depth. Keys are compared after folding
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.rules.evidence.rules import (
+from bot.rules.evidence.withheld import (
     WithheldCheck,
     check_withheld,
     fold_text,

@@ -35,12 +35,13 @@ from bot.faces.tools.adapters.inspect_ import (
     Adapted,
     InspectLimits,
     InspectLogError,
-    _sample_order,
     adapt_inspect,
     convert,
 )
-from bot.rules.evidence.rules import case_hash, check_cases, check_trials
+from bot.rules.evidence.cases import check_cases
+from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import validate
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import SharedRules
 from bot.vocab.errors import ClaimsError
 from bot.vocab.jsonl import parse_jsonl
@@ -188,24 +189,6 @@ def test_cases_are_sorted_ints_first_then_strings_naturally(json_log) -> None:
         "chat",
         "q2",
         "q10",
-    ]
-
-
-def test_sample_order_is_total_and_natural() -> None:
-    ids: list[int | str] = ["q10", "q2", 10, "q02", "B", "a", -1, 2, "q2b", "10", "x9y10", "x9y9"]
-    assert sorted(ids, key=_sample_order) == [
-        -1,
-        2,
-        10,
-        "10",
-        "B",
-        "a",
-        "q02",
-        "q2",
-        "q2b",
-        "q10",
-        "x9y9",
-        "x9y10",
     ]
 
 
@@ -736,7 +719,7 @@ def test_claims_adapt_inspect_end_to_end(json_log, tmp_path: Path, capsys) -> No
 def test_a_log_without_a_solver_gives_a_method_name_verify_refuses(tmp_path: Path) -> None:
     """The stub's method name for a log that names no solver is a placeholder verify refuses
     (`schema`), like the all-zero code_commit, not a name that passes."""
-    from bot.rules.evidence.rules import check_placeholders
+    from bot.rules.evidence.placeholders import check_placeholders
 
     log = raw_json_log("run-a")
     log["plan"]["steps"] = []

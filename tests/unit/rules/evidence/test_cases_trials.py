@@ -1,4 +1,4 @@
-"""bot/rules/evidence/rules.py: cross-record rules on frozen cases and trials.
+"""bot/rules/evidence/cases.py and trials.py: cross-record rules on frozen cases and trials.
 
 One case frozen twice (the same id, or the same content under another id) is `duplicate-case`;
 every trial names a system (never null, never blank once trimmed).
@@ -11,7 +11,8 @@ from typing import Any
 
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
-from bot.rules.evidence.rules import CaseCheck, check_cases, check_trials
+from bot.rules.evidence.cases import CaseCheck, check_cases
+from bot.rules.evidence.trials import check_trials
 from bot.rules.models import SharedRules
 from bot.vocab.document import Record
 from bot.vocab.findings import Code

@@ -1,0 +1,198 @@
+"""trials.jsonl's rules (docs/spec.md §4): schema, one trial per case, known cases, unit keys
+present."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from bot.rules.evidence.models import Case, FoldedKeys, Trial
+from bot.rules.evidence.record_check import run_check
+from bot.rules.evidence.schema import validate
+from bot.vocab.document import Record
+from bot.vocab.findings import Code, Finding
+from bot.vocab.jsonl import SharedStrings
+from bot.vocab.names import fold_name
+from bot.vocab.timestamps import parse_timestamp
+
+__all__ = ["TrialCheck", "check_trials"]
+
+_FOLDED = 4096  # distinct unit-key names whose folded form a `TrialCheck` keeps
+
+
+def check_trials(
+    records: Sequence[Record],
+    cases: Mapping[str, Case] | None,
+    unit_keys: Sequence[str],
+    file: str,
+    complete: bool = True,
+) -> tuple[list[Trial], list[Finding]]:
+    """Schema, one trial per case, known cases, unit keys present. Return trials and findings
+    (`TrialCheck`, over every record)."""
+    check = run_check(TrialCheck(cases, unit_keys, file), records, complete)
+    return check.trials, check.findings
+
+
+# How many unknown case ids and frozen cases without a trial are compared to link them.
+_LINKED = 100
+
+
+class TrialCheck:
+    """trials.jsonl checked one record at a time: schema, one trial per case, known cases, unit
+    keys present. `add` each record in file order, then `finish`; `trials` and `findings` hold
+    the result. A trial keeps only the unit keys of its record, names folded (`Trial.keys`,
+    as `bars.unit_structure` compares them), and the case's own string as its `case_id`.
+
+    `cases` is None when freeze-cases.jsonl could not be read; unknown-case is then not judged.
+    `complete` (to `finish`) is False when some line of trials.jsonl could not be read
+    (`jsonl-invalid`): missing trials are then not judged, and no records is not reported as
+    `file-empty`.
+    """
+
+    def __init__(
+        self, cases: Mapping[str, Case] | None, unit_keys: Sequence[str], file: str
+    ) -> None:
+        self.cases = cases
+        self.unit_keys = tuple(unit_keys)
+        self.file = file
+        self.trials: list[Trial] = []
+        self.findings: list[Finding] = []
+        self.count = 0
+        self._first_line: dict[str, int] = {}  # case id -> line of its first trial
+        # Only strings can name a case (a list or object there is unhashable, and a schema
+        # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
+        self._tried: set[str] = set()
+        # The first trials naming a case that is not frozen: (case id, line, finding index),
+        # to link each with the frozen case left without a trial (a misspelt id is both).
+        self._unknown: list[tuple[str, int, int]] = []
+        self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        self._strings = SharedStrings()  # the system and the result's strings, kept once
+
+    def add(self, record: Record) -> None:
+        self.count += 1
+        if not self._add(record) and isinstance(named := record.data.get("case_id"), str):
+            self._tried.add(named)
+
+    def _fold(self, key: str, name: str) -> str:
+        """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
+        memo = self._folded.get(key)
+        if memo is None:
+            memo = self._folded[key] = {}
+        folded = memo.get(name)
+        if folded is None:
+            folded = fold_name(name)
+            if len(memo) < _FOLDED:
+                memo[name] = folded
+        return folded
+
+    def _add(self, record: Record) -> bool:
+        """Check one record; True when its case id is kept in `_first_line`."""
+        file, data, cases = self.file, record.data, self.cases
+        problems = validate("trial", data, file, line=record.line)
+        missing = [key for key in self.unit_keys if key not in data]
+        if missing:
+            message = (
+                f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
+                " (null means 'not applicable')"
+            )
+            problems.append(Finding(Code.SCHEMA, message, file, record.line))
+        if problems:
+            self.findings += problems
+            return False
+        system = str(data["system"])
+        if not fold_name(system):
+            message = (
+                f"system: {system!r} is blank once white space is trimmed; every trial names"
+                " the system it ran on"
+            )
+            self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+            return False
+        started_at = parse_timestamp(str(data["started_at"]))
+        assert started_at is not None  # the schema's date-time format checked it
+        case_id: str = data["case_id"]  # type: ignore[assignment]  # the schema: a string
+        if case_id in self._first_line:
+            message = (
+                f"a second trial for case {case_id!r} (first on line"
+                f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
+            )
+            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
+            return True
+        self._first_line[case_id] = record.line
+        case = cases.get(case_id) if cases is not None else None
+        if cases is not None and case is None:
+            message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
+            if len(self._unknown) < _LINKED:
+                self._unknown.append((case_id, record.line, len(self.findings)))
+            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
+            return True
+        keys = FoldedKeys()
+        for key in self.unit_keys:
+            value = data[key]
+            keys[key] = self._fold(key, value) if isinstance(value, str) else value
+        self._strings.fields(data["result"], "result")  # type: ignore[arg-type]  # an object
+        self.trials.append(
+            Trial.from_data(
+                record.line,
+                data,
+                started_at,
+                keys,
+                case_id=case.case_id if case is not None else case_id,  # one string per id
+                system=self._strings.one("system", data["system"]),  # type: ignore[arg-type]
+            )
+        )
+        return True
+
+    def finish(self, complete: bool = True) -> None:
+        """The file is read: `complete` is False when some line of it could not be."""
+        if not self.count:
+            if complete:  # else every line was refused: jsonl-invalid, not an empty file
+                message = "no trials: the file is empty"
+                self.findings.append(Finding(Code.FILE_EMPTY, message, self.file))
+        elif self.cases is not None and complete:
+            # Exactly one trial per frozen case: a case left out is a result withheld. (Not
+            # judged while some line could not be read: that line may be the case's trial.)
+            missing = [
+                case
+                for case in self.cases.values()
+                if case.case_id not in self._first_line and case.case_id not in self._tried
+            ]
+            pairs = self._pairs(missing)
+            for case in missing:
+                message = (
+                    f"frozen case {case.case_id!r} (freeze-cases.jsonl line {case.line})"
+                    " has no trial; every frozen case needs exactly one"
+                )
+                named = pairs.get(case.case_id)
+                if named is not None:
+                    message += (
+                        f"; trials.jsonl line {named[1]} names {named[0]!r}, which is not frozen"
+                        " (unknown-case): if that is this case's trial, correct its case_id"
+                    )
+                self.findings.append(Finding(Code.MISSING_TRIAL, message, self.file))
+
+    def _pairs(self, missing: Sequence[Case]) -> dict[str, tuple[str, int]]:
+        """Each unknown case id linked with the frozen case without a trial it most looks
+        like (a misspelt id): frozen id -> (unknown id, its line). Each `unknown-case`
+        finding is told which frozen case lacks a trial."""
+        if not self._unknown or not missing:
+            return {}
+        ids = [case.case_id for case in missing[:_LINKED]]
+        lines = {case.case_id: case.line for case in missing[:_LINKED]}
+        pairs: dict[str, tuple[str, int]] = {}
+        for named, line, index in self._unknown:
+            close = difflib.get_close_matches(named, ids, n=1, cutoff=0.6)
+            if not close and len(ids) == 1 and len(self._unknown) == 1:
+                close = [ids[0]]  # one trial too many and one too few: the same trial
+            if not close:
+                continue
+            ids.remove(close[0])
+            pairs[close[0]] = (named, line)
+            old = self.findings[index]
+            message = (
+                f"{old.message}; frozen case {close[0]!r} (freeze-cases.jsonl line"
+                f" {lines[close[0]]}) has no trial (missing-trial): if this is its trial,"
+                " correct the case_id"
+            )
+            self.findings[index] = replace(old, message=message)
+        return pairs
