@@ -34,6 +34,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import platform
 import random
 import shutil
 import subprocess
@@ -349,6 +350,29 @@ print(count)
 """
 
 
+def _load() -> str:
+    """The 1-minute load average (the machine may be shared)."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _machine() -> str:
+    """Processor, cores, memory and Python, as docs/performance.md states them."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            model = next(
+                (line.split(":", 1)[1].strip() for line in info if line.startswith("model name")),
+                model,
+            )
+    except OSError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (
+        f"{model}, {os.cpu_count()} CPUs, {memory:.0f} GiB, Linux {platform.release()},"
+        f" Python {platform.python_version()}"
+    )
+
+
 def claims_command() -> list[str]:
     local = Path(sys.executable).with_name("claims")
     found = str(local) if local.exists() else shutil.which("claims")
@@ -386,6 +410,7 @@ def main() -> None:
         registry = attempt.parents[3]
         jsonl = sorted(str(path) for path in attempt.glob("*.jsonl"))
         size = sum(os.path.getsize(path) for path in jsonl)
+        loaded = _load()
         base_cpu, base_wall, base_rss, status = _child(
             [sys.executable, "-c", BASELINE, "drop", *jsonl]
         )
@@ -421,6 +446,8 @@ def main() -> None:
         # Issue 25: <= 600 MiB at 1,000,000; <= 100 MiB at 100,000.
         target_rss = "<= 600 MiB" if n > 100_000 else "<= 100 MiB"
         print(f"N = {n:,} cases + {n:,} trials ({size / mib:,.0f} MiB of JSONL)")
+        # docs/performance.md states the machine and its load beside every figure.
+        print(f"machine: {_machine()}; load average {loaded} before, {_load()} after")
         print(f"baseline (orjson decode + sha256): {base_cpu:8.2f} s CPU ({base_wall:.2f} s wall)")
         print(f"    peak RSS {base_rss / mib:,.0f} MiB")
         print(f"the same, keeping every record:    {keep_cpu:8.2f} s CPU ({keep_wall:.2f} s wall)")
