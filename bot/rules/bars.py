@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import compress
 from operator import attrgetter
-from typing import Any, TypedDict, Unpack
+from typing import TypedDict, Unpack, cast
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.models import Bar, Market
@@ -140,25 +140,25 @@ _NULL = type(None)
 _PRESENT = _SCALARS - {_NULL}
 
 
-def _one_kind(values: Sequence[Any]) -> bool:
+def _one_kind(values: Sequence[JSONValue]) -> bool:
     """Plain values of one type, nulls aside: a value is then a key for its answers (true and
     1, or 1 and 1.0, are never in one such column). Found in C."""
     kinds = set(map(type, values))
     return kinds <= _SCALARS and len(kinds - {_NULL}) <= 1
 
 
-def _plain_keys(values: list[Any]) -> list[Hashable]:
+def _plain_keys(values: list[JSONValue]) -> list[Hashable]:
     """A key per value: equal keys for values every JSON-equality test answers alike; a key
     of its own for a list or an object."""
     if _one_kind(values):
-        return values
+        return cast("list[Hashable]", values)  # plain values only: each hashable
     return [
         (type(value), value) if type(value) in _SCALARS else ("alone", index)
         for index, value in enumerate(values)
     ]
 
 
-def _answers(values: list[Any], ask: Callable[[Any], bool]) -> list[bool]:
+def _answers(values: list[JSONValue], ask: Callable[[JSONValue], bool]) -> list[bool]:
     """`ask(value)` for each value: once per distinct value where the values are plain. `ask`
     answers JSON-equal values alike (a `_matches` test), so 0.0 may answer for -0.0."""
     if not _one_kind(values):
@@ -167,12 +167,12 @@ def _answers(values: list[Any], ask: Callable[[Any], bool]) -> list[bool]:
     return list(map(answers.__getitem__, values))
 
 
-def _remembered(ask: Callable[[Any], bool]) -> Callable[[Any], bool]:
+def _remembered(ask: Callable[[JSONValue], bool]) -> Callable[[JSONValue], bool]:
     """`ask`, asked once per distinct plain value (of its type); `ask` answers JSON-equal
     values alike, as in `_answers`."""
-    answers: dict[tuple[type, Any], bool] = {}
+    answers: dict[tuple[type, JSONValue], bool] = {}
 
-    def remembered(value: Any) -> bool:
+    def remembered(value: JSONValue) -> bool:
         kind = type(value)
         if kind not in _SCALARS:
             return ask(value)
@@ -185,12 +185,12 @@ def _remembered(ask: Callable[[Any], bool]) -> Callable[[Any], bool]:
     return remembered
 
 
-def _one_of(wanted: Any) -> Callable[[Any], bool]:
+def _one_of(wanted: JSONValue) -> Callable[[JSONValue], bool]:
     """`_matches(value, wanted)`, as a function of the value."""
     return lambda value: _matches(value, wanted)
 
 
-def _matcher(wanted: Any) -> Callable[[Any], bool]:
+def _matcher(wanted: JSONValue) -> Callable[[JSONValue], bool]:
     """`_matches(value, wanted)`, asked once per distinct plain value."""
     return _remembered(_one_of(wanted))
 
@@ -214,23 +214,23 @@ class Selections:
         self._cases, self._trials = cases, trials
         self._case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
         self._result_fields = list(dict.fromkeys(n for bar in bars for n in bar.over_result))
-        self._results: dict[str, list[Any]] = {}
+        self._results: dict[str, list[JSONValue]] = {}
         # Each group's values (by its first trial, then by field), and each trial's group.
-        self._groups: tuple[dict[int, dict[tuple[str, str], Any]], list[int]] | None = None
+        self._groups: tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]] | None = None
         self._chosen: dict[Hashable, list[int]] = {}
 
-    def result_column(self, name: str) -> list[Any]:
+    def result_column(self, name: str) -> list[JSONValue]:
         """Each trial's `result.get(name)`."""
         column = self._results.get(name)
         if column is None:
             column = self._results[name] = [trial.result.get(name) for trial in self._trials]
         return column
 
-    def _grouped(self) -> tuple[dict[int, dict[tuple[str, str], Any]], list[int]]:
+    def _grouped(self) -> tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]]:
         if self._groups is not None:
             return self._groups
         trials = self._trials
-        columns: dict[tuple[str, str], list[Any]] = {}
+        columns: dict[tuple[str, str], list[JSONValue]] = {}
         if self._case_fields:
             cases = list(map(self._cases.__getitem__, map(attrgetter("case_id"), trials)))
             for name in self._case_fields:
@@ -278,7 +278,7 @@ class Selections:
             )
         return chosen
 
-    def _labels(self) -> tuple[list[Any], list[Any], bool]:
+    def _labels(self) -> tuple[list[JSONValue], list[JSONValue], bool]:
         """The certificate and truth columns, and whether all of both are text."""
         certificates = self.result_column(CERTIFICATE_FIELD)
         truths = self.result_column(TRUTH_FIELD)
@@ -300,14 +300,17 @@ class Selections:
         """The class-conditional counts of the `selected` trials (None: all): certificate
         labels and, in each, truth labels, in the order the trials first show them."""
         certificates, truths, text = self._labels()
-        firsts: Iterable[Any] = certificates
-        seconds: Iterable[Any] = truths
+        firsts: Iterable[JSONValue] = certificates
+        seconds: Iterable[JSONValue] = truths
         if selected is not None:
             firsts, seconds = (
                 map(certificates.__getitem__, selected),
                 map(truths.__getitem__, selected),
             )
-        pairs: Iterable[tuple[Any, Any] | None] = zip(firsts, seconds, strict=True)
+        # All text: each pair as it is (the labels checked, `_labels`).
+        pairs: Iterable[tuple[str, str] | None] = cast(
+            "Iterable[tuple[str, str]]", zip(firsts, seconds, strict=True)
+        )
         if not text:
             pairs = (
                 (certificate, truth)
@@ -328,8 +331,8 @@ def _lacking(
     trials: Sequence[Trial],
     selected: list[int],
     file: str,
-    allowed: Callable[[Any], bool] | None = None,
-    values: list[Any] | None = None,
+    allowed: Callable[[JSONValue], bool] | None = None,
+    values: list[JSONValue] | None = None,
 ) -> list[Finding]:
     """`schema` findings for the bar's trials whose result cannot be read as the bar needs.
 
@@ -370,7 +373,7 @@ def _lacking(
     return findings
 
 
-def _allowed(bar: Bar) -> Callable[[Any], bool]:
+def _allowed(bar: Bar) -> Callable[[JSONValue], bool]:
     """Whether a value is one the contract allows the bar's field (any, when it lists none)."""
     if not bar.allowed:
         return lambda value: True
