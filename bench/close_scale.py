@@ -58,9 +58,8 @@ from bot.faces.jobs.rerun_batches import (
 )
 from bot.vocab.config import Limits
 from tests.archive.fakezenodo import TOKEN, FakeZenodo, serve
-from tests.conftest import RegistryFactory
 from tests.github.fakehub import FakeHub
-from tests.support import Files, rerun_job_argv, seed_released
+from tests.support import Files, RegistryFactory, rerun_job_argv, seed_released
 
 CLOSED = date(2027, 9, 1)
 WRAPPED = AttemptSpec(kind="wrapped")

@@ -29,7 +29,7 @@ import bot.app.report_json.write as json_report
 from bot.app.api import open_workspace, verify_registry
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, count_findings
 from bot.app.report_json import dumps, read_report, verify_report_from_json, verify_report_to_json
-from tests.conftest import AS_OF, RegistryFactory
+from tests.support import AS_OF, RegistryFactory
 
 
 def _bad_lines(count: int, honest: bytes) -> bytes:

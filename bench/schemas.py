@@ -30,7 +30,7 @@ from bot.edges.load.yaml_ import parse_yaml
 from bot.edges.tree import FolderTree
 from bot.faces.demo.specimen import AttemptSpec
 from bot.rules.evidence.schema import validate
-from tests.conftest import RegistryFactory
+from tests.support import RegistryFactory
 
 ADAPTER = "adapter/adapter.yaml"
 HONEST_OUTPUTS = "outputs:\n- freeze-cases.jsonl\n- trials.jsonl\n"

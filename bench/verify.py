@@ -23,7 +23,7 @@ from bot.app.registry import load_registry
 from bot.edges.history import open_history
 from bot.edges.tree import FolderTree
 from bot.faces.demo.specimen import AttemptSpec
-from tests.conftest import RegistryFactory
+from tests.support import RegistryFactory
 
 
 def main(sizes: list[int]) -> None:

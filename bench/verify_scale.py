@@ -214,7 +214,7 @@ def build(root: Path, n: int) -> Path:
 
     from bot.edges.dump import dump_yaml
     from bot.faces.demo.specimen import AttemptSpec
-    from tests.conftest import RegistryFactory
+    from tests.support import RegistryFactory
 
     big = generate(n)
     log: bytes = big.pop("raw_log")

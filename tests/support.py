@@ -1,22 +1,79 @@
-"""Helpers shared by the tests: edit an attempt's files one record at a time."""
+"""Helpers shared by the tests, typed: a test module imports what it shares from here (or from
+a helper module beside it, such as tests/closing.py), never from another test module.
+
+What is here: the shared rules (`shared_rules`, `parse_rules`) and market contracts
+(`market_of`); editing an attempt's files one record at a time (`records`, `rewrite`); trees
+held in memory or shown under a prefix (`MemoryTree`, `TreeAt`); released-data caches and a
+fake sandbox; the registries the `make_registry` fixture builds (`RegistryFactory`, `Built`)
+and the in-process `claims` runs of `run_claims` (`Result`); the site's inputs
+(`site_inputs`); challenge runs (`build_challenge`); git changes to a built registry
+(`commit_all`, `freeze_landed_by`); the aSAH reference data of the DeLong tests.
+"""
 
 from __future__ import annotations
 
+import csv
+import errno
 import hashlib
+import io
 import json
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
-from bot.edges.dump import dump_jsonl
-from bot.faces.demo.specimen import RELEASED
+import git
+import pytest
+import yaml
+
+from bot.app.api import open_workspace, verify_folders
+from bot.app.cache import VerificationCache
+from bot.app.options import Ports
+from bot.app.report_json import attempt_to_json
+from bot.edges.dump import dump_jsonl, dump_yaml
+from bot.edges.load.yaml_ import parse_yaml
+from bot.edges.tree import MODE_FILE, MODE_FOLDER, TreeEntry, TreeError
+from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
+from bot.faces.demo.specimen import (
+    RELEASED,
+    AttemptSpec,
+    RunSpec,
+    attempt_files,
+    challenge_files,
+    judgments_file,
+    market_document,
+    score_table,
+)
+from bot.faces.site.model import MarketContract, SiteInputs
+from bot.rules.models import Market, SharedRules
+from bot.rules.qualification import required_checks
 from bot.rules.verdict import BarResult
+from bot.vocab.document import Document
+from bot.vocab.findings import Finding
+from bot.vocab.timestamps import format_timestamp
 
 PROJECT = Path(__file__).resolve().parents[1]
-RULES = (PROJECT / "shared-rules" / "common-v1.yaml").read_bytes()
+RULES_PATH = "shared-rules/common-v1.yaml"
+RULES = (PROJECT / RULES_PATH).read_bytes()
 Files = dict[str, bytes]
+
+
+def parse_rules(raw: bytes = RULES) -> tuple[SharedRules | None, list[Finding]]:
+    """A shared rules file (`raw`, by default the repository's) read as the bot reads
+    shared-rules/common-v1.yaml: the rules, or None and the findings saying why."""
+    document, problems = parse_yaml(raw, RULES_PATH)
+    if document is None:
+        return None, problems
+    return SharedRules.from_document(document)
+
+
+def shared_rules(raw: bytes = RULES) -> SharedRules:
+    """The shared rules `raw` (by default the repository's), which must be valid."""
+    rules, problems = parse_rules(raw)
+    assert rules is not None, [f"{p.file}: {p.message}" for p in problems]
+    return rules
 
 
 def records(files: Files, name: str) -> list[dict[str, Any]]:
@@ -59,6 +116,38 @@ def rewrite(files: Files, name: str, edit: Callable[[list[dict[str, Any]]], None
     files[name] = dump_jsonl(items)
 
 
+class MemoryTree:
+    """A tree held in a dict of path -> bytes (folders implied)."""
+
+    label = "memory"
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.files = files
+
+    def entry(self, path: str) -> TreeEntry | None:
+        path = path.strip("/")
+        if path in self.files:
+            return TreeEntry(path, "file", MODE_FILE, len(self.files[path]))
+        if not path or any(name.startswith(f"{path}/") for name in self.files):
+            return TreeEntry(path, "folder", MODE_FOLDER)
+        return None
+
+    def children(self, folder: str) -> list[TreeEntry]:
+        prefix = f"{folder.strip('/')}/" if folder.strip("/") else ""
+        names = {
+            name[len(prefix) :].split("/")[0] for name in self.files if name.startswith(prefix)
+        }
+        if not names:
+            raise TreeError(errno.ENOENT, "no such folder", folder)
+        found = [self.entry(f"{prefix}{name}") for name in sorted(names)]
+        return [entry for entry in found if entry is not None]
+
+    def open(self, path: str) -> BinaryIO:
+        if path not in self.files:
+            raise TreeError(errno.ENOENT, "no such file", path)
+        return io.BytesIO(self.files[path])
+
+
 class TreeAt:
     """A FolderTree whose root is shown under `prefix`: tests that scan or load a folder
     on disk see the display paths (e.g. attempts/market-03/...) the registry would show."""
@@ -75,8 +164,6 @@ class TreeAt:
             return ""
         if path.startswith(f"{self.prefix}/"):
             return path[len(self.prefix) + 1 :]
-        from bot.edges.tree import TreeError
-
         raise TreeError(2, "not under the prefix", path)
 
     def _outer(self, entry: Any) -> Any:
@@ -127,8 +214,6 @@ class _OneFile(TreeAt):
         self.name, self.shown = file.name, shown
 
     def _inner(self, path: str) -> str:
-        from bot.edges.tree import TreeError
-
         if path != self.shown:
             raise TreeError(2, "no such file", path)
         return self.name
@@ -301,6 +386,9 @@ def open_market_site(demo_registry: Path, folder: Path, hostile: str | None = No
     return site
 
 
+# The clock the GitHub gateway reads for x-ratelimit-reset in the gateway's tests.
+GATEWAY_NOW = 1_700_000_000.0
+
 HOSTILE_TITLE = "</dd><script>alert(1)</script> & more"
 
 
@@ -378,3 +466,640 @@ def serve_corpus(httpserver: Any) -> str:
         MalformedRedirect(status=302)
     )
     return str(httpserver.url_for("")).rstrip("/")
+
+
+# ---- registries built with the demo builder (the `make_registry` fixture) ----------------
+
+FREEZE_FILES = ("freeze.yaml", "freeze-cases.jsonl")
+# Tests judge qualification on this date unless they say otherwise: after every default run
+# and judgment (March 2027), before any default market's resolve-by date.
+AS_OF = "2027-04-15"
+AS_OF_DATE = date.fromisoformat(AS_OF)
+
+
+def default_markets() -> dict[str, bytes]:
+    """The registry's market files: market 3 ("default" budget) and market 5 ("serious")."""
+    return {
+        "markets/market-03.yaml": dump_yaml(market_document(3, "default")),
+        "markets/market-05.yaml": dump_yaml(market_document(5, "serious")),
+    }
+
+
+@dataclass
+class Built:
+    """A registry `make_registry` built: its root, the attempt's folder, the repository and
+    the attempt's files as its run committed them."""
+
+    root: Path
+    attempt: Path
+    repo: git.Repo
+    files: Files = field(default_factory=dict)
+
+
+def market_of(markets: dict[str, bytes], number: int, rules: SharedRules | None) -> Market | None:
+    """Market `number`'s contract among the registry files `markets` (as `default_markets`
+    gives them), under `rules`; None where the file is missing or invalid."""
+    raw = markets.get(f"markets/market-{number:02d}.yaml")
+    if raw is None or rules is None:
+        return None
+    document, _ = parse_yaml(raw, "market.yaml")
+    if document is None:
+        return None
+    market, _ = Market.from_document(document, rules)
+    return market
+
+
+@dataclass
+class _Planned:
+    """One attempt's files as committed by its freeze and by its run."""
+
+    spec: AttemptSpec
+    files: Files
+    run_files: Files
+
+
+@dataclass
+class RegistryFactory:
+    """What the `make_registry` fixture gives: call it to build a registry (a real git
+    repository) under `tmp_path`; each call builds another."""
+
+    tmp_path: Path
+    count: int = 0
+
+    def _plan(
+        self,
+        spec: AttemptSpec,
+        change: Callable[[Files], None] | None,
+        change_in_run: Callable[[Files], None] | None,
+        markets: dict[str, bytes],
+        rules: SharedRules | None,
+        scores: bool,
+        before_scores: Callable[[Files], None] | None = None,
+    ) -> _Planned:
+        files = attempt_files(spec)
+        if before_scores is not None:
+            before_scores(files)
+        market = market_of(markets, spec.market, rules)
+        if scores and market is not None and rules is not None:
+            files["scores.yaml"] = score_table(files, market, rules.confidence)
+        if change is not None:
+            change(files)
+        run_files = dict(files)
+        if change_in_run is not None:
+            change_in_run(run_files)
+        return _Planned(spec, files, run_files)
+
+    def __call__(
+        self,
+        spec: AttemptSpec | None = None,
+        *,
+        change: Callable[[Files], None] | None = None,
+        change_in_run: Callable[[Files], None] | None = None,
+        before_scores: Callable[[Files], None] | None = None,
+        freeze_merged_at: datetime | None = None,
+        run_merged_at: datetime | None = None,
+        run: str = "merged",
+        markets: dict[str, bytes] | None = None,
+        rules: bytes = RULES,
+        run_extra: dict[str, bytes | None] | None = None,
+        freeze_in_run: bool = False,
+        scores: bool = True,
+        judge: dict[str, str | None] | None = None,
+        judged: bool = True,
+        judged_at: datetime | None = None,
+        also: Sequence[AttemptSpec] = (),
+        steps: Sequence[Step] = (),
+    ) -> Built:
+        """Build a registry holding one attempt (plus honest `also` attempts); return it.
+
+        By default the attempt is complete and qualifying: an honest scores.yaml for its
+        market, and judgments.yaml with every required check passed, committed by a
+        maintainer on main after the run, bound to the evidence digest.
+
+        change: edits the attempt's files before anything is committed (after scores).
+        before_scores: edits them before the honest score table is derived, so the table
+            agrees with the edited cases and trials.
+        change_in_run: edits a copy that the run pull request commits (freeze files included).
+        run: "merged" (the default), "open" (a PR branch checked out), or "none".
+        run_extra: other registry paths the run PR writes (None deletes).
+        freeze_in_run: no freeze PR; the freeze files arrive with the run.
+        judge: verdicts that replace "pass" for some checks (None leaves a check out).
+        judged: False leaves judgments.yaml out altogether.
+        judged_at: when the maintainer's judgments land on main (default: two hours after
+            the run merges); their `at` is that moment.
+        steps: further commits or pull requests on main (a challenge run, say), in time order
+            with the attempt's.
+        """
+        spec = spec or AttemptSpec()
+        self.count += 1
+        root = self.tmp_path / f"registry-{self.count}"
+        markets = default_markets() if markets is None else markets
+        shared = parse_rules(rules)[0]
+        start = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
+        main_steps: list[Step] = []
+        primary = self._plan(spec, change, change_in_run, markets, shared, scores, before_scores)
+        others = [self._plan(other, None, None, markets, shared, scores) for other in also]
+        open_step: Step | None = None
+        for index, planned in enumerate([primary, *others]):
+            is_primary = index == 0
+            folder = planned.spec.folder
+            merged = (
+                freeze_merged_at
+                if is_primary and freeze_merged_at
+                else planned.spec.frozen_at + timedelta(days=1)
+            )
+            in_run = freeze_in_run and is_primary
+            if not in_run:
+                freeze = {
+                    f"{folder}/{name}": planned.files[name]
+                    for name in FREEZE_FILES
+                    if name in planned.files
+                }
+                main_steps.append(
+                    Step(f"freeze {folder}", planned.spec.frozen_at, freeze, merged_at=merged)
+                )
+            run_paths: dict[str, bytes | None] = {
+                f"{folder}/{name}": data
+                for name, data in planned.run_files.items()
+                if in_run or name not in FREEZE_FILES or data != planned.files.get(name)
+            }
+            if is_primary:
+                run_paths.update(run_extra or {})
+            run_at = max(merged, planned.spec.first_trial_at) + timedelta(days=30)
+            landed = run_merged_at if is_primary and run_merged_at else run_at + timedelta(hours=1)
+            mode = run if is_primary else "merged"
+            if mode == "open":
+                open_step = Step("run", run_at, run_paths, open_pr="filer/attempt")
+            elif mode == "merged":
+                main_steps.append(Step(f"run {folder}", run_at, run_paths, merged_at=landed))
+                if judged and shared is not None:
+                    market = market_of(markets, planned.spec.market, shared)
+                    if market is not None:
+                        checks: dict[str, str | None] = {
+                            check: "pass"
+                            for check in required_checks(shared, market, planned.spec.kind)
+                        }
+                        if is_primary:
+                            checks.update(judge or {})
+                        verdicts = {k: v for k, v in checks.items() if v is not None}
+                        when = (
+                            judged_at if is_primary and judged_at else landed + timedelta(hours=2)
+                        )
+                        judgments = judgments_file(
+                            planned.run_files, verdicts, "maintainer", format_timestamp(when)
+                        )
+                        main_steps.append(
+                            Step(
+                                f"judgments {folder}",
+                                when,
+                                {f"{folder}/judgments.yaml": judgments},
+                            )
+                        )
+        main_steps += steps
+        main_steps.sort(key=lambda step: step.merged_at or step.at)
+        steps = [
+            Step("registry", start, {"shared-rules/common-v1.yaml": rules, **markets}),
+            *main_steps,
+        ]
+        if open_step is not None:
+            steps.append(open_step)
+        repo = build_git_registry(root, steps)
+        return Built(root, root / spec.folder, repo, primary.run_files)
+
+
+@dataclass
+class Result:
+    """An in-process `claims` run (the `run_claims` fixture): exit code, output and the JSON
+    report it wrote, if any."""
+
+    code: int
+    out: str
+    err: str
+    report: dict[str, Any] | None
+
+    def attempt(self, index: int = 0) -> dict[str, Any]:
+        """The attempt's report, its notices left out of `reasons` (see `notices`)."""
+        assert self.report is not None
+        attempt: dict[str, Any] = dict(self.report["attempts"][index])
+        attempt["reasons"] = [r for r in attempt["reasons"] if r["severity"] != "notice"]
+        return attempt
+
+    def _all(self, index: int) -> list[dict[str, Any]]:
+        assert self.report is not None
+        attempts = self.report["attempts"]
+        own = attempts[index]["reasons"] if attempts or index else []
+        return [*self.report.get("pr_problems", []), *own]
+
+    def reasons(self, index: int = 0) -> list[dict[str, Any]]:
+        """The pull request's own problems (--base-ref), then the attempt's reasons; notices
+        (what an offline run could not confirm) are left out: see `notices`."""
+        return [r for r in self._all(index) if r["severity"] != "notice"]
+
+    def notices(self, index: int = 0) -> set[str]:
+        """The codes of the notices among the PR's problems and the attempt's reasons."""
+        return {r["code"] for r in self._all(index) if r["severity"] == "notice"}
+
+    def codes(self, index: int = 0) -> set[str]:
+        """The attempt's reason codes, with the pull request's own problems (--base-ref);
+        notices left out (`notices`)."""
+        return {reason["code"] for reason in self.reasons(index)}
+
+
+def verdicts_json(
+    root: Path, cache: VerificationCache | None, as_of: date = AS_OF_DATE
+) -> list[Any]:
+    """Every attempt's verdict in the registry at `root` as JSON data, and the registry
+    problems' codes (notices included), verified in-process with the records cache `cache`."""
+    with open_workspace(root) as workspace:
+        registry = workspace.registry
+        verdicts, problems = verify_folders(
+            registry,
+            registry.attempt_folders(),
+            workspace.history,
+            as_of,
+            Ports(records_cache=cache),
+        )
+    return [[attempt_to_json(v) for v in verdicts], [p.code.value for p in problems]]
+
+
+# The aSAH data set of R's pROC package (tests/data/asah.csv): 113 patients' markers and
+# outcomes, with pROC's DeLong AUROC and variance for three markers as the reference.
+ASAH = PROJECT / "tests" / "data" / "asah.csv"
+
+
+# pROC tests/testthat/test-var.R (DeLong variance).
+ASAH_REFERENCE: dict[str, tuple[float, float]] = {
+    "s100b": (0.731368563685637, 0.00266868245717244),
+    "ndka": (0.611957994579946, 0.0031908105493913),
+    "wfns": (0.823678861788618, 0.00146991470882363),
+}
+
+
+def asah_scores(marker: str) -> tuple[list[float], list[float]]:
+    """aSAH's `marker` values: (the poor outcomes' = positives, the good ones' = negatives)."""
+    with ASAH.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    positives = [float(row[marker]) for row in rows if row["outcome"] == "Poor"]
+    negatives = [float(row[marker]) for row in rows if row["outcome"] == "Good"]
+    return positives, negatives
+
+
+# ---- the site's inputs (bot/faces/site/model.py), as the site's unit tests give them ------
+
+SITE_RULES_DATA = yaml.safe_load(RULES)
+
+
+def site_contract(number: int = 3) -> MarketContract:
+    """Default market `number`'s contract, as the site reads it."""
+    data = market_document(number, "default")
+    market, problems = Market.from_document(
+        Document(f"markets/market-{number:02d}.yaml", data), shared_rules(), number
+    )
+    assert market is not None, problems
+    return MarketContract(market, data)
+
+
+SITE_ATTEMPT = "attempts/market-03/alice-lab/monitor-v1"
+
+
+def site_attempt(**changes: Any) -> dict[str, Any]:
+    """A verify report's entry for SITE_ATTEMPT (qualifying, one bar, one notice), with
+    `changes`."""
+    data: dict[str, Any] = {
+        "attempt": SITE_ATTEMPT,
+        "market": 3,
+        "kind": "run",
+        "evidence": "valid",
+        "status": "qualifying",
+        "outcome": "met",
+        "reasons": [
+            {
+                "code": "freeze-date-unconfirmed",
+                "message": "landed, not confirmed",
+                "file": f"{SITE_ATTEMPT}/freeze.yaml",
+                "line": None,
+                "severity": "notice",
+                "stage": "evidence",
+            }
+        ],
+        "pr_problem_codes": [],
+        "bars": [
+            {
+                "id": "false-safe",
+                "statistic": "rate_upper",
+                "exercised": True,
+                "failures": 1,
+                "units": 16,
+                "bound": 0.25,
+                "auroc": None,
+                "positives": None,
+                "negatives": None,
+                "threshold": 0.2,
+                "met": False,
+                "note": "",
+                "refused": False,
+            }
+        ],
+        "class_conditional": {},
+        "checks": {},
+        "evidence_digest": "0" * 64,
+        "counts": {"files": 1, "cases": 1, "trials": 1, "systems": 1, "families": 1},
+        "units": {},
+    }
+    data.update(changes)
+    return data
+
+
+def site_record() -> dict[str, Any]:
+    """Market 3's resolution record: YES, archived on Zenodo, two attempts."""
+    return {
+        "market": 3,
+        "outcome": "YES",
+        "why": "qualifying attempt met every bar",
+        "dates": {
+            "resolve_by": "2027-06-30",
+            "window_closes": "2027-08-29",
+            "annul_on": "2027-09-28",
+        },
+        "as_of": "2027-08-31",
+        "resolved_at": "2027-08-31T03:17:00Z",
+        "snapshot": {
+            "tag": "snapshot-2027-06-30",
+            "commit": "a" * 40,
+            "tagged_at": "2027-08-31T03:17:00Z",
+            "state": "ok",
+        },
+        "archive": {
+            "kind": "zenodo",
+            "tag": "snapshot-2027-06-30",
+            "doi": "10.5281/zenodo.123",
+            "id": "123",
+            "file": "registry.tar.gz",
+            "checksum": "md5:" + "0" * 32,
+            "created": "2027-08-31T03:17:00Z",
+        },
+        "attempts": [
+            {
+                "attempt": SITE_ATTEMPT,
+                "evidence": "valid",
+                "status": "qualifying",
+                "outcome": "met",
+                "reasons": [],
+                "counts": True,
+            },
+            {
+                "attempt": "attempts/market-03/bob-lab/gone",
+                "evidence": "invalid",
+                "status": None,
+                "outcome": None,
+                "reasons": ["case-hash-mismatch"],
+                "counts": False,
+            },
+        ],
+        "warnings": [],
+        "source": "git commit abc",
+    }
+
+
+def site_inputs(**changes: Any) -> SiteInputs:
+    """The site's inputs: the shared rules, market 3's contract and SITE_ATTEMPT's entry, with
+    `changes`."""
+    values: dict[str, Any] = {
+        "rules": SITE_RULES_DATA,
+        "window_days": 60,
+        "annul_after_days": 30,
+        "contracts": [site_contract()],
+        "attempts": {SITE_ATTEMPT: site_attempt()},
+        "resolutions": {},
+        "records": {},
+        "generated_on": date(2027, 9, 1),
+    }
+    values.update(changes)
+    return SiteInputs(**values)
+
+
+# ---- registries changed after they were built (the GitHub acceptance tests) ---------------
+
+ALICE = "alice"  # the author of alice-lab's merged pull requests
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Write `data` to `path`, its folders made as needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def commit_all(repo: git.Repo, message: str, **env: str) -> str:
+    """Commit every change in `repo`'s work tree (`env`: GIT_* dates, committer); its sha."""
+    repo.git.add("-A")
+    with repo.git.custom_environment(**env):
+        repo.git.commit("-q", "--allow-empty", "-m", message)
+    return repo.head.commit.hexsha
+
+
+def rewrite_alices_attempt(built: Built) -> str:
+    """A PR branch that flips a merged, judged attempt's trial (a catch becomes a false-safe
+    verdict) and recomputes the score table honestly to match: valid evidence, so only who
+    files it and that it was merged can refuse it."""
+    built.repo.git.checkout("-q", "-b", "rewrite")
+    trials = built.attempt / "trials.jsonl"
+    lines = trials.read_text().splitlines()
+    assert '"verdict":"caught","certificate":"unsafe"' in lines[0]
+    lines[0] = lines[0].replace(
+        '"verdict":"caught","certificate":"unsafe"', '"verdict":"false_safe","certificate":"safe"'
+    )
+    trials.write_text("\n".join(lines) + "\n")
+    files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
+    rules = shared_rules()
+    market = market_of(default_markets(), 3, rules)
+    assert rules is not None and market is not None
+    (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
+    return commit_all(built.repo, "fix alice's attempt")
+
+
+def freeze_landed_by(
+    make_registry: RegistryFactory, how: str, submitters: bool = True
+) -> tuple[Built, str, str]:
+    """A registry whose freeze reached main as `how` says ("filer-merge": a merge commit the
+    filer made, dated in January, fast-forwarded onto main in March; "squash": one commit by
+    GitHub's web flow), with the run as an open PR. Returns it, the landing sha and the head."""
+    built = make_registry(run="none", judged=False, freeze_in_run=True)
+    repo, folder = built.repo, built.attempt
+    if submitters:  # the slug's owner is listed, so only the landing is in question
+        listing = {"submitters": {"alice-lab": {"logins": [ALICE]}}}
+        (built.root / "submitters.yaml").write_bytes(dump_yaml(listing))
+        commit_all(repo, "submitters", GIT_COMMITTER_DATE="2027-01-02T10:00:00Z")
+    folder.mkdir(parents=True, exist_ok=True)
+    january = "2027-01-03T00:00:00Z"
+    if how == "filer-merge":
+        repo.git.checkout("-q", "-b", "filer-freeze")
+        repo.git.checkout("-q", "-b", "inner")
+        for name in ("freeze.yaml", "freeze-cases.jsonl"):
+            write_file(folder / name, built.files[name])
+        commit_all(repo, "freeze", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january)
+        repo.git.checkout("-q", "filer-freeze")
+        with repo.git.custom_environment(GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january):
+            repo.git.merge("--no-ff", "-q", "-m", "Merge pull request #3 from me", "inner")
+        repo.git.checkout("-q", "main")
+        repo.git.merge("--ff-only", "-q", "filer-freeze")  # in March: the dates stay January
+    else:
+        for name in ("freeze.yaml", "freeze-cases.jsonl"):
+            write_file(folder / name, built.files[name])
+        commit_all(
+            repo, "Freeze (#3)", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january,
+            **WEB_FLOW_COMMITTER,
+        )  # fmt: skip
+    landing = repo.head.commit.hexsha
+    repo.git.checkout("-q", "-b", "run")
+    for name, data in built.files.items():
+        write_file(folder / name, data)
+    february = "2027-02-15T00:00:00Z"
+    head = commit_all(repo, "run", GIT_AUTHOR_DATE=february, GIT_COMMITTER_DATE=february)
+    return built, landing, head
+
+
+# ---- challenge runs: run-1 and one challenge attempt of it (market 11) ----------------------
+
+CHALLENGE_SPEC = AttemptSpec(
+    market=11,
+    submitter="hidden-lab",
+    slug="monitor-hidden",
+    kind="challenge",
+    challenge_run="run-1",
+)
+
+
+CHALLENGE_RUN = RunSpec()
+
+
+CHALLENGE_SCORES = f"scores/{CHALLENGE_SPEC.submitter}/{CHALLENGE_SPEC.slug}/results.jsonl"
+
+
+RUN_FROZEN_MERGED = CHALLENGE_RUN.frozen_at + timedelta(hours=1)
+
+
+RUN_SCORED_AT = datetime(2027, 2, 25, 9, 0, tzinfo=UTC)
+
+
+def challenge_markets(**overrides: Any) -> dict[str, bytes]:
+    """Market 11 (listing challenge attempts) with `overrides`, as registry files."""
+    document = market_document(11, "default", kinds=["challenge"], **overrides)
+    return {"markets/market-11.yaml": dump_yaml(document)}
+
+
+def challenge_run_steps(
+    run_files: Files, frozen: datetime = RUN_FROZEN_MERGED, scored: datetime = RUN_SCORED_AT
+) -> list[Step]:
+    """The run's two pull requests on main: its freeze merged at `frozen`, the operator's
+    scores at `scored`."""
+    folder = CHALLENGE_RUN.folder
+    freeze = {f"{folder}/{name}": run_files[name] for name in ("run.yaml", "freeze-cases.jsonl")}
+    rest = {
+        f"{folder}/{name}": data
+        for name, data in run_files.items()
+        if name not in ("run.yaml", "freeze-cases.jsonl")
+    }
+    return [
+        Step(
+            "challenge run-1: the hidden suite's freeze",
+            frozen - timedelta(hours=1),
+            freeze,
+            merged_at=frozen,
+        ),
+        Step(
+            "challenge run-1: the operator's scores",
+            scored - timedelta(hours=1),
+            rest,
+            merged_at=scored,
+        ),
+    ]
+
+
+def build_challenge(
+    make_registry: RegistryFactory,
+    *,
+    attempt: Callable[[Files], None] | None = None,
+    after_scores: Callable[[Files], None] | None = None,
+    edit_run: Callable[[Files], None] | None = None,
+    frozen: datetime = RUN_FROZEN_MERGED,
+    scored: datetime = RUN_SCORED_AT,
+    spec: AttemptSpec = CHALLENGE_SPEC,
+    run_spec: RunSpec = CHALLENGE_RUN,
+    **kwargs: Any,
+) -> Built:
+    """A registry with run-1 and one challenge attempt of it. `attempt` edits the attempt's
+    files before its score table is derived, `after_scores` after; `edit_run` edits the run's."""
+    filed, run_files = challenge_files(spec, run_spec)
+    if edit_run is not None:
+        edit_run(run_files)
+
+    def hidden(files: Files) -> None:
+        files.clear()
+        files.update(filed)
+        if attempt is not None:
+            attempt(files)
+
+    kwargs.setdefault("markets", challenge_markets())
+    return make_registry(
+        spec,
+        before_scores=hidden,
+        change=after_scores,
+        steps=challenge_run_steps(run_files, frozen, scored),
+        **kwargs,
+    )
+
+
+def withheld_leaks(reasons: list[dict[str, Any]]) -> list[tuple[str, int | None]]:
+    """(file, line) of each `withheld-field-leak` among a report's `reasons`."""
+    return [(r["file"], r["line"]) for r in reasons if r["code"] == "withheld-field-leak"]
+
+
+# ---- the shared rules' seed text, beside the repository (the site shows its links) ---------
+
+SEED = PROJECT.parent / "shared" / "seeds" / "shared-rules-common-v1.txt"
+
+
+def seed_machine_readable() -> list[str]:
+    """The seed's six "Machine-readable:" lines; the test is skipped where the seed is absent."""
+    if not SEED.is_file():
+        pytest.skip(f"seed not available at {SEED}")
+    lines = [
+        line.strip()
+        for line in SEED.read_text(encoding="utf-8").splitlines()
+        if line.startswith("Machine-readable:")
+    ]
+    assert len(lines) == 6
+    return lines
+
+
+# ---- the demo registry's website (the `demo_site` fixture, tests/acceptance/conftest.py) ---
+
+
+@dataclass(frozen=True)
+class DemoSite:
+    """The demo registry and the website `claims site` built from its kept reports."""
+
+    registry: Path  # the demo registry (a git repository), kept
+    site: Path  # its website, built from the demo's own reports and resolution records
+
+
+def site_arguments(registry: Path, out: Path) -> list[str]:
+    """`claims site` over the demo's kept reports: verify of main, then the wrapped
+    attempts' reruns (which replace those attempts), the challenge runs' verify report, and
+    the last resolve report."""
+    reports = registry / ".claims"
+    return [
+        "site",
+        "--registry",
+        str(registry),
+        "--out",
+        str(out),
+        "--verify-report",
+        str(reports / "verify-main.json"),
+        "--verify-report",
+        str(reports / "verify-rerun.json"),
+        "--verify-report",
+        str(reports / "verify-runs.json"),
+        "--resolve-report",
+        str(reports / "resolve-2027-11-01.json"),
+    ]

@@ -24,7 +24,7 @@ from bot.rules.judge.location import folder_market
 from bot.rules.records import RecordsCheck, RecordsChecker
 from bot.vocab.document import Document, FieldPath, Record
 from bot.vocab.findings import Code, Finding
-from bot.vocab.jsonl import share_values
+from bot.vocab.jsonl import Typed, share_values
 
 __all__ = ["read_adapter_files", "read_attempt"]
 
@@ -99,12 +99,15 @@ class _Reader:
         self.published += [(path, record.data, record) for record in records]
         return records
 
-    def streamed_jsonl(self, name: str, sink: Callable[[Record, bytes], None]) -> bool:
-        """Read a required JSONL file record by record into `sink`, keeping none. False when
-        the file is absent."""
+    def streamed_jsonl(
+        self, name: str, sink: Callable[[Record, bytes], None], typed: Typed | None = None
+    ) -> bool:
+        """Read a required JSONL file record by record into `sink` (each line first offered
+        to `typed`: `load_jsonl`), keeping none. False when the file is absent."""
         if not self._present(name, True):
             return False
-        _, problems = load_jsonl(self.registry.tree, self.path(name), self.registry.limits, sink)
+        tree, limits = self.registry.tree, self.registry.limits
+        _, problems = load_jsonl(tree, self.path(name), limits, sink, typed)
         self.problems += problems
         self.jsonl_problems[name] = problems
         return True
@@ -234,9 +237,9 @@ def _read_records(
         reader.checked_jsonl("trials.jsonl", check.trial_read_problems)
         return None, None, False
     if checker is not None:
-        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case):
+        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case, checker.typed_case):
             checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
-        return None, None, reader.streamed_jsonl("trials.jsonl", checker.trial)
+        return None, None, reader.streamed_jsonl("trials.jsonl", checker.trial, checker.typed_trial)
     cases = reader.jsonl("freeze-cases.jsonl", required=True)
     trials = reader.jsonl("trials.jsonl", required=True)
     if cases and trials:

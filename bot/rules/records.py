@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+import orjson
+
 from bot.rules.bars import derived_table, unit_structure
 from bot.rules.evidence.cases import CaseCheck
 from bot.rules.evidence.models import Case, Certificate, Trial
@@ -43,6 +45,7 @@ from bot.vocab.document import FieldPath, Record
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.jsonl import paused_gc
 from bot.vocab.names import fold_name
+from bot.vocab.typed import LineDecoder
 
 __all__ = [
     "CERTIFICATES",
@@ -261,6 +264,7 @@ class RecordsChecker:
         self._names: list[Finding] = []
         self._withheld: list[Finding] = []
         self._withheld_check = WithheldCheck(self.withholdable)
+        self._lines = LineDecoder()
 
     def _published(self, file: str, record: Record, raw: bytes | None) -> None:
         """Names and withheld fields of one record. With its line's `raw` bytes, both are
@@ -275,6 +279,23 @@ class RecordsChecker:
         """One record of freeze-cases.jsonl, in file order (`raw`: its line's bytes)."""
         self._published(self.cases_file, record, raw)
         self._cases.add(record)
+
+    def typed_case(self, number: int, raw: bytes) -> bool:
+        """Line `number` of freeze-cases.jsonl read typed (`bot/vocab/typed.py`), in file
+        order: False when the typed reading declines it (then it comes to `case`)."""
+        read = self._lines.case(raw)
+        if read is None:
+            return False
+        self._published_line(self.cases_file, number, raw)
+        self._cases.add_typed(number, *read)
+        return True
+
+    def _published_line(self, file: str, number: int, raw: bytes) -> None:
+        """`_published` for a line read typed: its record is built only where the bytes do
+        not show there is nothing to find (a line in the typed reading's domain is valid
+        UTF-8 with no repeated key and no integer orjson could read otherwise than `json`)."""
+        if not plain_line(raw) or self._withheld_check.may_hold(raw):
+            self._published(file, Record(number, orjson.loads(raw)), raw)
 
     def cases_read(self, problems: Sequence[Finding]) -> None:
         """freeze-cases.jsonl is read, with these reading problems."""
@@ -293,6 +314,15 @@ class RecordsChecker:
         line's bytes)."""
         self._published(self.trials_file, record, raw)
         self._trial_check().add(record)
+
+    def typed_trial(self, number: int, raw: bytes) -> bool:
+        """Line `number` of trials.jsonl read typed, as `typed_case`."""
+        read = self._lines.trial(raw)
+        if read is None:
+            return False
+        self._published_line(self.trials_file, number, raw)
+        self._trial_check().add_typed(number, *read)
+        return True
 
     def finish(
         self,

@@ -49,6 +49,7 @@ from bot.vocab.values import unsafe_value
 __all__ = [
     "DuplicateKeyError",
     "SharedStrings",
+    "Typed",
     "object_without_duplicates",
     "parse_json",
     "parse_jsonl",
@@ -327,6 +328,7 @@ def parse_jsonl(
     path: str,
     limits: Limits = Limits(),
     sink: Callable[[Record, bytes], None] | None = None,
+    typed: Typed | None = None,
 ) -> tuple[list[Record], list[Finding]]:
     """Read JSONL from a binary stream. Return the object records and the refused lines.
 
@@ -334,13 +336,26 @@ def parse_jsonl(
     kept (the list returned is empty): a caller that checks records one at a time holds one
     record at a time (bench/verify_scale.py; docs/performance.md). Its strings are then not
     shared (`_share`): the sink shares those it keeps (`SharedStrings`).
+
+    With `typed` too, each line within the caps and no deeper than `Limits.max_json_depth`
+    is offered to it first, with its number: True means it read the line itself (a typed
+    reading, `bot/vocab/typed.py`, which says yes only where this reading and the schema would
+    both accept the line), False that the line is read here and goes to `sink`.
     """
     with paused_gc():
-        return _parse_jsonl(stream, path, limits, sink)
+        return _parse_jsonl(stream, path, limits, sink, typed)
+
+
+# A reader of lines that takes a line (its number, its bytes) or declines it (`parse_jsonl`).
+Typed = Callable[[int, bytes], bool]
 
 
 def _parse_jsonl(
-    stream: BinaryIO, path: str, limits: Limits, sink: Callable[[Record, bytes], None] | None
+    stream: BinaryIO,
+    path: str,
+    limits: Limits,
+    sink: Callable[[Record, bytes], None] | None,
+    typed: Typed | None = None,
 ) -> tuple[list[Record], list[Finding]]:
     records: list[Record] = []
     findings: list[Finding] = []
@@ -382,7 +397,10 @@ def _parse_jsonl(
                 number,
             )
             break
-        value = _fast_decode(raw) if containers <= limits.max_json_depth else None
+        shallow = containers <= limits.max_json_depth  # so no deeper than the cap
+        if typed is not None and shallow and typed(number, raw):
+            continue
+        value = _fast_decode(raw) if shallow else None
         try:
             if value is None:
                 value = _decode(raw)

@@ -13,28 +13,39 @@ import pytest
 from bot.edges.dump import dump_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import market_document
-from tests.acceptance.test_challenge_runs import RUN, SCORES, SPEC, _leaks, build
-from tests.support import Files, records, rewrite
+from tests.support import (
+    CHALLENGE_RUN,
+    CHALLENGE_SCORES,
+    CHALLENGE_SPEC,
+    Files,
+    RegistryFactory,
+    build_challenge,
+    records,
+    rewrite,
+    withheld_leaks,
+)
 
-FOLDER = f"attempts/market-11/{SPEC.submitter}/{SPEC.slug}"
+FOLDER = f"attempts/market-11/{CHALLENGE_SPEC.submitter}/{CHALLENGE_SPEC.slug}"
 
 
 @pytest.mark.parametrize(
     ("name", "value"), [("extra", 1), ("score", True), ("score", "0.65"), ("verdict", "Caught")]
 )
 def test_a_trial_result_that_differs_subtly_is_caught(
-    make_registry, run_claims, name: str, value: object
+    make_registry: RegistryFactory, run_claims, name: str, value: object
 ) -> None:
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["result"][name] = value
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert "operator-score-mismatch" in result.codes()
 
 
 def test_a_trial_result_in_another_number_format_is_the_operators(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """1 and 1.0 are the same JSON number; key order does not matter."""
 
@@ -42,54 +53,68 @@ def test_a_trial_result_in_another_number_format_is_the_operators(
         for trial in trials:
             trial["result"] = dict(reversed(list(trial["result"].items())))
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert result.code == 0, result.out
 
 
-def test_a_case_scored_twice_by_duplicate_trials_is_caught(make_registry, run_claims) -> None:
+def test_a_case_scored_twice_by_duplicate_trials_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def dup(trials: list[dict[str, Any]]) -> None:
         trials.append(dict(trials[0], trajectory="traj-dup", evaluator="reviewer-999"))
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", dup)
+    )
     result = run_claims("verify", built.attempt)
     assert "duplicate-trial" in result.codes()
 
 
-def test_a_trial_left_out_is_caught(make_registry, run_claims) -> None:
-    built = build(
+def test_a_trial_left_out_is_caught(make_registry: RegistryFactory, run_claims) -> None:
+    built = build_challenge(
         make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", lambda t: t.pop(3))
     )
     result = run_claims("verify", built.attempt)
     assert "missing-trial" in result.codes()
 
 
-def test_a_trial_case_id_in_other_case_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_case_id_in_other_case_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def edit(trials: list[dict[str, Any]]) -> None:
         trials[0]["case_id"] = "Sandbagging-000"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", edit)
+    )
     result = run_claims("verify", built.attempt)
     assert result.attempt()["status"] != "qualifying", result.codes()
     assert "unknown-case" in result.codes() or "missing-trial" in result.codes(), result.codes()
 
 
-def test_a_camel_case_key_leaks(make_registry, run_claims) -> None:
+def test_a_camel_case_key_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["referenceAnswer"] = "answer for sandbagging-002"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
-def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
+def test_a_key_inside_a_json_string_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["grader"] = json.dumps({"reference_answer": "answer"})
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/trials.jsonl", 3)]
 
 
 @pytest.mark.parametrize(
@@ -101,21 +126,21 @@ def test_a_key_inside_a_json_string_leaks(make_registry, run_claims) -> None:
     ],
 )
 def test_a_leak_in_a_runs_other_files(
-    make_registry, run_claims, name: str, data: bytes, line: int | None
+    make_registry: RegistryFactory, run_claims, name: str, data: bytes, line: int | None
 ) -> None:
     """A CSV column, a gzipped log, a file named as the field: each a leak of the run."""
 
     def leak(files: Files) -> None:
         files[name] = data
 
-    built = build(make_registry, edit_run=leak)
+    built = build_challenge(make_registry, edit_run=leak)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
-    assert _leaks(run["reasons"]) == [(f"{RUN.folder}/{name}", line)]
+    assert withheld_leaks(run["reasons"]) == [(f"{CHALLENGE_RUN.folder}/{name}", line)]
 
 
 def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """Look-alike letters are not folded (docs/spec-notes.md), but a field of the filer's own
     in `result` is not the operator's result either."""
@@ -123,37 +148,41 @@ def test_a_cyrillic_lookalike_key_in_a_result_is_not_the_operators(
     def leak(trials: list[dict[str, Any]]) -> None:
         trials[2]["result"]["r\u0435ference_answer"] = "answer"
 
-    built = build(make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak))
+    built = build_challenge(
+        make_registry, after_scores=lambda files: rewrite(files, "trials.jsonl", leak)
+    )
     result = run_claims("verify", built.attempt)
     assert "operator-score-mismatch" in result.codes()
     assert "withheld-field-leak" not in result.codes()
 
 
-def test_an_honest_readme_naming_the_field_is_not_a_leak(make_registry, run_claims) -> None:
+def test_an_honest_readme_naming_the_field_is_not_a_leak(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def readme(files: Files) -> None:
         files["README.md"] = (
             b"# Run 1\n\nThe suite withholds reference_answer, and only that field.\n"
             b"Withheld: the reference answers.\n"
         )
 
-    built = build(make_registry, edit_run=readme)
+    built = build_challenge(make_registry, edit_run=readme)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
     assert run["reasons"] == []
 
 
-def _branch(make_registry: Any, name: str) -> tuple[Any, Any]:
+def _branch(make_registry: RegistryFactory, name: str) -> tuple[Any, Any]:
     """The challenge registry, with a pull request branch `name` checked out."""
-    built = build(make_registry)
+    built = build_challenge(make_registry)
     built.repo.git.checkout("-q", "-b", name)
     return built, built.repo
 
 
 def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "filer/scores")
-    path = built.root / RUN.folder / SCORES
+    path = built.root / CHALLENGE_RUN.folder / CHALLENGE_SCORES
     rows = [json.loads(x) for x in path.read_text().splitlines()]
     rows[0]["result"]["score"] = 0.99
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
@@ -170,10 +199,10 @@ def test_a_pr_that_edits_the_operators_scores_to_match_is_refused(
     assert "operator-score-mismatch" in {r["code"] for r in result.report["attempts"][0]["reasons"]}
 
 
-def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None:
-    built = build(make_registry)
+def test_scores_then_freeze_changed_is_caught(make_registry: RegistryFactory, run_claims) -> None:
+    built = build_challenge(make_registry)
     repo = built.repo
-    path = built.root / RUN.folder / "freeze-cases.jsonl"
+    path = built.root / CHALLENGE_RUN.folder / "freeze-cases.jsonl"
     cases = [json.loads(x) for x in path.read_text().splitlines()]
     cases[0]["public"]["note"] = "changed"
     path.write_text("".join(json.dumps(r) + "\n" for r in cases))
@@ -186,16 +215,18 @@ def test_scores_then_freeze_changed_is_caught(make_registry, run_claims) -> None
 
 # ---- weirdml-v3: the operator's stated scores are the recomputed ones -----------------------
 
-WEIRDML = replace(RUN, scorer="weirdml-v3")
+WEIRDML = replace(CHALLENGE_RUN, scorer="weirdml-v3")
 
 
-def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[str, Any]]:
+def _weirdml_stating(
+    make_registry: RegistryFactory, run_claims, edit: Any
+) -> tuple[Any, dict[str, Any]]:
     """A weirdml-v3 run whose operator's results.jsonl, and the attempt's trials copying it,
     are edited by `edit`; the run's verify report and the built registry."""
-    built = build(
+    built = build_challenge(
         make_registry,
         run_spec=WEIRDML,
-        edit_run=lambda files: rewrite(files, SCORES, edit),
+        edit_run=lambda files: rewrite(files, CHALLENGE_SCORES, edit),
         after_scores=lambda files: rewrite(files, "trials.jsonl", edit),
     )
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
@@ -204,7 +235,7 @@ def _weirdml_stating(make_registry, run_claims, edit: Any) -> tuple[Any, dict[st
 
 
 def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """A stated score 9e-7 above the log's breaks ties and thresholds in the filer's favour:
     the operator's file must state what the scorer gives (`claims score --json` keeps full
@@ -215,14 +246,16 @@ def test_a_stated_weirdml_score_rounded_up_by_a_millionth_is_caught(
 
     built, run = _weirdml_stating(make_registry, run_claims, nudge)
     assert [(r["code"], r["file"], r["line"]) for r in run["reasons"]] == [
-        ("operator-score-mismatch", f"{RUN.folder}/{SCORES}", 3)
+        ("operator-score-mismatch", f"{CHALLENGE_RUN.folder}/{CHALLENGE_SCORES}", 3)
     ]
     assert run_claims("verify", built.attempt).codes() >= {"challenge-run-invalid"}
 
 
-def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(make_registry, run_claims) -> None:
+def test_a_weirdml_score_written_as_json_rounds_it_is_the_same(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """The stated value is the recomputed one up to float printing: repr round-trips."""
-    built = build(make_registry, run_spec=WEIRDML)
+    built = build_challenge(make_registry, run_spec=WEIRDML)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     assert result.report["challenge_runs"][0]["reasons"] == []
 
@@ -242,7 +275,9 @@ def _markets_11() -> dict[str, bytes]:
     }
 
 
-def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_claims) -> None:
+def test_an_attempt_naming_a_run_of_another_market_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     markets = {
         **_markets_11(),
         "markets/market-12.yaml": dump_yaml(market_document(12, "default", kinds=["challenge"])),
@@ -251,7 +286,7 @@ def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_
     def other(files: Files) -> None:
         files["run.yaml"] = files["run.yaml"].replace(b"market: 11", b"market: 12")
 
-    built = build(make_registry, edit_run=other, markets=markets)
+    built = build_challenge(make_registry, edit_run=other, markets=markets)
     result = run_claims("verify", built.attempt)
     reason = [r for r in result.reasons() if r["code"] == "challenge-run-invalid"]
     assert reason, result.reasons()
@@ -259,11 +294,11 @@ def test_an_attempt_naming_a_run_of_another_market_is_caught(make_registry, run_
 
 
 def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
-    built = build(make_registry, run="open")
+    built = build_challenge(make_registry, run="open")
     repo = built.repo
-    run_folder = built.root / RUN.folder
+    run_folder = built.root / CHALLENGE_RUN.folder
     new = built.root / "challenge-runs" / "run-9"
     new.mkdir()
     for item in run_folder.rglob("*"):
@@ -285,7 +320,9 @@ def test_a_run_added_in_the_attempts_own_pull_request_is_not_used(
     assert invalid and "names no run of this registry" in invalid[0]["message"], reasons
 
 
-def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, run_claims) -> None:
+def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """5e-10 is nothing as a number and everything to a tie: the operator's 0.65 for a
     positive against a negative's 0.65 is a tie (half a pair); 0.6500000005 wins the pair.
     A trial's result is the operator's exactly (JSON numbers: 1 and 1.0 are one number)."""
@@ -293,14 +330,16 @@ def test_a_trial_score_nudged_below_the_old_tolerance_is_caught(make_registry, r
     def nudge(trials: list[dict[str, Any]]) -> None:
         trials[5]["result"]["score"] += 5e-10
 
-    built = build(make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge))
+    built = build_challenge(
+        make_registry, attempt=lambda files: rewrite(files, "trials.jsonl", nudge)
+    )
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"operator-score-mismatch"}
     assert [r["line"] for r in result.reasons()] == [6]
 
 
 def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """Rounded to nine decimals, a stated score passes the run's check (float noise), but the
     attempt's trials must carry the scorer's own value, not the rounding."""
@@ -318,37 +357,39 @@ def test_a_stated_weirdml_score_within_the_tolerance_is_not_what_trials_carry(
     assert "operator-score-mismatch" in attempt.codes()
 
 
-def test_a_yaml_comment_leaks(make_registry, run_claims) -> None:
+def test_a_yaml_comment_leaks(make_registry: RegistryFactory, run_claims) -> None:
     def attempt_comment(files: Files) -> None:
         files["scores.yaml"] += b"# reference_answer: {sandbagging-003: x}\n"
 
     def run_comment(files: Files) -> None:
         files["run.yaml"] += b"# sandbagging-000 Reference-Answer: 42\n"
 
-    built = build(make_registry, after_scores=attempt_comment)
+    built = build_challenge(make_registry, after_scores=attempt_comment)
     result = run_claims("verify", built.attempt)
     lines = built.files["scores.yaml"].decode().count("\n")
-    assert _leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
-    built = build(make_registry, edit_run=run_comment)
+    assert withheld_leaks(result.reasons()) == [(f"{FOLDER}/scores.yaml", lines)]
+    built = build_challenge(make_registry, edit_run=run_comment)
     result = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (run,) = result.report["challenge_runs"]
-    assert [file for file, _ in _leaks(run["reasons"])] == [f"{RUN.folder}/run.yaml"]
+    assert [file for file, _ in withheld_leaks(run["reasons"])] == [
+        f"{CHALLENGE_RUN.folder}/run.yaml"
+    ]
 
 
-def test_a_yaml_key_is_reported_once(make_registry, run_claims) -> None:
+def test_a_yaml_key_is_reported_once(make_registry: RegistryFactory, run_claims) -> None:
     def key(files: Files) -> None:
         files["scores.yaml"] += b"reference_answer: {sandbagging-003: x}\n"
 
-    built = build(make_registry, after_scores=key)
+    built = build_challenge(make_registry, after_scores=key)
     result = run_claims("verify", built.attempt)
-    assert len(_leaks(result.reasons())) == 1
+    assert len(withheld_leaks(result.reasons())) == 1
 
 
 def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built, repo = _branch(make_registry, "operator/run-9")
-    source, target = built.root / RUN.folder, built.root / "challenge-runs" / "run-9"
+    source, target = built.root / CHALLENGE_RUN.folder, built.root / "challenge-runs" / "run-9"
     for item in source.rglob("*"):
         if item.is_file():
             copy = target / item.relative_to(source)
@@ -360,7 +401,7 @@ def test_a_pull_request_that_freezes_and_scores_at_once_is_caught(
     (run,) = result.report["challenge_runs"]
     assert run["run"] == "run-9"
     assert [(r["code"], r["file"]) for r in run["reasons"]] == [
-        ("freeze-order", f"challenge-runs/run-9/{SCORES}")
+        ("freeze-order", f"challenge-runs/run-9/{CHALLENGE_SCORES}")
     ]
     assert "merge the freeze first" in run["reasons"][0]["message"]
 
@@ -405,15 +446,17 @@ def _flag_hard(retyped: object) -> Any:
 
 @pytest.mark.parametrize("retyped", [1, 1.0], ids=["1", "1.0"])
 def test_challenge_case_retyped_true_as_1_is_a_mismatch(
-    make_registry, run_claims, retyped: object
+    make_registry: RegistryFactory, run_claims, retyped: object
 ) -> None:
     """A challenge attempt's copy of its run's cases was compared with Python's equality, so
     `"hard": 1` (or 1.0) passed for the run's `"hard": true`, while the bar
     selects cases by JSON type: the failures the operator scored dropped out of the bar, and
     a NO became a YES. Now the copy is compared by JSON type: challenge-case-mismatch."""
     run, attempt = _flag_hard(retyped)
-    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
-    built = build(make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets())
+    spec = replace(CHALLENGE_SPEC, false_safe_rate=0.5, seed=4)
+    built = build_challenge(
+        make_registry, spec=spec, attempt=attempt, edit_run=run, markets=_hard_markets()
+    )
     result = run_claims("verify", built.attempt)
     assert result.code == 1, result.out
     assert "challenge-case-mismatch" in result.codes(), result.codes()
@@ -426,7 +469,7 @@ def test_challenge_case_retyped_true_as_1_is_a_mismatch(
 
 
 def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
-    make_registry, run_claims, tmp_path, monkeypatch, capsys
+    make_registry: RegistryFactory, run_claims, tmp_path, monkeypatch, capsys
 ) -> None:
     """An operator's score holding an integer past 2**53 - 1 was read as valid, reached the
     report (in an operator-score-mismatch message), and then `claims github publish` and
@@ -434,14 +477,16 @@ def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
     refuses the line where it is read, naming it, and every later job runs."""
 
     def big(files: Files) -> None:
-        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993))
+        rewrite(
+            files, CHALLENGE_SCORES, lambda rows: rows[0]["result"].update(score=9007199254740993)
+        )
 
-    built = build(make_registry, edit_run=big)
+    built = build_challenge(make_registry, edit_run=big)
     run = run_claims("verify", built.root / "challenge-runs" / "run-1")
     (reason,) = run.report["challenge_runs"][0]["reasons"]
     assert (reason["code"], reason["file"], reason["line"]) == (
         "jsonl-invalid",
-        f"{RUN.folder}/{SCORES}",
+        f"{CHALLENGE_RUN.folder}/{CHALLENGE_SCORES}",
         1,
     )
     assert reason["message"] == (
@@ -466,7 +511,7 @@ def test_operator_score_beyond_2_53_is_refused_and_publish_and_site_still_work(
 
 
 def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
-    make_registry, run_claims, tmp_path, monkeypatch, capsys
+    make_registry: RegistryFactory, run_claims, tmp_path, monkeypatch, capsys
 ) -> None:
     """An operator's result nested as deep as the loader accepts is copied into the verify
     report (the run's `tasks`), six levels down: the report read back was refused ("nested
@@ -477,9 +522,9 @@ def test_an_operator_result_nested_to_the_depth_cap_reaches_publish_and_site(
         nested = {"a": nested} if level % 2 else [nested]
 
     def deep(files: Files) -> None:
-        rewrite(files, SCORES, lambda rows: rows[0]["result"].update(deep=nested))
+        rewrite(files, CHALLENGE_SCORES, lambda rows: rows[0]["result"].update(deep=nested))
 
-    built = build(make_registry, edit_run=deep)
+    built = build_challenge(make_registry, edit_run=deep)
     report = tmp_path / "verify.json"
     args = ["--registry", str(built.root), "--as-of", "2027-04-15"]
     assert main(["verify", *args, "--json", str(report)]) in (0, 1)

@@ -14,6 +14,7 @@ import pytest
 
 from bot.faces.cli import _parser, main
 from bot.faces.help import EPILOGS, subcommands
+from tests.support import RegistryFactory
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -60,7 +61,7 @@ def test_the_readme_states_the_conventions() -> None:
 
 
 def test_hash_cases_takes_the_attempt_folder_and_registry(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry()
     assert main(["hash-cases", str(built.attempt), "--registry", str(built.root)]) == 0
@@ -71,7 +72,7 @@ def test_hash_cases_takes_the_attempt_folder_and_registry(
 
 
 def test_q_prints_only_the_outcome_on_every_tool(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry()
     assert main(["hash-cases", str(built.attempt), "-q"]) == 0
@@ -85,7 +86,7 @@ def test_q_prints_only_the_outcome_on_every_tool(
 
 
 def test_explain_takes_several_paths_and_json_to_a_file_or_stdout(
-    make_registry, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     from bot.faces.demo.specimen import AttemptSpec
 
@@ -112,7 +113,7 @@ def test_explain_takes_several_paths_and_json_to_a_file_or_stdout(
 
 
 def test_verify_json_dash_prints_the_report(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry()
     assert main(["verify", str(built.attempt), "--json", "-", "--as-of", "2027-04-15"]) == 0
@@ -125,7 +126,7 @@ def test_verify_json_dash_prints_the_report(
 
 
 def test_hash_cases_without_write_says_nothing_was_written(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry()
     cases = built.attempt / "freeze-cases.jsonl"
@@ -145,7 +146,7 @@ def test_hash_cases_without_write_says_nothing_was_written(
 
 
 def test_an_identity_notice_is_not_counted_as_a_pull_request_problem(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry(run="open")
     argv = ["verify", "--base-ref", "main", "--registry", str(built.root), "--as-of", "2027-04-15"]
@@ -173,7 +174,7 @@ def test_the_filing_guide_lists_nothing_built_as_still_to_come() -> None:
 # --- explain on a stub (item 5) ------------------------------------------------------------
 
 
-def _stub(make_registry, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+def _stub(make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
     built = make_registry()
     argv = ["init", "--market", "3", "--submitter", "new-lab", "--attempt", "first-try"]
     assert main([*argv, "--registry", str(built.root)]) == 0
@@ -182,7 +183,7 @@ def _stub(make_registry, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]
 
 
 def test_explain_on_a_stub_shows_everything_in_one_voice(
-    make_registry, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, root = _stub(make_registry, capsys)
     assert main(["explain", str(folder), "--registry", root]) == 1
@@ -201,7 +202,9 @@ def test_explain_on_a_stub_shows_everything_in_one_voice(
     assert len({line.split(": ", 2)[1] for line in placeholders}) == len(placeholders)  # once
 
 
-def test_explain_brief_caps_the_list(make_registry, capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_brief_caps_the_list(
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
     folder, root = _stub(make_registry, capsys)
     main(["explain", str(folder), "--registry", root])
     full = capsys.readouterr().out.splitlines()

@@ -15,7 +15,6 @@ import subprocess
 import tarfile
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any
 
 import git
@@ -25,55 +24,14 @@ import yaml
 from bot.app.options import Ports
 from bot.app.resolutions import ResolutionRecord
 from bot.edges.archive.local import LocalArchive
-from bot.edges.archive.port import Archive
-from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.history import read_tags
-from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
-from bot.faces.jobs.issues import FileIssues, GitHubIssues
-from tests.archive.fakezenodo import TOKEN, FakeZenodo
-from tests.support import job_token
-
-TAG = "snapshot-2027-06-30"
-CLOSED = date(2027, 9, 1)  # after the window, before the annulment date
-LATE = date(2027, 9, 30)  # after the annulment date 2027-09-28
-REPOSITORY = "https://github.com/acme/registry"
+from bot.faces.jobs.issues import GitHubIssues
+from tests.closing import CLOSED, LATE, REPOSITORY, TAG, at, issues, record, run, zenodo
+from tests.support import RegistryFactory, job_token
 
 
 class Killed(BaseException):
     """The job killed between two steps (not an error the job could catch)."""
-
-
-def at(day: date, hour: int = 6) -> Callable[[], datetime]:
-    return lambda: datetime(day.year, day.month, day.day, hour, tzinfo=UTC)
-
-
-def zenodo(fake: FakeZenodo, **options: Any) -> ZenodoArchive:
-    settings: dict[str, Any] = {"timeout": (2.0, 2.0), "sleep": lambda _: None, **options}
-    return ZenodoArchive(fake.base_url, TOKEN, **settings)
-
-
-def run(
-    root: Path,
-    archive: Archive | None = None,
-    as_of: date = CLOSED,
-    crash: Callable[[str], None] = lambda point: None,
-    dry_run: bool = False,
-    reopen: int | None = None,
-    issues: Any = None,
-    cache: Any = None,
-) -> CloseReport:
-    job = Job(
-        root=root,
-        archive=archive or LocalArchive(root / ".claims" / "archive"),
-        archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
-        repository_url=REPOSITORY,
-        issues=issues or FileIssues(root / ".claims" / "issues"),
-        as_of=as_of,
-        ports=Ports(records_cache=cache),
-        clock=at(as_of),
-        crash=crash,
-    )
-    return close_windows(job, dry_run=dry_run, reopen=reopen)
 
 
 def kill_at(point: str) -> Callable[[str], None]:
@@ -82,17 +40,6 @@ def kill_at(point: str) -> Callable[[str], None]:
             raise Killed(point)
 
     return crash
-
-
-def record(root: Path, market: int = 3) -> dict[str, Any]:
-    data: dict[str, Any] = yaml.safe_load(
-        (root / f"resolutions/market-{market:02d}.yaml").read_text()
-    )
-    return data
-
-
-def issues(root: Path) -> list[str]:
-    return sorted(p.name for p in (root / ".claims" / "issues").glob("*.md"))
 
 
 def record_commits(repo: git.Repo, market: int = 3) -> int:
@@ -112,7 +59,9 @@ def commit_after_close(built: Any) -> str:
 # ---- the full cycle ---------------------------------------------------------------------------
 
 
-def test_close_tags_archives_resolves_records_and_opens_issues(make_registry) -> None:
+def test_close_tags_archives_resolves_records_and_opens_issues(
+    make_registry: RegistryFactory,
+) -> None:
     built = make_registry()
     close_commit = commit_after_close(built)
     report = run(built.root)
@@ -154,7 +103,7 @@ def test_close_tags_archives_resolves_records_and_opens_issues(make_registry) ->
 
 
 def test_a_close_with_the_verification_cache_records_what_one_without_records(
-    make_registry, tmp_path
+    make_registry: RegistryFactory, tmp_path
 ) -> None:
     """--verify-cache on the scheduled job: the attempts come back from the cache (filled by an
     earlier resolve), judgments and dates are judged afresh, and the records say the same."""
@@ -184,7 +133,7 @@ def test_a_close_with_the_verification_cache_records_what_one_without_records(
 
 
 def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(
-    make_registry, fake_zenodo
+    make_registry: RegistryFactory, fake_zenodo
 ) -> None:
     """One copy per market: the tagged tree with that market's record, cited by it."""
     built = make_registry()
@@ -245,7 +194,9 @@ def test_zenodo_copy_unpacks_to_the_tagged_tree_with_the_records(
         "issue-opened",
     ],
 )
-def test_killed_then_rerun_leaves_one_of_everything(make_registry, fake_zenodo, point) -> None:
+def test_killed_then_rerun_leaves_one_of_everything(
+    make_registry: RegistryFactory, fake_zenodo, point
+) -> None:
     built = make_registry()
     zenodo_steps = {"created", "uploaded", "published"}
 
@@ -266,7 +217,9 @@ def test_killed_then_rerun_leaves_one_of_everything(make_registry, fake_zenodo, 
 
 
 @pytest.mark.parametrize("fault", ["500", "429", "hang", "wrong-checksum"])
-def test_zenodo_failure_records_nothing_archived(make_registry, fake_zenodo, fault) -> None:
+def test_zenodo_failure_records_nothing_archived(
+    make_registry: RegistryFactory, fake_zenodo, fault
+) -> None:
     built = make_registry()
     for _ in range(4):  # both markets' copies (one per market), two tries each
         fake_zenodo.fail("upload", fault, retry_after=1)
@@ -287,7 +240,9 @@ def test_zenodo_failure_records_nothing_archived(make_registry, fake_zenodo, fau
 # ---- watch and annulment ----------------------------------------------------------------------
 
 
-def test_deleted_zenodo_record_is_noticed_and_archived_again(make_registry, fake_zenodo) -> None:
+def test_deleted_zenodo_record_is_noticed_and_archived_again(
+    make_registry: RegistryFactory, fake_zenodo
+) -> None:
     built = make_registry()
     assert not run(built.root, zenodo(fake_zenodo)).failed
     first, _ = fake_zenodo.published()  # market 3's copy, then market 5's
@@ -304,7 +259,9 @@ def test_deleted_zenodo_record_is_noticed_and_archived_again(make_registry, fake
     assert issues(built.root).count("market-03-registry-warning.md") == 1
 
 
-def test_neither_tag_nor_copy_after_the_annulment_date_annuls_once(make_registry) -> None:
+def test_neither_tag_nor_copy_after_the_annulment_date_annuls_once(
+    make_registry: RegistryFactory,
+) -> None:
     built = make_registry()
     report = run(built.root, as_of=LATE)
     assert not report.failed, report.render()
@@ -317,7 +274,9 @@ def test_neither_tag_nor_copy_after_the_annulment_date_annuls_once(make_registry
     assert record_commits(built.repo) == 1
 
 
-def test_only_the_tag_after_the_annulment_date_warns_never_annuls(make_registry) -> None:
+def test_only_the_tag_after_the_annulment_date_warns_never_annuls(
+    make_registry: RegistryFactory,
+) -> None:
     built = make_registry()
     with built.repo.git.custom_environment(GIT_COMMITTER_DATE="2027-08-30T13:00:00Z"):
         built.repo.create_tag(TAG, ref="HEAD", message="made on time")
@@ -330,7 +289,7 @@ def test_only_the_tag_after_the_annulment_date_warns_never_annuls(make_registry)
     )
 
 
-def test_market_whose_window_is_open_is_never_touched(make_registry) -> None:
+def test_market_whose_window_is_open_is_never_touched(make_registry: RegistryFactory) -> None:
     built = make_registry()
     head = built.repo.head.commit.hexsha
     report = run(built.root, as_of=date(2027, 8, 29))  # the window's last day
@@ -341,7 +300,7 @@ def test_market_whose_window_is_open_is_never_touched(make_registry) -> None:
     assert built.repo.head.commit.hexsha == head
 
 
-def test_a_tag_on_another_commit_is_never_moved(make_registry) -> None:
+def test_a_tag_on_another_commit_is_never_moved(make_registry: RegistryFactory) -> None:
     built = make_registry()
     built.repo.create_tag(TAG, ref="HEAD~1", message="a maintainer's")
     report = run(built.root)
@@ -352,7 +311,7 @@ def test_a_tag_on_another_commit_is_never_moved(make_registry) -> None:
     assert not (built.root / "resolutions").exists()
 
 
-def test_dry_run_changes_nothing(make_registry) -> None:
+def test_dry_run_changes_nothing(make_registry: RegistryFactory) -> None:
     built = make_registry()
     report = run(built.root, dry_run=True)
     text = report.render()
@@ -362,7 +321,7 @@ def test_dry_run_changes_nothing(make_registry) -> None:
     assert read_tags(built.repo) == {} and not (built.root / "resolutions").exists()
 
 
-def test_reopen_moves_the_record_aside_and_resolves_again(make_registry) -> None:
+def test_reopen_moves_the_record_aside_and_resolves_again(make_registry: RegistryFactory) -> None:
     built = make_registry()
     run(built.root)
     report = run(built.root, reopen=3, as_of=date(2027, 9, 2))
@@ -377,7 +336,7 @@ def test_reopen_moves_the_record_aside_and_resolves_again(make_registry) -> None
 # ---- pushing to origin ------------------------------------------------------------------------
 
 
-def test_tag_and_record_are_pushed_to_origin(make_registry, tmp_path) -> None:
+def test_tag_and_record_are_pushed_to_origin(make_registry: RegistryFactory, tmp_path) -> None:
     built = make_registry()
     origin = tmp_path / "origin.git"
     git.Repo.init(origin, bare=True)
@@ -390,7 +349,7 @@ def test_tag_and_record_are_pushed_to_origin(make_registry, tmp_path) -> None:
     assert "resolutions/market-03.yaml" in [b.path for b in remote.commit("main").tree.traverse()]
 
 
-def test_a_rejected_push_is_an_error(make_registry, tmp_path) -> None:
+def test_a_rejected_push_is_an_error(make_registry: RegistryFactory, tmp_path) -> None:
     built = make_registry()
     origin = tmp_path / "origin.git"
     git.Repo.init(origin, bare=True)
@@ -408,7 +367,7 @@ def test_a_rejected_push_is_an_error(make_registry, tmp_path) -> None:
 # ---- GitHub issues ----------------------------------------------------------------------------
 
 
-def test_issues_on_github_once(make_registry, fakehub) -> None:
+def test_issues_on_github_once(make_registry: RegistryFactory, fakehub) -> None:
     from bot.edges.github.gateway import Retry, connect
 
     built = make_registry()
@@ -426,7 +385,7 @@ def test_issues_on_github_once(make_registry, fakehub) -> None:
 # ---- the command ------------------------------------------------------------------------------
 
 
-def test_cli_dry_run_and_apply(make_registry, run_claims, monkeypatch) -> None:
+def test_cli_dry_run_and_apply(make_registry: RegistryFactory, run_claims, monkeypatch) -> None:
     import bot.faces.cli
 
     built = make_registry()
@@ -460,7 +419,7 @@ def test_cli_outside_git_is_an_environment_error(tmp_path, run_claims, monkeypat
 
 
 def test_an_unreadable_record_blocks_its_market_without_a_traceback(
-    make_registry, run_claims, monkeypatch
+    make_registry: RegistryFactory, run_claims, monkeypatch
 ) -> None:
     import bot.faces.cli
 

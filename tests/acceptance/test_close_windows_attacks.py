@@ -18,14 +18,8 @@ from bot.edges.archive.zenodo import ZenodoArchive
 from bot.edges.history import read_tags
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
-from tests.acceptance.test_close_windows import (
-    LATE,
-    REPOSITORY,
-    TAG,
-    issues,
-    record,
-    zenodo,
-)
+from tests.closing import LATE, REPOSITORY, TAG, commit_at, issues, record, refuse_main, zenodo
+from tests.support import RegistryFactory
 
 
 def run_at(
@@ -44,19 +38,12 @@ def run_at(
     return close_windows(job)
 
 
-def commit_at(repo: git.Repo, name: str, moment: str) -> str:
-    """Commit a file `name` on the checked-out branch, dated `moment` (RFC 3339)."""
-    (Path(repo.working_dir) / name).write_text(f"{name} at {moment}\n")
-    repo.git.add(name)
-    with repo.git.custom_environment(GIT_AUTHOR_DATE=moment, GIT_COMMITTER_DATE=moment):
-        repo.git.commit("-m", name)
-    return str(repo.head.commit.hexsha)
-
-
 # ---- (1) the window's close, Anywhere on Earth ------------------------------------------------
 
 
-def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(make_registry) -> None:
+def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(
+    make_registry: RegistryFactory,
+) -> None:
     """2027-08-30 06:00 UTC is still 2027-08-29 west of UTC-6: the window is open there, and a
     merge at 10:00 UTC is in time. A daily run before noon UTC must not freeze main yet."""
     built = make_registry()
@@ -73,7 +60,9 @@ def test_no_snapshot_before_the_window_has_closed_anywhere_on_earth(make_registr
 # ---- (2) someone else's copy on Zenodo --------------------------------------------------------
 
 
-def test_a_copy_another_zenodo_user_published_is_not_ours(make_registry, fake_zenodo) -> None:
+def test_a_copy_another_zenodo_user_published_is_not_ours(
+    make_registry: RegistryFactory, fake_zenodo
+) -> None:
     """Anyone may publish a Zenodo record naming our tree URL as a related identifier: the
     records search finds it. The job must make its own copy, never record the stranger's."""
     built = make_registry()
@@ -95,7 +84,9 @@ def test_a_copy_another_zenodo_user_published_is_not_ours(make_registry, fake_ze
 # ---- (2) a planted tag after the annulment date -----------------------------------------------
 
 
-def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(make_registry) -> None:
+def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(
+    make_registry: RegistryFactory,
+) -> None:
     """No run made the snapshot; after the annulment date someone pushes a lightweight tag with
     its name. It never counts: the market is ANNULLED, and the issue must say so (label
     `annulled`), with no warning claiming the tag exists."""
@@ -112,7 +103,9 @@ def test_a_lightweight_tag_planted_late_annuls_with_the_annulled_issue(make_regi
 # ---- (3) the record pushed before anyone is told ----------------------------------------------
 
 
-def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> None:
+def test_no_issue_announces_a_record_origin_refused(
+    make_registry: RegistryFactory, tmp_path
+) -> None:
     """Origin refuses the branch (a protection rule, a hook): the record is on no branch anyone
     sees, so no issue may announce it. (A push refused only because main moved on is replayed
     and pushed: test_close_windows_decided_once.)"""
@@ -128,23 +121,10 @@ def test_no_issue_announces_a_record_origin_refused(make_registry, tmp_path) -> 
     assert not (built.root / ".claims/issues").exists()
 
 
-def refuse_main(origin: Path) -> None:
-    """Origin's pre-receive hook refuses every update of main (tags are accepted)."""
-    hook = origin / "hooks" / "pre-receive"
-    hook.write_text(
-        "#!/bin/sh\n"
-        "while read old new ref; do\n"
-        '  [ "$ref" = refs/heads/main ] && { echo "main is protected" >&2; exit 1; }\n'
-        "done\n"
-        "exit 0\n"
-    )
-    hook.chmod(0o755)
-
-
 # ---- (2) a moved tag is never archived --------------------------------------------------------
 
 
-def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> None:
+def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry: RegistryFactory) -> None:
     """After the close someone deletes the snapshot's copy and re-makes the tag on another
     commit: the job is blocked (it never moves a tag), and it must not publish a copy of the
     moved tag's tree as the snapshot."""
@@ -165,7 +145,7 @@ def test_a_moved_tag_is_not_archived_again_as_the_snapshot(make_registry) -> Non
 # ---- (1) a final record deleted or rewritten on main ------------------------------------------
 
 
-def test_a_record_deleted_on_main_is_not_made_again(make_registry) -> None:
+def test_a_record_deleted_on_main_is_not_made_again(make_registry: RegistryFactory) -> None:
     """A commit (not the job's --reopen) deletes market 3's record: the next run must not
     resolve the market again and write a new record; it is blocked until a maintainer restores
     the record or reopens the market."""
@@ -187,7 +167,7 @@ def test_a_record_deleted_on_main_is_not_made_again(make_registry) -> None:
     assert [m.phase for m in again.plan.markets] == ["watch", "watch"], again.render()
 
 
-def test_a_record_rewritten_on_main_blocks_its_market(make_registry) -> None:
+def test_a_record_rewritten_on_main_blocks_its_market(make_registry: RegistryFactory) -> None:
     built = make_registry()
     assert not run_at(built.root, datetime(2027, 9, 1, 6, tzinfo=UTC)).failed
     path = built.root / "resolutions/market-05.yaml"

@@ -16,54 +16,44 @@ Markets 3 and 5 resolve by R = 2027-06-30 (window closes 2027-08-29, annulment d
 from __future__ import annotations
 
 import hashlib
-import io
-import tarfile
-from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import git
 import pytest
-import yaml
 
-from bot.app.options import Ports
-from bot.app.rerun import AdapterRerun
-from bot.edges.archive.local import LocalArchive
-from bot.edges.archive.port import Archive
-from bot.edges.archive.zenodo import ZenodoArchive
-from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
-from bot.faces.jobs.issues import FileIssues
-from tests.acceptance.test_close_windows import LATE, REPOSITORY, TAG, record, run
-from tests.acceptance.test_close_windows_attacks import commit_at
-
-
-def close_at(
-    root: Path,
-    moment: datetime,
-    archive: Archive | None = None,
-    rerun: AdapterRerun | None = None,
-    crash: Callable[[str], None] = lambda point: None,
-) -> CloseReport:
-    """The job as the schedule runs it on `moment` (`as_of`: its UTC date)."""
-    job = Job(
-        root=root,
-        archive=archive or LocalArchive(root / ".claims" / "archive"),
-        archive_kind="zenodo" if isinstance(archive, ZenodoArchive) else "local",
-        repository_url=REPOSITORY,
-        issues=FileIssues(root / ".claims" / "issues"),
-        as_of=moment.date(),
-        ports=Ports(rerun_adapter=rerun),
-        clock=lambda: moment,
-        crash=crash,
-    )
-    return close_windows(job)
-
+from tests.closing import (
+    CLOSE_COMMIT,
+    LATE,
+    TAG,
+    WRAPPED,
+    assert_decided_once,
+    close_at,
+    commit_at,
+    decided,
+    entries,
+    inside,
+    market_facts,
+    needs_sandbox,
+    on_branch,
+    plan,
+    record,
+    recorded,
+    refuse_main,
+    rerun_job,
+    resolution_record,
+    run,
+    snapshot_tag,
+    with_origin,
+    zenodo,
+)
+from tests.support import RegistryFactory
 
 # ---- item 15: a tag on the wrong commit after the annulment date ------------------------------
 
 
-def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry) -> None:
+def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry: RegistryFactory) -> None:
     """No run made the snapshot; someone with tag rights tags a commit merged after the close
     (annotated, dated before the annulment date, on main). Before the annulment date the job
     refuses such a tag; after it, it used to count: the market resolved, final, from the later
@@ -91,43 +81,20 @@ def test_a_tag_on_another_commit_blocks_the_late_close_too(make_registry) -> Non
 def test_the_tag_commit_check_is_one_rule_in_every_phase() -> None:
     """The close, the late close and the watch all refuse a tag on another commit."""
     from bot.faces.jobs.plan import plan_close
-    from tests.unit.faces.jobs.test_close_plan import CLOSE, facts, tag
-    from tests.unit.faces.jobs.test_close_plan import record as made
 
-    elsewhere = tag("b" * 40)
+    elsewhere = snapshot_tag("b" * 40)
     for day, changes in (
         (date(2027, 9, 1), {}),
         (date(2027, 9, 29), {}),
-        (date(2027, 9, 10), {"record": made(), "record_committed": True}),
+        (date(2027, 9, 10), {"record": resolution_record(), "record_committed": True}),
     ):
-        plan = plan_close([facts(tag=elsewhere, **changes)], day)
+        plan = plan_close([market_facts(tag=elsewhere, **changes)], day)
         (market,) = plan.markets
         assert market.phase == "blocked", (day, plan.render())
-        assert f"not at {CLOSE[:12]}" in market.note
+        assert f"not at {CLOSE_COMMIT[:12]}" in market.note
 
 
 # ---- helpers: one decision, every copy -------------------------------------------------------
-
-
-def on_branch(repo: git.Repo, market: int, ref: str = "main") -> dict[str, Any]:
-    """The market's record as `ref` holds it (what a fresh checkout and the site read)."""
-    data: dict[str, Any] = yaml.safe_load(
-        repo.git.show(f"{ref}:resolutions/market-{market:02d}.yaml")
-    )
-    return data
-
-
-def inside(copy: bytes, market: int) -> dict[str, Any] | None:
-    """The market's record inside a copy's tarball, or None."""
-    with tarfile.open(fileobj=io.BytesIO(copy), mode="r:gz") as tar:
-        try:
-            member = tar.getmember(f"{TAG}/resolutions/market-{market:02d}.yaml")
-        except KeyError:
-            return None
-        stream = tar.extractfile(member)
-        assert stream is not None
-        data: dict[str, Any] = yaml.safe_load(stream.read())
-        return data
 
 
 def local_copy(store: Path, recorded: dict[str, Any]) -> bytes:
@@ -135,43 +102,17 @@ def local_copy(store: Path, recorded: dict[str, Any]) -> bytes:
     return (store / "files" / recorded["archive"]["file"]).read_bytes()
 
 
-def decided(data: dict[str, Any]) -> dict[str, Any]:
-    """What a record decides (all but where it was archived, and the warning that answers)."""
-    return {k: v for k, v in data.items() if k not in {"archive", "warnings"}}
-
-
-def assert_decided_once(recorded: dict[str, Any], copy: bytes, issue: str) -> None:
-    """The record on main is inside the copy it cites, with that copy's digest, and the
-    issue announces the same outcome."""
-    market = recorded["market"]
-    archived = inside(copy, market)
-    assert archived is not None, f"the copy market {market}'s record cites holds no record of it"
-    assert decided(archived) == decided(recorded)
-    assert archived["archive"] is None  # archived before its own reference existed
-    assert recorded["archive"]["sha256"] == "sha256:" + hashlib.sha256(copy).hexdigest()
-    assert recorded["archive"]["checksum"] == "md5:" + hashlib.md5(copy).hexdigest()
-    assert f"Market {market} resolved {recorded['outcome']}" in issue
-
-
 # ---- item 11: every record inside the copy it cites ------------------------------------------
 
 
 def test_a_market_resolved_after_its_tag_was_archived_cites_a_copy_holding_its_record(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Markets 3 and 5 share snapshot-R. On the first run market 3 is blocked (its wrapped
     attempt has no recorded rerun) while market 5 resolves and the tag is archived. Market 3
     resolves the next day: its record used to cite the tag's one copy, which held only market
     5's record, and got no sha256. Now each market's copy holds its own record, cited with
     that copy's digest."""
-    from tests.acceptance.test_close_windows_reruns import (
-        WRAPPED,
-        entries,
-        needs_sandbox,
-        plan,
-        recorded,
-        rerun_job,
-    )
     from tests.support import seed_released
 
     if needs_sandbox.args[0]:
@@ -212,15 +153,6 @@ def site_records(origin: Path, checkout: Path) -> dict[int, dict[str, Any]]:
 # ---- item 12: a push refused because main moved on -------------------------------------------
 
 
-def with_origin(built: Any, tmp_path: Path) -> Path:
-    """A real bare origin holding main, the checkout's `origin`."""
-    origin = tmp_path / "origin.git"
-    git.Repo.init(origin, bare=True)
-    built.repo.create_remote("origin", str(origin))
-    built.repo.git.push("origin", "main")
-    return origin
-
-
 def merge_on_origin(origin: Path, tmp_path: Path, name: str) -> str:
     """Another writer (a PR merged, a /judge commit) pushes to origin's main."""
     other = git.Repo.clone_from(str(origin), tmp_path / f"writer-{name}", branch="main")
@@ -230,7 +162,7 @@ def merge_on_origin(origin: Path, tmp_path: Path, name: str) -> str:
 
 
 def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """The job checked out main when it started; after the tag was pushed and the copies
     published, a merge lands on origin's main, so the record push is non-fast-forward. It used
@@ -271,15 +203,13 @@ def test_a_push_refused_because_main_moved_is_replayed_with_the_same_records(
 
 
 def test_a_record_never_pushed_is_adopted_from_its_copy_not_decided_again(
-    make_registry, fake_zenodo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_registry: RegistryFactory, fake_zenodo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Origin refused the record push for good (the copies were published by then, immutable).
     The next day's run, in a fresh checkout of origin, finds no record: it used to resolve the
     market again on its own day's clock (its adapters rerun, its outcome possibly another)
     and cite the first run's copy. Now it adopts the record inside the published copy."""
     import bot.faces.jobs.close_windows.applier
-    from tests.acceptance.test_close_windows import zenodo
-    from tests.acceptance.test_close_windows_attacks import refuse_main
 
     built = make_registry()
     origin = with_origin(built, tmp_path)
@@ -330,7 +260,7 @@ HOSTILE = {
 
 
 def test_a_filers_broken_files_are_that_attempts_finding_never_the_close_jobs(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Hostile attempt folders merged in the window (unparsable, binary, naming another market,
     nested past the caps, an integer beyond 2**53) are judged attempts that do not count: both
@@ -361,12 +291,10 @@ def test_a_filers_broken_files_are_that_attempts_finding_never_the_close_jobs(
 
 
 def test_the_registrys_own_fault_stops_the_market_without_a_record(
-    make_registry, fake_zenodo
+    make_registry: RegistryFactory, fake_zenodo
 ) -> None:
     """An archive outage is the registry's fault: the market is not recorded (never decided
     without its copy), the run fails, and the next run finishes it."""
-    from tests.acceptance.test_close_windows import zenodo
-
     built = make_registry()
     for _ in range(10):
         fake_zenodo.fail("create", "500")
@@ -381,7 +309,7 @@ def test_the_registrys_own_fault_stops_the_market_without_a_record(
     assert record(built.root, 3)["outcome"] == "YES"
 
 
-def test_a_reopened_market_gets_a_copy_of_its_new_record(make_registry) -> None:
+def test_a_reopened_market_gets_a_copy_of_its_new_record(make_registry: RegistryFactory) -> None:
     """--reopen decides the market again (a maintainer's act): the new record cites a new copy
     holding it; the first copy keeps the first record, cited by the record moved aside."""
     built = make_registry()

@@ -31,7 +31,14 @@ from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
 from bot.vocab.config import Limits
-from tests.support import Files, fake_sandbox, released_files, rerun_job_argv, seed_released
+from tests.support import (
+    Files,
+    RegistryFactory,
+    fake_sandbox,
+    released_files,
+    rerun_job_argv,
+    seed_released,
+)
 
 TAG = "snapshot-2027-06-30"
 CLOSED = date(2027, 9, 1)
@@ -138,7 +145,11 @@ def members(root: Path, market: int = 3) -> dict[str, bytes]:
 
 
 def test_market_3s_archive_holds_its_attempts_full_raw_logs_with_their_sha256(
-    make_registry: Any, run_claims: Any, httpserver: HTTPServer, local_fetches: Any, tmp_path: Path
+    make_registry: RegistryFactory,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
 ) -> None:
     url = httpserver.url_for("/harness.log")
     built = make_registry(change=_raw_log_at(url))
@@ -180,7 +191,11 @@ def test_market_3s_archive_holds_its_attempts_full_raw_logs_with_their_sha256(
 
 
 def test_a_pin_past_the_cap_is_listed_not_carried_and_named(
-    make_registry: Any, run_claims: Any, httpserver: HTTPServer, local_fetches: Any, tmp_path: Path
+    make_registry: RegistryFactory,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
 ) -> None:
     url = httpserver.url_for("/harness.log")
     built = make_registry(change=_raw_log_at(url))
@@ -201,7 +216,9 @@ def test_a_pin_past_the_cap_is_listed_not_carried_and_named(
     assert entry["note"] == f"not carried: {len(log)} bytes, over the 100-byte cap for one file"
 
 
-def test_a_pin_with_no_record_blocks_the_market(make_registry: Any, tmp_path: Path) -> None:
+def test_a_pin_with_no_record_blocks_the_market(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     built = make_registry()
     empty = tmp_path / "pins"
     empty.mkdir()
@@ -215,7 +232,11 @@ def test_a_pin_with_no_record_blocks_the_market(make_registry: Any, tmp_path: Pa
 
 
 def test_an_unreachable_pin_holds_the_market_only_until_its_deadline(
-    make_registry: Any, run_claims: Any, httpserver: HTTPServer, local_fetches: Any, tmp_path: Path
+    make_registry: RegistryFactory,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
 ) -> None:
     """No attempt holds a market hostage: the filer's server down at the close blocks the
     market until the pin deadline (2027-09-05); from then on the attempt is pin-unrecorded
@@ -250,7 +271,9 @@ def test_an_unreachable_pin_holds_the_market_only_until_its_deadline(
     }
 
 
-def test_the_archive_with_pins_is_deterministic(make_registry: Any, tmp_path: Path) -> None:
+def test_the_archive_with_pins_is_deterministic(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     """The same tag, record and files give the same bytes (the record cites the tarball's
     sha256, and a rerun of the job must find the same file)."""
     from bot.faces.jobs.gitops import Git
@@ -275,7 +298,9 @@ def test_the_archive_with_pins_is_deterministic(make_registry: Any, tmp_path: Pa
     assert member.size == 300_000 and member.mode == 0o644
 
 
-def test_the_archive_is_gzipped_at_the_fastest_level(make_registry: Any, tmp_path: Path) -> None:
+def test_the_archive_is_gzipped_at_the_fastest_level(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     """The copy carries filers' files, so its compression must cost the same for any bytes:
     at zlib's best level a log of random ACGT compresses at about 1 MB/s (bench/pins.py
     --content acgt), and three 1 GiB logs held the close job past its 30 minutes on every
@@ -294,7 +319,7 @@ def test_the_archive_is_gzipped_at_the_fastest_level(make_registry: Any, tmp_pat
 
 
 def test_a_wrapped_attempts_archive_carries_its_log_paper_freeze_and_released_data(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     run_claims: Any,
     httpserver: HTTPServer,
     local_fetches: Any,
@@ -356,7 +381,11 @@ def _declared_over_the_cap(url: str) -> Any:
 
 
 def test_a_raw_log_the_archive_cannot_carry_does_not_count_at_the_close(
-    make_registry: Any, run_claims: Any, httpserver: HTTPServer, local_fetches: Any, tmp_path: Path
+    make_registry: RegistryFactory,
+    run_claims: Any,
+    httpserver: HTTPServer,
+    local_fetches: Any,
+    tmp_path: Path,
 ) -> None:
     """Refused on the pull request (raw-log-too-large), and so at the close: the pin plan keeps
     nothing of it, and the market resolves without the attempt."""
@@ -375,7 +404,7 @@ def test_a_raw_log_the_archive_cannot_carry_does_not_count_at_the_close(
 
 
 def test_released_data_past_the_rerun_jobs_share_is_listed_not_carried(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     run_claims: Any,
     httpserver: HTTPServer,
     local_fetches: Any,

@@ -25,17 +25,12 @@ from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
 from bot.edges.archive.local import LocalArchive
 from bot.edges.archive.port import md5_of
-from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
 from bot.faces.jobs.issues import FileIssues
-from tests.support import Files, rerun_job_argv, seed_released
+from tests.closing import WRAPPED, entries, needs_sandbox, plan, recorded, rerun_job
+from tests.support import Files, RegistryFactory, seed_released
 
 CLOSED = date(2027, 9, 1)
-WRAPPED = AttemptSpec(kind="wrapped")
-needs_sandbox = pytest.mark.skipif(
-    bot.edges.sandbox.isolation() is not None,
-    reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
-)
 
 
 def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = None) -> CloseReport:
@@ -53,39 +48,12 @@ def run(root: Path, rerun: AdapterRerun | None = None, tarballs: Path | None = N
     return close_windows(job)
 
 
-def recorded(results: Path) -> AdapterRerun:
-    """What the close job is given: the rerun jobs' results, counted, nothing run."""
-    return AdapterRerun(cache=results.parent / "unused", results=results, recorded_only=True)
-
-
 def record(root: Path, market: int = 3) -> dict[str, Any] | None:
     file = root / f"resolutions/market-{market:02d}.yaml"
     return yaml.safe_load(file.read_text()) if file.exists() else None
 
 
-def plan(run_claims: Any, root: Path, as_of: date = CLOSED) -> dict[str, Any]:
-    result = run_claims(
-        "close-windows", "--registry", root, "--plan-reruns", "--as-of", as_of.isoformat()
-    )
-    assert result.code == 0, result.err
-    matrix: dict[str, Any] = json.loads(result.out)
-    return matrix
-
-
-def entries(planned: dict[str, Any]) -> list[dict[str, str]]:
-    """The plan's attempts, batch after batch, as the rerun jobs run them."""
-    return [entry for batch in planned["batches"] for entry in batch]
-
-
-def rerun_job(run_claims: Any, built: Any, entry: dict[str, str], cache: Path, out: Path) -> int:
-    """One attempt of a batch as the workflow's rerun job runs it (the sandbox, no token)."""
-    attempt = built.root / entry["attempt"]
-    result = run_claims(*rerun_job_argv(built.root, entry["commit"], attempt, out, cache))
-    code: int = result.code
-    return code
-
-
-def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:
+def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry: RegistryFactory) -> None:
     """--no-rerun-adapters alone used to resolve and record the market with the wrapped
     attempt left out: final, as if it did not qualify. Now the market is blocked this run."""
     built = make_registry(WRAPPED)
@@ -100,7 +68,9 @@ def test_a_wrapped_attempt_never_rerun_blocks_its_market(make_registry) -> None:
     assert "snapshot-2027-06-30" in [t.name for t in built.repo.tags]
 
 
-def test_recorded_only_without_a_result_blocks_the_market(make_registry, tmp_path: Path) -> None:
+def test_recorded_only_without_a_result_blocks_the_market(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     built = make_registry(WRAPPED)
     empty = tmp_path / "rerun-cache"
     empty.mkdir()
@@ -111,7 +81,7 @@ def test_recorded_only_without_a_result_blocks_the_market(make_registry, tmp_pat
 
 @needs_sandbox
 def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     built = make_registry(WRAPPED)
     closing = built.repo.head.commit.hexsha
@@ -141,7 +111,7 @@ def test_the_workflow_split_plan_rerun_then_close_counts_the_rerun(
 
 @needs_sandbox
 def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """An adapter's own failure is a result the rerun job keeps (--keep-rerun-failures): the
     close job counts it (not qualifying) rather than waiting for ever."""
@@ -177,7 +147,7 @@ def test_an_adapter_that_fails_is_recorded_so_the_market_resolves(
 
 
 def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     built = make_registry()
     tarballs = tmp_path / "tarballs"
@@ -192,14 +162,18 @@ def test_the_tarball_is_kept_for_attestation_and_its_sha256_recorded(
     assert archive["checksum"] == md5_of(tarball)  # the very file the archive holds
 
 
-def test_without_a_tarball_folder_the_sha256_is_still_recorded(make_registry) -> None:
+def test_without_a_tarball_folder_the_sha256_is_still_recorded(
+    make_registry: RegistryFactory,
+) -> None:
     built = make_registry()
     assert not run(built.root).failed
     data = record(built.root)
     assert data is not None and data["archive"]["sha256"].startswith("sha256:")
 
 
-def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_path) -> None:
+def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(
+    make_registry: RegistryFactory, tmp_path
+) -> None:
     """`Job.push_token` (CLAIMS_PUSH_TOKEN) reaches git push only: a file:// origin takes the
     push with the header set, and no file of the checkout holds the token."""
     import git
@@ -231,7 +205,7 @@ def test_the_job_pushes_with_its_token_and_leaves_it_nowhere(make_registry, tmp_
 
 
 def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
     `--plan-reruns` lists one rerun job per wrapped attempt, with no bound, but a job matrix
@@ -268,7 +242,7 @@ def test_wrapped_attempts_past_the_matrix_limit_never_stop_the_close(
     bot.edges.sandbox.cgroup.available() is not None, reason="no cgroup can be made here"
 )
 def test_a_sandbox_that_cannot_start_is_never_recorded_as_the_filers_failure(
-    make_registry, run_claims, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, monkeypatch, tmp_path: Path
 ) -> None:
     """Review of issue 21 (the registry's own fault counted against a filer). The run's
     cgroup is made, then gone before the command joins it (a sweep, a machine fault): the

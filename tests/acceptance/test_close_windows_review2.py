@@ -12,19 +12,24 @@ from pathlib import Path
 
 import git
 
-from tests.acceptance.test_close_windows import record, zenodo
-from tests.acceptance.test_close_windows_attacks import refuse_main
-from tests.acceptance.test_close_windows_decided_once import (
+from tests.closing import (
+    WRAPPED,
     assert_decided_once,
     close_at,
     decided,
+    entries,
     on_branch,
+    plan,
+    record,
+    refuse_main,
     with_origin,
+    zenodo,
 )
+from tests.support import RegistryFactory
 
 
 def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
-    make_registry, fake_zenodo, tmp_path: Path
+    make_registry: RegistryFactory, fake_zenodo, tmp_path: Path
 ) -> None:
     """The first run published each market's copy, and origin refused the record push. The
     next day Zenodo fails the one listing of the account's depositions the job makes while
@@ -64,7 +69,7 @@ def test_an_archive_that_cannot_be_asked_once_never_gets_a_market_decided_twice(
 
 
 def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Attack: a filer merges 257 wrapped attempts into market 3 (copies of one valid attempt
     under their own slug). `claims close-windows --plan-reruns` lists them all; the workflow
@@ -76,7 +81,6 @@ def test_the_close_jobs_rerun_plan_is_one_the_workflow_accepts_whatever_is_filed
     at most 256 batches of attempts (bot/faces/jobs/rerun_batches.py), and the workflow's own plan
     step, run here, accepts it."""
     from tests import close_workflow
-    from tests.acceptance.test_close_windows_reruns import WRAPPED, entries, plan
 
     cap, per_job = close_workflow.caps()
     built = make_registry(WRAPPED)

@@ -15,64 +15,36 @@ rerun deadline is 2027-09-05, the annulment date 2027-09-28.
 from __future__ import annotations
 
 import socket
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 import bot.app.rerun
 import bot.edges.sandbox
-from bot.app.options import Ports
 from bot.app.rerun import AdapterRerun
-from bot.edges.archive.local import LocalArchive
 from bot.faces.demo.specimen import AttemptSpec
-from bot.faces.jobs.close_windows import CloseReport, Job, close_windows
-from bot.faces.jobs.issues import FileIssues
 from bot.faces.jobs.stuck import rerun_deadline
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Finding
-from tests.support import Files, rerun_job_argv, seed_released
+from tests.closing import (
+    DEADLINE,
+    GOOD,
+    WRAPPED,
+    close,
+    record_if_any,
+    recorded_into,
+    rerun_job_of,
+    rerun_wrapped_job,
+)
+from tests.support import Files, RegistryFactory, seed_released
 
-WRAPPED = AttemptSpec(kind="wrapped")
-GOOD = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
 FIRST_RUN = date(2027, 9, 1)
-DEADLINE = date(2027, 9, 5)
 needs_sandbox = pytest.mark.skipif(
     bot.edges.sandbox.isolation() is not None,
     reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
-
-
-def close(root: Path, as_of: date, rerun: AdapterRerun | None) -> CloseReport:
-    job = Job(
-        root=root,
-        archive=LocalArchive(root / ".claims" / "archive"),
-        archive_kind="local",
-        repository_url="https://github.com/acme/registry",
-        issues=FileIssues(root / ".claims" / "issues"),
-        as_of=as_of,
-        ports=Ports(rerun_adapter=rerun),
-        clock=lambda: datetime(as_of.year, as_of.month, as_of.day, 3, 17, tzinfo=UTC),
-    )
-    return close_windows(job)
-
-
-def recorded(results: Path) -> AdapterRerun:
-    """The close job's rerun: the rerun jobs' results in `results`, counted, nothing run."""
-    results.mkdir(parents=True, exist_ok=True)
-    return AdapterRerun(cache=results.parent / "unused", results=results, recorded_only=True)
-
-
-def record(root: Path, market: int = 3) -> dict[str, Any] | None:
-    file = root / f"resolutions/market-{market:02d}.yaml"
-    return yaml.safe_load(file.read_text()) if file.exists() else None
-
-
-def rerun_job(run_claims: Any, built: Any, results: Path, released: Path) -> int:
-    """The workflow's rerun job for the wrapped attempt, on main's commit at the close."""
-    return _rerun_job_of(run_claims, built, WRAPPED.folder, results, released)
 
 
 def dead_url() -> str:
@@ -96,7 +68,7 @@ def test_the_rerun_deadline_is_a_week_after_the_close_and_before_annulment() -> 
 
 @needs_sandbox
 def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadline(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     """The filer's released-data server is down at every run: the rerun job records each try
     (released-data-unavailable); the market waits until the deadline, then resolves YES from
@@ -112,19 +84,19 @@ def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadli
     built = make_registry(WRAPPED, change=server_down, also=[GOOD])
     for day in (FIRST_RUN, date(2027, 9, 4)):
         results = tmp_path / f"rerun-{day}"
-        assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
+        assert rerun_wrapped_job(run_claims, built, results, tmp_path / "released") == 1
         assert list(results.glob("*.json")), "the failed try is recorded"
-        report = close(built.root, day, recorded(results))
+        report = close(built.root, day, recorded_into(results))
         assert report.failed
         assert f"market 3 blocked this run: wrapped attempt(s) {WRAPPED.folder}" in (
             report.render()
         )
-        assert record(built.root) is None
+        assert record_if_any(built.root) is None
     results = tmp_path / f"rerun-{DEADLINE}"
-    assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
-    report = close(built.root, DEADLINE, recorded(results))
+    assert rerun_wrapped_job(run_claims, built, results, tmp_path / "released") == 1
+    report = close(built.root, DEADLINE, recorded_into(results))
     assert not report.failed, report.render()
-    data = record(built.root)
+    data = record_if_any(built.root)
     assert data is not None and data["outcome"] == "YES"
     attempts = {a["attempt"]: a for a in data["attempts"]}
     assert attempts[GOOD.folder]["status"] == "qualifying"
@@ -134,19 +106,19 @@ def test_a_server_down_at_the_close_holds_the_market_only_until_the_rerun_deadli
 
 
 def test_an_attempt_no_rerun_job_recorded_anything_for_blocks_even_after_the_deadline(
-    make_registry, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """Nothing recorded for the attempt on the run (its rerun job was lost: the registry's
     fault; a filer's rerun ends within the job's time and is recorded): the market waits,
     before the deadline and after it, and is never recorded without the attempt."""
     built = make_registry(WRAPPED, also=[GOOD])
     for day in (FIRST_RUN, DEADLINE, DEADLINE + timedelta(days=3)):
-        report = close(built.root, day, recorded(tmp_path / f"run-{day}"))
-        assert report.failed and record(built.root) is None, report.render()
+        report = close(built.root, day, recorded_into(tmp_path / f"run-{day}"))
+        assert report.failed and record_if_any(built.root) is None, report.render()
 
 
 def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_deadline(
-    make_registry, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, monkeypatch, tmp_path: Path
 ) -> None:
     """The registry's own fault (a full disk where the close job reruns) never counts
     against the filer: the market waits, whatever the date."""
@@ -161,21 +133,12 @@ def test_a_machine_error_of_the_close_jobs_own_rerun_still_blocks_after_the_dead
     rerun = AdapterRerun(cache=tmp_path / "cache", results=tmp_path / "results")
     report = close(built.root, DEADLINE, rerun)
     assert report.failed and "market 3 blocked this run" in report.render()
-    assert record(built.root) is None
-
-
-def _rerun_job_of(run_claims: Any, built: Any, folder: str, results: Path, released: Path) -> int:
-    """The workflow's rerun job for the attempt `folder`, on main's commit at the close."""
-    head = built.repo.head.commit.hexsha
-    result = run_claims(*rerun_job_argv(built.root, head, built.root / folder, results, released))
-    assert "Traceback" not in result.err
-    code: int = result.code
-    return code
+    assert record_if_any(built.root) is None
 
 
 @needs_sandbox
 def test_a_reproduced_attempt_is_not_lost_to_a_rerun_job_the_registry_lost_on_deadline_day(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     """Review of issue 21 (a good attempt judged rerun-unrecorded; the registry's outage
     counted against a filer). A second filer's wrapped attempt whose released data is never
@@ -194,14 +157,14 @@ def test_a_reproduced_attempt_is_not_lost_to_a_rerun_job_the_registry_lost_on_de
     seed_released(released, built.files)  # the honest attempt's data is served; bob's never
     for day in (FIRST_RUN, date(2027, 9, 4)):
         results = tmp_path / f"rerun-{day}"
-        assert _rerun_job_of(run_claims, built, WRAPPED.folder, results, released) == 0
-        assert _rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
-        report = close(built.root, day, recorded(results))
-        assert report.failed and record(built.root) is None  # bob's attempt holds the market
+        assert rerun_job_of(run_claims, built, WRAPPED.folder, results, released) == 0
+        assert rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
+        report = close(built.root, day, recorded_into(results))
+        assert report.failed and record_if_any(built.root) is None  # bob's attempt holds the market
     # The deadline day: only bob's job ran (the honest attempt's job was lost by the registry).
     results = tmp_path / f"rerun-{DEADLINE}"
-    assert _rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
-    close(built.root, DEADLINE, recorded(results))
-    data = record(built.root)
+    assert rerun_job_of(run_claims, built, hostage.folder, results, released) == 1
+    close(built.root, DEADLINE, recorded_into(results))
+    data = record_if_any(built.root)
     honest = None if data is None else {a["attempt"]: a for a in data["attempts"]}[WRAPPED.folder]
     assert honest is None or "rerun-unrecorded" not in honest["reasons"], honest

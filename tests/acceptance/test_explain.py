@@ -17,7 +17,7 @@ import pytest
 from bot.faces.cli import main
 from bot.faces.demo.git_registry import build_git_registry
 from bot.faces.demo.run import examples_folder, load_plan
-from tests.support import Files, rewrite
+from tests.support import Files, RegistryFactory, rewrite
 
 MARKS = ("ok", "missing", "fails", "outcome")
 # Reason codes that only warn: shown on their line, in nobody's way (exit 0 if alone).
@@ -142,7 +142,7 @@ def _one_grader_and_an_edited_case(files: Files) -> None:
 
 
 def test_invalid_evidence_still_shows_its_unit_structure(
-    make_registry: Any, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry(change=_one_grader_and_an_edited_case)
     code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
@@ -159,7 +159,7 @@ def test_invalid_evidence_still_shows_its_unit_structure(
 
 
 def test_a_pending_attempt_lists_only_its_human_checks(
-    make_registry: Any, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry(judged=False)
     code, lines = _explain(capsys, built.attempt, "--as-of", "2027-04-15")
@@ -172,7 +172,7 @@ def test_a_pending_attempt_lists_only_its_human_checks(
 
 
 def test_stale_judgment_names_both_digests(
-    make_registry: Any, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The evidence changed after the maintainer judged it (a README added to the folder)."""
     built = make_registry()
@@ -195,7 +195,7 @@ def test_stale_judgment_names_both_digests(
     ],
 )
 def test_an_unhashable_case_id_is_explained_not_a_traceback(
-    make_registry, run_claims, file: str, line: bytes
+    make_registry: RegistryFactory, run_claims, file: str, line: bytes
 ) -> None:
     built = make_registry()
     path = built.attempt / file
@@ -233,7 +233,7 @@ def _monitor_as_evaluator(files: Files) -> None:
 
 
 def test_too_few_units_names_the_value_that_joined_them_and_what_would_separate_them(
-    make_registry: Any, run_claims: Any, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, run_claims: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry(before_scores=_monitor_as_evaluator)
     attempt = run_claims("verify", built.attempt).attempt()
@@ -260,7 +260,7 @@ def test_too_few_units_names_the_value_that_joined_them_and_what_would_separate_
 
 
 def test_units_joined_by_several_keys_are_described_largest_first(
-    make_registry: Any, run_claims: Any
+    make_registry: RegistryFactory, run_claims: Any
 ) -> None:
     def two_graders(files: Files) -> None:
         def grade(trials: list[dict[str, Any]]) -> None:

@@ -15,7 +15,7 @@ from pytest_httpserver import HTTPServer
 
 import bot.edges.sandbox
 from bot.faces.demo.specimen import AttemptSpec
-from tests.support import Files, seed_cache
+from tests.support import Files, RegistryFactory, seed_cache
 
 
 def _raw_log_at(url: str):  # type: ignore[no-untyped-def]
@@ -33,7 +33,7 @@ def _serve_the_log(httpserver: HTTPServer, built) -> None:  # type: ignore[no-un
 
 
 def test_raw_log_on_loopback_is_refused_and_never_requested(
-    make_registry, run_claims, httpserver: HTTPServer
+    make_registry: RegistryFactory, run_claims, httpserver: HTTPServer
 ) -> None:
     url = httpserver.url_for("/log").replace("localhost", "127.0.0.1")
     built = make_registry(change=_raw_log_at(url))
@@ -48,7 +48,7 @@ def test_raw_log_on_loopback_is_refused_and_never_requested(
 
 
 def test_raw_log_from_an_allowed_test_server_is_checked(
-    make_registry, run_claims, httpserver: HTTPServer, local_fetches
+    make_registry: RegistryFactory, run_claims, httpserver: HTTPServer, local_fetches
 ) -> None:
     """The honest path: with the tests' allow-list the served log is fetched and matches."""
     url = httpserver.url_for("/log")
@@ -61,7 +61,7 @@ def test_raw_log_from_an_allowed_test_server_is_checked(
 
 @pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_released_data_on_loopback_is_refused_and_never_requested(
-    make_registry, run_claims, tmp_path, httpserver: HTTPServer
+    make_registry: RegistryFactory, run_claims, tmp_path, httpserver: HTTPServer
 ) -> None:
     built = make_registry(AttemptSpec(kind="wrapped"))
     # released_data[0], the cases, is served on loopback; the trials are in the cache already.

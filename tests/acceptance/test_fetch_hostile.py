@@ -17,7 +17,7 @@ from pytest_httpserver import HTTPServer
 
 from bot.faces.demo.specimen import AttemptSpec
 from tests.hostile_server import Answer, HostileServer, hostile_server
-from tests.support import FakeSandbox, Files, fake_sandbox, seed_cache
+from tests.support import FakeSandbox, Files, RegistryFactory, fake_sandbox, seed_cache
 
 BROKEN_IPV6 = "http://[::1/x"
 # The answer, then (for a redirect that is followed) more of the same.
@@ -45,7 +45,11 @@ def _no_traceback(result: Any) -> None:
 
 
 def test_verify_fetch_raw_logs_gives_the_hostile_servers_attempt_a_finding_and_checks_the_other(
-    make_registry, run_claims, httpserver: HTTPServer, local_fetches, hostile: HostileServer
+    make_registry: RegistryFactory,
+    run_claims,
+    httpserver: HTTPServer,
+    local_fetches,
+    hostile: HostileServer,
 ) -> None:
     def hostile_log(files: Files) -> None:
         files["attempt.yaml"] = _raw_log_at(files["attempt.yaml"].decode(), hostile.url()).encode()
@@ -106,7 +110,12 @@ def _released_reason(server: HostileServer) -> str:
 
 
 def test_resolve_gives_the_hostile_servers_attempt_a_finding_and_resolves_the_market(
-    make_registry, run_claims, tmp_path, local_fetches, sandbox, hostile: HostileServer
+    make_registry: RegistryFactory,
+    run_claims,
+    tmp_path,
+    local_fetches,
+    sandbox,
+    hostile: HostileServer,
 ) -> None:
     built = make_registry(
         WRAPPED, change=_wrapped_with_cases_at(hostile.url("/cases.jsonl")), also=[OTHER]
@@ -132,7 +141,12 @@ def test_resolve_gives_the_hostile_servers_attempt_a_finding_and_resolves_the_ma
 
 
 def test_verify_rerun_adapters_gives_the_hostile_servers_attempt_a_finding(
-    make_registry, run_claims, tmp_path, local_fetches, sandbox, hostile: HostileServer
+    make_registry: RegistryFactory,
+    run_claims,
+    tmp_path,
+    local_fetches,
+    sandbox,
+    hostile: HostileServer,
 ) -> None:
     built = make_registry(WRAPPED, change=_wrapped_with_cases_at(hostile.url("/cases.jsonl")))
     cache = tmp_path / "cache"

@@ -17,8 +17,7 @@ from bot.edges.dump import dump_jsonl
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER, Step, build_git_registry
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.vocab.timestamps import format_timestamp
-from tests.conftest import default_markets
-from tests.support import PROJECT, RULES
+from tests.support import PROJECT, RULES, RegistryFactory, default_markets
 
 SPEC = AttemptSpec(market=3, submitter="tester-lab", slug="monitor-v1")
 FOLDER = SPEC.folder
@@ -242,7 +241,7 @@ def test_from_init_to_valid_evidence(registry, run_claims, tmp_path) -> None:
 
 
 def test_pin_log_keeps_a_large_log_as_excerpts_and_refuses_an_old_log(
-    make_registry, run_claims, tmp_path
+    make_registry: RegistryFactory, run_claims, tmp_path
 ) -> None:
     built = make_registry()
     log = tmp_path / "big.log"
@@ -265,7 +264,9 @@ def test_pin_log_keeps_a_large_log_as_excerpts_and_refuses_an_old_log(
     assert not {"raw-log-excerpt", "raw-log-hash-mismatch"} & result.codes(), result.out
 
 
-def test_pin_log_without_log_pins_the_one_file_in_raw_log(make_registry, run_claims) -> None:
+def test_pin_log_without_log_pins_the_one_file_in_raw_log(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     log = built.attempt / "raw-log" / "harness.log"
     log.write_bytes(log.read_bytes() + b"one more line\n")
@@ -276,7 +277,9 @@ def test_pin_log_without_log_pins_the_one_file_in_raw_log(make_registry, run_cla
     assert "raw-log-hash-mismatch" not in run_claims("verify", built.attempt).codes()
 
 
-def test_pin_log_reports_bad_input_without_a_traceback(make_registry, run_claims) -> None:
+def test_pin_log_reports_bad_input_without_a_traceback(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     (built.attempt / "attempt.yaml").write_text("raw_log: [\n")
     result = run_claims("pin-log", built.attempt)
@@ -288,7 +291,9 @@ def test_pin_log_reports_bad_input_without_a_traceback(make_registry, run_claims
     assert (built.attempt / "attempt.yaml").read_bytes() == b"title: \xff\n"
 
 
-def test_scores_prints_exactly_the_table_verify_compares_with(make_registry, run_claims) -> None:
+def test_scores_prints_exactly_the_table_verify_compares_with(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     printed = run_claims("scores", built.attempt)
     assert printed.code == 0, printed.err
@@ -301,7 +306,7 @@ def test_scores_prints_exactly_the_table_verify_compares_with(make_registry, run
     assert run_claims("verify", built.attempt).codes() == set()
 
 
-def test_scores_names_the_problem_that_stops_it(make_registry, run_claims) -> None:
+def test_scores_names_the_problem_that_stops_it(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     trials = built.attempt / "trials.jsonl"
     trials.write_bytes(trials.read_bytes() + b'{"case_id": 1}\n')
@@ -315,7 +320,7 @@ def test_scores_names_the_problem_that_stops_it(make_registry, run_claims) -> No
 
 
 def test_pin_log_refuses_a_raw_log_folder_that_is_a_link(
-    make_registry, run_claims, tmp_path
+    make_registry: RegistryFactory, run_claims, tmp_path
 ) -> None:
     built = make_registry()
     outside = tmp_path / "outside"
@@ -577,7 +582,9 @@ def test_set_adds_a_documented_optional_field(registry, run_claims) -> None:
     assert freeze.read_text() == flow
 
 
-def test_init_next_follows_the_freeze_and_the_run(registry, run_claims, make_registry) -> None:
+def test_init_next_follows_the_freeze_and_the_run(
+    registry, run_claims, make_registry: RegistryFactory
+) -> None:
     stub = run_claims(*INIT, "--as-of", "2027-01-10")
     assert stub.out.splitlines()[-1] == (
         f"next: write freeze-cases.jsonl, then `claims hash-cases {FOLDER} --write`; replace"
@@ -618,7 +625,9 @@ def test_init_next_follows_the_freeze_and_the_run(registry, run_claims, make_reg
     )
 
 
-def test_pin_log_says_what_is_in_the_way_and_the_fix(make_registry, run_claims, tmp_path) -> None:
+def test_pin_log_says_what_is_in_the_way_and_the_fix(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry()
     log = tmp_path / "harness-v2.log"
     log.write_bytes(b"a second run of the harness\n")
@@ -633,7 +642,9 @@ def test_pin_log_says_what_is_in_the_way_and_the_fix(make_registry, run_claims, 
     assert (built.attempt / "raw-log" / "harness.log").exists()
 
 
-def test_q_prints_no_diff_line_when_a_file_changes(make_registry, run_claims) -> None:
+def test_q_prints_no_diff_line_when_a_file_changes(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     table = built.attempt / "scores.yaml"
     table.write_text(table.read_text().replace("units: 16", "units: 15"))

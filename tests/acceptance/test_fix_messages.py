@@ -17,7 +17,7 @@ import yaml
 
 from bot.edges.dump import dump_yaml
 from bot.vocab.findings import Code
-from tests.support import Files, rewrite
+from tests.support import Files, RegistryFactory, rewrite
 
 # Reason codes whose fix is running a command, and the command.
 FIX_COMMANDS = {
@@ -63,7 +63,9 @@ def _reason(result: Any, code: str) -> dict[str, Any]:
     return reason
 
 
-def test_case_hash_mismatch_names_hash_cases_write(make_registry, run_claims) -> None:
+def test_case_hash_mismatch_names_hash_cases_write(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def wrong_hash(files: Files) -> None:
         def edit(cases: list[dict[str, Any]]) -> None:
             cases[1]["sha256"] = "0" * 64
@@ -77,7 +79,9 @@ def test_case_hash_mismatch_names_hash_cases_write(make_registry, run_claims) ->
     assert f"`claims hash-cases {folder} --write` writes the computed hash" in reason["message"]
 
 
-def test_score_table_mismatch_points_at_the_field(make_registry, run_claims) -> None:
+def test_score_table_mismatch_points_at_the_field(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def claim_lower_bound(files: Files) -> None:
         table = yaml.safe_load(files["scores.yaml"])
         table["bars"]["false-safe"]["bound"] = 0.05
@@ -94,7 +98,7 @@ def test_score_table_mismatch_points_at_the_field(make_registry, run_claims) -> 
     assert f"`claims scores {folder} --write`" in reason["message"]
 
 
-def test_a_misspelt_bar_id_is_one_did_you_mean(make_registry, run_claims) -> None:
+def test_a_misspelt_bar_id_is_one_did_you_mean(make_registry: RegistryFactory, run_claims) -> None:
     def misspell(files: Files) -> None:
         table = yaml.safe_load(files["scores.yaml"])
         table["bars"]["discrimnation"] = table["bars"].pop("discrimination")
@@ -113,7 +117,9 @@ def test_a_misspelt_bar_id_is_one_did_you_mean(make_registry, run_claims) -> Non
     assert "claims scores" in reason["message"]
 
 
-def test_a_bar_id_misspelt_in_both_sections_is_two_findings(make_registry, run_claims) -> None:
+def test_a_bar_id_misspelt_in_both_sections_is_two_findings(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def misspell(files: Files) -> None:
         table = yaml.safe_load(files["scores.yaml"])
         for section in ("bars", "class_conditional"):
@@ -133,7 +139,9 @@ def test_a_bar_id_misspelt_in_both_sections_is_two_findings(make_registry, run_c
     assert not any("says nothing" in message for message in messages)
 
 
-def test_an_unknown_case_and_its_missing_trial_name_each_other(make_registry, run_claims) -> None:
+def test_an_unknown_case_and_its_missing_trial_name_each_other(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def misspell_case(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             trials[2]["case_id"] = trials[2]["case_id"].replace("-00", "-0O")
@@ -156,7 +164,9 @@ def test_an_unknown_case_and_its_missing_trial_name_each_other(make_registry, ru
     )
 
 
-def test_yaml_syntax_is_in_our_words_with_line_and_column(make_registry, run_claims) -> None:
+def test_yaml_syntax_is_in_our_words_with_line_and_column(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def broken(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"title: ", b"title: [unclosed ", 1)
 
@@ -168,7 +178,7 @@ def test_yaml_syntax_is_in_our_words_with_line_and_column(make_registry, run_cla
     assert "did not find expected" not in message  # PyYAML's own words
 
 
-def test_raw_log_hash_mismatch_names_pin_log(make_registry, run_claims) -> None:
+def test_raw_log_hash_mismatch_names_pin_log(make_registry: RegistryFactory, run_claims) -> None:
     def edit_log(files: Files) -> None:
         name = next(name for name in files if name.startswith("raw-log/"))
         files[name] = files[name] + b"edited\n"
@@ -181,7 +191,7 @@ def test_raw_log_hash_mismatch_names_pin_log(make_registry, run_claims) -> None:
     assert all(f"`claims pin-log {folder} --log FILE`" in r["message"] for r in reasons)
 
 
-def test_adapter_not_rerun_names_rerun_adapters(make_registry, run_claims) -> None:
+def test_adapter_not_rerun_names_rerun_adapters(make_registry: RegistryFactory, run_claims) -> None:
     from bot.faces.demo.specimen import AttemptSpec
 
     result = run_claims("verify", make_registry(AttemptSpec(kind="wrapped")).attempt)

@@ -15,10 +15,12 @@ import pytest
 import bot.edges.sandbox
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
-from tests.support import Files, records, rewrite, seed_released
+from tests.support import Files, RegistryFactory, records, rewrite, seed_released
 
 
-def test_dropping_failed_cases_from_trials_is_missing_trial(make_registry, run_claims) -> None:
+def test_dropping_failed_cases_from_trials_is_missing_trial(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     spec = AttemptSpec(false_safe_rate=0.5)
 
     def drop_failures(files: Files) -> None:
@@ -35,7 +37,9 @@ def test_dropping_failed_cases_from_trials_is_missing_trial(make_registry, run_c
     assert result.attempt()["evidence"] == "invalid"
 
 
-def test_blanked_verdicts_do_not_pass_as_non_failures(make_registry, run_claims) -> None:
+def test_blanked_verdicts_do_not_pass_as_non_failures(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def blank(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             for trial in trials:
@@ -50,7 +54,7 @@ def test_blanked_verdicts_do_not_pass_as_non_failures(make_registry, run_claims)
     assert all("result.verdict" in r["message"] for r in result.reasons())
 
 
-def test_a_typo_in_a_verdict_is_refused(make_registry, run_claims) -> None:
+def test_a_typo_in_a_verdict_is_refused(make_registry: RegistryFactory, run_claims) -> None:
     def typo(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             trials[0]["result"]["verdict"] = "False_Safe"
@@ -62,7 +66,7 @@ def test_a_typo_in_a_verdict_is_refused(make_registry, run_claims) -> None:
     assert "not one of the contract's values" in result.reasons()[0]["message"]
 
 
-def test_adapter_must_reproduce_the_trials(make_registry, run_claims) -> None:
+def test_adapter_must_reproduce_the_trials(make_registry: RegistryFactory, run_claims) -> None:
     def certificates_only(files: Files) -> None:
         files["adapter/adapter.yaml"] = files["adapter/adapter.yaml"].replace(
             b"- trials.jsonl", b"- certificates.jsonl"
@@ -75,7 +79,7 @@ def test_adapter_must_reproduce_the_trials(make_registry, run_claims) -> None:
     assert "outputs" in result.reasons()[0]["message"]
 
 
-def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> None:
+def test_fast_forwarded_freeze_is_freeze_order(make_registry: RegistryFactory, run_claims) -> None:
     # The freeze reaches main as the filer's own commit (a fast-forward), back-dated: its date
     # proves nothing, so the freeze does not count.
     built = make_registry(freeze_in_run=True, run="none", judged=False)
@@ -98,7 +102,9 @@ def test_fast_forwarded_freeze_is_freeze_order(make_registry, run_claims) -> Non
     assert "not by GitHub merging a pull request" in result.reasons()[0]["message"]
 
 
-def test_a_challenge_attempt_with_no_run_does_not_count(make_registry, run_claims) -> None:
+def test_a_challenge_attempt_with_no_run_does_not_count(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """Its results would be the filer's own: a challenge attempt needs its run's scores."""
     built = make_registry(AttemptSpec(kind="challenge", challenge_run="run-one"))
     result = run_claims("verify", built.attempt)
@@ -106,7 +112,9 @@ def test_a_challenge_attempt_with_no_run_does_not_count(make_registry, run_claim
     assert "names no run of this registry" in " ".join(r["message"] for r in result.reasons())
 
 
-def test_shallow_clone_is_an_environment_error(make_registry, run_claims, tmp_path) -> None:
+def test_shallow_clone_is_an_environment_error(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry()
     shallow = tmp_path / "shallow"
     subprocess.run(
@@ -117,7 +125,9 @@ def test_shallow_clone_is_an_environment_error(make_registry, run_claims, tmp_pa
     assert "shallow clone" in result.err and "Traceback" not in result.err
 
 
-def test_rate_bar_may_not_state_failure_and_success(make_registry, run_claims) -> None:
+def test_rate_bar_may_not_state_failure_and_success(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     market = market_document(3, "default")
     market["bars"][0] = dict(
         market["bars"][0],
@@ -135,7 +145,7 @@ def test_rate_bar_may_not_state_failure_and_success(make_registry, run_claims) -
 
 @pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_resolve_with_reruns_does_not_count_an_edited_wrap(
-    make_registry, run_claims, tmp_path
+    make_registry: RegistryFactory, run_claims, tmp_path
 ) -> None:
     def edited(files: Files) -> None:
         files["trials.jsonl"] = files["trials.jsonl"].replace(b'"score":0.', b'"score":1.', 1)
@@ -197,7 +207,7 @@ def _relabel_false_safe_attacks(files: Files) -> None:
 
 @pytest.mark.skipif(bot.edges.sandbox.isolation() is not None, reason="no network isolation here")
 def test_a_wrapped_attempt_cannot_relabel_its_released_cases(
-    make_registry, run_claims, tmp_path
+    make_registry: RegistryFactory, run_claims, tmp_path
 ) -> None:
     cache = tmp_path / "cache"
     honest = make_registry(MISSING_WRAP)
@@ -219,7 +229,9 @@ def test_a_wrapped_attempt_cannot_relabel_its_released_cases(
     assert 'kind: submitted "control", the adapter wrote "attack"' in reason["message"]
 
 
-def test_judgment_after_close_cannot_be_backdated(make_registry, run_claims) -> None:
+def test_judgment_after_close_cannot_be_backdated(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     # Covered in test_qualification; here the whole-file rule: a note fixed after the close
     # does not un-judge checks recorded in the window (see M2 in docs/spec-notes.md).
     built = make_registry()
@@ -259,7 +271,7 @@ def _commit(repo, message: str, when: str, branch: str | None = None) -> None:
 @pytest.mark.parametrize("read", ["working tree", "--head"])
 @pytest.mark.parametrize("how", ["adds", "changes"])
 def test_a_pull_request_cannot_judge_its_own_attempt(
-    make_registry, run_claims, tmp_path, read, how
+    make_registry: RegistryFactory, run_claims, tmp_path, read, how
 ) -> None:
     if how == "adds":  # the run PR brings judgments.yaml along, every check passed
         built = make_registry(run="open")
@@ -296,7 +308,7 @@ def test_a_pull_request_cannot_judge_its_own_attempt(
 
 
 def test_a_maintainers_judgments_on_main_count_for_an_open_pull_request(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     # The run is an open PR; a maintainer records every check on main (as /judge does),
     # bound to the PR's evidence digest. The PR's own tree has no judgments.yaml.
@@ -319,7 +331,7 @@ def test_a_maintainers_judgments_on_main_count_for_an_open_pull_request(
 
 
 def test_a_pull_request_changing_judged_evidence_makes_the_judgments_stale(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     # Merged and judged on main; a later PR only adds a README inside the attempt folder.
     # The maintainer's judgments are read from main, and are stale: the digest changed.
@@ -337,7 +349,7 @@ def test_a_pull_request_changing_judged_evidence_makes_the_judgments_stale(
 # ---- issue "Verdict integrity": units, duplicates, names, adversarial evidence ---------------
 
 
-def test_a_market_may_not_drop_shared_unit_keys(make_registry, run_claims) -> None:
+def test_a_market_may_not_drop_shared_unit_keys(make_registry: RegistryFactory, run_claims) -> None:
     # With [trajectory, evaluator] alone, trials on one system would count as many units.
     market = market_document(3, "default", unit_keys=["trajectory", "evaluator"])
     built = make_registry(markets={"markets/market-03.yaml": dump_yaml(market)})
@@ -349,7 +361,7 @@ def test_a_market_may_not_drop_shared_unit_keys(make_registry, run_claims) -> No
 
 
 def test_twenty_four_cases_of_two_contents_are_not_twenty_four_trials(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     def two_contents(files: Files) -> None:
         def edit(cases: list[dict[str, Any]]) -> None:
@@ -367,7 +379,7 @@ def test_twenty_four_cases_of_two_contents_are_not_twenty_four_trials(
     assert result.attempt()["evidence"] == "invalid"
 
 
-def test_look_alike_systems_are_one_system(make_registry, run_claims) -> None:
+def test_look_alike_systems_are_one_system(make_registry: RegistryFactory, run_claims) -> None:
     names = ["sim-model-a", "Sim-Model-A", "sim-model-a ", "SIM-MODEL-A"]
 
     def look_alikes(files: Files) -> None:
@@ -389,7 +401,9 @@ def test_look_alike_systems_are_one_system(make_registry, run_claims) -> None:
     assert result.codes() == {"systems-floor", "sample-size", "bar-refused"}
 
 
-def test_an_invisible_character_in_a_system_name_is_refused(make_registry, run_claims) -> None:
+def test_an_invisible_character_in_a_system_name_is_refused(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def hide(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             trials[4]["system"] += "\u200b"
@@ -404,7 +418,7 @@ def test_an_invisible_character_in_a_system_name_is_refused(make_registry, run_c
 
 
 def test_more_planted_vulnerabilities_found_than_planted_is_refused(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     def impossible(files: Files) -> None:
         files["attempt.yaml"] += (

@@ -17,6 +17,7 @@ from bot.edges.github.port import CommentRef, PullRequestInfo
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.github.publish import build_publication
+from tests.support import RegistryFactory
 from tests.unit.faces.github.memory_port import MemoryPort
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
@@ -138,7 +139,9 @@ def test_locate_refuses_an_event_of_another_repository(
     assert "the event is for octo-org/octo-repo, not for other/repo" in capsys.readouterr().err
 
 
-def test_plan_prints_the_matrix(make_registry: Any, capsys: pytest.CaptureFixture[str]) -> None:
+def test_plan_prints_the_matrix(
+    make_registry: RegistryFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
     spec = AttemptSpec(kind="wrapped")
     built = make_registry(spec, run="open")
     head = built.repo.head.commit.hexsha
@@ -166,7 +169,7 @@ def _comment_event(tmp_path: Path, **changes: Any) -> Path:
 
 
 def test_judge_from_a_maintainer_end_to_end(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -206,7 +209,7 @@ def test_judge_from_a_maintainer_end_to_end(
 
 
 def test_judge_from_someone_else_is_refused(
-    make_registry: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    make_registry: RegistryFactory, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     memory = MemoryPort(repository="Codertocat/Hello-World", roles={"Codertocat": "write"})
     memory.pulls[1] = _pr(1, "a" * 40)
@@ -218,7 +221,7 @@ def test_judge_from_someone_else_is_refused(
 
 
 def test_judge_without_a_token_prints_what_it_would_write_and_reply(
-    make_registry: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     built = make_registry(AttemptSpec(), run="open")
     head = built.repo.head.commit.hexsha

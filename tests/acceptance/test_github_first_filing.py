@@ -22,9 +22,15 @@ import pytest
 from bot.faces.cli import main
 from bot.faces.demo.specimen import AttemptSpec
 from bot.faces.github.publish import PULL_REQUEST_RUN
-from tests.conftest import AS_OF, FREEZE_FILES, Built
 from tests.github.fakehub import FakeHub
-from tests.support import command_token, connect_without_waits
+from tests.support import (
+    AS_OF,
+    FREEZE_FILES,
+    Built,
+    RegistryFactory,
+    command_token,
+    connect_without_waits,
+)
 
 Claims = Callable[..., tuple[int, str]]
 SLUG = "new-lab"
@@ -56,7 +62,7 @@ def claims(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) 
     return run
 
 
-def _first_filing(make_registry: Any) -> tuple[Built, str]:
+def _first_filing(make_registry: RegistryFactory) -> tuple[Built, str]:
     """A registry and the head of its first filing under `new-lab`: a pull request bringing
     the attempt's freeze files, the slug on no commit of main and in no submitters.yaml."""
     built = make_registry(AttemptSpec(submitter=SLUG), run="none", judged=False, freeze_in_run=True)
@@ -101,7 +107,7 @@ def _required(hub: FakeHub, head: str) -> str | None:
 
 
 def test_a_squatter_alone_on_the_authors_commit_is_not_the_submitter_and_yields_to_her(
-    make_registry: Any, hub: FakeHub, claims: Claims, tmp_path: Path
+    make_registry: RegistryFactory, hub: FakeHub, claims: Claims, tmp_path: Path
 ) -> None:
     built, head = _first_filing(make_registry)
     hub.repo.commit_authors[head] = ALICE
@@ -140,7 +146,7 @@ def test_a_squatter_alone_on_the_authors_commit_is_not_the_submitter_and_yields_
     ],
 )
 def test_a_first_filing_the_commit_author_rule_lets_through(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     hub: FakeHub,
     claims: Claims,
     tmp_path: Path,

@@ -7,7 +7,7 @@ the test builds; wrapped attempts are rerun in the real sandbox.
 
     check.yml    claims verify --base-ref main --head SHA      (the PR's own, untrusted run)
     verify.yml   locate (workflow_run of a fork) -> plan -> rerun (no token) -> github verify
-                 -> publish (the report read back with VerifyReport.from_json)
+                 -> publish (the report read back with verify_report_from_json)
     judge.yml    /judge from a maintainer -> judgments.yaml on main -> verify.yml dispatched
     verify.yml   again, for the dispatched PR: the verdict re-posted
 """
@@ -30,10 +30,16 @@ from bot.app.report_json import read_report, verify_report_from_json
 from bot.faces.cli import main
 from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec
-from tests.acceptance.test_github_verify import _freeze_landed_by, _rewrite_alices_attempt
-from tests.conftest import Built
 from tests.github.fakehub import FakeHub
-from tests.support import command_token, connect_without_waits, seed_released
+from tests.support import (
+    Built,
+    RegistryFactory,
+    command_token,
+    connect_without_waits,
+    freeze_landed_by,
+    rewrite_alices_attempt,
+    seed_released,
+)
 
 EVENTS = Path(__file__).resolve().parents[1] / "github" / "events"
 MAINTAINER = "maint"
@@ -173,7 +179,10 @@ def verify_and_publish(
     reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
 def test_a_forks_pull_request_from_check_to_judgment(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     built = make_registry(AttemptSpec(kind="wrapped"), run="open")
     repo: git.Repo = built.repo
@@ -277,10 +286,13 @@ def test_a_forks_pull_request_from_check_to_judgment(
 
 
 def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)  # a verdict flipped, the score table recomputed
+    head = rewrite_alices_attempt(built)  # a verdict flipped, the score table recomputed
     merged_pulls_on_github(hub, built.repo)
     hub.repo.add_pull(40, "mallory", head, head_branch="rewrite", head_repo="mallory/registry")
     event = workflow_run_event(tmp_path, hub, head, "mallory/registry", "rewrite")
@@ -298,9 +310,12 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused_over_http(
 
 
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_over_http(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
-    built, landing, head = _freeze_landed_by(make_registry, "filer-merge")
+    built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     merged_pulls_on_github(hub, built.repo)
     assert landing not in hub.repo.commit_pulls  # GitHub merged no PR into that commit
     hub.repo.add_pull(48, FILER, head, head_branch="run", head_repo=f"{FILER}/registry")
@@ -336,7 +351,7 @@ def _invented_raw_log(url: str) -> Callable[[dict[str, bytes]], None]:
 
 
 def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     hub: FakeHub,
     claims: Callable[..., tuple[int, str]],
     tmp_path: Path,
@@ -393,7 +408,10 @@ def test_an_invented_raw_log_hash_fails_the_pull_requests_check_naming_the_pin(
 
 
 def test_a_pin_the_pins_job_did_not_record_fails_the_check_naming_it(
-    make_registry: Any, hub: FakeHub, claims: Callable[..., tuple[int, str]], tmp_path: Path
+    make_registry: RegistryFactory,
+    hub: FakeHub,
+    claims: Callable[..., tuple[int, str]],
+    tmp_path: Path,
 ) -> None:
     """The pins job failed (no artifact): the verify job counts nothing, and the check fails
     with pin-not-fetched for the pin, never a silent pass."""

@@ -20,12 +20,22 @@ import pytest
 from bot.edges.dump import dump_yaml
 from bot.edges.github.port import PullRequestInfo, Review
 from bot.faces.cli import main
-from bot.faces.demo.git_registry import WEB_FLOW_COMMITTER
 from bot.faces.demo.specimen import AttemptSpec, score_table
-from tests.conftest import AS_OF, Built, Result, _market, _rules, default_markets
-from tests.support import RULES
+from tests.support import (
+    ALICE,
+    AS_OF,
+    Built,
+    RegistryFactory,
+    Result,
+    commit_all,
+    default_markets,
+    freeze_landed_by,
+    market_of,
+    rewrite_alices_attempt,
+    shared_rules,
+    write_file,
+)
 
-ALICE = "alice"  # the author of alice-lab's merged pull requests
 MALLORY = "mallory"
 MAINTAINER = "maint"
 
@@ -132,18 +142,6 @@ def github(
     return run
 
 
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-
-
-def commit_all(repo: git.Repo, message: str, **env: str) -> str:
-    repo.git.add("-A")
-    with repo.git.custom_environment(**env):
-        repo.git.commit("-q", "--allow-empty", "-m", message)
-    return repo.head.commit.hexsha
-
-
 def pr_codes(result: Result) -> set[str]:
     assert result.report is not None
     return {p["code"] for p in result.report["pr_problems"] if p["severity"] != "notice"}
@@ -152,29 +150,11 @@ def pr_codes(result: Result) -> set[str]:
 # ---- someone else's merged, judged attempt ----------------------------------------------------
 
 
-def _rewrite_alices_attempt(built: Built) -> str:
-    """A PR branch that flips a merged, judged attempt's trial (a catch becomes a false-safe
-    verdict) and recomputes the score table honestly to match: valid evidence, so only who
-    files it and that it was merged can refuse it."""
-    built.repo.git.checkout("-q", "-b", "rewrite")
-    trials = built.attempt / "trials.jsonl"
-    lines = trials.read_text().splitlines()
-    assert '"verdict":"caught","certificate":"unsafe"' in lines[0]
-    lines[0] = lines[0].replace(
-        '"verdict":"caught","certificate":"unsafe"', '"verdict":"false_safe","certificate":"safe"'
-    )
-    trials.write_text("\n".join(lines) + "\n")
-    files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
-    rules = _rules(RULES)
-    market = _market(default_markets(), 3, rules)
-    assert rules is not None and market is not None
-    (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
-    return commit_all(built.repo, "fix alice's attempt")
-
-
-def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, github) -> None:
+def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)
+    head = rewrite_alices_attempt(built)
     port = port_for(built.repo)
     open_pull(port, 40, MALLORY, head)
     result = github(port, built, 40, head)
@@ -195,9 +175,11 @@ def test_a_pr_rewriting_another_filers_merged_attempt_is_refused(make_registry, 
     assert result.notices() == {"merge-by-window-close"}
 
 
-def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) -> None:
+def test_offline_the_rewrite_is_refused_by_git_alone(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)
+    head = rewrite_alices_attempt(built)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
     assert result.code == 1
     assert result.codes() == {"merged-evidence-changed"}
@@ -208,18 +190,20 @@ def test_offline_the_rewrite_is_refused_by_git_alone(make_registry, run_claims) 
     }
 
 
-def test_without_a_token_github_verify_applies_the_offline_rules(make_registry, github) -> None:
+def test_without_a_token_github_verify_applies_the_offline_rules(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)
+    head = rewrite_alices_attempt(built)
     result = github(None, built, 40, head)
     assert result.code == 1
     assert pr_codes(result) == {"merged-evidence-changed"}
     assert "no GITHUB_TOKEN" in result.out
 
 
-def test_the_pr_head_must_be_the_commit_checked(make_registry, github) -> None:
+def test_the_pr_head_must_be_the_commit_checked(make_registry: RegistryFactory, github) -> None:
     built = make_registry()
-    head = _rewrite_alices_attempt(built)
+    head = rewrite_alices_attempt(built)
     port = port_for(built.repo)
     open_pull(port, 40, MALLORY, "1" * 40)
     result = github(port, built, 40, head)
@@ -230,7 +214,9 @@ def test_the_pr_head_must_be_the_commit_checked(make_registry, github) -> None:
 # ---- the slug's owner changes merged evidence -------------------------------------------------
 
 
-def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry, github) -> None:
+def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(
+    make_registry: RegistryFactory, github
+) -> None:
     """Attack: branch from main as it stood before the run was merged, and add the run's files
     again, rewritten. Against the merge base they are all new ("A"), so merged evidence looked
     untouched and the rewritten attempt was verified green; they are changes of files the base
@@ -247,7 +233,7 @@ def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry,
     }
     built.repo.git.checkout("-q", "-b", "old-base", f"{landed}^1")
     for path, data in rewritten.items():
-        _write(path, data)
+        write_file(path, data)
     trials = built.attempt / "trials.jsonl"
     lines = trials.read_text().splitlines()
     lines[0] = lines[0].replace(
@@ -255,8 +241,8 @@ def test_a_rewrite_from_a_branch_older_than_the_merge_is_a_change(make_registry,
     )
     trials.write_text("\n".join(lines) + "\n")
     files = {p.name: p.read_bytes() for p in built.attempt.iterdir() if p.is_file()}
-    rules = _rules(RULES)
-    market = _market(default_markets(), 3, rules)
+    rules = shared_rules()
+    market = market_of(default_markets(), 3, rules)
     assert rules is not None and market is not None
     (built.attempt / "scores.yaml").write_bytes(score_table(files, market, rules.confidence))
     head = commit_all(built.repo, "my attempt, again")
@@ -277,7 +263,7 @@ def _owner_edits(built: Built) -> str:
 
 
 def test_the_owner_changing_merged_evidence_needs_a_maintainers_approval(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
     built = make_registry()
     head = _owner_edits(built)
@@ -297,7 +283,7 @@ def test_the_owner_changing_merged_evidence_needs_a_maintainers_approval(
 
 
 def test_a_maintainer_author_may_change_merged_evidence_and_protected_paths(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
     built = make_registry()
     head = _owner_edits(built)
@@ -323,7 +309,9 @@ def _mallory_files_as_alice_lab(built: Built, listed_in_pr: bool) -> str:
     return commit_all(built.repo, "my attempt")
 
 
-def test_submitters_yaml_in_the_pr_itself_does_not_count(make_registry, github) -> None:
+def test_submitters_yaml_in_the_pr_itself_does_not_count(
+    make_registry: RegistryFactory, github
+) -> None:
     built = make_registry()
     head = _mallory_files_as_alice_lab(built, listed_in_pr=True)
     port = port_for(built.repo)
@@ -334,7 +322,7 @@ def test_submitters_yaml_in_the_pr_itself_does_not_count(make_registry, github) 
     assert "belongs to alice (from merged pull requests)" in owner["message"]
 
 
-def test_submitters_yaml_on_main_names_the_owners(make_registry, github) -> None:
+def test_submitters_yaml_on_main_names_the_owners(make_registry: RegistryFactory, github) -> None:
     built = make_registry()
     listing = {"submitters": {"alice-lab": {"logins": [ALICE, "Mallory"]}}}
     (built.root / "submitters.yaml").write_bytes(dump_yaml(listing))
@@ -349,7 +337,7 @@ def test_submitters_yaml_on_main_names_the_owners(make_registry, github) -> None
     assert "belongs to alice, Mallory (from submitters.yaml)" in owner["message"]
 
 
-def test_a_new_slug_is_claimed_by_its_first_filer(make_registry, github) -> None:
+def test_a_new_slug_is_claimed_by_its_first_filer(make_registry: RegistryFactory, github) -> None:
     built = make_registry(AttemptSpec(submitter="new-lab"), run="open")
     head = built.repo.head.commit.hexsha
     port = port_for(built.repo, author="newcomer")
@@ -362,49 +350,10 @@ def test_a_new_slug_is_claimed_by_its_first_filer(make_registry, github) -> None
 # ---- freeze landings --------------------------------------------------------------------------
 
 
-def _freeze_landed_by(make_registry, how: str, submitters: bool = True) -> tuple[Built, str, str]:
-    """A registry whose freeze reached main as `how` says ("filer-merge": a merge commit the
-    filer made, dated in January, fast-forwarded onto main in March; "squash": one commit by
-    GitHub's web flow), with the run as an open PR. Returns it, the landing sha and the head."""
-    built = make_registry(run="none", judged=False, freeze_in_run=True)
-    repo, folder = built.repo, built.attempt
-    if submitters:  # the slug's owner is listed, so only the landing is in question
-        listing = {"submitters": {"alice-lab": {"logins": [ALICE]}}}
-        (built.root / "submitters.yaml").write_bytes(dump_yaml(listing))
-        commit_all(repo, "submitters", GIT_COMMITTER_DATE="2027-01-02T10:00:00Z")
-    folder.mkdir(parents=True, exist_ok=True)
-    january = "2027-01-03T00:00:00Z"
-    if how == "filer-merge":
-        repo.git.checkout("-q", "-b", "filer-freeze")
-        repo.git.checkout("-q", "-b", "inner")
-        for name in ("freeze.yaml", "freeze-cases.jsonl"):
-            _write(folder / name, built.files[name])
-        commit_all(repo, "freeze", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january)
-        repo.git.checkout("-q", "filer-freeze")
-        with repo.git.custom_environment(GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january):
-            repo.git.merge("--no-ff", "-q", "-m", "Merge pull request #3 from me", "inner")
-        repo.git.checkout("-q", "main")
-        repo.git.merge("--ff-only", "-q", "filer-freeze")  # in March: the dates stay January
-    else:
-        for name in ("freeze.yaml", "freeze-cases.jsonl"):
-            _write(folder / name, built.files[name])
-        commit_all(
-            repo, "Freeze (#3)", GIT_AUTHOR_DATE=january, GIT_COMMITTER_DATE=january,
-            **WEB_FLOW_COMMITTER,
-        )  # fmt: skip
-    landing = repo.head.commit.hexsha
-    repo.git.checkout("-q", "-b", "run")
-    for name, data in built.files.items():
-        _write(folder / name, data)
-    february = "2027-02-15T00:00:00Z"
-    head = commit_all(repo, "run", GIT_AUTHOR_DATE=february, GIT_COMMITTER_DATE=february)
-    return built, landing, head
-
-
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_offline(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
-    built, landing, head = _freeze_landed_by(make_registry, "filer-merge")
+    built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, "--head", head)
     assert result.codes() == {"freeze-order"}
     (order,) = result.reasons()
@@ -413,9 +362,9 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_offline(
 
 
 def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_with_the_api(
-    make_registry, github
+    make_registry: RegistryFactory, github
 ) -> None:
-    built, landing, head = _freeze_landed_by(make_registry, "filer-merge")
+    built, landing, head = freeze_landed_by(make_registry, "filer-merge")
     port = port_for(built.repo)
     del port.by_commit[landing]  # GitHub lists no PR for the filer's own merge commit
     open_pull(port, 48, ALICE, head)
@@ -427,17 +376,21 @@ def test_a_fast_forwarded_filer_merge_carrying_a_freeze_is_refused_with_the_api(
     assert landing in port.asked
 
 
-def test_a_forged_web_flow_committer_is_refused_with_the_api(make_registry, github) -> None:
+def test_a_forged_web_flow_committer_is_refused_with_the_api(
+    make_registry: RegistryFactory, github
+) -> None:
     """Offline the committer identity is all there is to check; the API is not fooled."""
-    built, _, head = _freeze_landed_by(make_registry, "squash")
+    built, _, head = freeze_landed_by(make_registry, "squash")
     port = port_for(built.repo)  # GitHub lists no PR for the squash-looking commit
     open_pull(port, 49, ALICE, head)
     result = github(port, built, 49, head)
     assert result.codes() == {"freeze-order"}
 
 
-def test_a_squash_merge_the_api_confirms_is_accepted(make_registry, github, run_claims) -> None:
-    built, landing, head = _freeze_landed_by(make_registry, "squash")
+def test_a_squash_merge_the_api_confirms_is_accepted(
+    make_registry: RegistryFactory, github, run_claims
+) -> None:
+    built, landing, head = freeze_landed_by(make_registry, "squash")
     port = port_for(built.repo)
     commit = built.repo.commit(landing)
     port.by_commit[landing] = [merged_pull(3, ALICE, commit)]

@@ -39,8 +39,16 @@ from bot.faces.demo.specimen import AttemptSpec, market_document
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.stats.errors import StatisticsError
 from bot.rules.stats.units import collapse_units
-from tests.conftest import AS_OF, Built, Result
-from tests.support import PROJECT, Files, fuzz_settings, rewrite
+from tests.support import (
+    AS_OF,
+    PROJECT,
+    Built,
+    Files,
+    RegistryFactory,
+    Result,
+    fuzz_settings,
+    rewrite,
+)
 
 
 def _validator(name: str) -> Draft202012Validator:
@@ -340,7 +348,7 @@ class Honest:
 
 
 @pytest.fixture
-def honest(make_registry) -> Honest:
+def honest(make_registry: RegistryFactory) -> Honest:
     built = make_registry()
     return Honest(built, _snapshot(built.attempt))
 
@@ -385,7 +393,9 @@ def _trial_edit(edit: Callable[[dict[str, Any]], None], index: int = 0) -> Calla
     return change
 
 
-def test_fifty_thousand_empty_trials(make_registry, capsys, tmp_path: Path) -> None:
+def test_fifty_thousand_empty_trials(
+    make_registry: RegistryFactory, capsys, tmp_path: Path
+) -> None:
     """Every line `{}`: schema problems per line, no crash. The JSON report lists 20 findings
     of each code and file and counts the rest (it held all 400,000, ~115 MB, before the cap);
     the Markdown comment is capped."""
@@ -417,7 +427,9 @@ def test_fifty_thousand_empty_trials(make_registry, capsys, tmp_path: Path) -> N
         ("result nested past the cap (80 levels)", _deep(80), {"jsonl-invalid"}),
     ],
 )
-def test_deep_result_fields(make_registry, run_claims, tmp_path, name, value, codes) -> None:
+def test_deep_result_fields(
+    make_registry: RegistryFactory, run_claims, tmp_path, name, value, codes
+) -> None:
     def edit(trial: dict[str, Any]) -> None:
         trial["result"]["score"] = value  # the AUROC bar needs a number here
         trial["result"]["extra"] = value
@@ -444,7 +456,9 @@ def test_deep_result_fields(make_registry, run_claims, tmp_path, name, value, co
         ("null", {"schema", "score-table-mismatch"}),
     ],
 )
-def test_score_of_the_wrong_kind(make_registry, run_claims, tmp_path, literal, codes) -> None:
+def test_score_of_the_wrong_kind(
+    make_registry: RegistryFactory, run_claims, tmp_path, literal, codes
+) -> None:
     def change(files: Files) -> None:
         first, rest = files["trials.jsonl"].split(b"\n", 1)
         record = json.loads(first)
@@ -460,7 +474,9 @@ def test_score_of_the_wrong_kind(make_registry, run_claims, tmp_path, literal, c
 
 
 @pytest.mark.parametrize("score", [1e308, -1e308, -0.0, 1e30, 2**53 - 1, 5e-324])
-def test_extreme_but_finite_scores(make_registry, run_claims, tmp_path, score) -> None:
+def test_extreme_but_finite_scores(
+    make_registry: RegistryFactory, run_claims, tmp_path, score
+) -> None:
     """Extreme finite scores are numbers: the AUROC bar ranks them (the filed table may then
     disagree with the derived one, which is `score-table-mismatch`; where it agrees, an attack
     scored lowest lowers the AUROC to where DeLong's bound may be warned, issue 15)."""
@@ -476,7 +492,9 @@ def test_extreme_but_finite_scores(make_registry, run_claims, tmp_path, score) -
 
 
 @pytest.mark.parametrize("value", [["traj-a", "traj-b"], {"id": "traj-a"}, [[]], 7, True])
-def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_path, value) -> None:
+def test_unit_key_values_that_are_not_strings(
+    make_registry: RegistryFactory, run_claims, tmp_path, value
+) -> None:
     """Lists and objects cannot be unit keys (unhashable): the trial schema refuses them before
     units are collapsed, so StatisticsError never escapes."""
 
@@ -495,7 +513,9 @@ def test_unit_key_values_that_are_not_strings(make_registry, run_claims, tmp_pat
 
 
 @pytest.mark.parametrize("value", [[], ["sandbagging-000"], {"id": "sandbagging-000"}, 7, None])
-def test_case_id_of_a_trial_that_is_not_a_string(make_registry, run_claims, tmp_path, value):
+def test_case_id_of_a_trial_that_is_not_a_string(
+    make_registry: RegistryFactory, run_claims, tmp_path, value
+):
     """Was a crash (found by the fuzzer): TypeError, unhashable list, in check_trials' set of
     tried case ids (bot/rules/evidence/trials.py)."""
 
@@ -517,7 +537,9 @@ def test_collapse_units_refuses_unhashable_values_with_its_own_error() -> None:
             collapse_units([{"trajectory": value}, {"trajectory": value}], ["trajectory"])
 
 
-def test_case_ids_that_collide_after_nfkc_and_casefold(make_registry, run_claims, tmp_path) -> None:
+def test_case_ids_that_collide_after_nfkc_and_casefold(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Case ids are ASCII (a fullwidth or Kelvin-sign look-alike is a schema error); ids that
     differ only in case are different cases, not a crash."""
 
@@ -551,7 +573,7 @@ def test_case_ids_that_collide_after_nfkc_and_casefold(make_registry, run_claims
     [b"- a\n- list\n", b"just text\n", b"{}\n", b"id: '3'\n", b"", b"id: 3\nbars: 7\n"],
 )
 def test_market_of_the_wrong_shape_is_a_registry_error(
-    make_registry, run_claims, tmp_path, market
+    make_registry: RegistryFactory, run_claims, tmp_path, market
 ) -> None:
     built = make_registry(markets={"markets/market-03.yaml": market})
     result = verify(run_claims, built.attempt, markdown=tmp_path / "c.md")
@@ -560,7 +582,9 @@ def test_market_of_the_wrong_shape_is_a_registry_error(
     assert {r["code"] for r in result.report["registry_problems"]} == {"registry-invalid"}
 
 
-def test_market_whose_calendar_overflows(make_registry, run_claims, tmp_path) -> None:
+def test_market_whose_calendar_overflows(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Was a crash: OverflowError in MarketDates.of (resolve_by 9999-12-31 + 60 days)."""
     markets = {
         "markets/market-03.yaml": dump_yaml(market_document(3, "default", resolve_by="9999-12-31"))
@@ -573,7 +597,9 @@ def test_market_whose_calendar_overflows(make_registry, run_claims, tmp_path) ->
     assert problem["message"].startswith("resolve_by: 9999-12-31")
 
 
-def test_shared_rules_missing_or_wrong(make_registry, run_claims, tmp_path) -> None:
+def test_shared_rules_missing_or_wrong(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry()
     rules = built.root / "shared-rules" / "common-v1.yaml"
     original = rules.read_bytes()
@@ -592,7 +618,9 @@ def test_shared_rules_missing_or_wrong(make_registry, run_claims, tmp_path) -> N
     assert {r["code"] for r in result.report["registry_problems"]} == {"registry-invalid"}
 
 
-def test_attempt_folder_that_is_a_symlink(make_registry, run_claims, tmp_path) -> None:
+def test_attempt_folder_that_is_a_symlink(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry()
     outside = tmp_path / "outside"
     shutil.copytree(built.attempt, outside)
@@ -610,7 +638,9 @@ def test_attempt_folder_that_is_a_symlink(make_registry, run_claims, tmp_path) -
     ]
 
 
-def test_links_inside_the_attempt_folder(make_registry, run_claims, tmp_path) -> None:
+def test_links_inside_the_attempt_folder(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry()
     (built.attempt / "trials.jsonl").unlink()
     (built.attempt / "trials.jsonl").symlink_to("/etc/passwd")
@@ -620,7 +650,7 @@ def test_links_inside_the_attempt_folder(make_registry, run_claims, tmp_path) ->
     assert _codes(result) == {"symlink"}
 
 
-def test_file_names_that_are_not_utf8(make_registry, run_claims, tmp_path) -> None:
+def test_file_names_that_are_not_utf8(make_registry: RegistryFactory, run_claims, tmp_path) -> None:
     """Was a crash: UnicodeEncodeError writing the report (a lone surrogate from the name)."""
     built = make_registry()
     with open(os.fsencode(built.attempt) + b"/bad\xff\xfe.txt", "wb") as file:
@@ -635,7 +665,9 @@ def test_file_names_that_are_not_utf8(make_registry, run_claims, tmp_path) -> No
     assert "\u202e" not in markdown.read_text()
 
 
-def test_challenge_run_freeze_that_is_a_symlink(make_registry, run_claims, tmp_path) -> None:
+def test_challenge_run_freeze_that_is_a_symlink(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Was a crash: OSError (ELOOP) reading challenge-runs/<run>/freeze-cases.jsonl."""
     built = make_registry(AttemptSpec(kind="challenge", challenge_run="run-one"))
     run = built.root / "challenge-runs" / "run-one"
@@ -647,7 +679,9 @@ def test_challenge_run_freeze_that_is_a_symlink(make_registry, run_claims, tmp_p
     assert _codes(result) == {"freeze-order", "challenge-run-invalid"}
 
 
-def test_paper_freeze_on_the_last_representable_day(make_registry, run_claims, tmp_path) -> None:
+def test_paper_freeze_on_the_last_representable_day(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Was a crash: OverflowError in end_of_day(9999-12-31) (bot/vocab/dates.py)."""
 
     def change(files: Files) -> None:
@@ -672,7 +706,9 @@ def test_paper_freeze_on_the_last_representable_day(make_registry, run_claims, t
     ],
     ids=["int-past-float", "float-overflow", "hex-past-float", "negative-market"],
 )
-def test_huge_numbers_in_attempt_yaml(make_registry, run_claims, tmp_path, old, new) -> None:
+def test_huge_numbers_in_attempt_yaml(
+    make_registry: RegistryFactory, run_claims, tmp_path, old, new
+) -> None:
     def change(files: Files) -> None:
         assert old in files["attempt.yaml"]
         files["attempt.yaml"] = files["attempt.yaml"].replace(old, new, 1)
@@ -682,7 +718,9 @@ def test_huge_numbers_in_attempt_yaml(make_registry, run_claims, tmp_path, old, 
     assert _codes(result) == {"yaml-invalid"}
 
 
-def test_huge_numbers_are_fine_when_they_fit_a_float(make_registry, run_claims, tmp_path) -> None:
+def test_huge_numbers_are_fine_when_they_fit_a_float(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     def change(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"hours: 48", b"hours: 1e308")
 
@@ -690,7 +728,9 @@ def test_huge_numbers_are_fine_when_they_fit_a_float(make_registry, run_claims, 
     assert result.code == 0, result.out
 
 
-def test_judgment_for_an_unknown_check(make_registry, run_claims, tmp_path) -> None:
+def test_judgment_for_an_unknown_check(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry(judge={"no-such-check": "fail", "another-one": "pass"})
     result = verify(run_claims, built.attempt, markdown=tmp_path / "c.md")
     assert result.code == 0, result.out
@@ -698,7 +738,9 @@ def test_judgment_for_an_unknown_check(make_registry, run_claims, tmp_path) -> N
     assert "no-such-check" not in result.attempt()["checks"]
 
 
-def test_judgment_with_an_invalid_check_id(make_registry, run_claims, tmp_path) -> None:
+def test_judgment_with_an_invalid_check_id(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry(judge={"Not A Check!": "pass"})
     result = verify(run_claims, built.attempt, markdown=tmp_path / "c.md")
     assert result.code == 1
@@ -706,7 +748,9 @@ def test_judgment_with_an_invalid_check_id(make_registry, run_claims, tmp_path) 
 
 
 @pytest.mark.parametrize("market", [b"0", b"-1", b"100000000000000000000", b"'3'", b"[3]", b"~"])
-def test_attempt_market_out_of_range(make_registry, run_claims, tmp_path, market) -> None:
+def test_attempt_market_out_of_range(
+    make_registry: RegistryFactory, run_claims, tmp_path, market
+) -> None:
     def change(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"market: 3", b"market: " + market)
 
@@ -717,7 +761,9 @@ def test_attempt_market_out_of_range(make_registry, run_claims, tmp_path, market
     assert result.attempt()["market"] == 3  # from the folder name, for the report
 
 
-def test_market_number_as_a_float_reads_as_the_integer(make_registry, run_claims, tmp_path):
+def test_market_number_as_a_float_reads_as_the_integer(
+    make_registry: RegistryFactory, run_claims, tmp_path
+):
     def change(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"market: 3", b"market: 3.0")
 
@@ -728,7 +774,9 @@ def test_market_number_as_a_float_reads_as_the_integer(make_registry, run_claims
 # ---- claims resolve on a broken registry --------------------------------------------------------
 
 
-def test_resolve_with_broken_markets_and_attempts(make_registry, run_claims) -> None:
+def test_resolve_with_broken_markets_and_attempts(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """Was a crash: ValueError from int('²') (str.isdigit accepts superscripts) in
     Registry.markets."""
     built = make_registry()
@@ -764,7 +812,7 @@ def test_resolve_with_broken_markets_and_attempts(make_registry, run_claims) -> 
 # ---- claims verify --base-ref: what a pull request's diff may hold -------------------------------
 
 
-def _open_pr(make_registry) -> Built:
+def _open_pr(make_registry: RegistryFactory) -> Built:
     """A registry whose run pull request is checked out (freeze merged, run not yet)."""
     return make_registry(run="open")
 
@@ -784,7 +832,9 @@ def _verify_pr(run_claims, built: Built, tmp_path: Path) -> Result:
     return verify(run_claims, *args, markdown=tmp_path / "c.md")
 
 
-def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) -> None:
+def test_pr_that_deletes_and_renames_files(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = _open_pr(make_registry)
     built.repo.git.rm("-q", "markets/market-05.yaml")
     built.repo.git.mv("shared-rules/common-v1.yaml", "shared-rules/common-v2.yaml")
@@ -810,7 +860,7 @@ def test_pr_that_deletes_and_renames_files(make_registry, run_claims, tmp_path) 
     assert outside == {"markets/market-05.yaml"}
 
 
-def test_pr_that_adds_a_submodule(make_registry, run_claims, tmp_path) -> None:
+def test_pr_that_adds_a_submodule(make_registry: RegistryFactory, run_claims, tmp_path) -> None:
     built = _open_pr(make_registry)
     sha = built.repo.head.commit.hexsha
     for path in (f"{_folder(built)}/vendored", "bot/evil"):
@@ -822,7 +872,9 @@ def test_pr_that_adds_a_submodule(make_registry, run_claims, tmp_path) -> None:
     assert gitlinks == {f"{_folder(built)}/vendored", "bot/evil"}
 
 
-def test_pr_that_adds_an_executable_and_a_link(make_registry, run_claims, tmp_path) -> None:
+def test_pr_that_adds_an_executable_and_a_link(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = _open_pr(make_registry)
     script = built.attempt / "run.sh"
     script.write_text("#!/bin/sh\necho hi\n")
@@ -837,7 +889,9 @@ def test_pr_that_adds_an_executable_and_a_link(make_registry, run_claims, tmp_pa
     assert {r["file"] for r in reasons if r["code"] == "symlink"} >= {f"{_folder(built)}/passwd"}
 
 
-def test_pr_with_a_file_name_that_is_not_utf8(make_registry, run_claims, tmp_path) -> None:
+def test_pr_with_a_file_name_that_is_not_utf8(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Was a crash: UnicodeEncodeError writing the report (the name came back from git)."""
     built = _open_pr(make_registry)
     with open(os.fsencode(built.attempt) + b"/notes\xff.txt", "wb") as file:
@@ -848,7 +902,9 @@ def test_pr_with_a_file_name_that_is_not_utf8(make_registry, run_claims, tmp_pat
     assert "attempt-location" in _codes(result)
 
 
-def test_pr_that_deletes_its_whole_attempt(make_registry, run_claims, tmp_path) -> None:
+def test_pr_that_deletes_its_whole_attempt(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = _open_pr(make_registry)
     built.repo.git.rm("-rq", _folder(built))
     _commit(built)
@@ -861,7 +917,7 @@ def test_pr_that_deletes_its_whole_attempt(make_registry, run_claims, tmp_path) 
     assert result.codes() == {"merged-evidence-changed"}
 
 
-def test_pr_with_unrelated_history(make_registry, run_claims, tmp_path) -> None:
+def test_pr_with_unrelated_history(make_registry: RegistryFactory, run_claims, tmp_path) -> None:
     """Was a crash: GitCommandError from `git diff main...HEAD` (no merge base)."""
     built = _open_pr(make_registry)
     built.repo.git.checkout("-q", "--orphan", "unrelated")

@@ -7,7 +7,7 @@ size and checks the answer. bench/verify.py and bench/loaders.py print the figur
 from __future__ import annotations
 
 from bot.faces.demo.specimen import AttemptSpec
-from tests.support import Files
+from tests.support import Files, RegistryFactory
 
 ADAPTER = "adapter/adapter.yaml"
 OUTPUTS = "outputs:\n- freeze-cases.jsonl\n- trials.jsonl\n"  # as the specimen writes them
@@ -28,7 +28,7 @@ def _hostile_outputs(count: int):  # type: ignore[no-untyped-def]
 
 
 def test_adapter_with_twenty_thousand_outputs_is_one_schema_finding(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     built = make_registry(AttemptSpec(kind="wrapped"), change=_hostile_outputs(20_000))
     result = run_claims("verify", built.attempt)
@@ -39,7 +39,7 @@ def test_adapter_with_twenty_thousand_outputs_is_one_schema_finding(
     assert reason["message"] == "outputs: 20000 items, more than the 4 allowed"
 
 
-def test_adapter_that_repeats_an_output(make_registry, run_claims) -> None:
+def test_adapter_that_repeats_an_output(make_registry: RegistryFactory, run_claims) -> None:
     def change(files: Files) -> None:
         text = files[ADAPTER].decode()
         assert OUTPUTS in text
@@ -52,7 +52,9 @@ def test_adapter_that_repeats_an_output(make_registry, run_claims) -> None:
     assert reason["message"] == 'outputs: "trials.jsonl" is repeated (items 1 and 2)'
 
 
-def test_trial_with_more_containers_than_a_record_may_hold(make_registry, run_claims) -> None:
+def test_trial_with_more_containers_than_a_record_may_hold(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """10,001 empty lists in one trial's result: refused on its bytes (`json` never builds it),
     naming the line."""
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.app.api import ResolveReport, open_workspace, resolve_registry
 from bot.edges.archive.local import LocalArchive
+from tests.support import RegistryFactory
 
 AS_OF = date(2027, 4, 15)  # market 3's window is open: its attempts are read from main
 CLOSED = date(2027, 9, 1)  # closed, no snapshot tag: main as it stood at the window's close
@@ -26,7 +27,7 @@ def _resolve(root: Path, as_of: date, market: int | None = None) -> ResolveRepor
 
 
 def test_a_misfiled_attempt_naming_a_market_is_listed_for_it_open_and_closed(
-    make_registry: Any,
+    make_registry: RegistryFactory,
 ) -> None:
     """An attempt filed under attempts/market-05/ whose attempt.yaml names market 3 is one of
     market 3's attempts on main (9b6e2f5's test); once the window closes, main as it stood at
@@ -50,7 +51,7 @@ def test_a_misfiled_attempt_naming_a_market_is_listed_for_it_open_and_closed(
 
 
 def test_a_damaged_cache_entry_is_not_a_registry_problem_on_the_public_site(
-    make_registry: Any, tmp_path: Path, capsys: Any
+    make_registry: RegistryFactory, tmp_path: Path, capsys: Any
 ) -> None:
     """10da2f1 prints a cache-entry-invalid notice under "REGISTRY notices (nothing to fix)";
     a resolve report carrying one, given to `claims site --resolve-report`, puts it on the

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from bot.edges.dump import dump_yaml
-from tests.support import Files, records, rewrite
+from tests.support import Files, RegistryFactory, records, rewrite
 
 TRIALS = "trials.jsonl"
 
@@ -25,7 +25,9 @@ def _control_lines(files: Files) -> list[str]:
     return [t["case_id"] for t in records(files, TRIALS) if kinds[t["case_id"]] == "control"]
 
 
-def test_a_control_case_marked_false_safe_is_warned(make_registry, run_claims) -> None:
+def test_a_control_case_marked_false_safe_is_warned(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def false_safe_control(files: Files) -> None:
         controls = set(_control_lines(files))
 
@@ -51,14 +53,18 @@ def test_a_control_case_marked_false_safe_is_warned(make_registry, run_claims) -
     assert "'caught', a false alarm" in message
 
 
-def test_an_honest_attempt_gets_no_meaning_warning(make_registry, run_claims) -> None:
+def test_an_honest_attempt_gets_no_meaning_warning(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     result = run_claims("verify", make_registry().attempt)
     assert not {"verdict-outside-bar", "class-conditional-partial", "evidence-public-early"} & set(
         _warnings(result)
     )
 
 
-def test_trials_without_a_certificate_label_are_warned(make_registry, run_claims) -> None:
+def test_trials_without_a_certificate_label_are_warned(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def drop_certificate(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             del trials[1]["result"]["certificate"]
@@ -75,7 +81,9 @@ def test_trials_without_a_certificate_label_are_warned(make_registry, run_claims
     assert "the market requires those counts" in warning["message"]
 
 
-def test_evidence_public_before_the_last_trial_is_warned(make_registry, run_claims) -> None:
+def test_evidence_public_before_the_last_trial_is_warned(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def backdate(files: Files) -> None:
         attempt = yaml.safe_load(files["attempt.yaml"])
         attempt["publication"]["evidence_public_at"] = "2027-01-01T00:00:00Z"

@@ -39,8 +39,7 @@ from bot.faces.demo.specimen import AttemptSpec
 from bot.vocab.timestamps import format_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
 from tests.adversarial.mutate import KINDS, mutate
-from tests.conftest import Built, RegistryFactory
-from tests.support import Files, rewrite, serve_corpus
+from tests.support import Built, Files, RegistryFactory, rewrite, serve_corpus
 
 # Notices that may differ between the pull request and main after its merge, and why.
 EXCEPTED_NOTICES = {
@@ -448,7 +447,7 @@ def test_every_demo_pull_request_gets_the_same_verdict_after_the_merge(
 # ---- the issue's case: trials after the commit that filed them ----------------------------------
 
 
-def _trials_after_the_commit(make_registry: Any) -> tuple[Built, str, datetime]:
+def _trials_after_the_commit(make_registry: RegistryFactory) -> tuple[Built, str, datetime]:
     """An open pull request whose 24 trials start from the head commit's time, the last 36
     minutes after it (the harness's clock ran ahead of git's)."""
     built = make_registry(run="open")
@@ -475,7 +474,7 @@ def _trials_after_the_commit(make_registry: Any) -> tuple[Built, str, datetime]:
 
 
 def test_trials_after_the_commit_are_trial_in_future_on_the_pr_as_on_main(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """Issue 22: checked five minutes after the commit, the pull request was VALID; merged
     then, main said trial-in-future for every trial after the merge. Now the pull request says
@@ -497,7 +496,7 @@ def test_trials_after_the_commit_are_trial_in_future_on_the_pr_as_on_main(
 
 
 def test_trials_after_the_commit_are_valid_once_the_clock_passed_them(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """Checked (and merged) after the last trial started, the same pull request is valid on
     both: the check judges the merge at its own time, not at the commit's."""
@@ -514,7 +513,7 @@ def test_trials_after_the_commit_are_valid_once_the_clock_passed_them(
 
 
 def test_a_head_dated_after_the_clock_is_judged_at_its_date_and_said(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """GitHub cannot merge a commit before it is made, so the merge is judged no earlier than
     the head commit's date; as that date is its author's to write, the PR says it was used."""
@@ -529,7 +528,7 @@ def test_a_head_dated_after_the_clock_is_judged_at_its_date_and_said(
 
 
 def test_a_window_open_at_the_check_is_a_notice_naming_filed_late(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     built = make_registry(AttemptSpec(), run="open")
     head = built.repo.head.commit.hexsha
@@ -555,7 +554,7 @@ def test_a_window_open_at_the_check_is_a_notice_naming_filed_late(
     " the machine's clock, to run under a fixed clock first",
 )
 def test_a_head_dated_after_the_clock_gets_main_s_verdict_of_a_merge_now(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """A filer dates the head commit 40 minutes after the trials' first: checked (and merged)
     five minutes after it, the pull request must say trial-in-future as main does."""
@@ -572,7 +571,7 @@ def test_a_head_dated_after_the_clock_gets_main_s_verdict_of_a_merge_now(
 
 
 def test_a_branch_carrying_main_s_own_freeze_is_judged_by_main_s_landing(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """A filer's branch started before the freeze merged, holding the freeze as main has it
     (re-committed, not the freeze pull request's commit): the three-dot diff lists the freeze
@@ -597,7 +596,7 @@ def test_a_branch_carrying_main_s_own_freeze_is_judged_by_main_s_landing(
 
 
 def test_a_branch_behind_main_is_judged_for_trials_after_the_merge(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """A pull request started before main changed one of its attempt's files (approved by a
     maintainer, say): the head still holds the old file, which never lands on main, so the

@@ -12,6 +12,7 @@ from bot.app.api import open_workspace
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import market_document
 from bot.vocab.errors import ClaimsError
+from tests.support import RegistryFactory
 
 
 def _tighten_market_on_main(built, max_rate: float) -> None:  # type: ignore[no-untyped-def]
@@ -28,7 +29,9 @@ def _tighten_market_on_main(built, max_rate: float) -> None:  # type: ignore[no-
 
 
 @pytest.mark.parametrize("head", [False, True])
-def test_contracts_come_from_the_base_branch(make_registry, run_claims, head: bool) -> None:
+def test_contracts_come_from_the_base_branch(
+    make_registry: RegistryFactory, run_claims, head: bool
+) -> None:
     # Review finding: a PR branched before a contract changed was judged by its own copy.
     built = make_registry(run="open")
     _tighten_market_on_main(built, 0.01)
@@ -40,7 +43,9 @@ def test_contracts_come_from_the_base_branch(make_registry, run_claims, head: bo
     assert bars["false-safe"]["threshold"] == 0.01
 
 
-def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(make_registry, run_claims):
+def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(
+    make_registry: RegistryFactory, run_claims
+):
     market = market_document(3, "default")
     market["bars"][0]["max"] = 0.9
     extra = {"markets/market-03.yaml": dump_yaml(market)}
@@ -53,7 +58,9 @@ def test_a_pr_that_edits_a_contract_is_judged_by_the_base_branchs(make_registry,
     assert (attempt["evidence"], attempt["status"], attempt["bars"]) == ("invalid", None, [])
 
 
-def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(make_registry, run_claims):
+def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(
+    make_registry: RegistryFactory, run_claims
+):
     # Review finding: "the branch changes no attempt folder" (exit 2) hid the reason code.
     built = make_registry()
     built.repo.git.checkout("-q", "-b", "only-markets")
@@ -67,7 +74,9 @@ def test_a_pr_that_changes_only_markets_gets_a_code_not_exit_2(make_registry, ru
     assert codes == {"protected-path"}
 
 
-def test_a_pr_whose_attempt_folder_is_a_link_gets_a_code(make_registry, run_claims) -> None:
+def test_a_pr_whose_attempt_folder_is_a_link_gets_a_code(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry()
     built.repo.git.checkout("-q", "-b", "link")
     link = built.root / "attempts/market-03/alice-lab/monitor-v2"
@@ -79,13 +88,15 @@ def test_a_pr_whose_attempt_folder_is_a_link_gets_a_code(make_registry, run_clai
     assert "symlink" in {r["code"] for r in result.report["pr_problems"]}
 
 
-def test_an_empty_head_is_a_usage_error(make_registry, tmp_path: Path) -> None:
+def test_an_empty_head_is_a_usage_error(make_registry: RegistryFactory, tmp_path: Path) -> None:
     built = make_registry(run="open")
     with pytest.raises(ClaimsError, match="--head is empty"):
         open_workspace(built.root, "main", "")
 
 
-def test_dot_dot_entries_in_a_head_tree_are_never_paths(make_registry, run_claims) -> None:
+def test_dot_dot_entries_in_a_head_tree_are_never_paths(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     # Review finding: a tree entry named ".." (made with git mktree) crashed verify --head.
     built = make_registry(run="open")
     root = built.root
@@ -142,13 +153,13 @@ FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 
 
 @pytest.mark.parametrize("name", [b".gitattributes", b"raw-log/.gitignore", b".gitmodules"])
-def test_a_git_file_is_refused(make_registry, run_claims, name: bytes) -> None:
+def test_a_git_file_is_refused(make_registry: RegistryFactory, run_claims, name: bytes) -> None:
     built = make_registry(run="open")
     head, _ = _pr_adding(built, {name: b"*.jsonl filter=lfs diff=lfs merge=lfs -text\n"})
     assert _pr_problems(run_claims, built, head) == {("git-file", f"{FOLDER}/{name.decode()}")}
 
 
-def test_an_lfs_pointer_is_refused(make_registry, run_claims) -> None:
+def test_an_lfs_pointer_is_refused(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="open")
     pointer = (
         b"version https://git-lfs.github.com/spec/v1\n"
@@ -169,7 +180,7 @@ def test_an_lfs_pointer_is_refused(make_registry, run_claims) -> None:
     ],
 )
 def test_a_path_outside_printable_ascii_is_refused(
-    make_registry, run_claims, name: bytes, shown: str
+    make_registry: RegistryFactory, run_claims, name: bytes, shown: str
 ) -> None:
     built = make_registry(run="open")
     head, _ = _pr_adding(built, {name: b"x\n"})
@@ -177,7 +188,9 @@ def test_a_path_outside_printable_ascii_is_refused(
     assert problems == {("path-characters", f"{FOLDER}/{shown}")}
 
 
-def test_names_that_collide_after_folding_are_refused(make_registry, run_claims) -> None:
+def test_names_that_collide_after_folding_are_refused(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(run="open")
     head, _ = _pr_adding(built, {b"Trials.jsonl": b"{}\n"})
     # The run adds trials.jsonl in the same PR: each name is reported.
@@ -211,7 +224,7 @@ def test_names_that_collide_after_folding_are_refused(make_registry, run_claims)
     ],
 )
 def test_names_that_collide_after_folding_are_refused_on_a_working_tree(
-    make_registry, run_claims, names: tuple[str, ...], shown: str
+    make_registry: RegistryFactory, run_claims, names: tuple[str, ...], shown: str
 ) -> None:
     """Issue 21, item 7: `claims verify` on a working tree (no pull request) refused two names
     that are one on macOS or Windows only in PR mode; both paths now share one check
@@ -265,7 +278,7 @@ def _head_with_deep_folder(root: Path, folder: str, levels: int) -> str:
 
 
 def test_a_path_too_long_to_check_out_is_refused_on_the_pull_request(
-    make_registry, run_claims, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, tmp_path: Path
 ) -> None:
     """Review of issue 21 (one part accepts what another cannot handle, and fails everyone):
     40 nested folders of 122-byte names (each a name the scan accepts) make a path of ~5 KB.

@@ -20,8 +20,7 @@ import yaml
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, judgments_file, market_document
 from bot.vocab.timestamps import format_timestamp, parse_timestamp
-from tests.conftest import AS_OF
-from tests.support import Files, rewrite
+from tests.support import AS_OF, Files, RegistryFactory, rewrite
 
 LATE = "2027-09-01"  # after market 3's filing window closes (2027-08-29)
 ALL_CHECKS = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
@@ -184,7 +183,7 @@ NOT_QUALIFYING: list[tuple[str, dict[str, Any], set[str]]] = [
     ("name", "options", "expected"), NOT_QUALIFYING, ids=[case[0] for case in NOT_QUALIFYING]
 )
 def test_one_change_one_qualification_code(
-    make_registry, run_claims, name, options, expected
+    make_registry: RegistryFactory, run_claims, name, options, expected
 ) -> None:
     options = dict(options)
     spec = options.pop("spec", None)
@@ -201,7 +200,9 @@ def test_one_change_one_qualification_code(
         assert reason["message"], reason
 
 
-def test_honest_attempt_qualifies_and_meets_the_bars(make_registry, run_claims) -> None:
+def test_honest_attempt_qualifies_and_meets_the_bars(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     result = run_claims("verify", make_registry().attempt)
     attempt = result.attempt()
     assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == (
@@ -237,7 +238,9 @@ def test_honest_attempt_qualifies_and_meets_the_bars(make_registry, run_claims) 
     assert {check["state"] for check in attempt["checks"].values()} == {"pass"}
 
 
-def test_high_false_safe_rate_qualifies_and_misses(make_registry, run_claims) -> None:
+def test_high_false_safe_rate_qualifies_and_misses(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     result = run_claims("verify", make_registry(AttemptSpec(false_safe_rate=0.5)).attempt)
     attempt = result.attempt()
     assert (attempt["evidence"], attempt["status"], attempt["outcome"]) == (
@@ -257,7 +260,9 @@ def test_high_false_safe_rate_qualifies_and_misses(make_registry, run_claims) ->
     assert false_safe["met"] is False
 
 
-def test_method_output_bar_with_empty_denominator_is_missed(make_registry, run_claims) -> None:
+def test_method_output_bar_with_empty_denominator_is_missed(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(markets=_markets(bars=_bars(ISSUED_BAR)))
     result = run_claims("verify", built.attempt)
     attempt = result.attempt()
@@ -269,7 +274,9 @@ def test_method_output_bar_with_empty_denominator_is_missed(make_registry, run_c
     assert (issued["exercised"], issued["units"], issued["met"]) == (True, 0, False)
 
 
-def test_supplied_bar_without_cases_is_never_a_miss(make_registry, run_claims) -> None:
+def test_supplied_bar_without_cases_is_never_a_miss(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(markets=_markets(bars=_bars(CANARY_BAR)))
     attempt = run_claims("verify", built.attempt).attempt()
     canary = attempt["bars"][2]
@@ -279,7 +286,9 @@ def test_supplied_bar_without_cases_is_never_a_miss(make_registry, run_claims) -
     assert reason["file"].endswith("/trials.jsonl")
 
 
-def test_bar_refused_says_which_trials_share_a_unit(make_registry, run_claims) -> None:
+def test_bar_refused_says_which_trials_share_a_unit(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(before_scores=_share_a_reviewer)
     attempt = run_claims("verify", built.attempt).attempt()
     (reason,) = attempt["reasons"]
@@ -290,14 +299,18 @@ def test_bar_refused_says_which_trials_share_a_unit(make_registry, run_claims) -
     assert attempt["units"]["joined_most_by"] == "evaluator"
 
 
-def test_required_family_message_names_the_family(make_registry, run_claims) -> None:
+def test_required_family_message_names_the_family(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     markets = _markets(floors=_floors(required_families=["sabotage", "collusion"]))
     (reason,) = run_claims("verify", make_registry(markets=markets).attempt).attempt()["reasons"]
     assert "collusion" in reason["message"]
     assert "sabotage" not in reason["message"].split("not scored:")[1]
 
 
-def test_evidence_public_on_r_anywhere_on_earth_is_in_time(make_registry, run_claims) -> None:
+def test_evidence_public_on_r_anywhere_on_earth_is_in_time(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     # Public 2027-02-09T09:00Z: still 2027-02-08 at UTC-12, so "by 2027-02-08" holds.
     markets = _markets(resolve_by="2027-02-08")
     result = run_claims("verify", make_registry(markets=markets).attempt)
@@ -305,7 +318,9 @@ def test_evidence_public_on_r_anywhere_on_earth_is_in_time(make_registry, run_cl
     assert result.attempt()["status"] == "qualifying"
 
 
-def test_serious_market_passes_by_the_red_team_route(make_registry, run_claims) -> None:
+def test_serious_market_passes_by_the_red_team_route(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(AttemptSpec(market=5, adversarial="serious"))
     attempt = run_claims("verify", built.attempt).attempt()
     assert attempt["evidence"] == "valid"
@@ -314,7 +329,7 @@ def test_serious_market_passes_by_the_red_team_route(make_registry, run_claims) 
     assert attempt["checks"]["adversarial-route-serious"]["state"] == "pass"
 
 
-def test_serious_market_needs_the_serious_check(make_registry, run_claims) -> None:
+def test_serious_market_needs_the_serious_check(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(
         AttemptSpec(market=5, adversarial="serious"), judge={"adversarial-route-serious": "fail"}
     )
@@ -340,7 +355,7 @@ def _commit_on_main(built: Any, name: str, when: datetime) -> None:
         repo.git.commit("-q", "-m", f"{name} for the attempt")
 
 
-def _filed_late(make_registry: Any, judged_at: datetime | None = None) -> Any:
+def _filed_late(make_registry: RegistryFactory, judged_at: datetime | None = None) -> Any:
     # The window of a market resolving 2027-03-01 closes 2027-04-30; the run merges on 2 May.
     # The evidence itself was public in time.
     spec = AttemptSpec(
@@ -359,7 +374,7 @@ def _filed_late(make_registry: Any, judged_at: datetime | None = None) -> Any:
     )
 
 
-def test_filed_after_the_window_is_filed_late(make_registry, run_claims) -> None:
+def test_filed_after_the_window_is_filed_late(make_registry: RegistryFactory, run_claims) -> None:
     # The maintainer judged the pull request in the window, before it was merged.
     built = _filed_late(make_registry, judged_at=datetime(2027, 4, 29, 10, tzinfo=UTC))
     result = run_claims("verify", built.attempt, "--as-of", "2027-05-10")
@@ -369,7 +384,9 @@ def test_filed_after_the_window_is_filed_late(make_registry, run_claims) -> None
     assert {check["state"] for check in result.attempt()["checks"].values()} == {"pass"}
 
 
-def test_backdated_judgment_landing_after_the_window_is_late(make_registry, run_claims) -> None:
+def test_backdated_judgment_landing_after_the_window_is_late(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     # `at` claims the window's last day, but judgments.yaml reached main after the close:
     # what git says wins, so a judgment cannot be backdated into the window.
     built = make_registry(judge={"broadly-capable": "unsettled"})
@@ -382,7 +399,7 @@ def test_backdated_judgment_landing_after_the_window_is_late(make_registry, run_
     assert {checks[name]["state"] for name in checks if name != "broadly-capable"} == {"pass"}
 
 
-def test_filed_and_judged_after_the_window(make_registry, run_claims) -> None:
+def test_filed_and_judged_after_the_window(make_registry: RegistryFactory, run_claims) -> None:
     # The factory's maintainer judges two hours after the (late) merge: too late as well.
     result = run_claims("verify", _filed_late(make_registry).attempt, "--as-of", "2027-05-10")
     assert result.codes() == {"filed-late", "unresolved-judgment"}
@@ -398,7 +415,7 @@ def test_filed_and_judged_after_the_window(make_registry, run_claims) -> None:
     ],
 )
 def test_judgment_recorded_after_the_window_counts_as_missing(
-    make_registry, run_claims, at, state, codes
+    make_registry: RegistryFactory, run_claims, at, state, codes
 ) -> None:
     built = make_registry(judge={"broadly-capable": "unsettled"})
     _judge_on_main(built, at, datetime(2027, 8, 30, 11, tzinfo=UTC))
@@ -413,7 +430,9 @@ def test_judgment_recorded_after_the_window_counts_as_missing(
         )
 
 
-def test_merged_on_the_last_day_of_the_window_is_in_time(make_registry, run_claims) -> None:
+def test_merged_on_the_last_day_of_the_window_is_in_time(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     # 2027-04-30 ends at 2027-05-01T12:00Z anywhere on Earth.
     built = make_registry(
         markets=_markets(resolve_by="2027-03-01"),
@@ -426,7 +445,9 @@ def test_merged_on_the_last_day_of_the_window_is_in_time(make_registry, run_clai
     assert result.attempt()["status"] == "qualifying"
 
 
-def test_score_table_mismatch_makes_the_evidence_invalid(make_registry, run_claims) -> None:
+def test_score_table_mismatch_makes_the_evidence_invalid(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def claim_lower_bound(files: Files) -> None:
         table = yaml.safe_load(files["scores.yaml"])
         table["bars"]["false-safe"]["bound"] = 0.05
@@ -445,7 +466,9 @@ def test_score_table_mismatch_makes_the_evidence_invalid(make_registry, run_clai
     assert f"{1 - 0.05 ** (1 / 16):.6f}" in reason["message"]  # what the bot derives
 
 
-def test_trials_edited_after_the_table_was_derived_mismatch(make_registry, run_claims) -> None:
+def test_trials_edited_after_the_table_was_derived_mismatch(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def flip(files: Files) -> None:
         def edit(trials: list[dict[str, Any]]) -> None:
             trials[0]["result"]["verdict"] = "false_safe"
@@ -460,7 +483,9 @@ def test_trials_edited_after_the_table_was_derived_mismatch(make_registry, run_c
 # ---- human checks and the date they are judged on -------------------------------------------
 
 
-def test_missing_check_pends_while_the_window_is_open(make_registry, run_claims) -> None:
+def test_missing_check_pends_while_the_window_is_open(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     result = run_claims("verify", make_registry(judge={"broadly-capable": None}).attempt)
     attempt = result.attempt()
     assert attempt["evidence"] == "valid"
@@ -470,7 +495,9 @@ def test_missing_check_pends_while_the_window_is_open(make_registry, run_claims)
     assert attempt["checks"]["reconstructible"]["state"] == "pass"
 
 
-def test_missing_check_is_unresolved_once_the_window_closed(make_registry, run_claims) -> None:
+def test_missing_check_is_unresolved_once_the_window_closed(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     built = make_registry(judge={"broadly-capable": None})
     result = run_claims("verify", built.attempt, "--as-of", LATE)
     attempt = result.attempt()
@@ -488,7 +515,7 @@ def test_missing_check_is_unresolved_once_the_window_closed(make_registry, run_c
     ],
 )
 def test_as_of_decides_pending_or_unresolved(
-    make_registry, run_claims, as_of, status, codes
+    make_registry: RegistryFactory, run_claims, as_of, status, codes
 ) -> None:
     built = make_registry(judge={"reconstructible": "unsettled"})
     result = run_claims("verify", built.attempt, "--as-of", as_of)
@@ -497,7 +524,7 @@ def test_as_of_decides_pending_or_unresolved(
     assert result.attempt()["checks"]["reconstructible"]["state"] == "unsettled"
 
 
-def test_no_judgments_at_all_pend(make_registry, run_claims) -> None:
+def test_no_judgments_at_all_pend(make_registry: RegistryFactory, run_claims) -> None:
     attempt = run_claims("verify", make_registry(judged=False).attempt).attempt()
     assert attempt["status"] == "pending-judgment"
     assert {check["state"] for check in attempt["checks"].values()} == {"missing"}
@@ -514,7 +541,7 @@ def _add_readme_on_main(built: Any) -> None:
     [("2027-04-15", "pending-judgment", set()), (LATE, "not-qualifying", {"unresolved-judgment"})],
 )
 def test_evidence_changed_after_judgment_makes_it_stale(
-    make_registry, run_claims, as_of, status, codes
+    make_registry: RegistryFactory, run_claims, as_of, status, codes
 ) -> None:
     built = make_registry()
     before = run_claims("verify", built.attempt, "--as-of", as_of).attempt()
@@ -530,7 +557,9 @@ def test_evidence_changed_after_judgment_makes_it_stale(
     assert {check["verdict"] for check in attempt["checks"].values()} == {"pass"}
 
 
-def test_auroc_bar_with_one_positive_reports_without_a_traceback(make_registry, run_claims):
+def test_auroc_bar_with_one_positive_reports_without_a_traceback(
+    make_registry: RegistryFactory, run_claims
+):
     # Regression: the text report crashed on an exercised AUROC bar that has no bound.
     bar = {
         "id": "few",
@@ -575,7 +604,9 @@ def _serious_shortfalls(data: dict[str, Any]) -> None:
     }
 
 
-def test_adversarial_budget_names_every_failing_requirement(make_registry, run_claims) -> None:
+def test_adversarial_budget_names_every_failing_requirement(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """Issue 11 item 3: per team and per route, one finding per failing requirement, all on
     the line of `adversarial` in attempt.yaml."""
     spec = AttemptSpec(market=5, adversarial="serious")
@@ -633,7 +664,7 @@ ROUTES: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("name", "options"), ROUTES, ids=[case[0] for case in ROUTES])
 def test_explain_weighs_the_routes_as_qualification_does(
-    make_registry, run_claims, name, options
+    make_registry: RegistryFactory, run_claims, name, options
 ) -> None:
     """`claims explain` decides each route with qualification's own problem functions: some
     adversarial line fails exactly when the verdict carries `adversarial-budget`."""
@@ -653,7 +684,9 @@ def test_explain_weighs_the_routes_as_qualification_does(
     assert budget == ("met" not in name), (name, verdict["reasons"])
 
 
-def test_a_market_min_per_class_leaves_a_small_auroc_bar_not_exercised(make_registry, run_claims):
+def test_a_market_min_per_class_leaves_a_small_auroc_bar_not_exercised(
+    make_registry: RegistryFactory, run_claims
+):
     # Issue 15: the honest attempt has 16 positive and 8 negative units; the market asks for 10
     # of each. Its scores.yaml states the bar's AUROC and bound as always, and agrees.
     market = market_document(3, "default")

@@ -20,10 +20,10 @@ import yaml
 import bot.edges.sandbox
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
-from tests.support import RULES, Files, rewrite, seed_released
+from tests.support import RULES, Files, RegistryFactory, rewrite, seed_released
 
 
-def test_valid_attempt_passes_with_no_reasons(make_registry, run_claims) -> None:
+def test_valid_attempt_passes_with_no_reasons(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     result = run_claims("verify", built.attempt)
     assert result.code == 0, result.out
@@ -152,7 +152,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "change", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_one_change_one_code(make_registry, run_claims, name, change, expected) -> None:
+def test_one_change_one_code(
+    make_registry: RegistryFactory, run_claims, name, change, expected
+) -> None:
     built = make_registry(change=change)
     result = run_claims("verify", built.attempt)
     assert result.codes() == expected, result.out
@@ -162,7 +164,9 @@ def test_one_change_one_code(make_registry, run_claims, name, change, expected) 
         assert reason["file"], reason  # every problem names a file
 
 
-def test_market_14_says_it_is_not_in_this_registry(run_claims, make_registry) -> None:
+def test_market_14_says_it_is_not_in_this_registry(
+    run_claims, make_registry: RegistryFactory
+) -> None:
     spec = AttemptSpec(market=14)
     result = run_claims("verify", make_registry(spec).attempt)
     assert result.codes() == {"market-unknown"}
@@ -170,7 +174,7 @@ def test_market_14_says_it_is_not_in_this_registry(run_claims, make_registry) ->
     assert result.reasons()[0]["line"] == 2
 
 
-def test_errors_name_file_line_and_field(make_registry, run_claims) -> None:
+def test_errors_name_file_line_and_field(make_registry: RegistryFactory, run_claims) -> None:
     result = run_claims("verify", make_registry(change=_wrong_type).attempt)
     (reason,) = result.reasons()
     assert reason["file"].endswith("/trials.jsonl")
@@ -178,7 +182,7 @@ def test_errors_name_file_line_and_field(make_registry, run_claims) -> None:
     assert reason["message"].startswith("result:")
 
 
-def test_kind_not_accepted(make_registry, run_claims) -> None:
+def test_kind_not_accepted(make_registry: RegistryFactory, run_claims) -> None:
     markets = {
         "markets/market-03.yaml": dump_yaml(market_document(3, "default", kinds=["wrapped"]))
     }
@@ -189,7 +193,7 @@ def test_kind_not_accepted(make_registry, run_claims) -> None:
 # ---- freeze order ---------------------------------------------------------------------------
 
 
-def test_trial_before_freeze(make_registry, run_claims) -> None:
+def test_trial_before_freeze(make_registry: RegistryFactory, run_claims) -> None:
     spec = AttemptSpec(
         frozen_at=datetime(2027, 1, 10, tzinfo=UTC),
         first_trial_at=datetime(2027, 1, 11, 9, tzinfo=UTC),
@@ -203,12 +207,16 @@ def test_trial_before_freeze(make_registry, run_claims) -> None:
     assert lines == list(range(1, 10))
 
 
-def test_freeze_arriving_with_the_run_is_after_the_trials(make_registry, run_claims) -> None:
+def test_freeze_arriving_with_the_run_is_after_the_trials(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     result = run_claims("verify", make_registry(freeze_in_run=True).attempt)
     assert result.codes() == {"trial-before-freeze"}
 
 
-def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, run_claims) -> None:
+def test_freeze_changed_after_merge_lands_again_after_the_trials(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """A pull request changing a merged freeze is judged as main will judge it once merged:
     the changed freeze lands with the merge, after every trial (docs/spec-notes.md, "A green
     pull request stays green")."""
@@ -232,7 +240,9 @@ def test_freeze_changed_after_merge_lands_again_after_the_trials(make_registry, 
     assert changed["file"].endswith("/freeze-cases.jsonl")
 
 
-def test_freeze_never_merged_lands_with_the_run_after_the_trials(make_registry, run_claims) -> None:
+def test_freeze_never_merged_lands_with_the_run_after_the_trials(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """On the pull request as on main after its merge (test above): trial-before-freeze."""
     built = make_registry(freeze_in_run=True, run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
@@ -240,14 +250,16 @@ def test_freeze_never_merged_lands_with_the_run_after_the_trials(make_registry, 
     assert "merge the freeze first, then run the trials" in result.reasons()[0]["message"]
 
 
-def test_open_pr_with_valid_evidence_passes(make_registry, run_claims) -> None:
+def test_open_pr_with_valid_evidence_passes(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="open")
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.code == 0, result.out
     assert result.attempt()["attempt"] == "attempts/market-03/alice-lab/monitor-v1"
 
 
-def test_outside_git_freeze_order_cannot_be_checked(make_registry, run_claims, tmp_path) -> None:
+def test_outside_git_freeze_order_cannot_be_checked(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     import shutil
 
     built = make_registry()
@@ -258,7 +270,7 @@ def test_outside_git_freeze_order_cannot_be_checked(make_registry, run_claims, t
     assert "not in a git repository" in result.reasons()[0]["message"]
 
 
-def test_wrapped_trial_before_paper_freeze(make_registry, run_claims) -> None:
+def test_wrapped_trial_before_paper_freeze(make_registry: RegistryFactory, run_claims) -> None:
     # The paper froze on the 20th (a date: it holds to the end of that day everywhere);
     # trials from 09:00 on the 20th are not after it.
     spec = AttemptSpec(
@@ -271,13 +283,15 @@ def test_wrapped_trial_before_paper_freeze(make_registry, run_claims) -> None:
     assert "the paper's freeze of 2027-01-20" in result.reasons()[0]["message"]
 
 
-def test_wrapped_after_paper_freeze_is_valid(make_registry, run_claims) -> None:
+def test_wrapped_after_paper_freeze_is_valid(make_registry: RegistryFactory, run_claims) -> None:
     spec = AttemptSpec(kind="wrapped")
     result = run_claims("verify", make_registry(spec).attempt)
     assert result.code == 0, result.out
 
 
-def test_wrapped_without_adapter_is_file_missing(make_registry, run_claims) -> None:
+def test_wrapped_without_adapter_is_file_missing(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def drop(files: Files) -> None:
         del files["adapter/adapter.yaml"]
 
@@ -285,7 +299,9 @@ def test_wrapped_without_adapter_is_file_missing(make_registry, run_claims) -> N
     assert result.codes() == {"file-missing"}
 
 
-def test_wrapped_outputs_without_the_cases_is_schema(make_registry, run_claims) -> None:
+def test_wrapped_outputs_without_the_cases_is_schema(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """A wrapped attempt's bars and floors read its cases (kind, family) as well as its
     trials: both must come from the released data through the adapter."""
 
@@ -306,7 +322,7 @@ def test_wrapped_outputs_without_the_cases_is_schema(make_registry, run_claims) 
 # ---- the folder and the pull request --------------------------------------------------------
 
 
-def test_symlink_is_refused(make_registry, run_claims) -> None:
+def test_symlink_is_refused(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     os.symlink("/etc/passwd", built.attempt / "notes.txt")
     result = run_claims("verify", built.attempt)
@@ -314,7 +330,7 @@ def test_symlink_is_refused(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"].endswith("/notes.txt")
 
 
-def test_symlinked_evidence_file_is_never_read(make_registry, run_claims) -> None:
+def test_symlinked_evidence_file_is_never_read(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     trials = built.attempt / "trials.jsonl"
     trials.unlink()
@@ -323,7 +339,7 @@ def test_symlinked_evidence_file_is_never_read(make_registry, run_claims) -> Non
     assert result.codes() == {"symlink"}
 
 
-def test_pr_changing_a_maintainers_path(make_registry, run_claims) -> None:
+def test_pr_changing_a_maintainers_path(make_registry: RegistryFactory, run_claims) -> None:
     extra = {"markets/market-03.yaml": dump_yaml(market_document(3, "default", title="Easier"))}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
@@ -331,14 +347,16 @@ def test_pr_changing_a_maintainers_path(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"] == "markets/market-03.yaml"
 
 
-def test_pr_outside_its_attempt_folder(make_registry, run_claims) -> None:
+def test_pr_outside_its_attempt_folder(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="open", run_extra={"attempts/market-03/notes.md": b"hi\n"})
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root)
     assert result.codes() == {"path-outside-attempt"}
     assert result.reasons()[0]["file"] == "attempts/market-03/notes.md"
 
 
-def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> None:
+def test_pr_writing_judgments_needs_a_maintainer(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     judgments = dump_yaml(
         {
             "checks": {
@@ -358,7 +376,7 @@ def test_pr_writing_judgments_needs_a_maintainer(make_registry, run_claims) -> N
     assert "maintainers only" in result.reasons()[0]["message"]
 
 
-def test_pr_touching_two_attempts(make_registry, run_claims) -> None:
+def test_pr_touching_two_attempts(make_registry: RegistryFactory, run_claims) -> None:
     extra = {"attempts/market-03/other-lab/other-one/README.md": b"hello\n"}
     built = make_registry(run="open", run_extra=extra)
     result = run_claims("verify", "--base-ref", "main", "--registry", built.root, built.attempt)
@@ -372,7 +390,7 @@ def _commit_on_the_pr(built) -> None:
     built.repo.git.commit("-q", "-m", "more changes")
 
 
-def test_pr_adding_an_executable_file(make_registry, run_claims) -> None:
+def test_pr_adding_an_executable_file(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="open")
     script = built.attempt / "run.sh"
     script.write_text("#!/bin/sh\necho hi\n")
@@ -383,7 +401,7 @@ def test_pr_adding_an_executable_file(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"].endswith("/run.sh")
 
 
-def test_pr_adding_a_submodule(make_registry, run_claims) -> None:
+def test_pr_adding_a_submodule(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="open")
     sha = built.repo.head.commit.hexsha
     path = "attempts/market-03/alice-lab/monitor-v1/vendored"
@@ -405,14 +423,14 @@ def _empty(name: str) -> Any:
 
 
 @pytest.mark.parametrize("name", ["attempt.yaml", "freeze.yaml", "trials.jsonl"])
-def test_empty_file(make_registry, run_claims, name) -> None:
+def test_empty_file(make_registry: RegistryFactory, run_claims, name) -> None:
     result = run_claims("verify", make_registry(change=_empty(name)).attempt)
     assert result.codes() == {"file-empty"}, result.out
     (reason,) = result.reasons()
     assert reason["file"].endswith(f"/{name}")
 
 
-def test_fifo_in_the_attempt_folder(make_registry, run_claims) -> None:
+def test_fifo_in_the_attempt_folder(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     os.mkfifo(built.attempt / "pipe")
     result = run_claims("verify", built.attempt)
@@ -420,7 +438,7 @@ def test_fifo_in_the_attempt_folder(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"].endswith("/pipe")
 
 
-def test_too_many_files(make_registry, run_claims) -> None:
+def test_too_many_files(make_registry: RegistryFactory, run_claims) -> None:
     """Over the file cap the scan stops, and files it did not reach are not `file-missing`."""
     built = make_registry()
     for index in range(201):
@@ -430,7 +448,7 @@ def test_too_many_files(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"] == "attempts/market-03/alice-lab/monitor-v1"
 
 
-def test_unreadable_file(make_registry, run_claims, monkeypatch) -> None:
+def test_unreadable_file(make_registry: RegistryFactory, run_claims, monkeypatch) -> None:
     """A file the bot may not open is `file-unreadable`. The tests run as root, where chmod 000
     does not stop reading, so `os.open` is made to raise EACCES for that one path."""
     built = make_registry()
@@ -457,7 +475,9 @@ def test_unreadable_file(make_registry, run_claims, monkeypatch) -> None:
     bot.edges.sandbox.isolation() is not None,
     reason=f"no network isolation here: {bot.edges.sandbox.isolation()}",
 )
-def test_released_data_path_leaving_the_inputs_folder(make_registry, run_claims, tmp_path) -> None:
+def test_released_data_path_leaving_the_inputs_folder(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """adapter.yaml's schema refuses `..`, but `.` passes it: the inputs folder itself is no
     file inside it. The rerun refuses it before fetching anything."""
     built = make_registry(AttemptSpec(kind="wrapped"))
@@ -492,12 +512,12 @@ def _big_log(size: int) -> Any:
     return edit
 
 
-def test_excerpts_of_a_large_log_are_valid(make_registry, run_claims) -> None:
+def test_excerpts_of_a_large_log_are_valid(make_registry: RegistryFactory, run_claims) -> None:
     result = run_claims("verify", make_registry(change=_big_log(2_500_000)).attempt)
     assert result.code == 0, result.out
 
 
-def test_excerpt_of_wrong_length(make_registry, run_claims) -> None:
+def test_excerpt_of_wrong_length(make_registry: RegistryFactory, run_claims) -> None:
     def short_tail(files: Files) -> None:
         _big_log(2_500_000)(files)
         files["raw-log/tail"] = files["raw-log/tail"][1:]
@@ -507,12 +527,12 @@ def test_excerpt_of_wrong_length(make_registry, run_claims) -> None:
     assert result.reasons()[0]["file"].endswith("raw-log/tail")
 
 
-def test_excerpts_of_a_log_that_fits(make_registry, run_claims) -> None:
+def test_excerpts_of_a_log_that_fits(make_registry: RegistryFactory, run_claims) -> None:
     result = run_claims("verify", make_registry(change=_big_log(1_999_999)).attempt)
     assert result.codes() == {"raw-log-excerpt"}
 
 
-def test_whole_log_over_the_limit(make_registry, run_claims) -> None:
+def test_whole_log_over_the_limit(make_registry: RegistryFactory, run_claims) -> None:
     def whole(files: Files) -> None:
         log = b"x" * 2_000_001
         files["raw-log/harness.log"] = log
@@ -529,7 +549,9 @@ def test_whole_log_over_the_limit(make_registry, run_claims) -> None:
 # ---- the registry's own files: exit code 2 --------------------------------------------------
 
 
-def test_invalid_market_contract_is_a_registry_problem(make_registry, run_claims) -> None:
+def test_invalid_market_contract_is_a_registry_problem(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     markets = {"markets/market-03.yaml": dump_yaml(market_document(3, "serious"))}
     result = run_claims("verify", make_registry(markets=markets).attempt)
     assert result.code == 2
@@ -538,7 +560,7 @@ def test_invalid_market_contract_is_a_registry_problem(make_registry, run_claims
     assert "the shared rules' table says 'default'" in problems[0]["message"]
 
 
-def test_invalid_shared_rules_exit_2(make_registry, run_claims) -> None:
+def test_invalid_shared_rules_exit_2(make_registry: RegistryFactory, run_claims) -> None:
     rules = RULES.replace(b"confidence: 0.95", b"confidence: 2")
     result = run_claims("verify", make_registry(rules=rules).attempt)
     assert result.code == 2
@@ -546,7 +568,7 @@ def test_invalid_shared_rules_exit_2(make_registry, run_claims) -> None:
     assert "statistics.confidence" in result.err
 
 
-def test_freeze_only_folder_is_a_warning(make_registry, run_claims) -> None:
+def test_freeze_only_folder_is_a_warning(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(run="none")
     result = run_claims("verify", built.attempt)
     assert result.code == 0
@@ -570,14 +592,16 @@ def _market_14_messages(result: Any) -> list[str]:
     return [r["message"] for r in found if r["code"] in ("market-unknown", "registry-invalid")]
 
 
-def test_market_14_freeze_only_folder(make_registry, run_claims) -> None:
+def test_market_14_freeze_only_folder(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry(AttemptSpec(market=14), run="none")
     result = run_claims("verify", built.attempt)
     assert result.codes() == {"market-unknown", "freeze-only"}
     assert _market_14_messages(result) == [NOT_IN_REGISTRY]
 
 
-def test_market_14_folder_whose_attempt_names_another_market(make_registry, run_claims) -> None:
+def test_market_14_folder_whose_attempt_names_another_market(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def elsewhere(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"market: 14", b"market: 3")
 
@@ -587,7 +611,9 @@ def test_market_14_folder_whose_attempt_names_another_market(make_registry, run_
     assert _market_14_messages(result) == [NOT_IN_REGISTRY]
 
 
-def test_market_14_folder_whose_attempt_cannot_be_read(make_registry, run_claims) -> None:
+def test_market_14_folder_whose_attempt_cannot_be_read(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     def broken(files: Files) -> None:
         files["attempt.yaml"] = files["attempt.yaml"].replace(b"\ntitle:", b"\nheadline:")
 
@@ -597,7 +623,7 @@ def test_market_14_folder_whose_attempt_cannot_be_read(make_registry, run_claims
     assert _market_14_messages(result) == [NOT_IN_REGISTRY]
 
 
-def test_market_14_contract_file(make_registry, run_claims) -> None:
+def test_market_14_contract_file(make_registry: RegistryFactory, run_claims) -> None:
     markets = {
         "markets/market-03.yaml": dump_yaml(market_document(3, "default")),
         "markets/market-14.yaml": dump_yaml(market_document(14, "default")),
@@ -610,13 +636,15 @@ def test_market_14_contract_file(make_registry, run_claims) -> None:
     ]
 
 
-def test_resolve_market_14(make_registry, run_claims) -> None:
+def test_resolve_market_14(make_registry: RegistryFactory, run_claims) -> None:
     result = run_claims("resolve", "--registry", make_registry().root, "--market", "14")
     assert result.code == 2
     assert result.err.splitlines()[0] == f"error: {NOT_IN_REGISTRY}"
 
 
-def test_a_raw_log_too_large_to_archive_is_refused(make_registry, run_claims) -> None:
+def test_a_raw_log_too_large_to_archive_is_refused(
+    make_registry: RegistryFactory, run_claims
+) -> None:
     """A raw log declared over the archive's cap on one file (1 GiB) could never be carried
     by the close's snapshot: refused at the pull request, and so at the close."""
     from bot.vocab.config import Limits

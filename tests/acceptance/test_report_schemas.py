@@ -1,7 +1,7 @@
 """Every report the bot writes validates against its own schema, and is read back.
 
 `claims site` and `claims github publish` read the reports `claims verify --json` and `claims
-resolve --json` wrote (`VerifyReport.from_json`, `ResolveReport.from_json`: the schema, then
+resolve --json` wrote (`verify_report_from_json`, `resolve_report_from_json`: the schema, then
 the states' consistency). A report its reader refuses stops the public site for everyone
 (issue 21, item 6: an annotated snapshot tag off main's first-parent history made resolve
 write `tagged_at` where its schema requires null). So: resolve over every state a snapshot tag
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.faces.demo.specimen import AttemptSpec
-from tests.support import assert_report_reads_back
+from tests.support import RegistryFactory, assert_report_reads_back
 
 TAG = "snapshot-2027-06-30"
 CLOSED = "2027-09-01"  # after the window, before the annulment date
@@ -68,7 +68,7 @@ TAG_STATES: dict[str, Callable[[Any], None]] = {
 @pytest.mark.parametrize("as_of", [OPEN, IN_WINDOW, CLOSED, ANNULLABLE])
 @pytest.mark.parametrize("state", sorted(TAG_STATES))
 def test_resolve_report_validates_in_every_tag_state(
-    make_registry, run_claims, state: str, as_of: str
+    make_registry: RegistryFactory, run_claims, state: str, as_of: str
 ) -> None:
     built = make_registry()
     TAG_STATES[state](built.repo)
@@ -78,7 +78,7 @@ def test_resolve_report_validates_in_every_tag_state(
 
 
 def test_an_annotated_tag_off_main_has_no_tagger_date_in_the_report(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     """The hole: the report said `tagged_at` for an off-branch tag, which its schema refuses
     (only a tag whose state its date decides has one), so the site refused the report."""
@@ -104,7 +104,7 @@ OUTCOMES: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("as_of", [IN_WINDOW, CLOSED, ANNULLABLE])
 @pytest.mark.parametrize("outcome", sorted(OUTCOMES))
 def test_resolve_and_verify_reports_validate_for_every_outcome(
-    make_registry, run_claims, outcome: str, as_of: str
+    make_registry: RegistryFactory, run_claims, outcome: str, as_of: str
 ) -> None:
     options = dict(OUTCOMES[outcome])
     built = make_registry(options.pop("spec", None), **options)
@@ -117,7 +117,7 @@ def test_resolve_and_verify_reports_validate_for_every_outcome(
 
 
 def test_the_site_builds_with_an_annotated_tag_off_main(
-    make_registry, tmp_path, capsys: pytest.CaptureFixture[str]
+    make_registry: RegistryFactory, tmp_path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """As the Pages workflow runs it (no report files: verify and resolve in process), the
     site once refused the resolve report of a registry holding such a tag, and exited 2."""
@@ -147,7 +147,7 @@ ARCHIVE_RECORDS: dict[str, dict[str, Any] | None] = {
 @pytest.mark.parametrize("as_of", [CLOSED, ANNULLABLE])
 @pytest.mark.parametrize("record", sorted(ARCHIVE_RECORDS))
 def test_resolve_report_validates_in_every_archive_state(
-    make_registry, run_claims, tmp_path, record: str, as_of: str
+    make_registry: RegistryFactory, run_claims, tmp_path, record: str, as_of: str
 ) -> None:
     built = make_registry()
     store = tmp_path / "archive-store"

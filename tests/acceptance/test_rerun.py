@@ -16,7 +16,6 @@ from pytest_httpserver import HTTPServer
 import bot.app.rerun
 import bot.edges.sandbox
 from bot.edges.dump import dump_jsonl
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import (
     RELEASED,
     AttemptSpec,
@@ -24,8 +23,7 @@ from bot.faces.demo.specimen import (
     market_document,
     score_table,
 )
-from bot.rules.models import SharedRules
-from tests.support import RULES, Files, records, seed_cache, seed_released
+from tests.support import Files, RegistryFactory, records, seed_cache, seed_released, shared_rules
 
 pytestmark = pytest.mark.skipif(
     bot.edges.sandbox.isolation() is not None,
@@ -38,7 +36,9 @@ def _rerun(run_claims, built, cache: Path):
     return run_claims("verify", built.attempt, "--rerun-adapters", "--released-cache", cache)
 
 
-def test_honest_adapter_reproduces_its_evidence(make_registry, run_claims, tmp_path) -> None:
+def test_honest_adapter_reproduces_its_evidence(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry(WRAPPED)
     seed_released(tmp_path / "cache", built.files)
     result = _rerun(run_claims, built, tmp_path / "cache")
@@ -49,7 +49,9 @@ def test_honest_adapter_reproduces_its_evidence(make_registry, run_claims, tmp_p
     assert check["adapter_description"].startswith("Copies the paper's released")
 
 
-def test_one_byte_of_one_trial_line_changed(make_registry, run_claims, tmp_path) -> None:
+def test_one_byte_of_one_trial_line_changed(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry(WRAPPED)
     seed_released(tmp_path / "cache", built.files)  # what the paper released
 
@@ -66,7 +68,7 @@ def test_one_byte_of_one_trial_line_changed(make_registry, run_claims, tmp_path)
 
 
 def test_one_byte_of_released_data_changed(
-    make_registry, run_claims, tmp_path, httpserver: HTTPServer, local_fetches
+    make_registry: RegistryFactory, run_claims, tmp_path, httpserver: HTTPServer, local_fetches
 ) -> None:
     built = make_registry(WRAPPED)
     released = bytearray(built.files["trials.jsonl"])
@@ -83,7 +85,7 @@ def test_one_byte_of_released_data_changed(
 
 
 def test_hostile_adapter_fails_and_the_report_is_still_written(
-    make_registry, run_claims, tmp_path
+    make_registry: RegistryFactory, run_claims, tmp_path
 ) -> None:
     os.environ["GITHUB_TOKEN"] = "ghp_fake_token_for_the_test"
     hostile = (
@@ -110,7 +112,7 @@ def test_hostile_adapter_fails_and_the_report_is_still_written(
 
 
 def test_without_isolation_the_rerun_is_refused_with_exit_2(
-    make_registry, run_claims, monkeypatch
+    make_registry: RegistryFactory, run_claims, monkeypatch
 ) -> None:
     monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     result = run_claims("verify", make_registry(WRAPPED).attempt, "--rerun-adapters")
@@ -119,7 +121,9 @@ def test_without_isolation_the_rerun_is_refused_with_exit_2(
     assert "--allow-unisolated" in result.err
 
 
-def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -> None:
+def test_respelled_json_is_not_a_mismatch(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     # Reordering keys and re-spelling numbers is not a difference: canonical JSON per line.
     built = make_registry(WRAPPED)
     seed_released(tmp_path / "cache", built.files)
@@ -136,7 +140,7 @@ def test_respelled_json_is_not_a_mismatch(make_registry, run_claims, tmp_path) -
 
 # ---- an adapter that carries its own output (docs/spec.md §9: perturbed rerun) -------------------
 
-_RULES_MODEL = SharedRules.from_document(parse_yaml(RULES, "rules.yaml")[0])[0]  # type: ignore[arg-type]
+_RULES_MODEL = shared_rules()
 
 
 def _hide_false_safes(carried: tuple[str, ...]):
@@ -171,7 +175,7 @@ def _hide_false_safes(carried: tuple[str, ...]):
     ids=["cases-and-trials", "trials-only"],
 )
 def test_an_adapter_that_carries_its_own_output_ignores_the_data(
-    make_registry, run_claims, tmp_path, carried
+    make_registry: RegistryFactory, run_claims, tmp_path, carried
 ) -> None:
     """Carrying the trials is caught even when the adapter copies the cases from the data:
     each output must change when the data is emptied, not just one of them."""
@@ -188,7 +192,9 @@ def test_an_adapter_that_carries_its_own_output_ignores_the_data(
     )
 
 
-def test_an_honest_adapter_passes_the_perturbed_rerun(make_registry, run_claims, tmp_path) -> None:
+def test_an_honest_adapter_passes_the_perturbed_rerun(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     built = make_registry(WRAPPED)
     seed_released(tmp_path / "cache", built.files)
     result = _rerun(run_claims, built, tmp_path / "cache")
@@ -200,7 +206,9 @@ def test_an_honest_adapter_passes_the_perturbed_rerun(make_registry, run_claims,
 # ---- crashes that became findings -----------------------------------------------------------
 
 
-def test_released_paths_that_nest_are_a_finding(make_registry, run_claims, tmp_path) -> None:
+def test_released_paths_that_nest_are_a_finding(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Was FileExistsError: `released` (a file) and `released/trials.jsonl` (a file in it)."""
     built = make_registry(WRAPPED)
     seed_released(tmp_path / "cache", built.files)
@@ -218,7 +226,7 @@ def test_released_paths_that_nest_are_a_finding(make_registry, run_claims, tmp_p
 
 
 def test_an_adapter_that_hides_its_output_fails(
-    make_registry, run_claims, tmp_path, monkeypatch
+    make_registry: RegistryFactory, run_claims, tmp_path, monkeypatch
 ) -> None:
     """Was PermissionError for a bot that is not root: an adapter that `chmod 0`s what it
     wrote. Here the bot reads outputs as an ordinary user would (no read permission, no
@@ -276,7 +284,9 @@ def _edited_with_a_big_integer(spec: AttemptSpec):
     return before_scores, change
 
 
-def test_rerun_comparison_refuses_integer_beyond_2_53(make_registry, run_claims, tmp_path) -> None:
+def test_rerun_comparison_refuses_integer_beyond_2_53(
+    make_registry: RegistryFactory, run_claims, tmp_path
+) -> None:
     """Edited trials holding one integer past 2**53 - 1 were "reproduced" (the comparison
     found no RFC 8785 form for the filed file and reported no difference) and the attempt
     qualified. Now the loader refuses the line, naming its field, and the comparison counts

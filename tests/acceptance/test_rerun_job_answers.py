@@ -21,7 +21,7 @@ import pytest
 
 import bot.edges.sandbox
 from bot.faces.demo.specimen import AttemptSpec
-from tests.support import Files, rerun_job_argv, seed_released
+from tests.support import Files, RegistryFactory, rerun_job_argv, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 needs_sandbox = pytest.mark.skipif(
@@ -89,7 +89,7 @@ TRICKS: dict[str, tuple[Callable[[Files], None], str]] = {
 @needs_sandbox
 @pytest.mark.parametrize("trick", sorted(TRICKS))
 def test_the_rerun_job_answers_for_the_attempt_whatever_its_files_do(
-    trick: str, make_registry: Any, run_claims: Any, tmp_path: Path
+    trick: str, make_registry: RegistryFactory, run_claims: Any, tmp_path: Path
 ) -> None:
     change, code = TRICKS[trick]
     built = make_registry(WRAPPED, change=change)

@@ -18,7 +18,7 @@ from referencing import Registry, Resource
 
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
-from tests.support import PROJECT, Files, rewrite
+from tests.support import PROJECT, Files, RegistryFactory, rewrite
 
 TAG = "snapshot-2027-06-30"
 CLOSED = "2027-09-01"  # after the window, before the annulment date
@@ -89,7 +89,9 @@ def _archive(folder: Path, record: dict[str, Any] | None = None) -> Path:
 # ---- the Three Way Rule ---------------------------------------------------------------------
 
 
-def test_qualifying_attempt_that_met_the_bars_is_yes(make_registry, resolve) -> None:
+def test_qualifying_attempt_that_met_the_bars_is_yes(
+    make_registry: RegistryFactory, resolve
+) -> None:
     built = make_registry()
     _tag(built)
     code, report, out = resolve(built.root, "--as-of", CLOSED)
@@ -111,7 +113,7 @@ def test_qualifying_attempt_that_met_the_bars_is_yes(make_registry, resolve) -> 
     assert "YES" in out
 
 
-def test_every_qualifying_attempt_missed_is_no(make_registry, resolve) -> None:
+def test_every_qualifying_attempt_missed_is_no(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry(AttemptSpec(false_safe_rate=0.5))
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
     market = _market(report)
@@ -119,7 +121,7 @@ def test_every_qualifying_attempt_missed_is_no(make_registry, resolve) -> None:
     assert market["attempts"][0]["outcome"] == "missed"
 
 
-def test_one_met_and_one_missed_is_yes(make_registry, resolve) -> None:
+def test_one_met_and_one_missed_is_yes(make_registry: RegistryFactory, resolve) -> None:
     missed = AttemptSpec(submitter="bob-lab", slug="monitor-v2", false_safe_rate=0.5, seed=2)
     built = make_registry(also=[missed])
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
@@ -132,7 +134,7 @@ def test_one_met_and_one_missed_is_yes(make_registry, resolve) -> None:
     }
 
 
-def test_only_not_qualifying_attempts_is_other(make_registry, resolve) -> None:
+def test_only_not_qualifying_attempts_is_other(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry(judge={"not-toy-only": "fail"})
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
     market = _market(report)
@@ -142,7 +144,7 @@ def test_only_not_qualifying_attempts_is_other(make_registry, resolve) -> None:
     assert attempt["reasons"] == ["judged-not-qualifying"]
 
 
-def test_invalid_evidence_does_not_count(make_registry, resolve) -> None:
+def test_invalid_evidence_does_not_count(make_registry: RegistryFactory, resolve) -> None:
     def claim_more_units(files: Files) -> None:
         files["scores.yaml"] = files["scores.yaml"].replace(b"units: 16", b"units: 17")
 
@@ -155,7 +157,7 @@ def test_invalid_evidence_does_not_count(make_registry, resolve) -> None:
     assert attempt["reasons"] == ["score-table-mismatch"]
 
 
-def test_market_with_no_attempt_is_other(make_registry, resolve) -> None:
+def test_market_with_no_attempt_is_other(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry()  # the attempt is in market 3; market 5 has none
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
     market = _market(report, 5)
@@ -164,7 +166,9 @@ def test_market_with_no_attempt_is_other(make_registry, resolve) -> None:
     assert market["why"] == "no attempt was filed"
 
 
-def test_supplied_bar_without_scored_cases_is_other_not_no(make_registry, resolve) -> None:
+def test_supplied_bar_without_scored_cases_is_other_not_no(
+    make_registry: RegistryFactory, resolve
+) -> None:
     canary = {
         "id": "canary",
         "statistic": "rate_upper",
@@ -180,7 +184,9 @@ def test_supplied_bar_without_scored_cases_is_other_not_no(make_registry, resolv
     assert market["attempts"][0]["reasons"] == ["bar-not-exercised"]
 
 
-def test_method_output_bar_with_empty_denominator_is_no(make_registry, resolve) -> None:
+def test_method_output_bar_with_empty_denominator_is_no(
+    make_registry: RegistryFactory, resolve
+) -> None:
     issued = {
         "id": "issued-safe",
         "statistic": "rate_upper",
@@ -199,7 +205,7 @@ def test_method_output_bar_with_empty_denominator_is_no(make_registry, resolve) 
     )
 
 
-def test_universal_abstention_is_never_yes(make_registry, resolve) -> None:
+def test_universal_abstention_is_never_yes(make_registry: RegistryFactory, resolve) -> None:
     def abstain(files: Files) -> None:
         def edit(items: list[dict[str, Any]]) -> None:
             for certificate in items:
@@ -214,7 +220,9 @@ def test_universal_abstention_is_never_yes(make_registry, resolve) -> None:
     assert market["attempts"][0]["reasons"] == ["universal-abstention"]
 
 
-def test_unresolved_judgment_after_the_window_is_other(make_registry, resolve) -> None:
+def test_unresolved_judgment_after_the_window_is_other(
+    make_registry: RegistryFactory, resolve
+) -> None:
     built = make_registry(judge={"broadly-capable": None})
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
     assert _market(report)["outcome"] == "OTHER"
@@ -236,7 +244,9 @@ def test_unresolved_judgment_after_the_window_is_other(make_registry, resolve) -
         (ANNULLABLE, "annulled", "ANNULLED"),
     ],
 )
-def test_state_follows_the_market_dates(make_registry, resolve, as_of, state, outcome) -> None:
+def test_state_follows_the_market_dates(
+    make_registry: RegistryFactory, resolve, as_of, state, outcome
+) -> None:
     built = make_registry()
     _, report, _ = resolve(built.root, "--as-of", as_of)
     market = _market(report)
@@ -245,7 +255,7 @@ def test_state_follows_the_market_dates(make_registry, resolve, as_of, state, ou
     assert market["as_of"] == report["as_of"] == as_of
 
 
-def test_annulled_says_it_is_a_registry_failure(make_registry, resolve) -> None:
+def test_annulled_says_it_is_a_registry_failure(make_registry: RegistryFactory, resolve) -> None:
     _, report, _ = resolve(make_registry().root, "--as-of", ANNULLABLE)
     market = _market(report)
     assert "registry failure, not OTHER" in market["why"]
@@ -273,7 +283,7 @@ def test_annulled_says_it_is_a_registry_failure(make_registry, resolve) -> None:
     ],
 )
 def test_annulled_only_when_tag_and_archive_are_both_missing(
-    make_registry, resolve, tmp_path, tagged, archived, outcome, missing
+    make_registry: RegistryFactory, resolve, tmp_path, tagged, archived, outcome, missing
 ) -> None:
     built = make_registry()
     if tagged:
@@ -298,7 +308,9 @@ def test_annulled_only_when_tag_and_archive_are_both_missing(
         assert [("window's close" in note) for note in read_from] == ([] if tagged else [True])
 
 
-def test_default_archive_store_is_inside_the_registry(make_registry, resolve) -> None:
+def test_default_archive_store_is_inside_the_registry(
+    make_registry: RegistryFactory, resolve
+) -> None:
     built = make_registry()
     _archive(built.root / ".claims" / "archive", {"id": "local-7", "created": WINDOW_CLOSED_AT})
     _, report, _ = resolve(built.root, "--as-of", ANNULLABLE)
@@ -307,7 +319,9 @@ def test_default_archive_store_is_inside_the_registry(make_registry, resolve) ->
     assert market["snapshot"]["archive_ref"] == "local-7"
 
 
-def test_archive_record_of_another_date_does_not_count(make_registry, resolve, tmp_path) -> None:
+def test_archive_record_of_another_date_does_not_count(
+    make_registry: RegistryFactory, resolve, tmp_path
+) -> None:
     store = tmp_path / "store"
     store.mkdir()
     (store / "snapshot-2027-06-29.json").write_text(
@@ -340,7 +354,7 @@ def _codes(report: dict[str, Any]) -> list[tuple[str, str]]:
     ],
 )
 def test_a_tag_dated_after_the_annulment_date_never_counts(
-    make_registry, resolve, at, state, outcome
+    make_registry: RegistryFactory, resolve, at, state, outcome
 ) -> None:
     built = make_registry()
     _tag(built, at)
@@ -362,7 +376,7 @@ def test_a_tag_dated_after_the_annulment_date_never_counts(
         assert report["registry_problems"] == []
 
 
-def test_a_lightweight_tag_never_counts(make_registry, resolve) -> None:
+def test_a_lightweight_tag_never_counts(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry()
     built.repo.create_tag(TAG)  # no message: a lightweight tag, with no date of its own
     code, report, _ = resolve(built.root, "--as-of", ANNULLABLE)
@@ -376,7 +390,9 @@ def test_a_lightweight_tag_never_counts(make_registry, resolve) -> None:
 
 
 @pytest.mark.parametrize("kind", ["lightweight", "late"])
-def test_a_tag_that_does_not_count_is_not_read(make_registry, resolve, kind) -> None:
+def test_a_tag_that_does_not_count_is_not_read(
+    make_registry: RegistryFactory, resolve, kind
+) -> None:
     # The tag points at the registry's first commit, where market 3 has no attempt: were its
     # tree read, the market would be OTHER.
     built = make_registry()
@@ -394,7 +410,7 @@ def test_a_tag_that_does_not_count_is_not_read(make_registry, resolve, kind) -> 
     assert "as it stood at the window's close" in out
 
 
-def test_a_counting_tag_is_read(make_registry, resolve) -> None:
+def test_a_counting_tag_is_read(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry()
     _tag(built, ref=_first_commit(built))
     _, report, _ = resolve(built.root, "--as-of", CLOSED)
@@ -404,7 +420,7 @@ def test_a_counting_tag_is_read(make_registry, resolve) -> None:
     assert market["snapshot"]["tag_state"] == "ok"
 
 
-def test_as_of_counts_only_tags_made_by_then(make_registry, resolve) -> None:
+def test_as_of_counts_only_tags_made_by_then(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry()
     _tag(built, "2027-09-10T09:00:00Z", ref=_first_commit(built))
     _, before, _ = resolve(built.root, "--as-of", "2027-09-05")
@@ -433,7 +449,7 @@ def test_as_of_counts_only_tags_made_by_then(make_registry, resolve) -> None:
     ],
 )
 def test_an_archive_record_counts_only_when_dated_by_the_annulment_date(
-    make_registry, resolve, tmp_path, record, state, outcome
+    make_registry: RegistryFactory, resolve, tmp_path, record, state, outcome
 ) -> None:
     built = make_registry()
     store = _archive(tmp_path / "store", record)
@@ -450,7 +466,9 @@ def test_an_archive_record_counts_only_when_dated_by_the_annulment_date(
         assert code == 0
 
 
-def test_as_of_counts_only_archive_records_made_by_then(make_registry, resolve, tmp_path) -> None:
+def test_as_of_counts_only_archive_records_made_by_then(
+    make_registry: RegistryFactory, resolve, tmp_path
+) -> None:
     built = make_registry()
     store = _archive(tmp_path / "store", {"id": "local-1", "created": "2027-09-20T09:00:00Z"})
     _, report, _ = resolve(built.root, "--as-of", "2027-09-15", "--archive-store", store)
@@ -464,7 +482,7 @@ def test_as_of_counts_only_archive_records_made_by_then(make_registry, resolve, 
 # ---- the command ----------------------------------------------------------------------------
 
 
-def test_market_option_filters(make_registry, resolve) -> None:
+def test_market_option_filters(make_registry: RegistryFactory, resolve) -> None:
     built = make_registry()
     _, report, _ = resolve(built.root, "--as-of", CLOSED, "--market", "5")
     assert [m["market"] for m in report["markets"]] == [5]
@@ -472,14 +490,14 @@ def test_market_option_filters(make_registry, resolve) -> None:
     assert [m["market"] for m in report["markets"]] == [3, 5]
 
 
-def test_unknown_market_option_is_a_usage_error(make_registry, run_claims) -> None:
+def test_unknown_market_option_is_a_usage_error(make_registry: RegistryFactory, run_claims) -> None:
     built = make_registry()
     result = run_claims("resolve", "--registry", built.root, "--market", "9")
     assert result.code == 2
     assert "market 9 has no contract" in result.err
 
 
-def test_registry_problems_exit_2(make_registry, resolve) -> None:
+def test_registry_problems_exit_2(make_registry: RegistryFactory, resolve) -> None:
     markets = {
         "markets/market-03.yaml": dump_yaml(market_document(3, "serious")),  # table: default
         "markets/market-05.yaml": dump_yaml(market_document(5, "serious")),
@@ -494,7 +512,9 @@ def test_registry_problems_exit_2(make_registry, resolve) -> None:
     assert _market(report, 5)["outcome"] == "YES"
 
 
-def test_without_a_tag_nothing_committed_after_the_close_counts(make_registry, resolve) -> None:
+def test_without_a_tag_nothing_committed_after_the_close_counts(
+    make_registry: RegistryFactory, resolve
+) -> None:
     """Review finding (issue 10): with no snapshot tree to read, the attempts were read from
     the working tree, so a change committed to main after the close (here a market's bar made
     stricter) decided the market. Now main is read as it stood when the window closed."""

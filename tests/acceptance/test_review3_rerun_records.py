@@ -21,16 +21,16 @@ from typing import Any
 
 import yaml
 
-from tests.acceptance.test_close_windows_stuck import (
+from tests.closing import (
     DEADLINE,
     GOOD,
     WRAPPED,
     close,
-    record,
-    recorded,
-    rerun_job,
+    record_if_any,
+    recorded_into,
+    rerun_wrapped_job,
 )
-from tests.support import Files
+from tests.support import Files, RegistryFactory
 
 LONG = "x" * 50_000  # a path the filer's server redirects to (http.client reads 64 KiB lines)
 
@@ -50,7 +50,7 @@ class _Redirecting(BaseHTTPRequestHandler):
 
 
 def test_a_rerun_record_the_filer_made_too_long_to_read_still_lets_the_deadline_end_the_wait(
-    make_registry, run_claims, local_fetches, monkeypatch, tmp_path: Path
+    make_registry: RegistryFactory, run_claims, local_fetches, monkeypatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr("bot.edges.released.time.sleep", lambda seconds: None)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Redirecting)
@@ -70,14 +70,14 @@ def test_a_rerun_record_the_filer_made_too_long_to_read_still_lets_the_deadline_
         built = make_registry(WRAPPED, change=many_redirects, also=[GOOD])
         late = DEADLINE + timedelta(days=3)
         results = tmp_path / "rerun"
-        assert rerun_job(run_claims, built, results, tmp_path / "released") == 1
+        assert rerun_wrapped_job(run_claims, built, results, tmp_path / "released") == 1
         kept = list(results.glob("*.json"))
         assert kept, "the rerun job recorded the try (released-data-unavailable)"
-        report = close(built.root, late, recorded(results))
+        report = close(built.root, late, recorded_into(results))
     finally:
         server.shutdown()
         server.server_close()
-    data = record(built.root)
+    data = record_if_any(built.root)
     assert data is not None, report.render()  # past the deadline: the try ends the wait
     stuck = {a["attempt"]: a for a in data["attempts"]}[WRAPPED.folder]
     assert {"rerun-unrecorded", "released-data-unavailable"} <= set(stuck["reasons"])

@@ -17,10 +17,7 @@ from html5lib.html5parser import ParseError
 from bot.faces.cli import main
 from bot.rules.evidence.schema import validate
 from bot.rules.records import RecordsChecker
-from tests.acceptance.conftest import DemoSite, site_arguments
-from tests.support import RULES
-
-SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "shared-rules-common-v1.txt"
+from tests.support import RULES, DemoSite, seed_machine_readable, site_arguments
 
 
 def _pages(site: Path) -> list[Path]:
@@ -39,18 +36,6 @@ def _parse(path: Path) -> Any:
 
 def _text(element: Any) -> str:
     return re.sub(r"\s+", " ", "".join(element.itertext())).strip()
-
-
-def seed_machine_readable() -> list[str]:
-    if not SEED.is_file():
-        pytest.skip(f"seed not available at {SEED}")
-    lines = [
-        line.strip()
-        for line in SEED.read_text(encoding="utf-8").splitlines()
-        if line.startswith("Machine-readable:")
-    ]
-    assert len(lines) == 6
-    return lines
 
 
 def test_every_page_parses_as_strict_html5(demo_site: DemoSite) -> None:

@@ -28,9 +28,7 @@ from urllib.parse import urldefrag
 
 import pytest
 
-from tests.acceptance.conftest import DemoSite
-from tests.acceptance.test_site import seed_machine_readable
-from tests.support import open_market_site
+from tests.support import DemoSite, open_market_site, seed_machine_readable
 
 # Debian's chromium and its driver (`.ci/run` installs them); another build by these variables.
 CHROMIUM = os.environ.get("CLAIMS_CHROMIUM") or "/usr/bin/chromium"

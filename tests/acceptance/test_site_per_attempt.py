@@ -19,7 +19,7 @@ import pytest
 
 from bot.faces.cli import main
 from bot.rules.evidence.schema import validate
-from tests.acceptance.conftest import DemoSite, site_arguments
+from tests.support import DemoSite, RegistryFactory, site_arguments
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 
@@ -57,7 +57,7 @@ CLASHES = {
 
 @pytest.mark.parametrize("name", sorted(CLASHES))
 def test_every_file_of_an_attempt_gets_its_own_copy_and_the_site_builds(
-    make_registry, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+    make_registry: RegistryFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
 ) -> None:
     """The hole: `NOTES` beside a folder `NOTES.txt/` (both valid) made the site copy
     `NOTES` to files/.../NOTES.txt, the folder's own name, and every Pages build exited 2.

@@ -31,8 +31,7 @@ from bot.faces.jobs.issues import FileIssues
 from bot.rules.review import check_changes
 from bot.vocab.commits import Change
 from bot.vocab.findings import Code
-from tests.acceptance.conftest import DemoSite
-from tests.support import fake_sandbox, rerun_job_argv, seed_released
+from tests.support import DemoSite, RegistryFactory, fake_sandbox, rerun_job_argv, seed_released
 
 WRAP = "attempts/market-03/wrap-lab/paper-replication"
 EDITED = "attempts/market-03/sly-lab/edited-wrap"
@@ -177,7 +176,7 @@ def test_keep_rerun_results_copies_only_well_formed_results(tmp_path: Path) -> N
 
 
 def test_an_open_markets_wrapped_attempt_gets_its_recorded_rerun_from_the_daily_job(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     run_claims: Any,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,

@@ -20,8 +20,7 @@ import html5lib
 import pytest
 
 from bot.vocab.findings import Code
-from tests.acceptance.conftest import DemoSite
-from tests.support import HOSTILE_TITLE, open_market_site
+from tests.support import HOSTILE_TITLE, DemoSite, open_market_site
 
 ALICE = "attempts/market-03/alice-lab/monitor-v1"
 TOY = "attempts/market-06/toy-lab/gridworld-monitor"

@@ -18,7 +18,7 @@ import bot.app.rerun
 import bot.edges.sandbox
 from bot.edges.sandbox import RunResult
 from bot.faces.demo.specimen import AttemptSpec
-from tests.support import FakeSandbox, Files, fake_sandbox, seed_released
+from tests.support import FakeSandbox, Files, RegistryFactory, fake_sandbox, seed_released
 
 WRAPPED = AttemptSpec(kind="wrapped")
 CLOSED = "2027-09-01"  # market 3's window has closed, before its annulment date
@@ -37,7 +37,7 @@ def sandbox(monkeypatch: pytest.MonkeyPatch) -> FakeSandbox:
 
 
 def test_verify_without_a_rerun_leaves_a_wrapped_attempt_not_qualifying(
-    make_registry, run_claims
+    make_registry: RegistryFactory, run_claims
 ) -> None:
     result = run_claims("verify", make_registry(WRAPPED).attempt)
     assert result.code == 0, result.out  # the filer's quick check stays green
@@ -54,7 +54,7 @@ def test_verify_without_a_rerun_leaves_a_wrapped_attempt_not_qualifying(
 
 
 def test_a_rerun_cache_alone_counts_recorded_results_and_runs_nothing(
-    make_registry, run_claims, sandbox, tmp_path
+    make_registry: RegistryFactory, run_claims, sandbox, tmp_path
 ) -> None:
     """verify.yml's token-holding job reads what its scope-less rerun jobs recorded: with
     --rerun-cache and no --rerun-adapters, nothing is run; a recorded result counts, and no
@@ -76,7 +76,7 @@ def test_a_rerun_cache_alone_counts_recorded_results_and_runs_nothing(
 
 
 def test_resolve_reruns_by_default_and_needs_the_sandbox(
-    make_registry, run_claims, monkeypatch
+    make_registry: RegistryFactory, run_claims, monkeypatch
 ) -> None:
     monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     built = make_registry(WRAPPED)
@@ -87,7 +87,7 @@ def test_resolve_reruns_by_default_and_needs_the_sandbox(
 
 
 def test_resolve_without_a_sandbox_is_fine_when_nothing_is_wrapped(
-    make_registry, run_claims, monkeypatch
+    make_registry: RegistryFactory, run_claims, monkeypatch
 ) -> None:
     monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     result = run_claims("resolve", "--registry", make_registry().root, "--as-of", CLOSED)
@@ -96,7 +96,7 @@ def test_resolve_without_a_sandbox_is_fine_when_nothing_is_wrapped(
 
 
 def test_a_preview_without_reruns_leaves_wrapped_attempts_out(
-    make_registry, run_claims, monkeypatch
+    make_registry: RegistryFactory, run_claims, monkeypatch
 ) -> None:
     monkeypatch.setattr(bot.edges.sandbox, "isolation", lambda: "bwrap is not installed")
     honest_run = AttemptSpec(submitter="bob-lab", slug="monitor-v2", seed=2)
@@ -117,7 +117,7 @@ def test_a_preview_without_reruns_leaves_wrapped_attempts_out(
 
 
 def test_a_second_resolve_does_not_rerun_an_unchanged_wrap(
-    make_registry, run_claims, sandbox, tmp_path
+    make_registry: RegistryFactory, run_claims, sandbox, tmp_path
 ) -> None:
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
@@ -144,7 +144,9 @@ def test_a_second_resolve_does_not_rerun_an_unchanged_wrap(
     assert second.report["markets"] == first.report["markets"]
 
 
-def test_a_corrupt_cache_entry_is_rerun(make_registry, run_claims, sandbox, tmp_path) -> None:
+def test_a_corrupt_cache_entry_is_rerun(
+    make_registry: RegistryFactory, run_claims, sandbox, tmp_path
+) -> None:
     built = make_registry(WRAPPED)
     cache = tmp_path / "cache"
     seed_released(cache, built.files)
@@ -173,7 +175,7 @@ def test_a_corrupt_cache_entry_is_rerun(make_registry, run_claims, sandbox, tmp_
 
 
 def test_an_error_inside_the_rerun_is_adapter_failed_and_other_markets_resolve(
-    make_registry, run_claims, monkeypatch, tmp_path
+    make_registry: RegistryFactory, run_claims, monkeypatch, tmp_path
 ) -> None:
     def broken(*args: object, **kwargs: object) -> RunResult:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -250,7 +252,9 @@ def _fetched(run_claims, built) -> Any:
     return run_claims("verify", built.attempt, "--fetch-raw-logs")
 
 
-def test_the_papers_freeze_as_pinned(make_registry, run_claims, httpserver, local_fetches) -> None:
+def test_the_papers_freeze_as_pinned(
+    make_registry: RegistryFactory, run_claims, httpserver, local_fetches
+) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, PREREGISTRATION))
     result = _fetched(run_claims, built)
     assert result.code == 0, result.out
@@ -259,7 +263,7 @@ def test_the_papers_freeze_as_pinned(make_registry, run_claims, httpserver, loca
 
 
 def test_the_papers_freeze_serves_other_bytes(
-    make_registry, run_claims, httpserver, local_fetches
+    make_registry: RegistryFactory, run_claims, httpserver, local_fetches
 ) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, PREREGISTRATION + b"edited\n"))
     result = _fetched(run_claims, built)
@@ -272,7 +276,7 @@ def test_the_papers_freeze_serves_other_bytes(
 
 
 def test_the_papers_freeze_is_unavailable(
-    make_registry, run_claims, httpserver, local_fetches
+    make_registry: RegistryFactory, run_claims, httpserver, local_fetches
 ) -> None:
     built = make_registry(WRAPPED, change=_served(httpserver, None))
     result = _fetched(run_claims, built)

@@ -40,10 +40,21 @@ from bot.faces.demo.specimen import (
     market_document,
 )
 from bot.rules.evidence.hashing import case_hash
-from bot.rules.models import SharedRules
 from bot.rules.qualification import required_checks
-from tests.conftest import AS_OF, Built, RegistryFactory, _market, default_markets
-from tests.support import PROJECT, RULES, Files, rewrite, seed_released
+from tests.support import (
+    AS_OF,
+    CHALLENGE_SPEC,
+    PROJECT,
+    Built,
+    Files,
+    RegistryFactory,
+    build_challenge,
+    default_markets,
+    market_of,
+    rewrite,
+    seed_released,
+    shared_rules,
+)
 
 __all__ = ["CORPUS", "Case", "Context", "Entry", "build", "render_docs"]
 
@@ -567,11 +578,8 @@ def _one_family(trials: list[dict[str, Any]]) -> None:
 
 def _checks(number: int) -> tuple[str, ...]:
     """The human checks a run attempt in the default market `number` needs."""
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules = SharedRules.from_document(document)[0]
-    assert rules is not None
-    market = _market(default_markets(), number, rules)
+    rules = shared_rules()
+    market = market_of(default_markets(), number, rules)
     assert market is not None
     return required_checks(rules, market, "run")
 
@@ -804,9 +812,6 @@ def _challenge_case_retyped(ctx: Context) -> Case:
     the attempt's copy writes `hard: 1` on the cases the operator scored as failures."""
     from dataclasses import replace
 
-    from tests.acceptance.test_challenge_runs import SPEC
-    from tests.acceptance.test_challenge_runs import build as challenge
-
     def run(files: Files) -> None:
         def flag(cases: list[dict[str, Any]]) -> None:
             for case in cases:
@@ -827,8 +832,8 @@ def _challenge_case_retyped(ctx: Context) -> Case:
     document = market_document(11, "default", kinds=["challenge"])
     document["bars"][0]["over"]["case"]["hard"] = True
     markets = {**default_markets(), "markets/market-11.yaml": dump_yaml(document)}
-    spec = replace(SPEC, false_safe_rate=0.5, seed=4)
-    built = challenge(ctx.registry, spec=spec, attempt=attempt, edit_run=run, markets=markets)
+    spec = replace(CHALLENGE_SPEC, false_safe_rate=0.5, seed=4)
+    built = build_challenge(ctx.registry, spec=spec, attempt=attempt, edit_run=run, markets=markets)
     return _verify(built)
 
 

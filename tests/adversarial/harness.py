@@ -18,7 +18,6 @@ from bot.app.attempt_read import read_attempt
 from bot.app.gather import find_market
 from bot.app.registry import Registry
 from bot.edges.dump import dump_yaml
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import (
     AttemptSpec,
     attempt_files,
@@ -28,12 +27,10 @@ from bot.faces.demo.specimen import (
 )
 from bot.rules.judge.attempt import judge_attempt
 from bot.rules.judge.inputs import AttemptFacts
-from bot.rules.models import SharedRules
 from bot.rules.records import RecordsChecker
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.findings import Code, Severity
-from tests.support import RULES, Files
-from tests.unit.rules.test_judge import MemoryTree
+from tests.support import RULES, Files, MemoryTree, shared_rules
 
 __all__ = ["AS_OF", "CODES", "FOLDER", "HONEST", "check", "judge", "streamed_and_kept"]
 
@@ -43,15 +40,7 @@ AS_OF = date(2027, 4, 15)
 CODES = frozenset(code.value for code in Code)
 
 
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules = SharedRules.from_document(document)[0]
-    assert rules is not None
-    return rules
-
-
-RULES_MODEL = _rules()
+RULES_MODEL = shared_rules()
 MARKET_FILE = dump_yaml(market_document(3, "default"))
 
 

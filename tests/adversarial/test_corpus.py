@@ -20,8 +20,7 @@ from bot.faces.cli import main
 from bot.faces.site.model import attempt_page_path
 from tests.adversarial.generate import CORPUS, DOCS, Context, Entry, build, render_docs
 from tests.adversarial.harness import streamed_and_kept
-from tests.conftest import AS_OF
-from tests.support import assert_report_reads_back, serve_corpus
+from tests.support import AS_OF, assert_report_reads_back, serve_corpus
 
 
 def _server(request: pytest.FixtureRequest) -> str:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import io
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,8 +38,7 @@ from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
 from tests.adversarial.harness import CODES, HONEST, check, judge, streamed_and_kept
 from tests.adversarial.mutate import mutate
-from tests.conftest import AS_OF, Built
-from tests.support import Files, fuzz_settings
+from tests.support import AS_OF, Built, Files, RegistryFactory, fuzz_settings
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "40"))
 FUZZ = fuzz_settings(EXAMPLES)
@@ -185,12 +183,12 @@ class Registry_:
 
 
 @pytest.fixture
-def honest_registry(make_registry: Callable[..., Built]) -> Registry_:
+def honest_registry(make_registry: RegistryFactory) -> Registry_:
     return Registry_(make_registry())
 
 
 @pytest.fixture
-def open_pull_request(make_registry: Callable[..., Built]) -> Registry_:
+def open_pull_request(make_registry: RegistryFactory) -> Registry_:
     return Registry_(make_registry(run="open"))
 
 

@@ -27,7 +27,6 @@ import contextlib
 import io
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +43,16 @@ from bot.rules.evidence.hashing import case_hash
 from bot.vocab.jsonl import parse_jsonl
 from bot.vocab.values import MAX_SAFE_INTEGER, json_equal
 from tests.adversarial.harness import RULES_MODEL
-from tests.conftest import AS_OF, Built
-from tests.support import Files, fuzz_settings
+from tests.support import (
+    AS_OF,
+    CHALLENGE_RUN,
+    CHALLENGE_SCORES,
+    Built,
+    Files,
+    RegistryFactory,
+    build_challenge,
+    fuzz_settings,
+)
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 SPEC = AttemptSpec(kind="wrapped")
@@ -197,7 +204,7 @@ class Registry_:
 
 
 @pytest.fixture
-def wrapped_registry(make_registry: Callable[..., Built]) -> Registry_:
+def wrapped_registry(make_registry: RegistryFactory) -> Registry_:
     return Registry_(make_registry(SPEC))
 
 
@@ -266,11 +273,9 @@ def test_every_accepted_value_reaches_every_consumer(
 
 
 @pytest.fixture
-def challenge_registry(make_registry: Callable[..., Built]) -> Registry_:
-    from tests.acceptance.test_challenge_runs import RUN, SCORES, build
-
-    registry = Registry_(build(make_registry))
-    registry.scores = (registry.built.root / RUN.folder / SCORES).read_bytes()
+def challenge_registry(make_registry: RegistryFactory) -> Registry_:
+    registry = Registry_(build_challenge(make_registry))
+    registry.scores = (registry.built.root / CHALLENGE_RUN.folder / CHALLENGE_SCORES).read_bytes()
     return registry
 
 
@@ -286,23 +291,21 @@ def test_every_accepted_operator_score_reaches_every_consumer(
     """The same for an operator's score file (challenge-runs/: docs/challenge-runs.md): any
     accepted value in any field of a result, and in the attempt's trial of that case too or
     not, goes through verify of the whole registry, the report, publish and the site."""
-    from tests.acceptance.test_challenge_runs import RUN, SCORES
-
     built, pristine = challenge_registry.built, challenge_registry.pristine
-    scores = built.root / RUN.folder / SCORES
+    scores = built.root / CHALLENGE_RUN.folder / CHALLENGE_SCORES
     filed = challenge_registry.scores
     lines = filed.split(b"\n")[:-1]
     index = data.draw(st.integers(0, len(lines) - 1), label="line")
     row = json.loads(lines[index])
     path = data.draw(st.sampled_from([*_paths(row), ("result", "added")]), label="field")
     value = data.draw(values, label="value")
-    note(f"{SCORES} line {index + 1}: {path} = {value!r:.200}")
+    note(f"{CHALLENGE_SCORES} line {index + 1}: {path} = {value!r:.200}")
     _set(row, path, value)
     lines[index] = _line(data, row)
     mirrored = path[0] == "result" and data.draw(st.booleans(), label="the trial says the same")
     try:
         scores.write_bytes(b"\n".join(lines) + b"\n")
-        _records(scores.read_bytes(), SCORES)  # the loader accepts it
+        _records(scores.read_bytes(), CHALLENGE_SCORES)  # the loader accepts it
         if mirrored:
             trials = pristine["trials.jsonl"].split(b"\n")[:-1]
             for number, line in enumerate(trials):

@@ -7,8 +7,7 @@ import pytest
 
 from bot.edges.github.gateway import GitHubGateway, Retry, connect
 from tests.github.fakehub import FakeHub
-
-NOW = 1_700_000_000.0  # the clock the gateway reads for x-ratelimit-reset
+from tests.support import GATEWAY_NOW
 
 
 @pytest.fixture
@@ -18,5 +17,5 @@ def sleeps() -> list[float]:
 
 @pytest.fixture
 def gateway(fakehub: FakeHub, sleeps: list[float]) -> GitHubGateway:
-    retry = Retry(max_wait=300.0, sleep=sleeps.append, now=lambda: NOW)
+    retry = Retry(max_wait=300.0, sleep=sleeps.append, now=lambda: GATEWAY_NOW)
     return connect("t0ken", fakehub.repository, fakehub.base_url, retry, throttle=False)

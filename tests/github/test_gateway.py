@@ -10,8 +10,8 @@ import pytest
 
 from bot.edges.github.gateway import GitHubGateway
 from bot.edges.github.port import Annotation, GitHubError
-from tests.github.conftest import NOW
 from tests.github.fakehub import FakeHub, blob_sha
+from tests.support import GATEWAY_NOW
 
 SHA = "c" * 40
 PULL = r"/repos/acme/registry/pulls/7"
@@ -175,7 +175,7 @@ def test_files(fakehub: FakeHub, gateway: GitHubGateway) -> None:
 RATE_LIMITS = {
     "primary 403": (
         403,
-        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(NOW) + 30)},
+        {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(GATEWAY_NOW) + 30)},
         {"message": "API rate limit exceeded for installation ID 1."},
         [31.0],
     ),
@@ -208,7 +208,7 @@ def test_a_wait_past_the_bound_fails_at_once_naming_the_call(
     fakehub: FakeHub, gateway: GitHubGateway, sleeps: list[float]
 ) -> None:
     fakehub.repo.add_pull(7, "alice", SHA)
-    reset = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(NOW) + 3600)}
+    reset = {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(GATEWAY_NOW) + 3600)}
     fakehub.fail_next("GET", PULL, 403, reset, {"message": "API rate limit exceeded"})
     with pytest.raises(GitHubError) as error:
         gateway.pull_request(7)

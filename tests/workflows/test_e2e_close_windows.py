@@ -25,6 +25,7 @@ from bot.faces.demo.git_registry import Step
 from bot.faces.demo.specimen import AttemptSpec, market_document
 from tests.archive.fakezenodo import TOKEN, FakeZenodo
 from tests.github.fakehub import FakeHub
+from tests.support import RegistryFactory
 from tests.workflows.hosting import (
     LOCAL_ADDRESSES,
     bare_origin,
@@ -76,7 +77,7 @@ def resolution(origin: Path, market: int) -> dict[str, Any]:
 
 
 def test_three_window_closes_then_the_site(
-    make_registry: Any,
+    make_registry: RegistryFactory,
     fakehub: FakeHub,
     zenodo: FakeZenodo,
     httpserver: Any,

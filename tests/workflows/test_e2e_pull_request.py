@@ -19,6 +19,7 @@ import bot.edges.sandbox
 from bot.faces.demo.git_registry import Step
 from bot.faces.demo.specimen import AttemptSpec
 from tests.github.fakehub import FakeHub
+from tests.support import RegistryFactory
 from tests.workflows.hosting import (
     LOCAL_ADDRESSES,
     bare_origin,
@@ -53,7 +54,7 @@ class World:
     origin and the fake GitHub, and a runner for its workflows."""
 
     def __init__(
-        self, make_registry: Any, hub: FakeHub, server: Any, tmp_path: Path, venv: Path
+        self, make_registry: RegistryFactory, hub: FakeHub, server: Any, tmp_path: Path, venv: Path
     ) -> None:
         # No internet: the attempt's pins and released data come from a local server.
         base = server.url_for("").rstrip("/")
@@ -98,7 +99,11 @@ class World:
 
 @pytest.fixture
 def world(
-    make_registry: Any, fakehub: FakeHub, httpserver: Any, tmp_path: Path, bot_venv: Path
+    make_registry: RegistryFactory,
+    fakehub: FakeHub,
+    httpserver: Any,
+    tmp_path: Path,
+    bot_venv: Path,
 ) -> World:
     return World(make_registry, fakehub, httpserver, tmp_path, bot_venv)
 

@@ -9,7 +9,7 @@ from bot.edges.tree import Tree, TreeError
 from bot.vocab.config import Limits
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
-from bot.vocab.jsonl import parse_jsonl
+from bot.vocab.jsonl import Typed, parse_jsonl
 
 __all__ = ["load_jsonl"]
 
@@ -19,6 +19,7 @@ def load_jsonl(
     path: str,
     limits: Limits = Limits(),
     sink: Callable[[Record, bytes], None] | None = None,
+    typed: Typed | None = None,
 ) -> tuple[list[Record], list[Finding]]:
     """Read the JSONL file `path` of `tree` (links refused). See `parse_jsonl`."""
     entry = tree.entry(path)
@@ -27,6 +28,6 @@ def load_jsonl(
         return [], [Finding(Code.JSONL_INVALID, message, path)]
     try:
         with tree.open(path) as stream:
-            return parse_jsonl(stream, path, limits, sink)
+            return parse_jsonl(stream, path, limits, sink, typed)
     except TreeError as error:
         return [], [tree_error(error, "cannot read", path)]

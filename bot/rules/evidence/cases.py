@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import rfc8785
+from msgspec import UNSET
 
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.models import Case
@@ -13,6 +14,7 @@ from bot.rules.evidence.schema import validate
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import SharedStrings
+from bot.vocab.typed import CaseLine
 from bot.vocab.values import JSONObject
 
 __all__ = ["CaseCheck", "check_cases"]
@@ -55,30 +57,64 @@ class CaseCheck:
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
 
     def add(self, record: Record) -> None:
-        file, cases = self.file, self.cases
         self.count += 1
-        problems = validate("freeze-case", record.data, file, line=record.line)
+        problems = validate("freeze-case", record.data, self.file, line=record.line)
         if problems:
             self.findings += problems
             return
         data = record.data
+        content = data.get("content")
+        self._keep(
+            record.line,
+            data["case_id"],  # type: ignore[arg-type]  # the schema: strings, objects
+            data["sha256"],  # type: ignore[arg-type]
+            data["family"],  # type: ignore[arg-type]
+            data["kind"],  # type: ignore[arg-type]
+            data["public"],  # type: ignore[arg-type]
+            content,  # type: ignore[arg-type]
+            None,
+        )
+
+    def add_typed(self, number: int, line: CaseLine, digest: str | None) -> None:
+        """A line `LineDecoder.case` read (so its schema holds), as `add` takes its record;
+        `digest`: its content's hash, where the decoder took it."""
+        self.count += 1
+        content = None if line.content is UNSET else line.content
+        self._keep(
+            number, line.case_id, line.sha256, line.family, line.kind, line.public, content, digest
+        )
+
+    def _keep(
+        self,
+        number: int,
+        case_id: str,
+        sha256: str,
+        family: str,
+        kind: str,
+        public: JSONObject,
+        content: JSONObject | None,
+        digest: str | None,
+    ) -> None:
+        """One case that passed its schema: kept, unless it repeats a case; its content
+        hashed (`digest`, or `case_hash`) and compared with its `sha256`."""
+        file, cases = self.file, self.cases
         if self.public_fields is None:
-            case = Case.from_data(record.line, data)
-        else:  # lean: no content (hashed below, from the record), only the public fields
+            case = Case(number, case_id, sha256, family, kind, public, content)
+        else:  # lean: no content (hashed below), only the public fields
             strings = self._strings
             case = Case(
-                record.line,
-                data["case_id"],  # type: ignore[arg-type]  # the schema: strings
-                data["sha256"],  # type: ignore[arg-type]
-                strings.one("family", data["family"]),  # type: ignore[arg-type]
-                strings.one("kind", data["kind"]),  # type: ignore[arg-type]
-                self._public(data["public"]),  # type: ignore[arg-type]
+                number,
+                case_id,
+                sha256,
+                strings.one("family", family),
+                strings.one("kind", kind),
+                self._public(public),
                 None,
             )
         if case.case_id in cases:
             first = cases[case.case_id].line
             message = f"case_id {case.case_id!r} appears again (first on line {first})"
-            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
         cases[case.case_id] = case  # kept, so its trial is not also an unknown case
         same = self._by_hash.setdefault(case.sha256, case)
@@ -87,15 +123,14 @@ class CaseCheck:
                 f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
-            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
-        content = data.get("content")
         if content is not None:
             try:
-                actual = case_hash(content)  # type: ignore[arg-type]  # the schema: an object
+                actual = digest if digest is not None else case_hash(content)
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
                 message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
-                self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+                self.findings.append(Finding(Code.SCHEMA, message, file, number))
                 return
             if actual != case.sha256:
                 folder = file.rpartition("/")[0] or "."
@@ -104,7 +139,7 @@ class CaseCheck:
                     f" its content hashes to {actual}; `claims hash-cases {folder} --write`"
                     " writes the computed hash"
                 )
-                self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, record.line))
+                self.findings.append(Finding(Code.CASE_HASH_MISMATCH, message, file, number))
 
     def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the

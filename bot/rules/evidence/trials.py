@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.evidence.record_check import run_check
@@ -15,6 +16,8 @@ from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import SharedStrings
 from bot.vocab.names import fold_name
 from bot.vocab.timestamps import parse_timestamp
+from bot.vocab.typed import TrialLine
+from bot.vocab.values import JSONValue
 
 __all__ = ["TrialCheck", "check_trials"]
 
@@ -67,12 +70,23 @@ class TrialCheck:
         # to link each with the frozen case left without a trial (a misspelt id is both).
         self._unknown: list[tuple[str, int, int]] = []
         self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        fields = TrialLine.__struct_fields__
+        self._unfielded = [key for key in self.unit_keys if key not in fields]  # so missing
         self._strings = SharedStrings()  # the system and the result's strings, kept once
 
     def add(self, record: Record) -> None:
         self.count += 1
         if not self._add(record) and isinstance(named := record.data.get("case_id"), str):
             self._tried.add(named)
+
+    def add_typed(self, number: int, line: TrialLine, started_at: datetime) -> None:
+        """A line `LineDecoder.trial` read (so its schema holds), as `add` takes its record."""
+        self.count += 1
+        if self._unfielded:  # a unit key a trial's schema has no field for: as `_add` says it
+            self.findings.append(self._missing(self._unfielded, number))
+        elif self._kept(number, line.case_id, line.system, started_at, line, line.result):
+            return
+        self._tried.add(line.case_id)
 
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
@@ -88,57 +102,80 @@ class TrialCheck:
 
     def _add(self, record: Record) -> bool:
         """Check one record; True when its case id is kept in `_first_line`."""
-        file, data, cases = self.file, record.data, self.cases
+        file, data = self.file, record.data
         problems = validate("trial", data, file, line=record.line)
         missing = [key for key in self.unit_keys if key not in data]
         if missing:
-            message = (
-                f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
-                " (null means 'not applicable')"
-            )
-            problems.append(Finding(Code.SCHEMA, message, file, record.line))
+            problems.append(self._missing(missing, record.line))
         if problems:
             self.findings += problems
             return False
-        system = str(data["system"])
-        if not fold_name(system):
+        started_at = parse_timestamp(str(data["started_at"]))
+        assert started_at is not None  # the schema's date-time format checked it
+        return self._kept(
+            record.line,
+            data["case_id"],  # type: ignore[arg-type]  # the schema: a string
+            str(data["system"]),
+            started_at,
+            data,
+            data["result"],  # type: ignore[arg-type]  # the schema: an object
+        )
+
+    def _missing(self, missing: Sequence[str], number: int) -> Finding:
+        message = (
+            f"unit key(s) {', '.join(missing)} missing: every unit key must be present"
+            " (null means 'not applicable')"
+        )
+        return Finding(Code.SCHEMA, message, self.file, number)
+
+    def _kept(
+        self,
+        number: int,
+        case_id: str,
+        system: str,
+        started_at: datetime,
+        values: Mapping[str, object] | TrialLine,
+        result: dict[str, JSONValue],
+    ) -> bool:
+        """One trial that passed its schema (`values`: its record, or its typed line, for the
+        unit keys); True when its case id is kept in `_first_line`."""
+        file, cases = self.file, self.cases
+        if not self._fold("system", system):  # fold_name, one string per system
             message = (
                 f"system: {system!r} is blank once white space is trimmed; every trial names"
                 " the system it ran on"
             )
-            self.findings.append(Finding(Code.SCHEMA, message, file, record.line))
+            self.findings.append(Finding(Code.SCHEMA, message, file, number))
             return False
-        started_at = parse_timestamp(str(data["started_at"]))
-        assert started_at is not None  # the schema's date-time format checked it
-        case_id: str = data["case_id"]  # type: ignore[assignment]  # the schema: a string
         if case_id in self._first_line:
             message = (
                 f"a second trial for case {case_id!r} (first on line"
                 f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
             )
-            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, record.line))
+            self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, number))
             return True
-        self._first_line[case_id] = record.line
+        self._first_line[case_id] = number
         case = cases.get(case_id) if cases is not None else None
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             if len(self._unknown) < _LINKED:
-                self._unknown.append((case_id, record.line, len(self.findings)))
-            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, record.line))
+                self._unknown.append((case_id, number, len(self.findings)))
+            self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, number))
             return True
         keys = FoldedKeys()
+        typed = isinstance(values, TrialLine)
         for key in self.unit_keys:
-            value = data[key]
+            value = getattr(values, key) if typed else values[key]  # type: ignore[index]
             keys[key] = self._fold(key, value) if isinstance(value, str) else value
-        self._strings.fields(data["result"], "result")  # type: ignore[arg-type]  # an object
+        self._strings.fields(result, "result")
         self.trials.append(
-            Trial.from_data(
-                record.line,
-                data,
+            Trial(
+                number,
+                case.case_id if case is not None else case_id,  # one string per id
+                self._strings.one("system", system),
                 started_at,
                 keys,
-                case_id=case.case_id if case is not None else case_id,  # one string per id
-                system=self._strings.one("system", data["system"]),  # type: ignore[arg-type]
+                result,
             )
         )
         return True

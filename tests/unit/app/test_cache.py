@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.app.api import open_workspace, resolve_registry, verify_folders
+from bot.app.api import open_workspace, resolve_registry
 from bot.app.cache import VerificationCache
 from bot.app.gather import find_market
 from bot.app.options import Ports
-from bot.app.report_json import attempt_to_json, dumps, report_to_json
+from bot.app.report_json import dumps, report_to_json
 from bot.edges.archive.local import LocalArchive
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import AttemptSpec, market_document
@@ -32,7 +32,7 @@ from bot.rules.judge.attempt import withholdable_of
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.records import RecordsChecker
 from bot.vocab.findings import Code
-from tests.support import rewrite
+from tests.support import RegistryFactory, rewrite, verdicts_json
 
 AS_OF = date(2027, 4, 15)  # inside market 3's window: judgments count as recorded
 CLOSED = date(2027, 9, 1)  # market 3's window has closed
@@ -41,20 +41,6 @@ OTHERS = (
     AttemptSpec(slug="monitor-v2", seed=2),
     AttemptSpec(slug="monitor-v3", seed=3, false_safe_rate=0.5),
 )
-
-
-def _verdicts(root: Path, cache: VerificationCache | None, as_of: date = AS_OF) -> list[Any]:
-    """Every attempt's verdict as JSON data, and the registry problems (notices included)."""
-    with open_workspace(root) as workspace:
-        registry = workspace.registry
-        verdicts, problems = verify_folders(
-            registry,
-            registry.attempt_folders(),
-            workspace.history,
-            as_of,
-            Ports(records_cache=cache),
-        )
-    return [[attempt_to_json(v) for v in verdicts], [p.code.value for p in problems]]
 
 
 def _resolved(root: Path, cache: VerificationCache | None, as_of: date) -> str:
@@ -75,18 +61,18 @@ def _entries(folder: Path) -> list[Path]:
 
 
 @pytest.fixture
-def built(make_registry: Any) -> Any:
+def built(make_registry: RegistryFactory) -> Any:
     return make_registry(also=OTHERS)
 
 
 def test_a_warm_run_gives_the_cold_run_s_verdicts_and_reports(built: Any, tmp_path: Path) -> None:
-    plain = _verdicts(built.root, None)
+    plain = verdicts_json(built.root, None)
     cache = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, cache) == plain
+    assert verdicts_json(built.root, cache) == plain
     assert (cache.stats.hits, cache.stats.misses, cache.stats.stored) == (0, 3, 3)
     assert len(_entries(tmp_path / "cache")) == 3
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == plain
+    assert verdicts_json(built.root, warm) == plain
     assert (warm.stats.hits, warm.stats.misses, warm.stats.stored) == (3, 0, 0)
     # resolve: the JSON report and its text, byte for byte, open and closed
     for as_of in (AS_OF, CLOSED):
@@ -98,14 +84,14 @@ def test_a_warm_run_gives_the_cold_run_s_verdicts_and_reports(built: Any, tmp_pa
 
 
 def test_a_changed_file_is_checked_again_and_only_its_attempt(built: Any, tmp_path: Path) -> None:
-    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     trials = built.attempt / "trials.jsonl"
     lines = trials.read_text().splitlines()
     record = json.loads(lines[0])
     record["system"] = "sim-model-z"  # an edit after the judgments: the digest changes
     trials.write_text("\n".join([json.dumps(record), *lines[1:]]) + "\n")
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == _verdicts(built.root, None)
+    assert verdicts_json(built.root, warm) == verdicts_json(built.root, None)
     assert (warm.stats.hits, warm.stats.misses, warm.stats.stored) == (2, 1, 1)
 
 
@@ -122,37 +108,37 @@ def test_a_changed_file_is_checked_again_and_only_its_attempt(built: Any, tmp_pa
 def test_a_damaged_entry_is_a_notice_and_is_recomputed(
     built: Any, tmp_path: Path, damage: Any
 ) -> None:
-    cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    cold = verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     entry = _entries(tmp_path / "cache")[0]
     entry.write_bytes(damage(entry.read_bytes()))
     warm = VerificationCache(tmp_path / "cache")
-    verdicts, problems = _verdicts(built.root, warm)
+    verdicts, problems = verdicts_json(built.root, warm)
     assert verdicts == cold[0]
     assert problems == [Code.CACHE_ENTRY_INVALID.value]
     assert (warm.stats.invalid, warm.stats.hits, warm.stats.stored) == (1, 2, 1)
     again = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, again) == cold
+    assert verdicts_json(built.root, again) == cold
     assert again.stats.hits == 3
 
 
 def test_a_judgment_is_never_taken_from_the_cache(built: Any, tmp_path: Path) -> None:
     """judgments.yaml is not in the key, so the cache keeps nothing that depends on it."""
-    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     judgments = built.attempt / "judgments.yaml"
     judgments.write_text(judgments.read_text().replace("verdict: pass", "verdict: fail", 1))
     warm = VerificationCache(tmp_path / "cache")
-    verdicts = _verdicts(built.root, warm)
-    assert verdicts == _verdicts(built.root, None)
+    verdicts = verdicts_json(built.root, warm)
+    assert verdicts == verdicts_json(built.root, None)
     assert warm.stats.hits == 3
     assert verdicts[0][0]["status"] == "not-qualifying"
     assert "judged-not-qualifying" in {r["code"] for r in verdicts[0][0]["reasons"]}
 
 
 def test_a_changed_contract_or_date_is_judged_afresh(built: Any, tmp_path: Path) -> None:
-    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     # The date judged on is not in the key: the cached check serves every date.
     late = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, late, CLOSED) == _verdicts(built.root, None, CLOSED)
+    assert verdicts_json(built.root, late, CLOSED) == verdicts_json(built.root, None, CLOSED)
     assert late.stats.hits == 3
     # A contract is: every attempt of market 3 is checked again under the new bars.
     contract = built.root / "markets" / "market-03.yaml"
@@ -160,36 +146,38 @@ def test_a_changed_contract_or_date_is_judged_afresh(built: Any, tmp_path: Path)
     document["bars"][0]["max"] = 0.01
     contract.write_bytes(dump_yaml(document))
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == _verdicts(built.root, None)
+    assert verdicts_json(built.root, warm) == verdicts_json(built.root, None)
     assert (warm.stats.hits, warm.stats.misses) == (0, 3)
 
 
 def test_trials_before_a_freeze_are_judged_from_the_files(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """The cache keeps no trials: where a trial may start before the freeze landed, the
     attempt is judged from its files, with the same findings."""
     spec = AttemptSpec()
     built = make_registry(spec, freeze_merged_at=spec.first_trial_at + timedelta(hours=1))
-    cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    cold = verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     assert "trial-before-freeze" in {r["code"] for r in cold[0][0]["reasons"]}
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == cold == _verdicts(built.root, None)
+    assert verdicts_json(built.root, warm) == cold == verdicts_json(built.root, None)
     assert warm.stats.hits == 1  # read back, then not enough: the files were read
 
 
-def test_invalid_records_are_kept_with_their_findings(make_registry: Any, tmp_path: Path) -> None:
+def test_invalid_records_are_kept_with_their_findings(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     def edit(files: dict[str, bytes]) -> None:
         rewrite(files, "trials.jsonl", lambda items: items.append(dict(items[0])))
         files["trials.jsonl"] += b'{"case_id": "x", "started_at": "2027-01-21T09:00"}\nnot json\n'
 
     built = make_registry(change=edit)
-    plain = _verdicts(built.root, None)
+    plain = verdicts_json(built.root, None)
     codes = {r["code"] for r in plain[0][0]["reasons"]}
     assert {"duplicate-trial", "jsonl-invalid"} <= codes
-    assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == plain
+    assert verdicts_json(built.root, VerificationCache(tmp_path / "cache")) == plain
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == plain
+    assert verdicts_json(built.root, warm) == plain
     assert warm.stats.hits == 1
 
 
@@ -197,18 +185,18 @@ def test_a_cache_that_cannot_be_written_only_costs_time(built: Any, tmp_path: Pa
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where the cache folder would be")
     cache = VerificationCache(blocked)
-    assert _verdicts(built.root, cache) == _verdicts(built.root, None)
+    assert verdicts_json(built.root, cache) == verdicts_json(built.root, None)
     assert (cache.stats.stored, cache.stats.unwritable) == (0, 3)
 
 
 @pytest.fixture(scope="module")
 def entry(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, bytes]:
     """A registry with one attempt, and its cache entry: (registry root, entry, its bytes)."""
-    from tests.conftest import RegistryFactory
+    from tests.support import RegistryFactory
 
     root = tmp_path_factory.mktemp("cache-property")
     built = RegistryFactory(root)()
-    _verdicts(built.root, VerificationCache(root / "cache"))
+    verdicts_json(built.root, VerificationCache(root / "cache"))
     (path,) = _entries(root / "cache")
     built.repo.close()
     return built.root, path, path.read_bytes()
@@ -276,7 +264,7 @@ def test_the_key_holds_what_the_check_depends_on(built: Any, tmp_path: Path) -> 
 
 
 def test_certificates_are_kept_with_their_problems_in_place(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """certificates.jsonl is read after scores.yaml and judgments.yaml: its problems (a line
     its schema refuses), names and summary come back from the cache where they stood."""
@@ -291,21 +279,21 @@ def test_certificates_are_kept_with_their_problems_in_place(
         files["judgments.yaml"] = b"checks: [not, a, mapping]\n"
 
     built = make_registry(change=edit, judged=False)
-    plain = _verdicts(built.root, None)
+    plain = verdicts_json(built.root, None)
     codes = [r["code"] for r in plain[0][0]["reasons"]]
     assert "schema" in codes
-    assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == plain
+    assert verdicts_json(built.root, VerificationCache(tmp_path / "cache")) == plain
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == plain
+    assert verdicts_json(built.root, warm) == plain
     assert warm.stats.hits == 1
     (built.attempt / "certificates.jsonl").unlink()  # absent: a new digest, checked again
     again = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, again) == _verdicts(built.root, None)
+    assert verdicts_json(built.root, again) == verdicts_json(built.root, None)
     assert again.stats.misses == 1
 
 
 def test_abstaining_certificates_come_back_from_the_cache(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     def edit(files: dict[str, bytes]) -> None:
         def abstain(items: list[dict[str, Any]]) -> None:
@@ -316,12 +304,12 @@ def test_abstaining_certificates_come_back_from_the_cache(
         rewrite(files, "certificates.jsonl", abstain)
 
     built = make_registry(change=edit)
-    plain = _verdicts(built.root, None)
+    plain = verdicts_json(built.root, None)
     codes = {r["code"] for r in plain[0][0]["reasons"]}
     assert {"universal-abstention", "certificate-missing"} <= codes
-    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     warm = VerificationCache(tmp_path / "cache")
-    assert _verdicts(built.root, warm) == plain
+    assert verdicts_json(built.root, warm) == plain
     assert warm.stats.hits == 1
 
 
@@ -338,11 +326,13 @@ SMALL_SAMPLE = AttemptSpec(
 )
 
 
-def test_a_warm_run_keeps_the_honest_bounds_of_each_bar(make_registry: Any, tmp_path: Path) -> None:
+def test_a_warm_run_keeps_the_honest_bounds_of_each_bar(
+    make_registry: RegistryFactory, tmp_path: Path
+) -> None:
     """The bars come back from the cache with their units per class, coverage and the
     delong-logit bound, and the warning computed from them is the cold run's, byte for byte."""
     built = make_registry(SMALL_SAMPLE)
-    plain = _verdicts(built.root, None)
+    plain = verdicts_json(built.root, None)
     (verdict,) = plain[0]
     (auroc,) = [bar for bar in verdict["bars"] if bar["statistic"] == "auroc_lower"]
     assert auroc["units_per_class"] == {"positive": 10, "negative": 10}
@@ -351,12 +341,12 @@ def test_a_warm_run_keeps_the_honest_bounds_of_each_bar(make_registry: Any, tmp_
     warnings = [r["code"] for r in verdict["reasons"] if r["severity"] != "notice"]
     assert warnings == ["bound-coverage-low"]  # the notice: landings unconfirmed offline
     cold = VerificationCache(tmp_path / "cache")
-    assert dumps({"v": _verdicts(built.root, cold)}) == dumps({"v": plain})
+    assert dumps({"v": verdicts_json(built.root, cold)}) == dumps({"v": plain})
     assert cold.stats.stored == 1
     (entry,) = _entries(tmp_path / "cache")
     assert b'"units_per_class"' in entry.read_bytes() and b'"auroc_lower_alt"' in entry.read_bytes()
     warm = VerificationCache(tmp_path / "cache")
-    assert dumps({"v": _verdicts(built.root, warm)}) == dumps({"v": plain})
+    assert dumps({"v": verdicts_json(built.root, warm)}) == dumps({"v": plain})
     assert (warm.stats.hits, warm.stats.misses) == (1, 0)
     for as_of in (AS_OF, CLOSED):
         expected = _resolved(built.root, None, as_of)
@@ -373,7 +363,7 @@ def _late_last_trial(files: dict[str, bytes]) -> None:
 
 
 def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
-    make_registry: Any, tmp_path: Path
+    make_registry: RegistryFactory, tmp_path: Path
 ) -> None:
     """The filing time comes from history, which the key leaves out: the same evidence filed
     after its last trial in one registry and before it in another shares one entry, and each
@@ -385,7 +375,7 @@ def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
         before_scores=_late_last_trial, run_merged_at=datetime(2027, 2, 20, 9, tzinfo=UTC)
     )
     early = make_registry(before_scores=_late_last_trial)
-    honest_plain, early_plain = _verdicts(honest.root, None), _verdicts(early.root, None)
+    honest_plain, early_plain = verdicts_json(honest.root, None), verdicts_json(early.root, None)
     assert "trial-in-future" not in {r["code"] for r in honest_plain[0][0]["reasons"]}
     assert "trial-in-future" in {r["code"] for r in early_plain[0][0]["reasons"]}
     assert honest_plain[0][0]["evidence_digest"] == early_plain[0][0]["evidence_digest"]
@@ -394,19 +384,19 @@ def test_trial_in_future_is_judged_against_each_registry_s_own_filing(
         (early, honest, honest_plain),
     ):
         folder = tmp_path / f"cache-{first.root.name}"
-        _verdicts(first.root, VerificationCache(folder))
+        verdicts_json(first.root, VerificationCache(folder))
         warm = VerificationCache(folder)
-        assert _verdicts(then.root, warm) == expected
+        assert verdicts_json(then.root, warm) == expected
         assert warm.stats.hits == 1  # the same key: read back, then judged with today's filing
         again = VerificationCache(folder)
-        assert _verdicts(first.root, again) == _verdicts(first.root, None)
+        assert verdicts_json(first.root, again) == verdicts_json(first.root, None)
 
 
 def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_path: Path) -> None:
     """Every trial before the filing (the usual case): the summary kept answers, no reread."""
     from bot.app.attempt_read import read_attempt
 
-    _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     warm = VerificationCache(tmp_path / "cache")
     with open_workspace(built.root) as workspace:
         registry = workspace.registry

@@ -16,8 +16,7 @@ from bot.edges.dump import dump_yaml
 from bot.faces.cli import main
 from bot.faces.demo.specimen import market_document
 from bot.rules.records import RecordsChecker
-from tests.conftest import AS_OF, RegistryFactory
-from tests.support import Files, rewrite
+from tests.support import AS_OF, Files, RegistryFactory, rewrite
 
 
 def _report(args: list[str], report: Path, capsys: pytest.CaptureFixture[str]) -> Any:
@@ -87,15 +86,15 @@ def test_a_warm_cache_words_a_score_table_mismatch_as_a_cold_run(
     `{bound: ..., failures: ..., units: ...}` where the cold run says
     `{failures: ..., units: ..., bound: ...}`: a warm run must give the cold run's verdict."""
     from bot.app.cache import VerificationCache
-    from tests.unit.app.test_cache import _verdicts
+    from tests.support import verdicts_json
 
     def caught(files: Files) -> None:  # after scores.yaml: the table no longer agrees
         rewrite(files, "trials.jsonl", lambda rows: rows[0]["result"].update(verdict="false_safe"))
 
     built = make_registry(change=caught)
-    cold = _verdicts(built.root, VerificationCache(tmp_path / "cache"))
+    cold = verdicts_json(built.root, VerificationCache(tmp_path / "cache"))
     assert "score-table-mismatch" in json.dumps(cold)
-    assert _verdicts(built.root, VerificationCache(tmp_path / "cache")) == cold
+    assert verdicts_json(built.root, VerificationCache(tmp_path / "cache")) == cold
 
 
 @pytest.mark.parametrize(

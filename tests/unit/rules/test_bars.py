@@ -29,26 +29,18 @@ from bot.rules.bars import (
     unit_structure,
 )
 from bot.rules.evidence.models import Case, Trial
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import Market
 from bot.rules.score_table import RateRow, ScoreTable
 from bot.rules.stats import clopper_pearson, coverage, delong, delong_logit
 from bot.rules.stats.errors import StatisticsError
 from bot.vocab.findings import Code, Severity
-from tests.support import RULES
+from tests.support import shared_rules
 
 CONFIDENCE = 0.95
 START = datetime(2027, 1, 20, 9, tzinfo=UTC)
 
 
-def _rules() -> SharedRules:
-    document, problems = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None, problems
-    rules, problems = SharedRules.from_document(document)
-    assert rules is not None, problems
-    return rules
-
-
-RULES_MODEL = _rules()
+RULES_MODEL = shared_rules()
 
 FALSE_SAFE = {
     "id": "false-safe",

@@ -7,22 +7,17 @@ without any of them.
 
 from __future__ import annotations
 
-import errno
-import io
 import json
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
-from typing import BinaryIO
 
 import pytest
 
 from bot.app.attempt_read import read_attempt
 from bot.app.gather import find_market
 from bot.app.registry import Registry
-from bot.edges.dump import dump_jsonl
+from bot.edges.dump import dump_jsonl, dump_yaml
 from bot.edges.history import MemoryHistory
-from bot.edges.load.yaml_ import parse_yaml
-from bot.edges.tree import MODE_FILE, MODE_FOLDER, TreeEntry, TreeError
 from bot.faces.demo.specimen import (
     AttemptSpec,
     attempt_files,
@@ -33,13 +28,12 @@ from bot.faces.demo.specimen import (
 )
 from bot.rules.judge.attempt import judge_attempt
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
-from bot.rules.models import SharedRules
 from bot.rules.qualification import required_checks
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Landing
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.timestamps import format_timestamp
-from tests.support import RULES
+from tests.support import RULES, MemoryTree, shared_rules
 
 SPEC = AttemptSpec()
 FOLDER = SPEC.folder
@@ -48,47 +42,7 @@ MERGED = SPEC.frozen_at + timedelta(days=1)  # the freeze PR's merge commit
 FILED = datetime(2027, 2, 20, 10, 0, tzinfo=UTC)
 
 
-class MemoryTree:
-    """A tree held in a dict of path -> bytes (folders implied)."""
-
-    label = "memory"
-
-    def __init__(self, files: dict[str, bytes]) -> None:
-        self.files = files
-
-    def entry(self, path: str) -> TreeEntry | None:
-        path = path.strip("/")
-        if path in self.files:
-            return TreeEntry(path, "file", MODE_FILE, len(self.files[path]))
-        if not path or any(name.startswith(f"{path}/") for name in self.files):
-            return TreeEntry(path, "folder", MODE_FOLDER)
-        return None
-
-    def children(self, folder: str) -> list[TreeEntry]:
-        prefix = f"{folder.strip('/')}/" if folder.strip("/") else ""
-        names = {
-            name[len(prefix) :].split("/")[0] for name in self.files if name.startswith(prefix)
-        }
-        if not names:
-            raise TreeError(errno.ENOENT, "no such folder", folder)
-        found = [self.entry(f"{prefix}{name}") for name in sorted(names)]
-        return [entry for entry in found if entry is not None]
-
-    def open(self, path: str) -> BinaryIO:
-        if path not in self.files:
-            raise TreeError(errno.ENOENT, "no such file", path)
-        return io.BytesIO(self.files[path])
-
-
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, _ = SharedRules.from_document(document)
-    assert rules is not None
-    return rules
-
-
-RULES_MODEL = _rules()
+RULES_MODEL = shared_rules()
 MARKET = load_market(market_document(3, "default"), RULES_MODEL)
 
 
@@ -105,11 +59,14 @@ def _files(change=None, judged: bool = True) -> dict[str, bytes]:  # type: ignor
     return files
 
 
-def _read(files: dict[str, bytes]) -> tuple[Registry, AttemptFiles]:
+def _read(files: dict[str, bytes], market: bool = True) -> tuple[Registry, AttemptFiles]:
+    """The attempt `files` read from a registry holding market 3's contract (unless
+    `market` is False) and the shared rules."""
     tree = MemoryTree({f"{FOLDER}/{name}": data for name, data in files.items()})
     tree.files["shared-rules/common-v1.yaml"] = RULES
+    if market:
+        tree.files["markets/market-03.yaml"] = dump_yaml(market_document(3, "default"))
     registry = Registry(tree, RULES_MODEL)
-    registry._markets[3] = (MARKET, [])
     return registry, read_attempt(registry, FOLDER)
 
 
@@ -320,8 +277,7 @@ def test_an_adapter_rerun_finding_makes_the_evidence_invalid() -> None:
 
 
 def test_an_unknown_market_is_reported_by_the_gatherer_and_judged() -> None:
-    registry, read = _read(_files())
-    registry._markets[3] = (None, [])
+    registry, read = _read(_files(), market=False)
     market, problems, registry_problems = find_market(registry, read)
     assert market is None and not registry_problems
     verdict = judge_attempt(read, _facts(market_problems=problems), None, RULES_MODEL, AS_OF)
@@ -604,8 +560,8 @@ def _judge_small(
     )
     tree = MemoryTree({f"{FOLDER}/{name}": data for name, data in files.items()})
     tree.files["shared-rules/common-v1.yaml"] = RULES
+    tree.files["markets/market-03.yaml"] = dump_yaml(document)
     registry = Registry(tree, RULES_MODEL)
-    registry._markets[3] = (market, [])
     read = read_attempt(registry, FOLDER)
     return judge_attempt(read, _facts(), market, RULES_MODEL, AS_OF)
 

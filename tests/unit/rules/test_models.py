@@ -6,23 +6,13 @@ from typing import Any
 
 import pytest
 
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import market_document
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import Market
 from bot.vocab.document import Document
 from bot.vocab.findings import Code
-from tests.support import RULES
+from tests.support import shared_rules
 
-
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, problems = SharedRules.from_document(document)
-    assert rules is not None, problems
-    return rules
-
-
-SHARED = _rules()
+SHARED = shared_rules()
 
 
 def _contract(document: dict[str, Any], expected_id: int | None = None) -> Any:
@@ -92,7 +82,7 @@ def test_a_contract_for_market_14_is_refused_with_the_sentence(document: dict[st
 
 
 def test_the_adversarial_routes_are_read_once_as_written() -> None:
-    adversarial = _rules().adversarial
+    adversarial = SHARED.adversarial
     assert adversarial.red_teams.min_hours_each == 80
     assert type(adversarial.red_teams.min_hours_each) is int  # shown as 80, not 80.0
     assert (adversarial.red_teams.min_groups, adversarial.red_teams.min_organizations) == (3, 2)

@@ -11,13 +11,12 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
 from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.models import Attempt, Trial
 from bot.rules.evidence.schema import validate
 from bot.rules.evidence.trials import check_trials
-from bot.rules.models import Market, SharedRules
+from bot.rules.models import Market
 from bot.rules.qualification import Evidence, qualify, required_checks
 from bot.rules.records import CertificateSummary, TrialSummary, summarize_units
 from bot.rules.stats.units import collapse_units
@@ -25,18 +24,9 @@ from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.document import Document, Record
 from bot.vocab.findings import Code
 from bot.vocab.timestamps import format_timestamp, parse_timestamp
-from tests.support import RULES, records
+from tests.support import records, shared_rules
 
-
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, problems = SharedRules.from_document(document)
-    assert rules is not None, problems
-    return rules
-
-
-SHARED = _rules()
+SHARED = shared_rules()
 ALL = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
 
 # ---- end of day, Anywhere on Earth ----------------------------------------------------------

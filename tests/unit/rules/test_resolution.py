@@ -13,28 +13,17 @@ from hypothesis import strategies as st
 
 from bot.app.api import ResolveReport
 from bot.app.report_json import ReportError, resolve_report_from_json, resolve_report_to_json
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import load_market, market_document
 from bot.rules.evidence.schema import validate
-from bot.rules.models import SharedRules
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
 from bot.rules.resolution import three_way as three_way_of_summaries
 from bot.rules.verdict import AttemptVerdict, ImpossibleVerdict
 from bot.vocab.commits import Tag
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Code, Finding, Severity
-from tests.support import RULES
+from tests.support import shared_rules
 
-
-def _rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, problems = SharedRules.from_document(document)
-    assert rules is not None, problems
-    return rules
-
-
-MARKET = load_market(market_document(3, "default"), _rules())
+MARKET = load_market(market_document(3, "default"), shared_rules())
 DATES = MarketDates.of(date(2027, 6, 30), 60, 30)  # closes 2027-08-29, annulled after 09-28
 CLOSED = date(2027, 9, 1)
 AFTER_ANNULMENT = date(2027, 9, 29)

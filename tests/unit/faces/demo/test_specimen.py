@@ -10,9 +10,8 @@ import pytest
 from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo import specimen
 from bot.faces.demo.specimen import AttemptSpec, attempt_files, load_market, market_document
-from bot.rules.models import SharedRules
 from bot.rules.stats.units import collapse_units
-from tests.support import RULES, records
+from tests.support import RULES, records, shared_rules
 
 
 def test_log_limits_are_the_shared_rules() -> None:
@@ -37,19 +36,11 @@ def test_large_logs_are_kept_as_excerpts_of_the_pinned_log() -> None:
 # ---- honest units under the shared Unit Rule (issue "Verdict integrity", 3) -----------------
 
 
-def _shared_rules() -> SharedRules:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, _ = SharedRules.from_document(document)
-    assert rules is not None
-    return rules
-
-
 def _units(spec: AttemptSpec) -> tuple[int, int]:
     """(trials, units) of the specimen's trials under the shared rules' unit keys."""
     files = attempt_files(spec)
     trials = records(files, "trials.jsonl")
-    structure = collapse_units(trials, _shared_rules().unit_keys)
+    structure = collapse_units(trials, shared_rules().unit_keys)
     return len(trials), structure.count
 
 
@@ -69,7 +60,7 @@ def test_every_trial_of_the_specimen_is_its_own_unit(spec: AttemptSpec) -> None:
 
 
 def test_the_demo_markets_floors_are_reachable_under_the_shared_keys() -> None:
-    rules = _shared_rules()
+    rules = shared_rules()
     market = load_market(market_document(3, "default"), rules)
     assert market.unit_keys == rules.unit_keys
     _, units = _units(AttemptSpec())

@@ -14,7 +14,7 @@ from bot.faces.github.facts import maintainer_approved, read_submitters
 from bot.vocab.commits import Landing
 from bot.vocab.errors import ClaimsError
 from bot.vocab.findings import Code
-from tests.unit.rules.test_judge import MemoryTree
+from tests.support import MemoryTree
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
 SHA = "a" * 40

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.app.api import open_workspace
 from bot.app.matrix import ATTEMPT_PATH, plan_matrix
 from bot.faces.demo.specimen import AttemptSpec
-from tests.conftest import RegistryFactory
+from tests.support import RegistryFactory
 
 WRAPPED = AttemptSpec(kind="wrapped", submitter="bob-lab", slug="wrapped-v1")
 

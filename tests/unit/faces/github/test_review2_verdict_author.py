@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from bot.faces.github.publish import _sticky, shown_digests
-from tests.unit.faces.github.memory_port import MemoryPort
-from tests.unit.faces.github.test_responder import (
+from tests.unit.faces.github.judge_setup import (
     COMMENT_ID,
     DIGEST,
     event,
@@ -12,6 +11,7 @@ from tests.unit.faces.github.test_responder import (
     run,
     verdict_comment,
 )
+from tests.unit.faces.github.memory_port import MemoryPort
 
 
 def test_another_apps_comment_with_the_verdict_header_is_no_verdict() -> None:

@@ -24,6 +24,7 @@ from bot.faces.jobs.rerun_batches import (
 from bot.rules.evidence.models import AdapterSpec
 from bot.vocab.config import Limits
 from tests import close_workflow
+from tests.support import RegistryFactory
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 GIB = 1024**3
@@ -239,7 +240,7 @@ def test_each_rerun_of_a_batch_is_given_the_plans_share(tmp_path: Path) -> None:
 
 
 def test_the_cli_rerun_plan_shares_what_the_pin_plan_leaves(
-    make_registry: Any, run_claims: Any
+    make_registry: RegistryFactory, run_claims: Any
 ) -> None:
     from bot.faces.demo.specimen import AttemptSpec
 

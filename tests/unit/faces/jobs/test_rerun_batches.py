@@ -26,6 +26,7 @@ from bot.faces.jobs.rerun_batches import (
 )
 from bot.vocab.config import Limits
 from tests import close_workflow
+from tests.support import RegistryFactory
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -213,7 +214,9 @@ def test_the_workflows_plan_step_names_a_market_that_waits(tmp_path: Path) -> No
     )
 
 
-def test_the_cli_plan_names_a_market_that_waits(make_registry, run_claims, monkeypatch) -> None:
+def test_the_cli_plan_names_a_market_that_waits(
+    make_registry: RegistryFactory, run_claims, monkeypatch
+) -> None:
     """A plan with room for one attempt (the caps made small): market 3's two wrapped
     attempts wait, none planned, named on stderr (the close without their results blocks the
     market: test_close_windows_reruns.py)."""

@@ -1,7 +1,7 @@
 """Findings capped per reason code and file (bot/app/report_cap.py), in every report.
 
 A flood of 50,000 bad lines must give a report under 1 MB that says what it left out, reads
-back (`VerifyReport.from_json`), and keeps the evidence, status and outcome it states, while
+back (`verify_report_from_json`), and keeps the evidence, status and outcome it states, while
 the GitHub check runs annotate exactly what the JSON report lists.
 """
 

@@ -11,8 +11,7 @@ from bot.edges.tree import FolderTree
 from bot.faces.site.challenge import challenge_curves, weirdml_curves
 from bot.faces.site.model import plan_site
 from bot.faces.site.render import render_site
-from tests.support import PROJECT
-from tests.unit.faces.site.test_model import _inputs
+from tests.support import PROJECT, site_inputs
 
 LOG = (PROJECT / "examples" / "weirdml-v3" / "log.jsonl").read_text(encoding="utf-8")
 
@@ -84,7 +83,7 @@ def test_the_site_draws_the_curves(tmp_path: Path, where: str) -> None:
     curves = challenge_curves(FolderTree(tmp_path))
     # the attempt folder the run names (market 7) as the site's attempt page
     curves = {k.replace("market-07", "market-03"): v for k, v in curves.items()}
-    files = render_site(plan_site(_inputs(curves=curves, generated_on=date(2027, 1, 1))))
+    files = render_site(plan_site(site_inputs(curves=curves, generated_on=date(2027, 1, 1))))
     folder = (
         "attempts/market-03/alice-lab/monitor-v1/" if where == "attempt" else "challenges/run-1/"
     )

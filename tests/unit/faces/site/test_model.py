@@ -2,90 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.faces.demo.specimen import market_document
 from bot.faces.site.model import (
-    MarketContract,
-    SiteInputs,
     attempt_page_path,
     plan_site,
     rules_blocks,
 )
-from bot.rules.models import Market, SharedRules
-from bot.vocab.document import Document
-from tests.support import RULES
-
-RULES_DATA = yaml.safe_load(RULES)
-
-
-def _rules() -> SharedRules:
-    rules, problems = SharedRules.from_document(Document("shared-rules/common-v1.yaml", RULES_DATA))
-    assert rules is not None, problems
-    return rules
-
-
-def _contract(number: int = 3) -> MarketContract:
-    data = market_document(number, "default")
-    market, problems = Market.from_document(
-        Document(f"markets/market-{number:02d}.yaml", data), _rules(), number
-    )
-    assert market is not None, problems
-    return MarketContract(market, data)
-
-
-ATTEMPT = "attempts/market-03/alice-lab/monitor-v1"
-
-
-def _attempt(**changes: Any) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "attempt": ATTEMPT,
-        "market": 3,
-        "kind": "run",
-        "evidence": "valid",
-        "status": "qualifying",
-        "outcome": "met",
-        "reasons": [
-            {
-                "code": "freeze-date-unconfirmed",
-                "message": "landed, not confirmed",
-                "file": f"{ATTEMPT}/freeze.yaml",
-                "line": None,
-                "severity": "notice",
-                "stage": "evidence",
-            }
-        ],
-        "pr_problem_codes": [],
-        "bars": [
-            {
-                "id": "false-safe",
-                "statistic": "rate_upper",
-                "exercised": True,
-                "failures": 1,
-                "units": 16,
-                "bound": 0.25,
-                "auroc": None,
-                "positives": None,
-                "negatives": None,
-                "threshold": 0.2,
-                "met": False,
-                "note": "",
-                "refused": False,
-            }
-        ],
-        "class_conditional": {},
-        "checks": {},
-        "evidence_digest": "0" * 64,
-        "counts": {"files": 1, "cases": 1, "trials": 1, "systems": 1, "families": 1},
-        "units": {},
-    }
-    data.update(changes)
-    return data
+from tests.support import (
+    SITE_ATTEMPT,
+    site_attempt,
+    site_inputs,
+    site_record,
+)
 
 
 def _resolution(outcome: str | None = None, state: str = "filing-window") -> dict[str, Any]:
@@ -112,7 +44,7 @@ def _resolution(outcome: str | None = None, state: str = "filing-window") -> dic
         },
         "attempts": [
             {
-                "attempt": ATTEMPT,
+                "attempt": SITE_ATTEMPT,
                 "evidence": "valid",
                 "status": "qualifying",
                 "outcome": "missed",
@@ -123,73 +55,8 @@ def _resolution(outcome: str | None = None, state: str = "filing-window") -> dic
     }
 
 
-def _record() -> dict[str, Any]:
-    return {
-        "market": 3,
-        "outcome": "YES",
-        "why": "qualifying attempt met every bar",
-        "dates": {
-            "resolve_by": "2027-06-30",
-            "window_closes": "2027-08-29",
-            "annul_on": "2027-09-28",
-        },
-        "as_of": "2027-08-31",
-        "resolved_at": "2027-08-31T03:17:00Z",
-        "snapshot": {
-            "tag": "snapshot-2027-06-30",
-            "commit": "a" * 40,
-            "tagged_at": "2027-08-31T03:17:00Z",
-            "state": "ok",
-        },
-        "archive": {
-            "kind": "zenodo",
-            "tag": "snapshot-2027-06-30",
-            "doi": "10.5281/zenodo.123",
-            "id": "123",
-            "file": "registry.tar.gz",
-            "checksum": "md5:" + "0" * 32,
-            "created": "2027-08-31T03:17:00Z",
-        },
-        "attempts": [
-            {
-                "attempt": ATTEMPT,
-                "evidence": "valid",
-                "status": "qualifying",
-                "outcome": "met",
-                "reasons": [],
-                "counts": True,
-            },
-            {
-                "attempt": "attempts/market-03/bob-lab/gone",
-                "evidence": "invalid",
-                "status": None,
-                "outcome": None,
-                "reasons": ["case-hash-mismatch"],
-                "counts": False,
-            },
-        ],
-        "warnings": [],
-        "source": "git commit abc",
-    }
-
-
-def _inputs(**changes: Any) -> SiteInputs:
-    values: dict[str, Any] = {
-        "rules": RULES_DATA,
-        "window_days": 60,
-        "annul_after_days": 30,
-        "contracts": [_contract()],
-        "attempts": {ATTEMPT: _attempt()},
-        "resolutions": {},
-        "records": {},
-        "generated_on": date(2027, 9, 1),
-    }
-    values.update(changes)
-    return SiteInputs(**values)
-
-
 def test_a_market_without_a_resolution_has_no_outcome_and_its_contracts_dates() -> None:
-    [market] = plan_site(_inputs()).markets
+    [market] = plan_site(site_inputs()).markets
     assert (market["state"], market["outcome"], market["decided_by"]) == ("unknown", None, None)
     assert market["dates"] == {
         "resolve_by": "2027-06-30",
@@ -198,11 +65,11 @@ def test_a_market_without_a_resolution_has_no_outcome_and_its_contracts_dates() 
     }
     assert market["snapshot"] is None
     [row] = market["attempts"]
-    assert (row["status"], row["outcome"], row["page"]) == ("qualifying", "met", f"{ATTEMPT}/")
+    assert (row["status"], row["outcome"], row["page"]) == ("qualifying", "met", f"{SITE_ATTEMPT}/")
 
 
 def test_the_resolve_report_says_state_and_outcome_as_of_its_date() -> None:
-    [market] = plan_site(_inputs(resolutions={3: _resolution()})).markets
+    [market] = plan_site(site_inputs(resolutions={3: _resolution()})).markets
     assert (market["state"], market["outcome"], market["provisional_outcome"]) == (
         "filing-window",
         None,
@@ -216,7 +83,9 @@ def test_the_resolve_report_says_state_and_outcome_as_of_its_date() -> None:
 
 
 def test_a_resolution_record_is_final_and_wins_over_the_resolve_report() -> None:
-    plan = plan_site(_inputs(resolutions={3: _resolution("NO", "closed")}, records={3: _record()}))
+    plan = plan_site(
+        site_inputs(resolutions={3: _resolution("NO", "closed")}, records={3: site_record()})
+    )
     [market] = plan.markets
     assert (market["state"], market["outcome"], market["decided_by"]) == (
         "closed",
@@ -235,21 +104,21 @@ def test_a_resolution_record_is_final_and_wins_over_the_resolve_report() -> None
 
 
 def test_an_annulled_record_makes_the_state_annulled() -> None:
-    record = {**_record(), "outcome": "ANNULLED", "archive": None}
-    [market] = plan_site(_inputs(records={3: record})).markets
+    record = {**site_record(), "outcome": "ANNULLED", "archive": None}
+    [market] = plan_site(site_inputs(records={3: record})).markets
     assert (market["state"], market["outcome"]) == ("annulled", "ANNULLED")
     assert market["snapshot"]["archive"] is None
 
 
 def test_fields_a_later_report_adds_ride_along_to_the_attempt_page() -> None:
     bar = {
-        **_attempt()["bars"][0],
+        **site_attempt()["bars"][0],
         "units_per_class": {"positive": 10, "negative": 6},
         "coverage": 0.874,
         "auroc_lower_alt": {"method": "hanley-mcneil", "bound": 0.81},
     }
-    attempt = _attempt(bars=[bar], challenge={"tasks": 3})
-    [page] = plan_site(_inputs(attempts={ATTEMPT: attempt})).attempts
+    attempt = site_attempt(bars=[bar], challenge={"tasks": 3})
+    [page] = plan_site(site_inputs(attempts={SITE_ATTEMPT: attempt})).attempts
     assert page["bars"][0]["units_per_class"] == {"positive": 10, "negative": 6}
     assert page["bars"][0]["coverage"] == 0.874
     assert page["bars"][0]["estimate"] == 1 / 16  # failures / units beside the upper bound
@@ -259,13 +128,13 @@ def test_fields_a_later_report_adds_ride_along_to_the_attempt_page() -> None:
 
 def test_an_attempt_path_of_another_shape_gets_no_page() -> None:
     odd = "attempts/market-03/../../etc"
-    plan = plan_site(_inputs(attempts={odd: _attempt(attempt=odd)}))
+    plan = plan_site(site_inputs(attempts={odd: site_attempt(attempt=odd)}))
     assert plan.attempts == []
     assert plan.markets[0]["attempts"][0]["page"] is None
 
 
 def test_the_rules_page_follows_the_seeds_sections() -> None:
-    rules = plan_site(_inputs()).rules
+    rules = plan_site(site_inputs()).rules
     assert rules["site_name"] == "AI Safety Claims"
     assert rules["title"] == "Rules every contract shares (version 1)"
     assert rules["path"] == "rules/common-v1/"
@@ -332,7 +201,7 @@ def test_registry_problems_of_the_reports_are_listed_once() -> None:
         "line": None,
         "severity": "warning",
     }
-    index = plan_site(_inputs(problems=[problem, dict(problem)])).index
+    index = plan_site(site_inputs(problems=[problem, dict(problem)])).index
     assert [(p["code"], p["severity"]) for p in index["registry_problems"]] == [
         ("snapshot-late", "warning")
     ]

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from bot.faces.site.charts import BarPoint, TimelineEvent, bars_svg, timeline_svg
 from bot.faces.site.model import plan_site
 from bot.faces.site.render import render_site
-from tests.unit.faces.site.test_model import ATTEMPT, _attempt, _inputs, _record
+from tests.support import SITE_ATTEMPT, site_attempt, site_inputs, site_record
 
-PAGE = f"{ATTEMPT}/index.html"
+PAGE = f"{SITE_ATTEMPT}/index.html"
 
 
 def _strict(html: bytes) -> None:
@@ -23,8 +23,10 @@ def _strict(html: bytes) -> None:
 
 
 def test_hostile_text_in_a_report_is_escaped() -> None:
-    reason = {**_attempt()["reasons"][0], "message": '<script>alert(1)</script>"&'}
-    files = render_site(plan_site(_inputs(attempts={ATTEMPT: _attempt(reasons=[reason])})))
+    reason = {**site_attempt()["reasons"][0], "message": '<script>alert(1)</script>"&'}
+    files = render_site(
+        plan_site(site_inputs(attempts={SITE_ATTEMPT: site_attempt(reasons=[reason])}))
+    )
     for path in (PAGE, "markets/market-03/index.html"):
         html = files[path]
         assert b"<script>" not in html
@@ -33,16 +35,16 @@ def test_hostile_text_in_a_report_is_escaped() -> None:
 
 
 def test_optional_bar_fields_get_columns_only_when_present() -> None:
-    plain = render_site(plan_site(_inputs()))[PAGE].decode()
+    plain = render_site(plan_site(site_inputs()))[PAGE].decode()
     assert "Units per class" not in plain and "Coverage" not in plain
     bar = {
-        **_attempt()["bars"][0],
+        **site_attempt()["bars"][0],
         "units_per_class": {"positive": 10, "negative": 6},
         "coverage": 0.874,
         "auroc_lower_alt": {"method": "hanley-mcneil", "bound": 0.81},
     }
-    attempt = _attempt(bars=[bar], challenge={"tasks": 3})
-    html = render_site(plan_site(_inputs(attempts={ATTEMPT: attempt})))[PAGE].decode()
+    attempt = site_attempt(bars=[bar], challenge={"tasks": 3})
+    html = render_site(plan_site(site_inputs(attempts={SITE_ATTEMPT: attempt})))[PAGE].decode()
     assert "Positives / negatives" not in html  # the same counts, shown once
     for text in (
         '<th scope="col">Units per class</th>',
@@ -58,14 +60,14 @@ def test_optional_bar_fields_get_columns_only_when_present() -> None:
 
 
 def test_the_doi_of_a_recorded_archive_copy_is_a_link() -> None:
-    files = render_site(plan_site(_inputs(records={3: _record()})))
+    files = render_site(plan_site(site_inputs(records={3: site_record()})))
     html = files["markets/market-03/index.html"].decode()
     assert '<a href="https://doi.org/10.5281/zenodo.123">10.5281/zenodo.123</a>' in html
     assert b"snapshot tagged" in files["markets/market-03/timeline.svg"]
 
 
 def test_every_page_links_relative_to_its_depth() -> None:
-    files = render_site(plan_site(_inputs()))
+    files = render_site(plan_site(site_inputs()))
     assert b'href="style.css"' in files["index.html"]
     assert b'href="../../style.css"' in files["markets/market-03/index.html"]
     assert b'href="../../../../style.css"' in files[PAGE]
@@ -95,7 +97,7 @@ def test_charts_are_reproducible_and_say_what_they_show() -> None:
 
 
 def test_the_index_lists_registry_problems_when_there_are_some() -> None:
-    assert b"Registry problems" not in render_site(plan_site(_inputs()))["index.html"]
+    assert b"Registry problems" not in render_site(plan_site(site_inputs()))["index.html"]
     problem = {
         "code": "registry-invalid",
         "message": "markets/market-09.yaml: bars: expected a list",
@@ -103,7 +105,7 @@ def test_the_index_lists_registry_problems_when_there_are_some() -> None:
         "line": 12,
         "severity": "error",
     }
-    html = render_site(plan_site(_inputs(problems=[problem])))["index.html"].decode()
+    html = render_site(plan_site(site_inputs(problems=[problem])))["index.html"].decode()
     assert "<h2>Registry problems</h2>" in html
     assert "<code>registry-invalid</code>: markets/market-09.yaml: bars: expected a list" in html
     _strict(html.encode())
@@ -114,11 +116,13 @@ def test_an_attempt_entry_the_site_cannot_draw_is_an_error_panel_on_its_own_page
     is no object) or drawing (a bar whose threshold is no number) gives that attempt's page
     an error panel; the other attempt's page and the market page are drawn."""
     other = "attempts/market-03/bob-lab/monitor-v2"
-    broken = _attempt(bars=["not a bar"])
-    undrawable = _attempt(bars=[{**_attempt()["bars"][0], "threshold": "high"}])
+    broken = site_attempt(bars=["not a bar"])
+    undrawable = site_attempt(bars=[{**site_attempt()["bars"][0], "threshold": "high"}])
     for bad in (broken, undrawable):
         errors: list[str] = []
-        plan = plan_site(_inputs(attempts={ATTEMPT: bad, other: _attempt(attempt=other)}))
+        plan = plan_site(
+            site_inputs(attempts={SITE_ATTEMPT: bad, other: site_attempt(attempt=other)})
+        )
         files = render_site(plan, errors=errors)
         page = files[PAGE].decode()
         assert "cannot be shown" in page, page
@@ -143,12 +147,12 @@ def test_any_text_or_number_of_a_report_entry_renders_without_an_error_page(
     nothing is drawn as an error page, every page parses."""
     reason = {"code": "schema", "message": text, "file": text, "line": number, "severity": "error"}
     checks = {text or "x": {"state": text, "verdict": None, "by": text, "at": None}}
-    attempt = _attempt(  # no bars: their chart is another test's, and slow
+    attempt = site_attempt(  # no bars: their chart is another test's, and slow
         reasons=[reason], checks=checks, class_conditional={"all": {text: {text: number}}}, bars=[]
     )
     attempt["counts"] = dict.fromkeys(attempt["counts"], number)
     errors: list[str] = []
-    files = render_site(plan_site(_inputs(attempts={ATTEMPT: attempt})), errors=errors)
+    files = render_site(plan_site(site_inputs(attempts={SITE_ATTEMPT: attempt})), errors=errors)
     assert errors == []
     for path, data in files.items():
         if path.endswith(".html"):

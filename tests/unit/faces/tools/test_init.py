@@ -10,9 +10,11 @@ from bot.faces.tools.init import attempt_stub, freeze_stub
 from bot.rules.evidence.placeholders import check_placeholders
 from bot.rules.evidence.schema import validate
 from bot.vocab.findings import Code, Finding
-from tests.unit.rules.test_qualification import SHARED
+from tests.support import shared_rules
 
 PROTOCOL = {"rounds": 5, "access": "white-box", "teams": ["a", "b"]}
+
+SHARED = shared_rules()
 
 
 @pytest.mark.parametrize(

@@ -26,13 +26,14 @@ from bot.faces.demo.specimen import (
 )
 from bot.vocab.config import Limits
 from bot.vocab.findings import Code
-from tests.unit.rules.test_judge import RULES_MODEL
+from tests.support import shared_rules
 
 SPEC = AttemptSpec(market=11, submitter="a-lab", slug="one", kind="challenge", challenge_run="r-1")
 RUN = RunSpec(run="r-1")
 SCORES = f"scores/{SPEC.submitter}/{SPEC.slug}/results.jsonl"
 
 
+RULES_MODEL = shared_rules()
 MARKET = load_market(market_document(11, "default", kinds=["challenge"]), RULES_MODEL)
 
 

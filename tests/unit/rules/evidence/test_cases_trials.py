@@ -9,15 +9,13 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from bot.edges.load.yaml_ import parse_yaml
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseCheck, check_cases
 from bot.rules.evidence.trials import check_trials
-from bot.rules.models import SharedRules
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
-from tests.support import RULES, records
+from tests.support import records, shared_rules
 
 CASES = "attempts/market-03/alice-lab/monitor-v1/freeze-cases.jsonl"
 TRIALS = "attempts/market-03/alice-lab/monitor-v1/trials.jsonl"
@@ -105,10 +103,7 @@ def test_a_blank_system_is_refused() -> None:
 
 
 def test_the_shared_unit_keys_are_what_these_tests_check_with() -> None:
-    document, _ = parse_yaml(RULES, "shared-rules/common-v1.yaml")
-    assert document is not None
-    rules, _ = SharedRules.from_document(document)
-    assert rules is not None and rules.unit_keys == KEYS
+    assert shared_rules().unit_keys == KEYS
 
 
 def test_parse_round_trip_of_the_honest_trials_is_clean() -> None:

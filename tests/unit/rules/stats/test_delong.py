@@ -6,9 +6,7 @@ References: tests/data/README.md (pROC test suite values for the aSAH data set; 
 
 from __future__ import annotations
 
-import csv
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,36 +17,22 @@ from scipy.stats import norm  # type: ignore[import-untyped]
 from bot.rules.stats import delong
 from bot.rules.stats.delong import DeLongResult, auroc, auroc_quadratic, lower_bound
 from bot.rules.stats.errors import StatisticsError
+from tests.support import ASAH_REFERENCE, asah_scores
 
-ASAH = Path(__file__).resolve().parents[3] / "data" / "asah.csv"
 TOLERANCE = 1e-6
-
-# pROC tests/testthat/test-var.R (DeLong variance) and test-ci.auc.R.
-ASAH_REFERENCE = {
-    "s100b": (0.731368563685637, 0.00266868245717244),
-    "ndka": (0.611957994579946, 0.0031908105493913),
-    "wfns": (0.823678861788618, 0.00146991470882363),
-}
+# pROC tests/testthat/test-ci.auc.R (the ndka marker of ASAH_REFERENCE).
 NDKA_CI_95 = (0.501244999271703, 0.722670989888189)
 
 
-def _asah_scores(marker: str) -> tuple[list[float], list[float]]:
-    with ASAH.open(newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    positives = [float(row[marker]) for row in rows if row["outcome"] == "Poor"]
-    negatives = [float(row[marker]) for row in rows if row["outcome"] == "Good"]
-    return positives, negatives
-
-
 def test_asah_class_sizes() -> None:
-    positives, negatives = _asah_scores("s100b")
+    positives, negatives = asah_scores("s100b")
     assert (len(positives), len(negatives)) == (41, 72)
 
 
 @pytest.mark.parametrize("marker", sorted(ASAH_REFERENCE))
 @pytest.mark.parametrize("method", [auroc, auroc_quadratic])
 def test_asah_matches_proc(marker: str, method: object) -> None:
-    positives, negatives = _asah_scores(marker)
+    positives, negatives = asah_scores(marker)
     result = method(positives, negatives)  # type: ignore[operator]
     expected_auc, expected_variance = ASAH_REFERENCE[marker]
     assert isinstance(result, DeLongResult)
@@ -61,7 +45,7 @@ def test_asah_matches_proc(marker: str, method: object) -> None:
 
 
 def test_asah_ndka_two_sided_ci() -> None:
-    result = auroc(*_asah_scores("ndka"))
+    result = auroc(*asah_scores("ndka"))
     half_width = float(norm.ppf(0.975)) * math.sqrt(result.variance)
     assert result.auc - half_width == pytest.approx(NDKA_CI_95[0], abs=TOLERANCE)
     assert result.auc + half_width == pytest.approx(NDKA_CI_95[1], abs=TOLERANCE)
@@ -70,7 +54,7 @@ def test_asah_ndka_two_sided_ci() -> None:
 
 
 def test_asah_s100b_one_sided_lower_bound() -> None:
-    result = auroc(*_asah_scores("s100b"))
+    result = auroc(*asah_scores("s100b"))
     expected = result.auc - float(norm.ppf(0.95)) * math.sqrt(result.variance)
     assert lower_bound(result, 0.95) == pytest.approx(expected, abs=1e-15)
     assert 0.6 < lower_bound(result, 0.95) < result.auc

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bot.rules.stats import delong
 from bot.rules.stats.delong_logit import METHOD, lower_bound
 from bot.rules.stats.errors import StatisticsError
-from tests.unit.rules.stats.test_delong import ASAH_REFERENCE, _asah_scores
+from tests.support import ASAH_REFERENCE, asah_scores
 
 # expit(logit(A) - z sqrt(V) / (A (1 - A))) from pROC's (A, V).
 ASAH_LOGIT_95 = {
@@ -28,7 +28,7 @@ ASAH_LOGIT_95 = {
 
 @pytest.mark.parametrize("marker", sorted(ASAH_REFERENCE))
 def test_asah_reference_values(marker: str) -> None:
-    result = delong.auroc(*_asah_scores(marker))
+    result = delong.auroc(*asah_scores(marker))
     assert lower_bound(result, 0.95) == pytest.approx(ASAH_LOGIT_95[marker], abs=1e-6)
 
 

@@ -42,10 +42,9 @@ from bot.rules.evidence.cases import check_cases
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import validate
 from bot.rules.evidence.trials import check_trials
-from bot.rules.models import SharedRules
 from bot.vocab.errors import ClaimsError
 from bot.vocab.jsonl import parse_jsonl
-from tests.support import PROJECT, RULES
+from tests.support import PROJECT, RegistryFactory, shared_rules
 from tests.support import records as file_records
 
 DATA = PROJECT / "tests" / "data" / "inspect"
@@ -348,12 +347,11 @@ def test_evidence_passes_the_schemas_and_the_evidence_rules(json_log) -> None:
     assert sorted(checked) == sorted(ORDER)
 
 
-def test_claims_verify_accepts_the_adapted_evidence(json_log, make_registry, run_claims) -> None:
+def test_claims_verify_accepts_the_adapted_evidence(
+    json_log, make_registry: RegistryFactory, run_claims
+) -> None:
     """A wrapped attempt whose freeze-cases and trials are the adapter's output, unchanged."""
-    rules_document = parse_yaml(RULES, "shared-rules/common-v1.yaml")[0]
-    assert rules_document is not None
-    rules = SharedRules.from_document(rules_document)[0]
-    assert rules is not None
+    rules = shared_rules()
     log = json_log("run-a")
     adapted = convert(log)
     created = datetime.fromisoformat(raw_json_log("run-a")["eval"]["created"])
