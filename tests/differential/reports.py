@@ -37,8 +37,7 @@ from bot.faces.demo.run import _with_schemas, close_on_schedule, examples_folder
 from bot.faces.report.markdown import escape
 from bot.vocab.timestamps import parse_timestamp
 from tests.adversarial.generate import CORPUS, Context, Entry, build
-from tests.conftest import AS_OF, RegistryFactory
-from tests.support import PROJECT, Files, records, rewrite
+from tests.support import AS_OF, PROJECT, Files, RegistryFactory, records, rewrite
 
 __all__ = [
     "CORPUS_ENTRIES",
