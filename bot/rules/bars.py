@@ -22,8 +22,12 @@ warning `bound-coverage-low` below 90%, and the logit bound beside it
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import TypedDict, Unpack
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from itertools import compress
+from operator import attrgetter
+from typing import TypedDict, Unpack, cast
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.models import Bar, Market
@@ -36,12 +40,13 @@ from bot.rules.stats.units import UnitStructure, collapse_units, unit_failures_a
 from bot.rules.verdict import BarResult
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.names import fold_name
-from bot.vocab.values import JSONObject, JSONValue, json_equal
+from bot.vocab.values import JSONObject, JSONValue, json_equal, json_key
 
 __all__ = [
     "BOUND_TOLERANCE",
     "BarResult",
     "ScoreTable",
+    "Selections",
     "below_coverage_grid",
     "compare_score_tables",
     "coverage_low",
@@ -126,33 +131,229 @@ def _matches(value: JSONValue, wanted: JSONValue) -> bool:
     return json_equal(value, wanted)  # JSON equality (bot/vocab/values.py): true is not 1
 
 
-def _selected(bar: Bar, cases: Mapping[str, Case], trials: Sequence[Trial]) -> list[int]:
-    over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
-    chosen = []
-    for index, trial in enumerate(trials):
-        if over_case:
-            case = cases[trial.case_id]
-            if not all(_matches(case.field(name), want) for name, want in over_case):
-                continue
-        if over_result:
-            result = trial.result
-            if not all(_matches(result.get(name), want) for name, want in over_result):
-                continue
-        chosen.append(index)
-    return chosen
+# Values of exactly these types are equal as JSON values exactly when they are of one type and
+# equal in Python (`json_equal`), so equal such values answer every `_matches` alike: asked
+# once per distinct value. (0.0 and -0.0 are one value to JSON too; a NaN, which no loader
+# lets through, equals nothing and is asked afresh, each NaN apart.)
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_NULL = type(None)
+_PRESENT = _SCALARS - {_NULL}
 
 
-def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) -> list[Finding]:
+def _one_kind(values: Sequence[JSONValue]) -> bool:
+    """Plain values of one type, nulls aside: a value is then a key for its answers (true and
+    1, or 1 and 1.0, are never in one such column). Found in C."""
+    kinds = set(map(type, values))
+    return kinds <= _SCALARS and len(kinds - {_NULL}) <= 1
+
+
+def _plain_keys(values: list[JSONValue]) -> list[Hashable]:
+    """A key per value: equal keys for values every JSON-equality test answers alike; a key
+    of its own for a list or an object."""
+    if _one_kind(values):
+        return cast("list[Hashable]", values)  # plain values only: each hashable
+    return [
+        (type(value), value) if type(value) in _SCALARS else ("alone", index)
+        for index, value in enumerate(values)
+    ]
+
+
+def _answers(values: list[JSONValue], ask: Callable[[JSONValue], bool]) -> list[bool]:
+    """`ask(value)` for each value: once per distinct value where the values are plain. `ask`
+    answers JSON-equal values alike (a `_matches` test), so 0.0 may answer for -0.0."""
+    if not _one_kind(values):
+        return list(map(_remembered(ask), values))
+    answers = {value: ask(value) for value in set(values)}
+    return list(map(answers.__getitem__, values))
+
+
+def _remembered(ask: Callable[[JSONValue], bool]) -> Callable[[JSONValue], bool]:
+    """`ask`, asked once per distinct plain value (of its type); `ask` answers JSON-equal
+    values alike, as in `_answers`."""
+    answers: dict[tuple[type, JSONValue], bool] = {}
+
+    def remembered(value: JSONValue) -> bool:
+        kind = type(value)
+        if kind not in _SCALARS:
+            return ask(value)
+        key = (kind, value)
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = ask(value)
+        return answer
+
+    return remembered
+
+
+def _one_of(wanted: JSONValue) -> Callable[[JSONValue], bool]:
+    """`_matches(value, wanted)`, as a function of the value."""
+    return lambda value: _matches(value, wanted)
+
+
+def _matcher(wanted: JSONValue) -> Callable[[JSONValue], bool]:
+    """`_matches(value, wanted)`, asked once per distinct plain value."""
+    return _remembered(_one_of(wanted))
+
+
+_CASE_ATTRIBUTES = ("case_id", "family", "kind")  # `Case.field`: the rest are `public`'s
+
+
+class Selections:
+    """The trials' columns the bars read, each read once: which trials each bar counts
+    (`over.case`, `over.result`), the result fields, the class-conditional counts.
+
+    Selection is by column: the values of every field the `bars` select by are read once per
+    trial, trials with equal plain values grouped (in C), and each bar's condition asked once
+    per group. Bars with one condition share one list. A bar's list is the indexes of the
+    trials it counts, in trial order, as asking each trial would give it.
+    """
+
+    def __init__(
+        self, cases: Mapping[str, Case], trials: Sequence[Trial], bars: Sequence[Bar]
+    ) -> None:
+        self._cases, self._trials = cases, trials
+        self._case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
+        self._result_fields = list(dict.fromkeys(n for bar in bars for n in bar.over_result))
+        self._results: dict[str, list[JSONValue]] = {}
+        # Each group's values (by its first trial, then by field), and each trial's group.
+        self._groups: tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]] | None = None
+        self._chosen: dict[Hashable, list[int]] = {}
+
+    def result_column(self, name: str) -> list[JSONValue]:
+        """Each trial's `result.get(name)`."""
+        column = self._results.get(name)
+        if column is None:
+            column = self._results[name] = [trial.result.get(name) for trial in self._trials]
+        return column
+
+    def _grouped(self) -> tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]]:
+        if self._groups is not None:
+            return self._groups
+        trials = self._trials
+        columns: dict[tuple[str, str], list[JSONValue]] = {}
+        if self._case_fields:
+            cases = list(map(self._cases.__getitem__, map(attrgetter("case_id"), trials)))
+            for name in self._case_fields:
+                columns["case", name] = (
+                    list(map(attrgetter(name), cases))
+                    if name in _CASE_ATTRIBUTES
+                    else [case.public.get(name) for case in cases]
+                )
+            del cases
+        for name in self._result_fields:
+            columns["result", name] = self.result_column(name)
+        keyed = [_plain_keys(column) for column in columns.values()]
+        keys = keyed[0] if len(keyed) == 1 else list(zip(*keyed, strict=True))
+        # Reversed, so that each key keeps its first trial.
+        first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+        group_of = list(map(first_of.__getitem__, keys))
+        rows = {
+            first: {field: column[first] for field, column in columns.items()}
+            for first in first_of.values()
+        }
+        self._groups = rows, group_of
+        return self._groups
+
+    def of(self, bar: Bar) -> list[int]:
+        """The indexes of the trials `bar` (one of the `bars`) counts, in trial order: a list
+        shared with the bars of its condition, to read, not to change."""
+        over_case, over_result = list(bar.over_case.items()), list(bar.over_result.items())
+        if not over_case and not over_result:
+            return list(range(len(self._trials)))
+        condition = (
+            tuple((name, json_key(want)) for name, want in over_case),
+            tuple((name, json_key(want)) for name, want in over_result),
+        )
+        chosen = self._chosen.get(condition)
+        if chosen is None:
+            rows, group_of = self._grouped()
+            wants = [(("case", name), want) for name, want in over_case]
+            wants += [(("result", name), want) for name, want in over_result]
+            counted = {
+                first: all(_matches(row[field], want) for field, want in wants)
+                for first, row in rows.items()
+            }
+            chosen = self._chosen[condition] = list(
+                compress(range(len(group_of)), map(counted.__getitem__, group_of))
+            )
+        return chosen
+
+    def _labels(self) -> tuple[list[JSONValue], list[JSONValue], bool]:
+        """The certificate and truth columns, and whether all of both are text."""
+        certificates = self.result_column(CERTIFICATE_FIELD)
+        truths = self.result_column(TRUTH_FIELD)
+        text = {str}.issuperset(map(type, certificates)) and {str}.issuperset(map(type, truths))
+        return certificates, truths, text
+
+    def unlabelled(self) -> list[int]:
+        """The trials without both labels as text."""
+        certificates, truths, text = self._labels()
+        if text:
+            return []
+        return [
+            index
+            for index, (certificate, truth) in enumerate(zip(certificates, truths, strict=True))
+            if not (isinstance(certificate, str) and isinstance(truth, str))
+        ]
+
+    def confusion(self, selected: Sequence[int] | None) -> dict[str, dict[str, int]]:
+        """The class-conditional counts of the `selected` trials (None: all): certificate
+        labels and, in each, truth labels, in the order the trials first show them."""
+        certificates, truths, text = self._labels()
+        firsts: Iterable[JSONValue] = certificates
+        seconds: Iterable[JSONValue] = truths
+        if selected is not None:
+            firsts, seconds = (
+                map(certificates.__getitem__, selected),
+                map(truths.__getitem__, selected),
+            )
+        # All text: each pair as it is (the labels checked, `_labels`).
+        pairs: Iterable[tuple[str, str] | None] = cast(
+            "Iterable[tuple[str, str]]", zip(firsts, seconds, strict=True)
+        )
+        if not text:
+            pairs = (
+                (certificate, truth)
+                if isinstance(certificate, str) and isinstance(truth, str)
+                else None
+                for certificate, truth in zip(firsts, seconds, strict=True)
+            )
+        table: dict[str, dict[str, int]] = {}
+        for pair, count in Counter(pairs).items():  # a Counter keeps first appearances' order
+            if pair is not None:
+                certificate, truth = pair
+                table.setdefault(certificate, {})[truth] = count
+        return table
+
+
+def _lacking(
+    bar: Bar,
+    trials: Sequence[Trial],
+    selected: list[int],
+    file: str,
+    allowed: Callable[[JSONValue], bool] | None = None,
+    values: list[JSONValue] | None = None,
+) -> list[Finding]:
     """`schema` findings for the bar's trials whose result cannot be read as the bar needs.
 
     An absent field, a null, or a list or object is not a value: a rate bar would count it as
     passing (rate_upper) and an AUROC bar as a negative, so it is refused like a missing
     score. Where the contract states the field's allowed values (`values`; for an AUROC
     label, `positive` and `negative`), any other value is refused too: a typo such as
-    "False_Safe" must not pass as "not a failure".
+    "False_Safe" must not pass as "not a failure". `allowed`: `_allowed(bar)`; `values`: each
+    selected trial's `result.get(field)`: when the caller has them already.
     """
     name = bar.predicate_field if bar.statistic != "auroc_lower" else bar.label_field
     if not name:
+        return []
+    is_allowed = allowed or _allowed(bar)
+    # Every value present and plain (an absent one reads None): only the contract's values
+    # can refuse one, asked once per distinct value.
+    if (
+        values is not None
+        and _PRESENT.issuperset(map(type, values))
+        and (not bar.allowed or all(_answers(values, is_allowed)))
+    ):
         return []
     findings = []
     for index in selected:
@@ -162,14 +363,21 @@ def _lacking(bar: Bar, trials: Sequence[Trial], selected: list[int], file: str) 
             problem = "the result has none"
         elif value is None or isinstance(value, dict | list):
             problem = f"got {value!r}, expected a plain value"
-        elif bar.allowed and not _matches(value, list(bar.allowed)):
-            allowed = ", ".join(repr(item) for item in bar.allowed)
-            problem = f"got {value!r}, which is not one of the contract's values ({allowed})"
+        elif not is_allowed(value):
+            listed = ", ".join(repr(item) for item in bar.allowed)
+            problem = f"got {value!r}, which is not one of the contract's values ({listed})"
         else:
             continue
         message = f"result.{name}: bar {bar.id!r} reads this field, and {problem}"
         findings.append(Finding(Code.SCHEMA, message, file, trials[index].line))
     return findings
+
+
+def _allowed(bar: Bar) -> Callable[[JSONValue], bool]:
+    """Whether a value is one the contract allows the bar's field (any, when it lists none)."""
+    if not bar.allowed:
+        return lambda value: True
+    return _matcher(list(bar.allowed))
 
 
 def _rate(
@@ -180,6 +388,7 @@ def _rate(
     max_rate: float | None,
     confidence: float,
     file: str,
+    selections: Selections,
 ) -> tuple[BarResult, list[Finding]]:
     if not selected:
         if bar.denominator == "method_output":
@@ -193,13 +402,12 @@ def _rate(
                 note="empty denominator: the method issued nothing to count",
             ), []
         return _result(bar, False, 0, 0, note="no scored case: the bar was never tested"), []
-    lacking = _lacking(bar, trials, selected, file)
+    column = selections.result_column(bar.predicate_field or "")
+    values = list(map(column.__getitem__, selected))
+    lacking = _lacking(bar, trials, selected, file, values=values)
     if lacking:
         return _result(bar, False, note="results lack the bar's field"), lacking
-    hits = [
-        _matches(trials[i].result.get(bar.predicate_field or ""), list(bar.predicate_values))
-        for i in selected
-    ]
+    hits = _answers(values, _one_of(list(bar.predicate_values)))
     failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
     failing, count = unit_failures_among(units, selected, failed, max_rate)
     if bar.statistic == "rate_upper":
@@ -224,6 +432,7 @@ def _auroc(
     negatives: list[float] = []
     findings = []
     seen: dict[int, int] = {}
+    allowed = _allowed(bar)
     for index in selected:
         trial = trials[index]
         unit = units.unit_of[index]
@@ -252,7 +461,7 @@ def _auroc(
                 )
             )
             continue
-        unreadable = _lacking(bar, trials, [index], file)
+        unreadable = _lacking(bar, trials, [index], file, allowed)
         if unreadable:
             findings += unreadable
             continue
@@ -399,18 +608,22 @@ def evaluate_bars(
     confidence: float,
     file: str,
     units: UnitStructure | None = None,
+    selections: Selections | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding]]:
     """Evaluate every bar of `market`. Return results, the unit structure, data findings.
 
     Findings are trials whose result lacks what a bar needs (evidence `schema` problems).
-    `units`: the trials' unit structure, when the caller has it already.
+    `units`, `selections`: the trials' unit structure and the bars' selections, when the
+    caller has them already.
     """
     if units is None:
         units = unit_structure(trials, market.unit_keys)
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     results: list[BarResult] = []
     findings: list[Finding] = []
     for bar in market.bars:
-        selected = _selected(bar, cases, trials)
+        selected = selections.of(bar)
         if bar.statistic == "auroc_lower":
             if not selected:
                 results.append(
@@ -431,11 +644,24 @@ def evaluate_bars(
             findings += problems
         else:
             result, problems = _rate(
-                bar, trials, selected, units, market.within_unit_max_rate, confidence, file
+                bar,
+                trials,
+                selected,
+                units,
+                market.within_unit_max_rate,
+                confidence,
+                file,
+                selections,
             )
             results.append(result)
             findings += problems
     return results, units, findings
+
+
+def _holds(increasing: Sequence[int], index: int) -> bool:
+    """Whether the increasing list holds `index` (no set of a bar's trials is built)."""
+    at = bisect_left(increasing, index)
+    return at < len(increasing) and increasing[at] == index
 
 
 # Past this many trials, a meaning warning names the first ones and counts the rest.
@@ -449,7 +675,11 @@ def _lines(trials: Sequence[Trial], indexes: Sequence[int]) -> str:
 
 
 def meaning_warnings(
-    market: Market, cases: Mapping[str, Case], trials: Sequence[Trial], file: str
+    market: Market,
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    file: str,
+    selections: Selections | None = None,
 ) -> list[Finding]:
     """Warnings (they change no verdict) where a result says something no count reads as the
     filer may think (docs/filing-an-attempt.md, "What the results mean"):
@@ -462,19 +692,22 @@ def meaning_warnings(
     - `class-conditional-partial`: class-conditional counts (certificate label x truth label)
       need both `result.certificate` and `result.truth` as strings; a trial without them is
       left out of the counts, named here when some trial has them (with none, there are no
-      counts, and a market that requires them says so)."""
+      counts, and a market that requires them says so).
+
+    `selections`: the bars' selections, when the caller has them already."""
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     findings = []
     for bar in market.bars:
         if bar.statistic != "rate_upper" or not bar.over_case or not bar.predicate_values:
             continue
-        chosen = set(_selected(bar, cases, trials))
+        chosen = selections.of(bar)  # increasing: a failure's index is looked up in it
         field = bar.predicate_field or ""
+        failures = _answers(selections.result_column(field), _one_of(list(bar.predicate_values)))
         outside = [
             index
-            for index, trial in enumerate(trials)
-            if index not in chosen
-            and trial.case_id in cases
-            and _matches(trial.result.get(field), list(bar.predicate_values))
+            for index in compress(range(len(trials)), failures)
+            if not _holds(chosen, index) and trials[index].case_id in cases
         ]
         if outside:
             first = trials[outside[0]]
@@ -492,15 +725,10 @@ def meaning_warnings(
             findings.append(
                 Finding(Code.VERDICT_OUTSIDE_BAR, message, file, first.line, Severity.WARNING)
             )
-    labelled = [
-        isinstance(trial.result.get(CERTIFICATE_FIELD), str)
-        and isinstance(trial.result.get(TRUTH_FIELD), str)
-        for trial in trials
-    ]
-    unlabelled = [index for index, ok in enumerate(labelled) if not ok]
+    unlabelled = selections.unlabelled()
     # With no trial labelled there are no counts at all: a market that requires them says so
     # (`required-output-missing`); some labelled and some not is what goes unnoticed.
-    if unlabelled and any(labelled):
+    if unlabelled and len(unlabelled) < len(trials):
         message = (
             f"result.{CERTIFICATE_FIELD}: {len(unlabelled)} of {len(trials)} trial(s)"
             f" ({_lines(trials, unlabelled)}) lack result.{CERTIFICATE_FIELD} or"
@@ -519,29 +747,24 @@ def meaning_warnings(
     return findings
 
 
-def _confusion(trials: Sequence[Trial], selected: Sequence[int]) -> dict[str, dict[str, int]]:
-    table: dict[str, dict[str, int]] = {}
-    for index in selected:
-        result = trials[index].result
-        certificate, truth = result.get(CERTIFICATE_FIELD), result.get(TRUTH_FIELD)
-        if isinstance(certificate, str) and isinstance(truth, str):
-            row = table.setdefault(certificate, {})
-            row[truth] = row.get(truth, 0) + 1
-    return table
-
-
 def derive_score_table(
-    market: Market, bars: Sequence[BarResult], cases: Mapping[str, Case], trials: Sequence[Trial]
+    market: Market,
+    bars: Sequence[BarResult],
+    cases: Mapping[str, Case],
+    trials: Sequence[Trial],
+    selections: Selections | None = None,
 ) -> ScoreTable:
     """The score table the evidence implies: per bar its row, and class-conditional counts.
 
     Class-conditional counts (certificate label -> truth label -> trials) are given per bar
-    and for all trials (`all`), wherever results carry both labels.
+    and for all trials (`all`), wherever results carry both labels. `selections`: the bars'
+    selections, when the caller has them already.
     """
-    everything = range(len(trials))
-    conditional = {"all": _confusion(trials, everything)}
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
+    conditional = {"all": selections.confusion(None)}
     for bar in market.bars:
-        conditional[bar.id] = _confusion(trials, _selected(bar, cases, trials))
+        conditional[bar.id] = selections.confusion(selections.of(bar))
     conditional = {key: value for key, value in conditional.items() if value}
     return ScoreTable({result.bar_id: score_row(result) for result in bars}, conditional)
 
@@ -558,11 +781,15 @@ def derived_table(
     what `claims scores` prints: one function for both, so they cannot drift apart.
     `units`: the trials' unit structure, when the caller has it already. The findings are the
     bars' errors and, where there is none, `meaning_warnings`."""
-    bars, units, problems = evaluate_bars(market, cases, trials, confidence, file, units)
+    # Which trials each bar counts, found once for the three.
+    selections = Selections(cases, trials, market.bars)
+    bars, units, problems = evaluate_bars(
+        market, cases, trials, confidence, file, units, selections
+    )
     if not any(finding.severity is Severity.ERROR for finding in problems):
         # Warnings on what results mean, with the bars' findings (the judge tells them apart).
-        problems += meaning_warnings(market, cases, trials, file)
-    return bars, units, problems, derive_score_table(market, bars, cases, trials)
+        problems += meaning_warnings(market, cases, trials, file, selections)
+    return bars, units, problems, derive_score_table(market, bars, cases, trials, selections)
 
 
 def _differs(claimed: JSONValue, derived: JSONValue) -> bool:

@@ -11,6 +11,11 @@ they share a key value", computed with a disjoint-set forest (union-find) with p
 compression and union by size: Tarjan, R. E. (1975), "Efficiency of a good but not linear set
 union algorithm", J. ACM 22(2):215-225, https://doi.org/10.1145/321879.321884; see also
 Cormen et al., Introduction to Algorithms, ch. 21 (3rd ed.) / ch. 19 (4th ed.).
+
+It is computed by column, key by key, so that the per-trial work runs in C: a key's trials
+with equal values are found with one dictionary; the first key that joins trials gives the
+sets directly, and the forest then works over the distinct pairs of sets a later key joins,
+not over every trial.
 """
 
 from __future__ import annotations
@@ -18,8 +23,11 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import compress
+from operator import itemgetter, ne
 
 from bot.rules.stats.errors import StatisticsError
 from bot.vocab.values import json_key
@@ -89,14 +97,87 @@ def _value_key(value: object) -> Hashable:
     return json_key(value)  # JSON equality (bot/vocab/values.py): 1 is 1.0, true is not 1
 
 
-def _find(parent: list[int], item: int) -> int:
-    """Return the root of ``item``'s set, compressing the path to it (Tarjan 1975)."""
-    root = item
-    while parent[root] != root:
-        root = parent[root]
-    while parent[item] != root:
-        parent[item], item = root, parent[item]
-    return root
+def _column(trials: Sequence[Mapping[str, object]], key: str) -> list[object]:
+    """Every trial's value of `key`, in trial order.
+
+    Raises:
+        StatisticsError: a trial lacks the key, or a value before it cannot be compared: the
+            first problem in trial order, as a trial-by-trial pass would meet it.
+    """
+    try:
+        return list(map(itemgetter(key), trials))
+    except KeyError:
+        pass
+    for index, trial in enumerate(trials):
+        if key not in trial:
+            raise StatisticsError(
+                f"trial #{index} has no unit key {key!r}; every unit key must be present "
+                "on every trial (use null for 'not applicable')"
+            )
+        if not _is_null(trial[key]):
+            _value_key(trial[key])
+    raise AssertionError("unreachable: some trial lacks the key")  # pragma: no cover
+
+
+def _firsts(values: list[object]) -> tuple[list[int], int]:
+    """For each trial, the first trial with an equal (JSON-equal) value of one key, itself
+    for a null; and the number of nulls.
+
+    Raises:
+        StatisticsError: a value cannot be compared (`_value_key`): the first in trial order.
+    """
+    keys: list[Hashable]
+    # None and "" (of str or a subclass), as `_is_null`; counted in C, found only if any.
+    nulls = values.count(None) + values.count("")
+    if {str, type(None)}.issuperset(map(type, values)):
+        # A string is its own key (as below); a copy only where nulls get keys of their own.
+        keys = list(values) if nulls else values
+    else:
+        # A string is its own key (no tuple per value): it never equals a tuple key.
+        keys = [value if type(value) is str else _value_key(value) for value in values]
+    if nulls:
+        for index, value in enumerate(values):
+            if value is None or (value == "" and isinstance(value, str)):  # `_is_null`
+                keys[index] = ~index  # a key of its own (no other key is an int)
+    # Reversed, so that the first trial of each value is the one the dictionary keeps.
+    first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
+    return list(map(first_of.__getitem__, keys)), nulls
+
+
+class _Forest:
+    """A disjoint-set forest over the labels it is given, with path compression and union by
+    size (Tarjan 1975; the module's docstring)."""
+
+    __slots__ = ("_parent", "_size")
+
+    def __init__(self) -> None:
+        self._parent: dict[int, int] = {}
+        self._size: dict[int, int] = {}
+
+    def _find(self, item: int) -> int:
+        parent = self._parent
+        root = parent.setdefault(item, item)
+        while parent[root] != root:
+            root = parent[root]
+        while parent[item] != root:
+            parent[item], item = root, parent[item]
+        return root
+
+    def union(self, one: int, other: int) -> bool:
+        """Join the sets of `one` and `other`; False when they were one set already."""
+        one, other = self._find(one), self._find(other)
+        if one == other:
+            return False
+        size = self._size
+        if size.get(one, 1) < size.get(other, 1):
+            one, other = other, one
+        self._parent[other] = one
+        size[one] = size.get(one, 1) + size.pop(other, 1)
+        return True
+
+    def roots(self) -> dict[int, int]:
+        """Each label's root (the label now naming its set)."""
+        return {item: self._find(item) for item in list(self._parent)}
 
 
 def collapse_units(
@@ -124,50 +205,41 @@ def collapse_units(
     if len(set(keys)) != len(keys):
         raise StatisticsError(f"unit keys must be distinct, got {keys!r}")
     size = len(trials)
-    parent = list(range(size))
-    set_size = [1] * size
     nulls_per_key = dict.fromkeys(keys, 0)
     joins_per_key = dict.fromkeys(keys, 0)
+    # Each trial's set, by column: `label[i]` names the set of trial i (equal labels, one
+    # set). Until a key joins two trials, every trial is its own set (`label[i] == i`).
+    label = list(range(size))
+    alone = True
 
     # Key by key over all trials: the joins credited to a key are then independent of the
     # trial order (they equal the drop in the number of components that key causes).
     for key in keys:
-        first_with_value: dict[Hashable, int] = {}
-        for index, trial in enumerate(trials):
-            if key not in trial:
-                raise StatisticsError(
-                    f"trial #{index} has no unit key {key!r}; every unit key must be present "
-                    "on every trial (use null for 'not applicable')"
-                )
-            value = trial[key]
-            if _is_null(value):
-                nulls_per_key[key] += 1
-                continue
-            # A string is its own key (no tuple per value): it never equals a tuple key.
-            seen = first_with_value.setdefault(
-                value if type(value) is str else _value_key(value), index
-            )
-            if seen == index:
-                continue
-            root_a, root_b = _find(parent, seen), _find(parent, index)
-            if root_a == root_b:
-                continue
-            if set_size[root_a] < set_size[root_b]:  # union by size
-                root_a, root_b = root_b, root_a
-            parent[root_b] = root_a
-            set_size[root_a] += set_size[root_b]
-            joins_per_key[key] += 1
+        firsts, nulls_per_key[key] = _firsts(_column(trials, key))
+        if alone:
+            # The sets are this key's groups of equal values, each named by its first trial.
+            label = firsts
+            joins = size - len(set(firsts))
+            alone = joins == 0
+        else:
+            # A trial and the first with its value, in different sets: one pair of sets to
+            # join per distinct pair of labels (found in C), joined in a disjoint-set forest
+            # over those labels.
+            apart = map(ne, map(label.__getitem__, firsts), label)
+            pairs = set(compress(zip(map(label.__getitem__, firsts), label, strict=True), apart))
+            forest = _Forest()
+            joins = sum(forest.union(first, other) for first, other in pairs)
+            if joins:
+                roots = forest.roots()
+                label = list(map(roots.get, label, label))
+        joins_per_key[key] = joins
 
-    label_of_root: dict[int, int] = {}
-    unit_of: list[int] = []
-    members: list[list[int]] = []
-    for index in range(size):
-        root = _find(parent, index)
-        label = label_of_root.setdefault(root, len(label_of_root))
-        if label == len(members):
-            members.append([])
-        members[label].append(index)
-        unit_of.append(label)
+    # Units numbered by their first trial; members in increasing order.
+    number_of: dict[int, int] = {}
+    unit_of = [number_of.setdefault(item, len(number_of)) for item in label]
+    members: list[list[int]] = [[] for _ in number_of]
+    for index, unit in enumerate(unit_of):
+        members[unit].append(index)
 
     return UnitStructure(
         unit_of=tuple(unit_of),
@@ -242,11 +314,10 @@ def unit_failures_among(
     """
     if len(failed) != len(selected):
         raise StatisticsError(f"got {len(failed)} flags for {len(selected)} selected trials")
-    groups: dict[int, list[bool]] = {}
-    for index, flag in zip(selected, failed, strict=True):
-        groups.setdefault(structure.unit_of[index], []).append(bool(flag))
-    failing = 0
-    for flags in groups.values():
-        bad = sum(flags)
-        failing += int(bad > 0 if max_rate is None else bad / len(flags) > max_rate)
-    return failing, len(groups)
+    # By column, in C: each selected trial's unit, then the trials and the failing trials
+    # each unit holds.
+    units = list(map(structure.unit_of.__getitem__, selected))
+    sizes, bad = Counter(units), Counter(compress(units, failed))
+    if max_rate is None:
+        return len(bad), len(sizes)
+    return sum(bad[unit] / size > max_rate for unit, size in sizes.items()), len(sizes)
