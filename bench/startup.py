@@ -129,7 +129,23 @@ def main() -> None:
     )
     parser.add_argument("--no-bytecode-cache", action="store_true")
     parser.add_argument("--keep", type=Path, help="work here and keep it (default: a temp dir)")
+    parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="also write the figures into docs/performance.md (bench/docs_section.py)",
+    )
     args = parser.parse_args()
+    if args.write_docs:
+        from docs_section import captured, write_section
+
+        with captured() as printed:
+            _run(args)
+        write_section("startup", printed.getvalue(), "python bench/startup.py")
+    else:
+        _run(args)
+
+
+def _run(args: argparse.Namespace) -> None:
     python = [sys.executable]
     claims = [*python, "-m", "bot"]
     work = args.keep or Path(tempfile.mkdtemp(prefix="startup-"))

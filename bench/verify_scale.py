@@ -388,11 +388,32 @@ def main() -> None:
     parser.add_argument("--reuse", type=Path, help="time an attempt folder built by --keep")
     parser.add_argument("--profile", type=Path, help="run verify under cProfile into FILE")
     parser.add_argument(
+        "--write-docs",
+        action="store_true",
+        help="also write the figures into docs/performance.md (bench/docs_section.py)",
+    )
+    parser.add_argument(
         "--claims",
         help="the command that runs claims (split on spaces), e.g. to time another checkout:"
         " 'env PYTHONPATH=/tmp/main python -m bot'",
     )
     args = parser.parse_args()
+    if args.write_docs:
+        from docs_section import captured, write_section
+
+        with captured() as printed:
+            _run(args)
+        scale = "1m" if args.n >= 1_000_000 else "100k" if args.n >= 100_000 else "small"
+        write_section(f"verify_scale-{scale}", printed.getvalue(), _command(args))
+    else:
+        _run(args)
+
+
+def _command(args: argparse.Namespace) -> str:
+    return f"python bench/verify_scale.py --n {args.n}" + (" --reuse DIR" if args.reuse else "")
+
+
+def _run(args: argparse.Namespace) -> None:
     scratch = tempfile.mkdtemp(prefix="verify-scale-")
     try:
         if not args.reuse:
