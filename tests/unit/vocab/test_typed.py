@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import orjson
 import pytest
 import rfc8785
 from hypothesis import given, settings
@@ -552,3 +553,38 @@ def test_the_checks_are_the_same_on_mutated_files(data: st.DataObject, lean: boo
     for _ in range(data.draw(st.integers(1, 4), label="mutations")):
         mutate(files, _Draws(data))
     assert checked(files, True, lean) == checked(files, False, lean)
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+@pytest.mark.parametrize("depth", [1_500, 100_000])
+def test_nesting_past_msgspecs_own_limit_is_declined_not_raised(depth: int) -> None:
+    """msgspec raises RecursionError, not a MsgspecError, on deep nesting: the typed reading
+    declines such a line (today's path says how deep is too deep), it never raises."""
+    decoder = LineDecoder()
+    case = _line(CASE, content={})[: -len(b"{}}")] + _nested(depth) + b"}"
+    trial = _line(TRIAL, result={})[: -len(b"{}}")] + _nested(depth) + b"}"
+    assert decoder.case(case) is None
+    assert decoder.trial(trial) is None
+    assert decoder.certificate(_nested(depth)) is None
+    assert content_sha256(_nested(depth)) is None
+
+
+_PREFIXES = [_line(CASE)[:-1], _line(TRIAL)[:-1], _line(CERTIFICATE)[:-1], b"{", b""]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(_PREFIXES), st.binary(max_size=300), st.binary(max_size=4))
+def test_any_bytes_are_read_or_declined_never_raised(
+    prefix: bytes, middle: bytes, end: bytes
+) -> None:
+    """Whatever the bytes, each typed reading gives a value or None (no exception), and a
+    line it takes is JSON `orjson` reads too (`RecordsChecker._published_line` reads it so)."""
+    raw = prefix + middle + end
+    decoder = LineDecoder()
+    taken = [decoder.case(raw), decoder.trial(raw), decoder.certificate(raw)]
+    content_sha256(raw)
+    if any(read is not None for read in taken):
+        assert isinstance(orjson.loads(raw), dict)
