@@ -199,7 +199,8 @@ class LineDecoder:
     """Typed readings of JSONL lines; each method gives None where today's path must read
     the line (module docstring). For lines the loader offers (`parse_jsonl`'s `typed`):
     within the record caps, and with no more arrays and objects than `max_json_depth`, so
-    no deeper. Not shared between threads (one float counter)."""
+    no deeper; any other bytes get a reading or None too, never an exception (nesting past
+    msgspec's own limit is declined). Not shared between threads (one float counter)."""
 
     def __init__(self) -> None:
         self._floats = _FloatSeen()
