@@ -161,6 +161,10 @@ class _FloatSeen:
         return value
 
 
+# What a decoding that declines raises: msgspec's errors, and RecursionError (msgspec's own
+# on deep nesting, or `_members`'s), which is not a MsgspecError.
+_DECLINED: Final = (msgspec.MsgspecError, RecursionError)
+
 _ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")  # the lead byte of a 4-byte UTF-8 character
 
 
@@ -184,9 +188,9 @@ def content_sha256(raw: bytes) -> str | None:
     floats = _FloatSeen()
     try:
         value = msgspec.json.Decoder(dict[str, Any], float_hook=floats).decode(raw)
-    except msgspec.MsgspecError:
-        return None
-    if floats.count or raw.count(b'":') != _members(value) or not _basic_plane(raw):
+        if floats.count or raw.count(b'":') != _members(value) or not _basic_plane(raw):
+            return None
+    except _DECLINED:
         return None
     return _digest(value)
 
@@ -195,7 +199,8 @@ class LineDecoder:
     """Typed readings of JSONL lines; each method gives None where today's path must read
     the line (module docstring). For lines the loader offers (`parse_jsonl`'s `typed`):
     within the record caps, and with no more arrays and objects than `max_json_depth`, so
-    no deeper. Not shared between threads (one float counter)."""
+    no deeper; any other bytes get a reading or None too, never an exception (nesting past
+    msgspec's own limit is declined). Not shared between threads (one float counter)."""
 
     def __init__(self) -> None:
         self._floats = _FloatSeen()
@@ -212,13 +217,13 @@ class LineDecoder:
         self._floats.count = 0
         try:
             line = self._case.decode(raw)
-        except msgspec.MsgspecError:
+            content = line.content
+            objects = [line.public] if content is msgspec.UNSET else [line.public, content]
+            # As many brackets and braces as the objects decoded (and the line's): none nested.
+            flat = raw.count(b"{") + raw.count(b"[") == 1 + len(objects)
+            members = 4 + sum(1 + (len(item) if flat else _members(item)) for item in objects)
+        except _DECLINED:
             return None
-        content = line.content
-        objects = [line.public] if content is msgspec.UNSET else [line.public, content]
-        # As many brackets and braces as the objects decoded (and the line's): none nested.
-        flat = raw.count(b"{") + raw.count(b"[") == 1 + len(objects)
-        members = 4 + sum(1 + (len(item) if flat else _members(item)) for item in objects)
         if raw.count(b'":') != members:
             return None
         digest = None
@@ -232,11 +237,12 @@ class LineDecoder:
             return None
         try:
             line = self._trial.decode(raw)
-        except msgspec.MsgspecError:
+            result = line.result
+            flat = raw.count(b"{") + raw.count(b"[") == 2  # the line's and the result's
+            members = 7 + (len(result) if flat else _members(result))
+        except _DECLINED:
             return None
-        result = line.result
-        flat = raw.count(b"{") + raw.count(b"[") == 2  # the line's and the result's
-        if raw.count(b'":') != 7 + (len(result) if flat else _members(result)):
+        if raw.count(b'":') != members:
             return None
         started_at = parse_timestamp(line.started_at)
         if started_at is None:
@@ -249,7 +255,7 @@ class LineDecoder:
             return None
         try:
             line = self._certificate.decode(raw)
-        except msgspec.MsgspecError:
+        except _DECLINED:
             return None
         unset = msgspec.UNSET
         present = sum(

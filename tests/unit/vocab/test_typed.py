@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import orjson
 import pytest
 import rfc8785
 from hypothesis import given, settings
@@ -552,3 +553,124 @@ def test_the_checks_are_the_same_on_mutated_files(data: st.DataObject, lean: boo
     for _ in range(data.draw(st.integers(1, 4), label="mutations")):
         mutate(files, _Draws(data))
     assert checked(files, True, lean) == checked(files, False, lean)
+
+
+def _nested(depth: int) -> bytes:
+    return b'{"a":' * depth + b"1" + b"}" * depth
+
+
+@pytest.mark.parametrize("depth", [1_500, 100_000])
+def test_nesting_past_msgspecs_own_limit_is_declined_not_raised(depth: int) -> None:
+    """msgspec raises RecursionError, not a MsgspecError, on deep nesting: the typed reading
+    declines such a line (today's path says how deep is too deep), it never raises."""
+    decoder = LineDecoder()
+    case = _line(CASE, content={})[: -len(b"{}}")] + _nested(depth) + b"}"
+    trial = _line(TRIAL, result={})[: -len(b"{}}")] + _nested(depth) + b"}"
+    assert decoder.case(case) is None
+    assert decoder.trial(trial) is None
+    assert decoder.certificate(_nested(depth)) is None
+    assert content_sha256(_nested(depth)) is None
+
+
+_PREFIXES = [_line(CASE)[:-1], _line(TRIAL)[:-1], _line(CERTIFICATE)[:-1], b"{", b""]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(_PREFIXES), st.binary(max_size=300), st.binary(max_size=4))
+def test_any_bytes_are_read_or_declined_never_raised(
+    prefix: bytes, middle: bytes, end: bytes
+) -> None:
+    """Whatever the bytes, each typed reading gives a value or None (no exception), and a
+    line it takes is JSON `orjson` reads too (`RecordsChecker._published_line` reads it so)."""
+    raw = prefix + middle + end
+    decoder = LineDecoder()
+    taken = [decoder.case(raw), decoder.trial(raw), decoder.certificate(raw)]
+    content_sha256(raw)
+    if any(read is not None for read in taken):
+        assert isinstance(orjson.loads(raw), dict)
+
+
+class _Spelling:
+    """One JSON value written out, each choice JSON leaves open drawn by Hypothesis: escapes
+    (`\\u0061` for `a`, upper- or lower-case hex, `\\/`), white space around every token (also
+    before a key's colon), numbers spelled otherwise (`-0`, `1E2`, `10e-1`), and now and then
+    a key written twice, the second spelled with escapes (`"\\u0061"` repeating `"a"`)."""
+
+    _SPACE = st.sampled_from([b"", b"", b"", b" ", b"\t", b"\r", b" \r\t"])
+
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def space(self) -> bytes:
+        return self.data.draw(self._SPACE)
+
+    def string(self, text: str) -> bytes:
+        out = b'"'
+        for char in text:
+            how = self.data.draw(st.integers(0, 7))
+            if char in '"\\' or char < " ":
+                out += json.dumps(char).encode()[1:-1]
+            elif how == 0 and char <= "\uffff":
+                out += (b"\\u%04x" if self.data.draw(st.booleans()) else b"\\u%04X") % ord(char)
+            elif how == 1 and char == "/":
+                out += b"\\/"
+            else:
+                out += char.encode()
+        return out + b'"'
+
+    def number(self, value: float) -> bytes:
+        spellings = [json.dumps(value).encode()]
+        if type(value) is int and value == 0:
+            spellings.append(b"-0")
+        if type(value) is float and value.is_integer() and abs(value) < 1e15:
+            whole = int(value)
+            spellings += [b"%dE0" % whole, b"%d0e-1" % whole, b"%d.0" % whole]
+        return self.data.draw(st.sampled_from(spellings))
+
+    def value(self, value: Any) -> bytes:
+        if isinstance(value, dict):
+            members = [self.string(key) + self.space() + b":" for key in value]
+            written = [
+                key + self.space() + self.value(item)
+                for key, item in zip(members, value.values(), strict=True)
+            ]
+            if value and self.data.draw(st.integers(0, 4)) == 0:  # a key written twice
+                key = self.data.draw(st.sampled_from(list(value)))
+                written.append(self.string(key) + b":" + self.value(value[key]))
+            return b"{" + b",".join(self.space() + item + self.space() for item in written) + b"}"
+        if isinstance(value, list):
+            return b"[" + b",".join(self.space() + self.value(item) for item in value) + b"]"
+        if isinstance(value, str):
+            return self.string(value)
+        if value is None or isinstance(value, bool):
+            return json.dumps(value).encode()
+        return self.number(value)
+
+
+_SMALL = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**15) + 1, 10**15 - 1)
+    | st.sampled_from([0.0, -0.0, 100.0, 1.5, 1e21, 5e-324])
+    | st.text(st.sampled_from('a/"\\\x00\x7f\u00e9\u2028\ufeff\uffff\U0001f600:'), max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab/\u00e9"), inner)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from(sorted(KINDS.values())), _SMALL)
+def test_lines_spelled_every_way_are_read_alike(data: st.DataObject, kind: str, extra: Any) -> None:
+    """The same record written with other escapes, spaces, number spellings and repeated
+    keys: where the typed reading takes the line, today's path reads it the same."""
+    base = {"freeze-case": CASE, "trial": TRIAL, "certificate": CERTIFICATE}[kind]
+    record = dict(base)
+    if kind == "freeze-case":
+        record["public"] = {"p": extra}
+        record["content"] = {"c": extra, "/": [extra]}
+    elif kind == "trial":
+        record["result"] = {"r": extra}
+    raw = _Spelling(data).value(record)
+    check_line(kind, raw)
