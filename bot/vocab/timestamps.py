@@ -21,7 +21,9 @@ __all__ = [
 # RFC 3339 section 5.6 `date-time`: https://www.rfc-editor.org/rfc/rfc3339#section-5.6
 # re.ASCII: RFC 3339 digits are ASCII; a bare `\d` also matches e.g. Arabic-Indic digits.
 _DATE_TIME = re.compile(
-    r"\A(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})\Z",
+    r"\A(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?"
+    # time-offset: hours 00-23 and minutes 00-59 (RFC 3339 5.6), so "+00:99" is no offset
+    r"([Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)\Z",
     re.ASCII,
 )
 _NAIVE = re.compile(r"\A\d{4}-\d{2}-\d{2}([Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?\Z", re.ASCII)
