@@ -2,7 +2,7 @@
 
 `verify_registry` verifies attempt folders of a registry's tree and returns a `VerifyReport`;
 `resolve_registry` resolves markets and returns a `ResolveReport` (both defined in
-`bot/app/reports.py`, re-exported here). Both hold every attempt, registry problem and
+`bot/rules/reports.py`, re-exported here). Both hold every attempt, registry problem and
 pull-request problem once, are typed, and turn into JSON (and back) only through
 `bot/app/report_json/`.
 
@@ -27,12 +27,10 @@ from gitdb.exc import BadName  # type: ignore[import-untyped]
 
 from bot.app.attempt_verify import judge_folder, verify_attempt
 from bot.app.challenge_read import RUNS, judge_run_folder, run_folders
-from bot.app.explain import Explanation, explain
 from bot.app.gather import challenge_run
 from bot.app.identity import Filer, check_identity
 from bot.app.options import NO_PORTS, Ports
 from bot.app.registry import Registry, load_registry
-from bot.app.reports import ResolveReport, VerifyReport
 from bot.edges.archive.port import ArchiveRecords
 from bot.edges.history import (
     GitHistory,
@@ -45,7 +43,9 @@ from bot.edges.history import (
 from bot.edges.load.yaml_ import load_yaml
 from bot.edges.tree import FolderTree, GitTree, Tree
 from bot.rules.challenge.judge import RunVerdict
+from bot.rules.explain import Explanation, explain
 from bot.rules.judge.location import folder_market
+from bot.rules.reports import ResolveReport, VerifyReport
 from bot.rules.resolution import Snapshot, resolve_market
 from bot.rules.review import changed_attempt_folders, check_changes, check_merged_evidence
 from bot.rules.verdict import AttemptVerdict
@@ -503,7 +503,7 @@ def explain_registry(
     merge_at: datetime | None = None,
 ) -> tuple[list[Explanation], list[Finding]]:
     """`claims explain`: for each attempt folder at or below `paths`, what stands between it
-    and qualifying (`bot.app.explain`), judged exactly as `verify_registry` judges it. Returns the
+    and qualifying (`bot.rules.explain`), judged exactly as `verify_registry` judges it. Returns the
     explanations and the registry problems, once each. Nothing outside is asked (no ports), and
     every record is read from its file and kept (`keep_records`), none from a cache.
 

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 
 from bot.app.attempt_read import read_attempt
@@ -14,25 +14,13 @@ from bot.app.options import NO_PORTS, Ports, RecordsCache
 from bot.app.registry import Registry
 from bot.edges.history import History
 from bot.rules.judge.attempt import judge_attempt, records_of, withholdable_of
-from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
+from bot.rules.judge.inputs import AttemptFacts, AttemptFiles, Judged
 from bot.rules.models import Market
 from bot.rules.records import RecordsCheck, RecordsChecker, RecordsNeeded
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.findings import Finding
 
-__all__ = ["Judged", "judge_folder", "verify_attempt"]
-
-
-@dataclass(frozen=True)
-class Judged:
-    """One attempt folder read, gathered and judged: the verdict and what it was made from
-    (`claims explain` shows both)."""
-
-    files: AttemptFiles
-    facts: AttemptFacts
-    market: Market | None
-    verdict: AttemptVerdict
-    registry_problems: list[Finding]
+__all__ = ["judge_folder", "verify_attempt"]
 
 
 def verify_attempt(

@@ -17,8 +17,8 @@ from bot.app.report_cap import left_out
 from bot.app.report_json.errors import ReportError
 from bot.app.report_json.validated import validated
 from bot.app.report_json.write import units_per_class
-from bot.app.reports import ResolveReport, VerifyReport
 from bot.rules.challenge.judge import RunVerdict, ScoredAttempt
+from bot.rules.reports import ResolveReport, VerifyReport
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot
 from bot.rules.verdict import (
     AttemptVerdict,

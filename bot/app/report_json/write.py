@@ -10,15 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 from bot import __version__
 from bot.app.report_cap import FINDINGS_PER_CODE_AND_FILE, cap_findings
-from bot.app.reports import ResolveReport, VerifyReport
 from bot.rules.challenge.judge import RunVerdict
+from bot.rules.reports import ResolveReport, VerifyReport
 from bot.rules.resolution import MarketResolution
 from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, UnitSummary
 from bot.vocab.findings import Finding
 from bot.vocab.timestamps import format_moment
 
 if TYPE_CHECKING:
-    from bot.app.explain import Explanation
+    from bot.rules.explain import Explanation
 
 __all__ = [
     "REPORT_VERSION",

@@ -25,7 +25,7 @@ from bot.app.report_json import ReportError, resolve_report_from_json, verify_re
 from bot.rules.review import shown_path
 
 if TYPE_CHECKING:
-    from bot.app.reports import ResolveReport, VerifyReport
+    from bot.rules.reports import ResolveReport, VerifyReport
 
 __all__ = ["RefusedEntry", "resolve_report_entries", "verify_report_entries"]
 

@@ -18,8 +18,8 @@ from bot.rules.verdict import AttemptVerdict, BarResult
 from bot.vocab.findings import Finding, Severity
 
 if TYPE_CHECKING:
-    from bot.app.reports import VerifyReport
     from bot.rules.challenge.judge import RunVerdict
+    from bot.rules.reports import VerifyReport
 
 __all__ = ["MAX_COMMENT", "escape", "render_challenge_run", "render_markdown"]
 

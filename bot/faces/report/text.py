@@ -9,8 +9,8 @@ from bot.rules.verdict import AttemptVerdict, BarResult
 from bot.vocab.findings import Code, Finding, Severity
 
 if TYPE_CHECKING:
-    from bot.app.explain import Explanation
-    from bot.app.reports import ResolveReport, VerifyReport
+    from bot.rules.explain import Explanation
+    from bot.rules.reports import ResolveReport, VerifyReport
 
 __all__ = ["printable", "render_explanation", "render_resolution", "render_text"]
 

@@ -10,7 +10,9 @@ from datetime import datetime
 
 from bot.rules.challenge.rules import ScoredCase
 from bot.rules.evidence.models import AdapterSpec, Attempt, Case, Certificate, Freeze, Judgment
+from bot.rules.models import Market
 from bot.rules.records import RecordsCheck
+from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
 from bot.vocab.document import Document, FieldPath, Record
@@ -112,3 +114,15 @@ class AttemptFacts:
     # once in the report's `pr_problems`, not among the attempt's findings; an error among
     # them makes the evidence invalid all the same.
     pr_problems: Sequence[Finding] = ()
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One attempt folder read, gathered and judged: the verdict and what it was made from
+    (`claims explain` shows both)."""
+
+    files: AttemptFiles
+    facts: AttemptFacts
+    market: Market | None
+    verdict: AttemptVerdict
+    registry_problems: list[Finding]

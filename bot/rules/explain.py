@@ -1,7 +1,7 @@
 """`claims explain`: what stands between an attempt and qualifying, one line each.
 
 A pure function of what `claims verify` already produced for one folder: the verdict, the files and
-facts it was judged from, the market and the shared rules (`bot.app.attempt_verify.Judged`). It
+facts it was judged from, the market and the shared rules (`bot.rules.judge.inputs.Judged`). It
 judges nothing itself: evidence and qualification come from the verdict, so `explain` and `verify`
 cannot disagree. What it adds is the detail behind each condition, have vs need: the bars, the
 floors, the adversarial routes and each red team, the human checks, the dates, and for invalid
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal
 
-from bot.app.attempt_verify import Judged
 from bot.rules.bars import coverage_low
 from bot.rules.evidence.models import Attempt, Bounty, Generator, RedTeam
+from bot.rules.judge.inputs import Judged
 from bot.rules.models import BountyRoute, GeneratorRoute, Market, RedTeamRoute, SharedRules
 from bot.rules.qualification import (
     bounty_problems,
