@@ -45,7 +45,7 @@ def _verify_data() -> dict[str, Any]:
         "attempts/market-03/k/s",
         3,
         "run",
-        (WARNING,),
+        (WARNING,) * 25,  # past the cap: listed 20, the last with the count left out
         digest="a" * 64,
         status="qualifying",
         outcome="missed",
@@ -93,6 +93,7 @@ def _verify_data() -> dict[str, Any]:
     )
     data = json.loads(json.dumps(verify_report_to_json(report)))
     verify_report_from_json(copy.deepcopy(data))
+    assert data["findings_cap"]["left_out"] > 0
     return data
 
 
