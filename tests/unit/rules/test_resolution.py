@@ -516,6 +516,31 @@ def test_a_snapshot_keeps_an_archive_time_for_the_states_it_decides(
         replace(_snapshot(), archive_state=archive_state, archived_at=archived_at)
 
 
+@pytest.mark.parametrize(
+    ("state", "outcome", "as_of"),
+    [
+        ("closed", "YES", date(2027, 7, 15)),  # in the filing window
+        ("closed", "YES", date(2027, 6, 1)),  # before resolve-by
+        ("open", None, CLOSED),
+        ("filing-window", None, date(2027, 6, 1)),
+        ("filing-window", None, CLOSED),
+    ],
+)
+def test_the_state_is_the_calendar_s_on_the_date_resolved(
+    state: Any, outcome: Any, as_of: date
+) -> None:
+    # A market's state is its dates' state on `as_of` (annulled: closed, past the annulment
+    # date): a market closed YES before its window closed is no resolution.
+    with pytest.raises(ImpossibleVerdict, match=f"state {state} on {as_of}, its dates say"):
+        replace(_closed_yes(), state=state, outcome=outcome, as_of=as_of)
+
+
+def test_each_state_is_built_on_its_own_dates() -> None:
+    for as_of in (date(2027, 6, 1), date(2027, 7, 15), CLOSED, AFTER_ANNULMENT):
+        resolution = resolve_market(MARKET, DATES, YES, _snapshot(), as_of)
+        assert resolution.state == ("annulled" if as_of > DATES.annul_on else DATES.state(as_of))
+
+
 def test_a_snapshot_names_an_archive_record_only_when_there_is_one() -> None:
     with pytest.raises(ImpossibleVerdict, match="an archive reference with no record"):
         replace(_snapshot(), archive_ref="10.5281/zenodo.1")
@@ -532,6 +557,7 @@ def test_a_resolution_holds_tuples() -> None:
         ("market", "outcome", "NO", "^market 3: state closed with outcome NO, expected YES$"),
         ("market", "annul_on", "2027-08-01", "^market 3: resolve-by, .* out of order$"),
         ("attempt", "outcome", None, "^market 3: attempts/market-03/lab/a: outcome without"),
+        ("market", "as_of", "2027-07-15", "^market 3: state closed on 2027-07-15, its dates say"),
     ],
 )
 def test_an_impossible_resolution_read_back_is_a_report_error(
