@@ -278,6 +278,18 @@ class MarketResolution:
             raise ImpossibleVerdict(
                 f"{where}: state {self.state} on {self.as_of}, its dates say {calendar}"
             )
+        # A dated tag's or record's state is its time's, by these dates, on this date
+        # (`Snapshot.of`): a tag made after the annulment date never counts.
+        snapshot = self.snapshot
+        for what, state, moment in (
+            ("tag", snapshot.tag_state, snapshot.tagged_at),
+            ("archive", snapshot.archive_state, snapshot.archived_at),
+        ):
+            if moment is not None and state != (timely := _dated_state(moment, dates, self.as_of)):
+                raise ImpossibleVerdict(
+                    f"{where}: snapshot {what} {state}, its time {format_moment(moment)} says"
+                    f" {timely}"
+                )
 
 
 # Why a snapshot copy does not count, as the market's warnings say it.

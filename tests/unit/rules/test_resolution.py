@@ -58,6 +58,23 @@ def _snapshot(tag: bool = False, archived: bool = False) -> Snapshot:
     )
 
 
+def _snapshot_on(tag: bool, archived: bool, as_of: date) -> Snapshot:
+    """`_snapshot(tag, archived)` as the resolver sees it on `as_of`: not yet made before its
+    time (after-as-of)."""
+    record = {
+        "tag": DATES.snapshot_tag,
+        "created": TAGGED_AT.isoformat(),
+        "doi": "10.5281/zenodo.1",
+    }
+    return Snapshot.of(
+        DATES.snapshot_tag,
+        Tag(DATES.snapshot_tag, "1" * 40, True, TAGGED_AT) if tag else None,
+        record if archived else None,
+        DATES,
+        as_of,
+    )
+
+
 def three_way(verdicts: Sequence[AttemptVerdict]) -> tuple[str, str]:
     """The Three Way Rule over the attempts' summaries, as `resolve_market` applies it."""
     return three_way_of_summaries([AttemptSummary.of(verdict) for verdict in verdicts])
@@ -160,7 +177,7 @@ def test_resolve_market_outcome_for_any_attempts_and_date(
 ) -> None:
     as_of = date(2027, 6, 1) + timedelta(days=days)
     verdicts = _verdicts(states)
-    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(tag, archived), as_of)
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot_on(tag, archived, as_of), as_of)
     rule, _ = three_way(verdicts)
     assert resolution.provisional == rule
     assert resolution.state == (
@@ -533,6 +550,27 @@ def test_the_state_is_the_calendar_s_on_the_date_resolved(
     # date): a market closed YES before its window closed is no resolution.
     with pytest.raises(ImpossibleVerdict, match=f"state {state} on {as_of}, its dates say"):
         replace(_closed_yes(), state=state, outcome=outcome, as_of=as_of)
+
+
+@pytest.mark.parametrize(
+    ("field", "state", "moment"),
+    [
+        ("tag", "ok", datetime(2027, 9, 29, 13, tzinfo=UTC)),  # after the annulment date
+        ("tag", "late", TAGGED_AT),  # in time
+        ("archive", "ok", datetime(2027, 9, 2, 13, tzinfo=UTC)),  # after the day resolved (AoE)
+        ("archive", "after-as-of", TAGGED_AT),
+    ],
+)
+def test_a_snapshot_s_time_decides_its_state_in_the_resolution(
+    field: str, state: str, moment: datetime
+) -> None:
+    # Snapshot.of decides a dated tag's or record's state from its time, the market's dates
+    # and the date resolved on: a resolution whose snapshot says otherwise is none the
+    # resolver gives (a tag made after the annulment date that "counts" would save the market).
+    at = {"tag": "tagged_at", "archive": "archived_at"}[field]
+    snapshot = replace(_snapshot(True, True), **{f"{field}_state": state, at: moment})
+    with pytest.raises(ImpossibleVerdict, match=f"snapshot {field} {state}, its time .* says"):
+        replace(_closed_yes(), snapshot=snapshot)
 
 
 def test_each_state_is_built_on_its_own_dates() -> None:

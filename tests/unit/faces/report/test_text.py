@@ -131,9 +131,12 @@ def _resolution(
             AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
             AttemptSummary("attempts/market-03/lab/b", "invalid", None, None, ("schema",)),
         ),
+        # Tagged once the window closed: on a day before, the tag did not exist yet.
         snapshot=Snapshot(
             "snapshot-2027-06-30", "ok", "missing", datetime(2027, 8, 30, 9, tzinfo=UTC)
-        ),
+        )
+        if as_of > date(2027, 8, 29)
+        else Snapshot("snapshot-2027-06-30"),
         warnings=("snapshot-2027-06-30: its archive copy missing",),
         source="git commit abc123",
     )
