@@ -277,7 +277,8 @@ def _decode(raw: bytes, key: str) -> RecordsCheck:
         if not isinstance(data, dict) or data.get("key") != key:
             raise _Damaged("it is filed under another key")
         return records_check_from_json(data["check"])
-    except (ReportError, KeyError, TypeError, ValueError, AttributeError) as error:
+    # RecursionError: JSON nested past the parser's recursion (a body resealed by hand).
+    except (ReportError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
         raise _Damaged(f"its content is not a check this bot wrote ({error})") from None
 
 

@@ -14,7 +14,8 @@ annulment date never count: they are reported (`snapshot-late`) and never rescue
 
 Like the verdicts (`bot/rules/verdict.py`), these types refuse when built what no resolution
 could give (`ImpossibleVerdict`): an outcome the Three Way Rule or the market's state does not
-give, an attempt's status its evidence does not allow, a snapshot's time its state does not keep.
+give, a state its dates do not give on the date resolved, an attempt's status its evidence does
+not allow, a snapshot's time its state does not keep.
 """
 
 from __future__ import annotations
@@ -271,6 +272,24 @@ class MarketResolution:
                 f"{where}: annulled only after {dates.annul_on} with neither the tag nor its"
                 " archive copy counting"
             )
+        # The state is the calendar's on the date resolved (annulled: a closed market's).
+        calendar = dates.state(self.as_of)
+        if calendar != ("closed" if self.state == "annulled" else self.state):
+            raise ImpossibleVerdict(
+                f"{where}: state {self.state} on {self.as_of}, its dates say {calendar}"
+            )
+        # A dated tag's or record's state is its time's, by these dates, on this date
+        # (`Snapshot.of`): a tag made after the annulment date never counts.
+        snapshot = self.snapshot
+        for what, state, moment in (
+            ("tag", snapshot.tag_state, snapshot.tagged_at),
+            ("archive", snapshot.archive_state, snapshot.archived_at),
+        ):
+            if moment is not None and state != (timely := _dated_state(moment, dates, self.as_of)):
+                raise ImpossibleVerdict(
+                    f"{where}: snapshot {what} {state}, its time {format_moment(moment)} says"
+                    f" {timely}"
+                )
 
 
 # Why a snapshot copy does not count, as the market's warnings say it.

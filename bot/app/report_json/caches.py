@@ -48,7 +48,7 @@ def rerun_record_from_json(text: str, key: str) -> list[Finding]:
     `key` whose every finding is well formed."""
     try:
         data = json.loads(text)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:  # nesting past the parser's recursion
         raise ReportError(f"the rerun record is not JSON: {error}") from None
     if not isinstance(data, dict) or data.get("key") != key:
         raise ReportError("the rerun record is for another key")

@@ -458,3 +458,48 @@ def test_a_length_field_that_is_not_text_is_a_damaged_entry(
     assert check is None
     assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
     assert "\\xff" in notices[0].message
+
+
+def _resealed(header: bytes, body: bytes) -> bytes:
+    """`body` under `header` made to agree with it (length and SHA-256): the header finds
+    damage, not an entry written on purpose."""
+    import hashlib
+
+    magic, version, _, _ = header.split(b" ")
+    digest = hashlib.sha256(body).hexdigest().encode()
+    return b" ".join((magic, version, digest, str(len(body)).encode())) + b"\n" + body
+
+
+def _impossible_units(body: bytes) -> bytes:
+    data = json.loads(body)
+    data["check"]["units"]["count"] = 0  # with a largest unit of some trials
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda body: b"[" * 100_000 + b"]" * 100_000,
+        _impossible_units,
+    ],
+    ids=["nested-deep", "impossible-units"],
+)
+def test_an_entry_resealed_by_hand_is_a_notice(entry: tuple[Path, Path, bytes], forge: Any) -> None:
+    """An entry whose header agrees with a body the bot never writes (a cache restored from
+    elsewhere): JSON nested past the parser's recursion, a unit summary no judge gives. A
+    notice, never a traceback."""
+    from bot.app.attempt_read import read_attempt
+
+    root, path, raw = entry
+    header, _, body = raw.partition(b"\n")
+    path.write_bytes(_resealed(header, forge(body)))
+    try:
+        cache = VerificationCache(path.parents[1])
+        with open_workspace(root) as workspace:
+            registry = workspace.registry
+            (folder,) = registry.attempt_folders()
+            check, notices = cache.lookup(registry, read_attempt(registry, folder))
+    finally:
+        path.write_bytes(raw)
+    assert check is None
+    assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]

@@ -285,3 +285,18 @@ def test_a_try_with_a_failure_of_the_filers_own_is_a_result_at_once(
     close = AdapterRerun(cache=tmp_path / "unused", results=results, recorded_only=True)
     before = replace(close, deadline=Deadline(date(2027, 9, 5), False))
     assert before(tree, files) == found
+
+
+def test_a_record_nested_past_the_parser_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    """A rerun record is read from a cache folder and from the rerun jobs' artifacts (`claims
+    close-windows` keeps them): JSON nested deeper than the parser recurses is no record."""
+    from bot.app.report_json import ReportError, rerun_record_from_json
+    from bot.app.resolutions import keep_rerun_results
+
+    key = "ab" * 32
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(ReportError, match="not JSON"):
+        rerun_record_from_json(deep, key)
+    (tmp_path / "source").mkdir()
+    (tmp_path / "source" / f"{key}.json").write_text(deep)
+    assert keep_rerun_results(tmp_path / "source", tmp_path / "root") == []

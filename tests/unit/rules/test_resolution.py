@@ -58,6 +58,23 @@ def _snapshot(tag: bool = False, archived: bool = False) -> Snapshot:
     )
 
 
+def _snapshot_on(tag: bool, archived: bool, as_of: date) -> Snapshot:
+    """`_snapshot(tag, archived)` as the resolver sees it on `as_of`: not yet made before its
+    time (after-as-of)."""
+    record = {
+        "tag": DATES.snapshot_tag,
+        "created": TAGGED_AT.isoformat(),
+        "doi": "10.5281/zenodo.1",
+    }
+    return Snapshot.of(
+        DATES.snapshot_tag,
+        Tag(DATES.snapshot_tag, "1" * 40, True, TAGGED_AT) if tag else None,
+        record if archived else None,
+        DATES,
+        as_of,
+    )
+
+
 def three_way(verdicts: Sequence[AttemptVerdict]) -> tuple[str, str]:
     """The Three Way Rule over the attempts' summaries, as `resolve_market` applies it."""
     return three_way_of_summaries([AttemptSummary.of(verdict) for verdict in verdicts])
@@ -160,7 +177,7 @@ def test_resolve_market_outcome_for_any_attempts_and_date(
 ) -> None:
     as_of = date(2027, 6, 1) + timedelta(days=days)
     verdicts = _verdicts(states)
-    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot(tag, archived), as_of)
+    resolution = resolve_market(MARKET, DATES, verdicts, _snapshot_on(tag, archived, as_of), as_of)
     rule, _ = three_way(verdicts)
     assert resolution.provisional == rule
     assert resolution.state == (
@@ -516,6 +533,52 @@ def test_a_snapshot_keeps_an_archive_time_for_the_states_it_decides(
         replace(_snapshot(), archive_state=archive_state, archived_at=archived_at)
 
 
+@pytest.mark.parametrize(
+    ("state", "outcome", "as_of"),
+    [
+        ("closed", "YES", date(2027, 7, 15)),  # in the filing window
+        ("closed", "YES", date(2027, 6, 1)),  # before resolve-by
+        ("open", None, CLOSED),
+        ("filing-window", None, date(2027, 6, 1)),
+        ("filing-window", None, CLOSED),
+    ],
+)
+def test_the_state_is_the_calendar_s_on_the_date_resolved(
+    state: Any, outcome: Any, as_of: date
+) -> None:
+    # A market's state is its dates' state on `as_of` (annulled: closed, past the annulment
+    # date): a market closed YES before its window closed is no resolution.
+    with pytest.raises(ImpossibleVerdict, match=f"state {state} on {as_of}, its dates say"):
+        replace(_closed_yes(), state=state, outcome=outcome, as_of=as_of)
+
+
+@pytest.mark.parametrize(
+    ("field", "state", "moment"),
+    [
+        ("tag", "ok", datetime(2027, 9, 29, 13, tzinfo=UTC)),  # after the annulment date
+        ("tag", "late", TAGGED_AT),  # in time
+        ("archive", "ok", datetime(2027, 9, 2, 13, tzinfo=UTC)),  # after the day resolved (AoE)
+        ("archive", "after-as-of", TAGGED_AT),
+    ],
+)
+def test_a_snapshot_s_time_decides_its_state_in_the_resolution(
+    field: str, state: str, moment: datetime
+) -> None:
+    # Snapshot.of decides a dated tag's or record's state from its time, the market's dates
+    # and the date resolved on: a resolution whose snapshot says otherwise is none the
+    # resolver gives (a tag made after the annulment date that "counts" would save the market).
+    at = {"tag": "tagged_at", "archive": "archived_at"}[field]
+    snapshot = replace(_snapshot(True, True), **{f"{field}_state": state, at: moment})
+    with pytest.raises(ImpossibleVerdict, match=f"snapshot {field} {state}, its time .* says"):
+        replace(_closed_yes(), snapshot=snapshot)
+
+
+def test_each_state_is_built_on_its_own_dates() -> None:
+    for as_of in (date(2027, 6, 1), date(2027, 7, 15), CLOSED, AFTER_ANNULMENT):
+        resolution = resolve_market(MARKET, DATES, YES, _snapshot(), as_of)
+        assert resolution.state == ("annulled" if as_of > DATES.annul_on else DATES.state(as_of))
+
+
 def test_a_snapshot_names_an_archive_record_only_when_there_is_one() -> None:
     with pytest.raises(ImpossibleVerdict, match="an archive reference with no record"):
         replace(_snapshot(), archive_ref="10.5281/zenodo.1")
@@ -532,6 +595,7 @@ def test_a_resolution_holds_tuples() -> None:
         ("market", "outcome", "NO", "^market 3: state closed with outcome NO, expected YES$"),
         ("market", "annul_on", "2027-08-01", "^market 3: resolve-by, .* out of order$"),
         ("attempt", "outcome", None, "^market 3: attempts/market-03/lab/a: outcome without"),
+        ("market", "as_of", "2027-07-15", "^market 3: state closed on 2027-07-15, its dates say"),
     ],
 )
 def test_an_impossible_resolution_read_back_is_a_report_error(

@@ -114,13 +114,15 @@ def test_the_total_counts_attempts_and_problems() -> None:
     assert "INVALID  attempts/market-03/a/c" in text
 
 
-def _resolution(outcome: str | None, state: str, why: str) -> MarketResolution:
+def _resolution(
+    outcome: str | None, state: str, why: str, as_of: date = date(2027, 9, 1)
+) -> MarketResolution:
     return MarketResolution(
         market=3,
         title="Demo market 3",
         demo=True,
         dates=MarketDates.of(date(2027, 6, 30), 60, 30),
-        as_of=date(2027, 9, 1),
+        as_of=as_of,
         state=state,  # type: ignore[arg-type]
         outcome=outcome,  # type: ignore[arg-type]
         provisional="YES",
@@ -129,9 +131,12 @@ def _resolution(outcome: str | None, state: str, why: str) -> MarketResolution:
             AttemptSummary("attempts/market-03/lab/a", "valid", "qualifying", "met", ()),
             AttemptSummary("attempts/market-03/lab/b", "invalid", None, None, ("schema",)),
         ),
+        # Tagged once the window closed: on a day before, the tag did not exist yet.
         snapshot=Snapshot(
             "snapshot-2027-06-30", "ok", "missing", datetime(2027, 8, 30, 9, tzinfo=UTC)
-        ),
+        )
+        if as_of > date(2027, 8, 29)
+        else Snapshot("snapshot-2027-06-30"),
         warnings=("snapshot-2027-06-30: its archive copy missing",),
         source="git commit abc123",
     )
@@ -154,11 +159,12 @@ def test_resolution_names_each_market_and_attempt() -> None:
 
 
 def test_brief_resolution_is_one_line_per_market() -> None:
-    report = ResolveReport(date(2027, 9, 1), (_resolution(None, "filing-window", "open"),))
+    in_window = date(2027, 7, 15)
+    report = ResolveReport(in_window, (_resolution(None, "filing-window", "open", in_window),))
     lines = render_resolution(report, brief=True).splitlines()
     assert lines == [
         "market  3: filing-window (provisionally YES)",
-        "1 market(s) as of 2027-09-01",
+        "1 market(s) as of 2027-07-15",
     ]
 
 
