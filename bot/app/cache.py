@@ -50,6 +50,7 @@ from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.models import market_path
 from bot.rules.records import RecordsCheck
 from bot.vocab.findings import Code, Finding, Severity
+from bot.vocab.jsonl import loads as json_loads
 
 __all__ = [
     "CACHE_FORMAT",
@@ -273,7 +274,7 @@ def _decode(raw: bytes, key: str) -> RecordsCheck:
     if fields[2] != hashlib.sha256(body).hexdigest().encode():
         raise _Damaged("its content does not match its SHA-256")
     try:
-        data = json.loads(body)
+        data = json_loads(body)
         if not isinstance(data, dict) or data.get("key") != key:
             raise _Damaged("it is filed under another key")
         return records_check_from_json(data["check"])

@@ -23,6 +23,7 @@ import rfc8785
 
 from bot.edges.load.yaml_ import parse_yaml
 from bot.vocab.findings import Code, Finding
+from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.jsonl import parse_jsonl
 from bot.vocab.values import json_equal
 
@@ -93,7 +94,7 @@ def _jsonl(name: str, submitted: bytes, produced: bytes, file: str) -> list[Find
     first = differing[0]
     detail = ""
     if first < len(ours) and first < len(theirs):
-        where, mine, other = _first_difference(json.loads(ours[first]), json.loads(theirs[first]))
+        where, mine, other = _first_difference(json_loads(ours[first]), json_loads(theirs[first]))
         detail = (
             f"; on line {first + 1}, {where or 'the record'}: submitted {_short(mine)},"
             f" the adapter wrote {_short(other)}"

@@ -48,6 +48,7 @@ from bot.edges.fetch import Fetched, fetch_paper_freeze, fetch_raw_log
 from bot.edges.load.folder import read_regular
 from bot.vocab.config import Limits
 from bot.vocab.findings import Code, Finding, Severity
+from bot.vocab.jsonl import loads as json_loads
 
 __all__ = [
     "PIN_KINDS",
@@ -125,7 +126,7 @@ class KeepPlan:
         """The `keep` of the pin plan at `path` (`claims close-windows --plan-pins`), read
         strictly: anything else than the planner writes is refused (PinRecordError)."""
         try:
-            data = json.loads(read_regular(path, _PLAN_BYTES).decode("utf-8"))
+            data = json_loads(read_regular(path, _PLAN_BYTES).decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as error:
             raise PinRecordError(f"{path}: not a pin plan ({error})") from error
         entries = data.get("keep") if isinstance(data, dict) else None
@@ -257,7 +258,7 @@ def read_record(text: str, key: str) -> PinRecord:
     """The record for `key` in `text`. Raises `PinRecordError` unless it is exactly what
     `PinRecord.to_json` writes: every field present, of its type, nothing else."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except ValueError as error:
         raise PinRecordError(f"not JSON: {error}") from None
     if not isinstance(data, dict) or set(data) != _FIELDS:

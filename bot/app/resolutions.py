@@ -25,6 +25,7 @@ from bot.edges.load.yaml_ import parse_yaml
 from bot.rules.evidence.schema import validate
 from bot.rules.resolution import MarketOutcome, MarketResolution, copy_missing_warning
 from bot.vocab.errors import Refusal
+from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.timestamps import format_moment, parse_timestamp
 
 __all__ = [
@@ -93,9 +94,11 @@ def keep_rerun_results(source: Path, root: Path, write: bool = True) -> list[str
 def _on_branch(raw: bytes, root: Path) -> bool:
     """True when the record is of an attempt folder the registry holds: an operator's rerun
     cache may also keep records of pull requests' attempts, which main has no use for."""
-    import json
-
-    parts = json.loads(raw).get("parts")
+    try:
+        data = json_loads(raw)
+    except ValueError:
+        return False
+    parts = data.get("parts") if isinstance(data, dict) else None
     folder = parts.get("folder") if isinstance(parts, dict) else None
     if not isinstance(folder, str) or not folder.startswith("attempts/"):
         return False

@@ -50,6 +50,7 @@ __all__ = [
     "DuplicateKeyError",
     "SharedStrings",
     "Typed",
+    "loads",
     "object_without_duplicates",
     "parse_json",
     "parse_jsonl",
@@ -438,6 +439,19 @@ def _parse_jsonl(
         else:  # the sink shares the strings it keeps (`SharedStrings`)
             sink(Record(number, value), raw)
     return records, findings
+
+
+def loads(text: str | bytes, **hooks: Any) -> object:
+    """`json.loads` for text from outside this process (a file, a cache, a job's output, a
+    command line): raises ValueError for anything it cannot read, JSON nested past the
+    parser's recursion included (RecursionError is no ValueError, so it would pass a reader's
+    `except ValueError` as a traceback). `hooks`: json.loads's own keyword arguments.
+    tests/unit/vocab/test_jsonl_loads.py holds every other `json.loads` in bot/ to the
+    package's own files."""
+    try:
+        return json.loads(text, **hooks)
+    except RecursionError:
+        raise ValueError("nested deeper than the JSON parser's recursion allows") from None
 
 
 def parse_json(raw: bytes, max_depth: int, *, integers: bool = True) -> object:

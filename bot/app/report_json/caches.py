@@ -3,7 +3,6 @@ verification cache's records checks (`bot/app/cache.py`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from bot.app.report_json.write import (
 )
 from bot.rules.verdict import UnitSummary
 from bot.vocab.findings import Finding
+from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.timestamps import parse_timestamp
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ def rerun_record_from_json(text: str, key: str) -> list[Finding]:
     """The findings of a cached rerun. Raises `ReportError` unless `text` is a record for
     `key` whose every finding is well formed."""
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except (ValueError, RecursionError) as error:  # nesting past the parser's recursion
         raise ReportError(f"the rerun record is not JSON: {error}") from None
     if not isinstance(data, dict) or data.get("key") != key:

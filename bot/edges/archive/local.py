@@ -34,6 +34,7 @@ from bot.edges.archive.port import (
     StoredFile,
     md5_of,
 )
+from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.timestamps import format_moment
 
 __all__ = ["LocalArchive"]
@@ -65,7 +66,7 @@ class LocalArchive:
         if "/" in name or path.is_symlink() or not path.is_file():
             return None
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json_loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None

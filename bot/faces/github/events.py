@@ -12,13 +12,13 @@ webhook docs, https://docs.github.com/en/webhooks/webhook-events-and-payloads.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.vocab.errors import ClaimsError
+from bot.vocab.jsonl import loads as json_loads
 
 __all__ = [
     "MAX_EVENT_BYTES",
@@ -177,7 +177,7 @@ def parse_event(raw: bytes, name: str = "payload") -> object:
         raise ValueError(f"{constant} is not JSON")
 
     try:
-        return json.loads(raw.decode("utf-8"), parse_constant=refuse)
+        return json_loads(raw.decode("utf-8"), parse_constant=refuse)
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise EventError(name, f"not JSON: {str(error)[:200]}") from None
 

@@ -26,6 +26,7 @@ from bot.edges.load.yaml_ import parse_yaml
 from bot.rules.evidence.placeholders import PLACEHOLDER
 from bot.vocab.document import FieldPath
 from bot.vocab.errors import ClaimsError
+from bot.vocab.jsonl import loads as json_loads
 
 __all__ = [
     "NO_FIELD",
@@ -67,7 +68,7 @@ def parse_setting(text: str, source: str = "claims init --set") -> Setting:
         raise ClaimsError(f"--set {text!r}: write FIELD=VALUE, e.g. --set method.name=my-monitor")
     value: Any = raw
     try:
-        parsed = json.loads(raw)
+        parsed = json_loads(raw)
     except ValueError:
         parsed = None
     else:

@@ -20,9 +20,9 @@ from bot.app.report_json import (
     verify_report_from_json,
     verify_report_to_json,
 )
-from bot.app.reports import ResolveReport, VerifyReport
 from bot.faces.report.entries import resolve_report_entries, verify_report_entries
 from bot.rules.challenge.judge import RunVerdict, ScoredAttempt
+from bot.rules.reports import ResolveReport, VerifyReport
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot
 from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, Counts, UnitSummary
 from bot.vocab.dates import MarketDates

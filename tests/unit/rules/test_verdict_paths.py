@@ -21,7 +21,6 @@ from bot.app.attempt_read import read_attempt
 from bot.app.gather import find_market
 from bot.app.registry import Registry
 from bot.app.report_json import resolve_report_to_json, verify_report_to_json
-from bot.app.reports import ResolveReport, VerifyReport
 from bot.edges.dump import dump_yaml
 from bot.faces.demo.specimen import (
     AttemptSpec,
@@ -34,6 +33,7 @@ from bot.faces.demo.specimen import (
 from bot.rules.evidence.models import Judgment
 from bot.rules.judge.attempt import judge_attempt
 from bot.rules.judge.inputs import AttemptFacts
+from bot.rules.reports import ResolveReport, VerifyReport
 from bot.rules.resolution import Snapshot, resolve_market
 from bot.vocab.commits import Landing, Tag
 from bot.vocab.dates import MarketDates
