@@ -151,7 +151,7 @@ def verify_folders(
     `judgments_from_base`: a pull request's folders (`verify_attempt`).
     """
     verdicts = []
-    problems: dict[Finding, None] = {}
+    findings: dict[Finding, None] = {}
     for folder in folders:
         verdict, registry_problems = verify_attempt(
             registry,
@@ -163,8 +163,8 @@ def verify_folders(
             judgments_from_base=judgments_from_base,
         )
         verdicts.append(verdict)
-        problems.update(dict.fromkeys(registry_problems))
-    return verdicts, list(problems)
+        findings.update(dict.fromkeys(registry_problems))
+    return verdicts, list(findings)
 
 
 def _is_folder(registry: Registry, path: str) -> bool:
@@ -520,7 +520,7 @@ def explain_registry(
         pr_problems = pull_request_problems(registry, changes, head_paths)
         blocked = _blocked_folders(folders, changes, pr_problems)
     explanations = []
-    problems: dict[Finding, None] = {}
+    findings: dict[Finding, None] = {}
     for folder in folders:
         judged = judge_folder(
             registry,
@@ -533,5 +533,5 @@ def explain_registry(
             keep_records=True,
         )
         explanations.append(explain(judged, registry.rules, as_of))
-        problems.update(dict.fromkeys(judged.registry_problems))
-    return explanations, list(problems)
+        findings.update(dict.fromkeys(judged.registry_problems))
+    return explanations, list(findings)

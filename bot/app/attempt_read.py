@@ -21,7 +21,7 @@ from bot.rules.evidence.models import AdapterSpec, Attempt, Certificate, Freeze,
 from bot.rules.evidence.schema import validate
 from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.judge.location import folder_market
-from bot.rules.records import RecordsCheck, RecordsChecker
+from bot.rules.records import RecordsChecker, RecordsResult
 from bot.vocab.document import Document, FieldPath, Record
 from bot.vocab.findings import Code, Finding
 from bot.vocab.jsonl import Typed, share_values
@@ -125,7 +125,7 @@ def read_attempt(
     folder: str,
     object_format: str = "sha1",
     judgments_from: History | None = None,
-    cached: Callable[[AttemptFiles], RecordsCheck | None] | None = None,
+    cached: Callable[[AttemptFiles], RecordsResult | None] | None = None,
     stream: Callable[[AttemptFiles], RecordsChecker | None] | None = None,
 ) -> AttemptFiles:
     """Read one attempt folder of the registry's tree into typed models. Never raises for
@@ -134,11 +134,11 @@ def read_attempt(
     With `judgments_from` (a pull request's base branch), judgments.yaml is read from that
     branch's tip instead of the tree: only maintainers write it, on the base branch.
     With `cached` (the verification cache's lookup, asked once attempt.yaml is read): a
-    `RecordsCheck` it returns stands for freeze-cases.jsonl and trials.jsonl, which are then
-    not read (`AttemptFiles.records_check`), when it fits the folder.
+    `RecordsResult` it returns stands for freeze-cases.jsonl and trials.jsonl, which are then
+    not read (`AttemptFiles.records_result`), when it fits the folder.
     With `stream` (asked next, when the cache had nothing that fits): a `RecordsChecker` it
     returns checks the two files' records as they are read, and none is kept
-    (`AttemptFiles.records_checked_now`).
+    (`AttemptFiles.records_read_now`).
     """
     entries, problems, complete = scan_folder(registry.tree, folder, registry.limits, object_format)
     digest = evidence_digest({path: entry.sha256 for path, entry in entries.items()})
@@ -194,8 +194,8 @@ def read_attempt(
         adapter=AdapterSpec.from_document(adapter) if adapter else None,
         published=tuple(reader.published),
         jsonl_problems={k: tuple(v) for k, v in reader.jsonl_problems.items()},
-        records_check=check,
-        records_checked_now=checker is not None,
+        records_result=check,
+        records_read_now=checker is not None,
     )
 
 
@@ -212,7 +212,7 @@ def _read_freeze_only(reader: _Reader, base: AttemptFiles) -> AttemptFiles:
     )
 
 
-def _fits(check: RecordsCheck, entries: Mapping[str, object]) -> bool:
+def _fits(check: RecordsResult, entries: Mapping[str, object]) -> bool:
     """Whether a check read back from the cache was made for the record files this folder
     holds: each of them read exactly when the folder has it."""
     return all(
@@ -226,7 +226,7 @@ def _fits(check: RecordsCheck, entries: Mapping[str, object]) -> bool:
 
 
 def _read_records(
-    reader: _Reader, check: RecordsCheck | None, checker: RecordsChecker | None
+    reader: _Reader, check: RecordsResult | None, checker: RecordsChecker | None
 ) -> tuple[list[Record] | None, list[Record] | None, bool]:
     """freeze-cases.jsonl and trials.jsonl, one of three ways: checked already (`check`, from
     the cache: only their reading problems, in their place), checked as they are read
@@ -254,7 +254,7 @@ def _every_line_read(reader: _Reader, name: str) -> bool:
     )
 
 
-def _read_certificates(reader: _Reader, check: RecordsCheck | None) -> list[Certificate] | None:
+def _read_certificates(reader: _Reader, check: RecordsResult | None) -> list[Certificate] | None:
     """certificates.jsonl: checked already (`check`: its reading problems in their place, none
     kept), else read and each line checked by its schema. None when it is absent."""
     if check is not None:
@@ -280,7 +280,7 @@ def _finish(
     checker: RecordsChecker,
     trials_read: bool,
     certificates: list[Certificate] | None,
-) -> RecordsCheck:
+) -> RecordsResult:
     """The streamed check, once certificates.jsonl is read: with what reading each file
     found, and the certificates' published records."""
     certificates_file = reader.path("certificates.jsonl")

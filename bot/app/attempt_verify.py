@@ -16,7 +16,7 @@ from bot.edges.history import History
 from bot.rules.judge.attempt import judge_attempt, records_of, withholdable_of
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles, Judged
 from bot.rules.models import Market
-from bot.rules.records import RecordsCheck, RecordsChecker, RecordsNeeded
+from bot.rules.records import RecordsChecker, RecordsNeeded, RecordsResult
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.findings import Finding
 
@@ -77,7 +77,7 @@ def judge_folder(
     cache = ports.records_cache
     notices: list[Finding] = []
 
-    def cached(files: AttemptFiles) -> RecordsCheck | None:
+    def cached(files: AttemptFiles) -> RecordsResult | None:
         if cache is None or files.attempt is None or files.attempt.kind == "challenge":
             return None  # a challenge run's withholdable fields are not in the key
         check, found = cache.lookup(registry, files)
@@ -123,9 +123,9 @@ def _judge_checked(
     cache: RecordsCache | None,
 ) -> AttemptVerdict:
     """Judge with the records checked (from the cache, or now: then kept in the cache)."""
-    if files.records_check is None or files.records_checked_now:
+    if files.records_result is None or files.records_read_now:
         check = records_of(files, market, registry.rules, withholdable_of(market, facts))
-        files = replace(files, records_check=check)
+        files = replace(files, records_result=check)
         if cache is not None and files.attempt is not None and files.attempt.kind != "challenge":
             cache.store(registry, files, check)
     return judge_attempt(files, facts, market, registry.rules, as_of)

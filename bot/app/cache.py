@@ -4,7 +4,7 @@ Most of what `claims resolve` spends on an attempt goes into reading and checkin
 files, freeze-cases.jsonl, trials.jsonl and certificates.jsonl (JSONL, schemas, case hashes,
 one trial per case, names, withheld fields, units, the bars, certificates against the tested
 systems). `bot.rules.records.check_records` does that part and nothing else, so its result
-(`RecordsCheck`) can be kept by what it depends on:
+(`RecordsResult`) can be kept by what it depends on:
 
 - the attempt folder's path and its **evidence digest** (every file but judgments.yaml);
 - the **market contract** the attempt names (its bytes; none when it names none) and the
@@ -43,12 +43,12 @@ from typing import Any
 
 from bot import __version__
 from bot.app.registry import RULES_PATH, Registry
-from bot.app.report_json import ReportError, records_check_from_json, records_check_to_json
+from bot.app.report_json import ReportError, records_result_from_json, records_result_to_json
 from bot.edges.load.folder import read_regular
 from bot.edges.tree import TreeError, read_limited
 from bot.rules.judge.inputs import AttemptFiles
 from bot.rules.models import market_path
-from bot.rules.records import RecordsCheck
+from bot.rules.records import RecordsResult
 from bot.vocab.findings import Code, Finding, Severity
 from bot.vocab.jsonl import loads as json_loads
 
@@ -131,7 +131,7 @@ class VerificationCache:
 
     def lookup(
         self, registry: Registry, files: AttemptFiles
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
+    ) -> tuple[RecordsResult | None, list[Finding]]:
         """The check kept for this attempt, or None; a damaged entry is a notice (and None)."""
         key = self.key(registry, files)
         path = self.path(key)
@@ -151,7 +151,7 @@ class VerificationCache:
 
     def _invalid(
         self, files: AttemptFiles, path: Path, why: str
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
+    ) -> tuple[RecordsResult | None, list[Finding]]:
         self.stats.invalid += 1
         self.stats.misses += 1
         message = (
@@ -162,14 +162,14 @@ class VerificationCache:
 
     # -- writing ------------------------------------------------------------------------------
 
-    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
+    def store(self, registry: Registry, files: AttemptFiles, check: RecordsResult) -> None:
         """Keep the check, atomically. A check JSON cannot carry exactly (a NaN, say) is not
         kept; a folder that cannot be written only costs the check again next run."""
         key = self.key(registry, files)
         body = json.dumps(
             # Keys in the check's own order, not sorted: the derived score table is read back
             # into a score-table-mismatch message, which must word it as a cold run does.
-            {"key": key, "check": records_check_to_json(check)},
+            {"key": key, "check": records_result_to_json(check)},
             ensure_ascii=False,
             separators=(",", ":"),
         ).encode("utf-8")
@@ -205,11 +205,11 @@ class MemoryRecordsCache:
     judgment that needs them reads the files again: `RecordsNeeded`)."""
 
     stats: CacheStats = field(default_factory=CacheStats)
-    checks: dict[str, RecordsCheck] = field(default_factory=dict)
+    checks: dict[str, RecordsResult] = field(default_factory=dict)
 
     def lookup(
         self, registry: Registry, files: AttemptFiles
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
+    ) -> tuple[RecordsResult | None, list[Finding]]:
         check = self.checks.get(self.key(registry, files))
         if check is None:
             self.stats.misses += 1
@@ -220,7 +220,7 @@ class MemoryRecordsCache:
     def key(self, registry: Registry, files: AttemptFiles) -> str:
         return _key(_key_parts(registry, files, "in memory"))
 
-    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
+    def store(self, registry: Registry, files: AttemptFiles, check: RecordsResult) -> None:
         self.checks[self.key(registry, files)] = replace(
             check, checked_cases=None, checked_trials=None
         )
@@ -261,7 +261,7 @@ def _entry(body: bytes) -> bytes:
     return header.encode("ascii") + body
 
 
-def _decode(raw: bytes, key: str) -> RecordsCheck:
+def _decode(raw: bytes, key: str) -> RecordsResult:
     """The check an entry holds. Raises `_Damaged` saying what is wrong."""
     header, newline, body = raw.partition(b"\n")
     fields = header.split(b" ")
@@ -277,9 +277,8 @@ def _decode(raw: bytes, key: str) -> RecordsCheck:
         data = json_loads(body)
         if not isinstance(data, dict) or data.get("key") != key:
             raise _Damaged("it is filed under another key")
-        return records_check_from_json(data["check"])
-    # RecursionError: JSON nested past the parser's recursion (a body resealed by hand).
-    except (ReportError, KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
+        return records_result_from_json(data["check"])
+    except (ReportError, KeyError, TypeError, ValueError, AttributeError) as error:
         raise _Damaged(f"its content is not a check this bot wrote ({error})") from None
 
 

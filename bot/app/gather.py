@@ -105,7 +105,7 @@ def gather_facts(
         base_ref=history.base_ref,
         history_unavailable=history.unavailable,
         freeze_landings=landings,
-        landing_checks=_landing_checks(landings, ports.confirm_landing),
+        landing_confirmations=_landing_confirmations(landings, ports.confirm_landing),
         challenge_withholdable=tuple(withholdable),
         challenge=challenge,
         filed_at=filed.committed_at if filed is not None else None,
@@ -212,7 +212,7 @@ def _rerun_adapter(
     return None if findings is None else tuple(findings)
 
 
-def _landing_checks(
+def _landing_confirmations(
     landings: Mapping[str, Landing | Refusal], confirm: LandingConfirmer | None
 ) -> dict[str, str | None] | None:
     """What GitHub says of each landing commit (once per commit); None offline."""

@@ -12,7 +12,7 @@ from typing import Protocol
 from bot.app.registry import Registry
 from bot.edges.tree import Tree
 from bot.rules.judge.inputs import AttemptFiles
-from bot.rules.records import RecordsCheck
+from bot.rules.records import RecordsResult
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
 from bot.vocab.findings import Finding
@@ -68,15 +68,15 @@ LandingConfirmer = Callable[[Landing], str | None]
 
 
 class RecordsCache(Protocol):
-    """Keeps checked freeze-cases.jsonl and trials.jsonl (`RecordsCheck`) by what they depend
+    """Keeps checked freeze-cases.jsonl and trials.jsonl (`RecordsResult`) by what they depend
     on; `bot.app.cache.VerificationCache` provides it."""
 
     def lookup(
         self, registry: Registry, files: AttemptFiles
-    ) -> tuple[RecordsCheck | None, list[Finding]]:
+    ) -> tuple[RecordsResult | None, list[Finding]]:
         """The check kept for this attempt (None: none), and notices (a damaged entry)."""
 
-    def store(self, registry: Registry, files: AttemptFiles, check: RecordsCheck) -> None:
+    def store(self, registry: Registry, files: AttemptFiles, check: RecordsResult) -> None:
         """Keep the check made for this attempt."""
 
 

@@ -113,7 +113,7 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     for trial in trials:  # only the unit keys: collapse_units reads no other field
         keys = trial.keys
         if plain and type(keys) is FoldedKeys:
-            folded.append(keys)  # folded already (`TrialCheck`): no copy per trial
+            folded.append(keys)  # folded already (`TrialChecker`): no copy per trial
             continue
         folded.append(
             {

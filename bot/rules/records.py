@@ -2,7 +2,7 @@
 
 `check_records` runs the expensive, evidence-only part of the judge (its steps 1, 3, 4, 8 and 9
 as far as they read these files: names, case hashes, one trial per case, withheld fields, the
-unit structure and the bars) and returns a `RecordsCheck`: the findings in the order the judge
+unit structure and the bars) and returns a `RecordsResult`: the findings in the order the judge
 reports them, the counts, and the few facts the later steps need of the trials
 (`TrialSummary`) and the certificates (`CertificateSummary`: which tested systems have none,
 whether all abstain). It depends only on the three files' bytes (through the records read
@@ -30,11 +30,11 @@ from datetime import datetime
 import orjson
 
 from bot.rules.bars import derived_table, unit_structure
-from bot.rules.evidence.cases import CaseCheck
+from bot.rules.evidence.cases import CaseChecker
 from bot.rules.evidence.models import Case, Certificate, Trial
 from bot.rules.evidence.names import check_names, names_in
-from bot.rules.evidence.trials import TrialCheck
-from bot.rules.evidence.withheld import WithheldCheck, plain_line
+from bot.rules.evidence.trials import TrialChecker
+from bot.rules.evidence.withheld import WithheldChecker, plain_line
 from bot.rules.models import Market, SharedRules
 from bot.rules.score_table import ScoreTable
 from bot.rules.stats.errors import StatisticsError
@@ -51,9 +51,9 @@ __all__ = [
     "CERTIFICATES",
     "RECORD_FILES",
     "CertificateSummary",
-    "RecordsCheck",
     "RecordsChecker",
     "RecordsNeeded",
+    "RecordsResult",
     "TrialSummary",
     "check_records",
     "summarize_units",
@@ -66,7 +66,7 @@ Published = Sequence[tuple[str, object, Callable[[FieldPath], int | None]]]
 
 
 class RecordsNeeded(Exception):
-    """A cached `RecordsCheck` keeps no trials, and the judge needs them (freeze order when a
+    """A cached `RecordsResult` keeps no trials, and the judge needs them (freeze order when a
     trial may start before the freeze): the shell judges the attempt from its files."""
 
 
@@ -129,7 +129,7 @@ def _tested(trials: Sequence[Trial]) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
-class RecordsCheck:
+class RecordsResult:
     """freeze-cases.jsonl, trials.jsonl and certificates.jsonl, read and checked (see the
     module's docstring).
 
@@ -237,7 +237,7 @@ class RecordsChecker:
     is kept (each is checked for names and withheld fields as it comes), only the checked
     models, so an attempt with a million trials is held as models, not dicts
     (docs/performance.md). `lean` keeps each case without its content once its hash is
-    checked, and with only the public fields the market's bars select by (`CaseCheck`):
+    checked, and with only the public fields the market's bars select by (`CaseChecker`):
     for a caller that never compares cases (challenge attempts keep them whole).
     """
 
@@ -258,12 +258,12 @@ class RecordsChecker:
         if lean:  # the fields bars select cases by (`Case.field`): all the judge reads
             bars = market.bars if market else ()
             public_fields = frozenset(name for bar in bars for name in bar.over_case)
-        self._cases = CaseCheck(self.cases_file, public_fields)
+        self._cases = CaseChecker(self.cases_file, public_fields)
         self._cases_read = False
-        self._trials: TrialCheck | None = None
+        self._trials: TrialChecker | None = None
         self._names: list[Finding] = []
         self._withheld: list[Finding] = []
-        self._withheld_check = WithheldCheck(self.withholdable)
+        self._withheld_checker = WithheldChecker(self.withholdable)
         self._lines = LineDecoder()
 
     def _published(self, file: str, record: Record, raw: bytes | None) -> None:
@@ -271,9 +271,9 @@ class RecordsChecker:
         passed over where the bytes show there is nothing to find (`plain_line`)."""
         if raw is None or not plain_line(raw):
             self._names += names_in(file, record.data, record)
-            self._withheld += self._withheld_check(file, record.data, record)
-        elif self._withheld_check.may_hold(raw):  # printable ASCII, no escape: no hidden name
-            self._withheld += self._withheld_check(file, record.data, record)
+            self._withheld += self._withheld_checker(file, record.data, record)
+        elif self._withheld_checker.may_hold(raw):  # printable ASCII, no escape: no hidden name
+            self._withheld += self._withheld_checker(file, record.data, record)
 
     def case(self, record: Record, raw: bytes | None = None) -> None:
         """One record of freeze-cases.jsonl, in file order (`raw`: its line's bytes)."""
@@ -294,7 +294,7 @@ class RecordsChecker:
         """`_published` for a line read typed: its record is built only where the bytes do
         not show there is nothing to find (a line in the typed reading's domain is valid
         UTF-8 with no repeated key and no integer orjson could read otherwise than `json`)."""
-        if not plain_line(raw) or self._withheld_check.may_hold(raw):
+        if not plain_line(raw) or self._withheld_checker.may_hold(raw):
             self._published(file, Record(number, orjson.loads(raw)), raw)
 
     def cases_read(self, problems: Sequence[Finding]) -> None:
@@ -302,18 +302,18 @@ class RecordsChecker:
         self._cases.finish(_complete(problems))
         self._cases_read = True
 
-    def _trial_check(self) -> TrialCheck:
+    def _trial_checker(self) -> TrialChecker:
         if self._trials is None:
             unit_keys = self.market.unit_keys if self.market else self.rules.unit_keys
             cases = self._cases.cases if self._cases_read else None
-            self._trials = TrialCheck(cases, unit_keys, self.trials_file)
+            self._trials = TrialChecker(cases, unit_keys, self.trials_file)
         return self._trials
 
     def trial(self, record: Record, raw: bytes | None = None) -> None:
         """One record of trials.jsonl, in file order (after freeze-cases.jsonl's; `raw`: its
         line's bytes)."""
         self._published(self.trials_file, record, raw)
-        self._trial_check().add(record)
+        self._trial_checker().add(record)
 
     def typed_trial(self, number: int, raw: bytes) -> bool:
         """Line `number` of trials.jsonl read typed, as `typed_case`."""
@@ -321,7 +321,7 @@ class RecordsChecker:
         if read is None:
             return False
         self._published_line(self.trials_file, number, raw)
-        self._trial_check().add_typed(number, *read)
+        self._trial_checker().add_typed(number, *read)
         return True
 
     def finish(
@@ -330,7 +330,7 @@ class RecordsChecker:
         trials_read: bool,
         certificates: Sequence[Certificate] | None,
         certificate_records: Published,
-    ) -> RecordsCheck:
+    ) -> RecordsResult:
         """The check, once both files were offered (`trials_read`: trials.jsonl was there);
         `read_problems` and `certificates` as `check_records` takes them."""
         market, rules = self.market, self.rules
@@ -340,14 +340,14 @@ class RecordsChecker:
         trials: list[Trial] = []
         trials_findings: list[Finding] = []
         if trials_read:
-            check = self._trial_check()
+            check = self._trial_checker()
             check.finish(_complete(trial_problems))
             trials, trials_findings = check.trials, check.findings
         withholdable = self.withholdable
         structure = None
         if market and trials:
             structure = _unit_structure(trials, market.unit_keys)
-        result = RecordsCheck(
+        result = RecordsResult(
             cases_read=self._cases_read,
             trials_read=trials_read,
             case_read_problems=case_problems,
@@ -363,7 +363,9 @@ class RecordsChecker:
             certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
             certificate_names=tuple(check_names(certificate_records)),
             certificate_withheld=tuple(
-                finding for entry in certificate_records for finding in self._withheld_check(*entry)
+                finding
+                for entry in certificate_records
+                for finding in self._withheld_checker(*entry)
             ),
             certificates=CertificateSummary.of(certificates or (), trials),
             unit_summary=None
@@ -403,9 +405,9 @@ def check_records(
     rules: SharedRules,
     withholdable: Sequence[str],
     certificates: Sequence[Certificate] | None = None,
-) -> RecordsCheck:
+) -> RecordsResult:
     """Check the records of freeze-cases.jsonl, trials.jsonl and certificates.jsonl
-    (`RecordsChecker` over records read already). Returns a `RecordsCheck`.
+    (`RecordsChecker` over records read already). Returns a `RecordsResult`.
 
     `read_problems`: per file name, what reading it as JSONL found (a file with a
     `jsonl-invalid` line was not read whole; for certificates.jsonl, each line's schema too);

@@ -5,7 +5,7 @@ which follow their schemas (`schemas/freeze-case.schema.json`, `trial.schema.jso
 `certificate.schema.json`; tests/unit/vocab/test_typed.py proves the fields, types, patterns
 and lengths equal): the line's JSON reading, its schema check and the model's fields in one C
 call, instead of a dict, then jsonschema-rs, then a model (bench/verify_scale.py). A pure
-reading of bytes, imported by the rules (`CaseCheck`, `RecordsChecker`): so vocabulary.
+reading of bytes, imported by the rules (`CaseChecker`, `RecordsChecker`): so vocabulary.
 
 The typed reading only ever says yes for a line the loader (`bot/vocab/jsonl.py`) and the
 schema (`bot/rules/evidence/schema.py`) both accept, with equal values; any other line gets

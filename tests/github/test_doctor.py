@@ -9,7 +9,7 @@ import pytest
 
 from bot.edges.github import gateway
 from bot.faces.cli import main
-from bot.faces.github.doctor import GITHUB_ACTIONS_APP_ID, check_setup, read_setup
+from bot.faces.github.doctor import GITHUB_ACTIONS_APP_ID, probe_setup, read_setup
 from tests.github.fakehub import Environment, FakeHub, Repo
 from tests.support import connect_without_waits
 
@@ -379,8 +379,8 @@ def test_the_checks_are_a_pure_function_of_what_was_read(fakehub: FakeHub) -> No
     reader = gateway.connect("t0ken", fakehub.repository, fakehub.base_url, throttle=False)
     facts = read_setup(reader, fakehub.repository)
     calls = len(fakehub.requests)
-    assert [c.name for c in check_setup(facts)] == NAMES
-    assert all(c.ok for c in check_setup(facts))
+    assert [c.name for c in probe_setup(facts)] == NAMES
+    assert all(c.ok for c in probe_setup(facts))
     assert len(fakehub.requests) == calls  # checking asks nothing more
 
 

@@ -10,8 +10,8 @@ with `ReportError`, from `errors`, what no judge gives), `caches` (the caches' r
 from __future__ import annotations
 
 from bot.app.report_json.caches import (
-    records_check_from_json,
-    records_check_to_json,
+    records_result_from_json,
+    records_result_to_json,
     rerun_record_from_json,
     rerun_record_to_json,
 )
@@ -35,8 +35,8 @@ __all__ = [
     "dumps",
     "explanation_to_json",
     "read_report",
-    "records_check_from_json",
-    "records_check_to_json",
+    "records_result_from_json",
+    "records_result_to_json",
     "report_to_json",
     "rerun_record_from_json",
     "rerun_record_to_json",

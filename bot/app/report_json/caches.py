@@ -22,11 +22,11 @@ from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.timestamps import parse_timestamp
 
 if TYPE_CHECKING:
-    from bot.rules.records import RecordsCheck
+    from bot.rules.records import RecordsResult
 
 __all__ = [
-    "records_check_from_json",
-    "records_check_to_json",
+    "records_result_from_json",
+    "records_result_to_json",
     "rerun_record_from_json",
     "rerun_record_to_json",
 ]
@@ -90,8 +90,8 @@ def _unit_summary_from(data: Mapping[str, Any] | None) -> UnitSummary | None:
     )
 
 
-def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
-    """A `RecordsCheck` as JSON data (the trials themselves are never kept)."""
+def records_result_to_json(check: RecordsResult) -> dict[str, Any]:
+    """A `RecordsResult` as JSON data (the trials themselves are never kept)."""
     trials = check.trials
     return {
         "cases_read": check.cases_read,
@@ -129,10 +129,10 @@ def records_check_to_json(check: RecordsCheck) -> dict[str, Any]:
     }
 
 
-def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
-    """A `RecordsCheck` from `records_check_to_json`'s data. Raises `ReportError` (or
+def records_result_from_json(data: Mapping[str, Any]) -> RecordsResult:
+    """A `RecordsResult` from `records_result_to_json`'s data. Raises `ReportError` (or
     KeyError, TypeError, ValueError on a shape it never writes: the cache catches them)."""
-    from bot.rules.records import CertificateSummary, RecordsCheck, TrialSummary
+    from bot.rules.records import CertificateSummary, RecordsResult, TrialSummary
     from bot.rules.score_table import ScoreTable
 
     def findings(name: str) -> tuple[Finding, ...]:
@@ -148,7 +148,7 @@ def records_check_from_json(data: Mapping[str, Any]) -> RecordsCheck:
         return parsed
 
     bars = data["bars"]
-    return RecordsCheck(
+    return RecordsResult(
         cases_read=bool(data["cases_read"]),
         trials_read=bool(data["trials_read"]),
         case_read_problems=findings("case_read_problems"),

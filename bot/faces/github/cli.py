@@ -434,7 +434,7 @@ def _located(located: Located | Refusal) -> int:
 
 
 def _doctor(args: argparse.Namespace) -> int:
-    from bot.faces.github.doctor import check_setup, read_setup, render_checks
+    from bot.faces.github.doctor import probe_setup, read_setup, render_probes
 
     repository = args.repository or os.environ.get("GITHUB_REPOSITORY", "")
     if not _REPOSITORY.fullmatch(repository):
@@ -454,9 +454,9 @@ def _doctor(args: argparse.Namespace) -> int:
     )
     web = os.environ.get("GITHUB_SERVER_URL") or "https://github.com"
     facts = read_setup(reader, repository, web)
-    checks = check_setup(facts)
-    print(printable(render_checks(facts, checks)), end="")
-    return EXIT_OK if all(check.ok for check in checks) else EXIT_NOTHING
+    probes = probe_setup(facts)
+    print(printable(render_probes(facts, probes)), end="")
+    return EXIT_OK if all(probe.ok for probe in probes) else EXIT_NOTHING
 
 
 def _registry_root(given: Path | None) -> Path:

@@ -2,8 +2,8 @@
 
 Two halves, as everywhere in the bot: `read_setup` asks the API (through a `SetupReader`,
 the gateway in production, the fake GitHub in tests) and returns the answers as a
-`SetupFacts` value, each read kept with its status; `check_setup` is pure and turns the facts
-into one `SetupCheck` per requirement: `ok`, `change` (what to change and where: the settings
+`SetupFacts` value, each read kept with its status; `probe_setup` is pure and turns the facts
+into one `SetupProbe` per requirement: `ok`, `change` (what to change and where: the settings
 page and the API endpoint, and the section of docs/running-on-github.md that says why) or
 `cannot-check` (the token may not read that setting: what it needs). A refusal on a settings
 endpoint is a finding, never an error; only a repository the token cannot read at all is one
@@ -22,12 +22,12 @@ from bot.edges.github.port import MAINTAINER_ROLES, ApiRead, FileAtRef, GitHubEr
 __all__ = [
     "GITHUB_ACTIONS_APP_ID",
     "REQUIRED_CHECK",
-    "SetupCheck",
     "SetupFacts",
+    "SetupProbe",
     "SetupReader",
-    "check_setup",
+    "probe_setup",
     "read_setup",
-    "render_checks",
+    "render_probes",
 ]
 
 # The check run `publish` creates under this fixed name (bot/faces/github/publish.py).
@@ -93,7 +93,7 @@ class SetupFacts:
 
 
 @dataclass(frozen=True)
-class SetupCheck:
+class SetupProbe:
     """One requirement: `ok` with what holds, or what to change and where, or why it could
     not be checked."""
 
@@ -110,7 +110,7 @@ class SetupCheck:
 
 
 def read_setup(reader: SetupReader, repository: str, web: str = "https://github.com") -> SetupFacts:
-    """Read what `check_setup` needs. Raises `GitHubError` when the repository itself cannot
+    """Read what `probe_setup` needs. Raises `GitHubError` when the repository itself cannot
     be read (a wrong name, a token without access): then there is nothing to check."""
     api = f"/repos/{repository}"
     repo = reader.read(api)
@@ -234,8 +234,8 @@ def parse_codeowners(text: str) -> list[str]:
 # Checking -----------------------------------------------------------------------------------
 
 
-def check_setup(facts: SetupFacts) -> list[SetupCheck]:
-    """One `SetupCheck` per requirement of docs/running-on-github.md, in the page's order.
+def probe_setup(facts: SetupFacts) -> list[SetupProbe]:
+    """One `SetupProbe` per requirement of docs/running-on-github.md, in the page's order.
     All `ok` means the repository is set up; reads the token may not make are `cannot-check`."""
     return [
         _required_check(facts),
@@ -256,12 +256,12 @@ def _settings(facts: SetupFacts, page: str = "") -> str:
     return f"{facts.web}/{facts.repository}/settings" + (f"/{page}" if page else "")
 
 
-def _cannot(name: str, what: str, answer: ApiRead, needs: str) -> SetupCheck:
+def _cannot(name: str, what: str, answer: ApiRead, needs: str) -> SetupProbe:
     if answer.ok:  # answered, with the setting left out (GitHub hides it from this token)
         said = " (not shown to this token)"
     else:
         said = f" ({answer.status}" + (f": {answer.message}" if answer.message else "") + ")"
-    return SetupCheck(name, "cannot-check", f"{what}{said}: the token needs {needs}")
+    return SetupProbe(name, "cannot-check", f"{what}{said}: the token needs {needs}")
 
 
 def _branch_rules(facts: SetupFacts, kind: str) -> list[dict[str, Any]]:
@@ -291,7 +291,7 @@ def _where_branch(facts: SetupFacts) -> str:
     )
 
 
-def _rules_unknown(facts: SetupFacts, name: str, what: str) -> SetupCheck | None:
+def _rules_unknown(facts: SetupFacts, name: str, what: str) -> SetupProbe | None:
     """Cannot-check when a rule was not found where it may hide: the branch rules unread, or
     a classic protection the token may not read (GitHub shows it to admins only)."""
     if not facts.branch_rules.ok:
@@ -301,13 +301,13 @@ def _rules_unknown(facts: SetupFacts, name: str, what: str) -> SetupCheck | None
     return None
 
 
-def _required_check(facts: SetupFacts) -> SetupCheck:
+def _required_check(facts: SetupFacts) -> SetupProbe:
     name = "required-check"
     for rule in _branch_rules(facts, "required_status_checks"):
         for item in _objects((rule.get("parameters") or {}).get("required_status_checks")):
             app = item.get("integration_id")
             if item.get("context") == REQUIRED_CHECK and app in (None, GITHUB_ACTIONS_APP_ID):
-                return SetupCheck(
+                return SetupProbe(
                     name,
                     "ok",
                     f"`{REQUIRED_CHECK}` is required on {facts.default_branch}"
@@ -321,7 +321,7 @@ def _required_check(facts: SetupFacts) -> SetupCheck:
         if isinstance(c, dict) and c.get("app_id") in (None, -1, GITHUB_ACTIONS_APP_ID)
     }
     if REQUIRED_CHECK in contexts:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "ok",
             f"`{REQUIRED_CHECK}` is required on {facts.default_branch} (branch protection)",
@@ -329,7 +329,7 @@ def _required_check(facts: SetupFacts) -> SetupCheck:
     unknown = _rules_unknown(facts, name, f"the rules on {facts.default_branch}")
     if unknown is not None:
         return unknown
-    return SetupCheck(
+    return SetupProbe(
         name,
         "change",
         f"require the status check `{REQUIRED_CHECK}` (from GitHub Actions, app id"
@@ -337,14 +337,14 @@ def _required_check(facts: SetupFacts) -> SetupCheck:
     )
 
 
-def _pull_request_rule(facts: SetupFacts) -> SetupCheck:
+def _pull_request_rule(facts: SetupFacts) -> SetupProbe:
     name = "pull-request-review"
     rules = _branch_rules(facts, "pull_request")
     classic = _classic(facts).get("required_pull_request_reviews")
     if any((r.get("parameters") or {}).get("require_code_owner_review") for r in rules) or (
         isinstance(classic, dict) and classic.get("require_code_owner_reviews")
     ):
-        return SetupCheck(
+        return SetupProbe(
             name,
             "ok",
             f"pull requests with Code Owners' review are required on {facts.default_branch}",
@@ -357,21 +357,21 @@ def _pull_request_rule(facts: SetupFacts) -> SetupCheck:
         if rules or classic
         else ("require a pull request before merging, with Require review from Code Owners")
     )
-    return SetupCheck(name, "change", f"{what} {_where_branch(facts)}")
+    return SetupProbe(name, "change", f"{what} {_where_branch(facts)}")
 
 
-def _up_to_date(facts: SetupFacts) -> SetupCheck:
+def _up_to_date(facts: SetupFacts) -> SetupProbe:
     name = "up-to-date"
     strict = any(
         (r.get("parameters") or {}).get("strict_required_status_checks_policy")
         for r in _branch_rules(facts, "required_status_checks")
     ) or bool((_classic(facts).get("required_status_checks") or {}).get("strict"))
     if strict:
-        return SetupCheck(name, "ok", "branches must be up to date before merging")
+        return SetupProbe(name, "ok", "branches must be up to date before merging")
     unknown = _rules_unknown(facts, name, f"the rules on {facts.default_branch}")
     if unknown is not None:
         return unknown
-    return SetupCheck(
+    return SetupProbe(
         name,
         "change",
         "turn on Require branches to be up to date before merging (two PRs claiming one new"
@@ -379,7 +379,7 @@ def _up_to_date(facts: SetupFacts) -> SetupCheck:
     )
 
 
-def _merge_methods(facts: SetupFacts) -> SetupCheck:
+def _merge_methods(facts: SetupFacts) -> SetupProbe:
     name = "merge-methods"
     repo = facts.repo.data if isinstance(facts.repo.data, dict) else {}
     changes: list[str] = []
@@ -398,7 +398,7 @@ def _merge_methods(facts: SetupFacts) -> SetupCheck:
             )
     if "allow_merge_commit" not in repo or "allow_rebase_merge" not in repo:
         if changes:
-            return SetupCheck(name, "change", "; ".join(changes) + f"; see {_BRANCH_DOC}")
+            return SetupProbe(name, "change", "; ".join(changes) + f"; see {_BRANCH_DOC}")
         return _cannot(
             name,
             "the repository's merge buttons (allow_merge_commit, allow_rebase_merge)",
@@ -411,8 +411,8 @@ def _merge_methods(facts: SetupFacts) -> SetupCheck:
         changes.append("turn off rebase merging (freeze order is read from GitHub's merge commits)")
     if not changes:
         squash = ", squash allowed" if repo.get("allow_squash_merge") else ""
-        return SetupCheck(name, "ok", f"merge commits allowed, rebase merging off{squash}")
-    return SetupCheck(
+        return SetupProbe(name, "ok", f"merge commits allowed, rebase merging off{squash}")
+    return SetupProbe(
         name,
         "change",
         "; ".join(changes) + f" ({_settings(facts)}, Pull Requests; API: PATCH /repos/"
@@ -462,14 +462,14 @@ def _rule_types(ruleset: Mapping[str, Any]) -> set[str]:
     return {str(r.get("type")) for r in ruleset.get("rules") or [] if isinstance(r, dict)}
 
 
-def _snapshot_tags(facts: SetupFacts) -> SetupCheck:
+def _snapshot_tags(facts: SetupFacts) -> SetupProbe:
     name = "snapshot-tags"
     if not facts.ruleset_list.ok:
         return _cannot(name, "the rulesets", facts.ruleset_list, "read access to the repository")
     found, unread = _tag_rulesets(facts)
     for ruleset in found:
         if {"update", "deletion"} <= _rule_types(ruleset):
-            return SetupCheck(
+            return SetupProbe(
                 name,
                 "ok",
                 f"tag ruleset {ruleset.get('id')} ({ruleset.get('name')}) restricts"
@@ -478,7 +478,7 @@ def _snapshot_tags(facts: SetupFacts) -> SetupCheck:
     if unread:
         answer = facts.rulesets.get(unread[0], ApiRead(0, message=f"over {_MAX_RULESETS} rulesets"))
         return _cannot(name, f"tag ruleset {unread[0]}", answer, "read access to the repository")
-    return SetupCheck(
+    return SetupProbe(
         name,
         "change",
         "add an active tag ruleset targeting refs/tags/snapshot-* with Restrict updates and"
@@ -502,7 +502,7 @@ def _bypasses(ruleset: Mapping[str, Any]) -> bool | None:
     )
 
 
-def _bot_bypass(facts: SetupFacts) -> SetupCheck:
+def _bot_bypass(facts: SetupFacts) -> SetupProbe:
     """The close job `git push`es record commits to main and creates snapshot tags, and
     /judge commits judgments.yaml through the contents API, both with GITHUB_TOKEN: every
     rule that refuses such a push must let GitHub Actions through."""
@@ -540,7 +540,7 @@ def _bot_bypass(facts: SetupFacts) -> SetupCheck:
                 ' "bypass_mode": "always"}])'
             )
     if changes:
-        return SetupCheck(name, "change", "; ".join(changes) + f"; see {_BRANCH_DOC}")
+        return SetupProbe(name, "change", "; ".join(changes) + f"; see {_BRANCH_DOC}")
     if unknown:
         answer = facts.rulesets.get(unknown[0], ApiRead(200))
         return _cannot(name, f"the bypass list of ruleset {unknown[0]}", answer, _ADMIN)
@@ -550,12 +550,12 @@ def _bot_bypass(facts: SetupFacts) -> SetupCheck:
         return _cannot(
             name, "the branch rules", facts.branch_rules, "read access to the repository"
         )
-    return SetupCheck(
+    return SetupProbe(
         name, "ok", "GitHub Actions may push to main and create snapshot tags (close, /judge)"
     )
 
 
-def _zenodo_environment(facts: SetupFacts) -> SetupCheck:
+def _zenodo_environment(facts: SetupFacts) -> SetupProbe:
     name = "zenodo-environment"
     env = facts.zenodo
     where = (
@@ -563,7 +563,7 @@ def _zenodo_environment(facts: SetupFacts) -> SetupCheck:
         f"{ZENODO_ENVIRONMENT}"
     )
     if env.status == 404:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"create the environment `{ZENODO_ENVIRONMENT}` with deployment"
@@ -599,19 +599,19 @@ def _zenodo_environment(facts: SetupFacts) -> SetupCheck:
     ):
         changes.append("remove its required reviewers (the close job runs unattended every day)")
     if changes:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"environment `{ZENODO_ENVIRONMENT}`: "
             + "; ".join(changes)
             + f" ({where}); see {_ZENODO_DOC}",
         )
-    return SetupCheck(
+    return SetupProbe(
         name, "ok", f"environment `{ZENODO_ENVIRONMENT}` deploys from {facts.default_branch} only"
     )
 
 
-def _zenodo_secret(facts: SetupFacts) -> SetupCheck:
+def _zenodo_secret(facts: SetupFacts) -> SetupProbe:
     name = "zenodo-secret"
     answer = facts.zenodo_secrets
     where = (
@@ -619,7 +619,7 @@ def _zenodo_secret(facts: SetupFacts) -> SetupCheck:
         f" /repos/{facts.repository}/environments/{ZENODO_ENVIRONMENT}/secrets/{ZENODO_SECRET}"
     )
     if facts.zenodo.status == 404:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"create the environment first, then its secret {ZENODO_SECRET} ({where});"
@@ -633,8 +633,8 @@ def _zenodo_secret(facts: SetupFacts) -> SetupCheck:
             "admin access (a fine-grained token: Environments: read and Secrets: read)",
         )
     if ZENODO_SECRET in {str(s.get("name")) for s in _items(answer, "secrets")}:
-        return SetupCheck(name, "ok", f"{ZENODO_SECRET} is set in `{ZENODO_ENVIRONMENT}`")
-    return SetupCheck(
+        return SetupProbe(name, "ok", f"{ZENODO_SECRET} is set in `{ZENODO_ENVIRONMENT}`")
+    return SetupProbe(
         name,
         "change",
         f"add the secret {ZENODO_SECRET} (a Zenodo token with deposit:write and"
@@ -642,7 +642,7 @@ def _zenodo_secret(facts: SetupFacts) -> SetupCheck:
     )
 
 
-def _workflow_permissions(facts: SetupFacts) -> SetupCheck:
+def _workflow_permissions(facts: SetupFacts) -> SetupProbe:
     name = "workflow-permissions"
     where = f"{_settings(facts, 'actions')}"
     actions, workflow = facts.actions_permissions, facts.workflow_permissions
@@ -674,13 +674,13 @@ def _workflow_permissions(facts: SetupFacts) -> SetupCheck:
             " can_approve_pull_request_reviews=false)"
         )
     if changes:
-        return SetupCheck(name, "change", "; ".join(changes) + f"; see {_ACTIONS_DOC}")
-    return SetupCheck(
+        return SetupProbe(name, "change", "; ".join(changes) + f"; see {_ACTIONS_DOC}")
+    return SetupProbe(
         name, "ok", "Actions on; workflow token read-only by default; no PR approvals"
     )
 
 
-def _pages(facts: SetupFacts) -> SetupCheck:
+def _pages(facts: SetupFacts) -> SetupProbe:
     name = "pages"
     answer = facts.pages
     where = (
@@ -688,7 +688,7 @@ def _pages(facts: SetupFacts) -> SetupCheck:
         f" POST (or PUT) /repos/{facts.repository}/pages build_type=workflow"
     )
     if answer.status == 404:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"turn Pages on with GitHub Actions as its source ({where}); see {_PAGES_DOC}",
@@ -698,30 +698,30 @@ def _pages(facts: SetupFacts) -> SetupCheck:
             name, "the Pages site", answer, "read access (a fine-grained token: Pages: read)"
         )
     if answer.data.get("build_type") != "workflow":
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"Pages builds from {answer.data.get('build_type')!r}: set its source"
             f" to GitHub Actions ({where}); see {_PAGES_DOC}",
         )
-    return SetupCheck(name, "ok", "Pages is built by GitHub Actions")
+    return SetupProbe(name, "ok", "Pages is built by GitHub Actions")
 
 
-def _maintainers(facts: SetupFacts) -> SetupCheck:
+def _maintainers(facts: SetupFacts) -> SetupProbe:
     name = "maintainers"
     where = (
         f"{_settings(facts, 'access')}; API: PUT /repos/{facts.repository}/collaborators/LOGIN"
         " permission=maintain"
     )
     if isinstance(facts.codeowners, str):
-        return SetupCheck(
+        return SetupProbe(
             name,
             "cannot-check",
             f"CODEOWNERS ({facts.codeowners}): the token needs read access to the"
             " repository's contents",
         )
     if facts.codeowners is None:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"add .github/CODEOWNERS naming the maintainers (API: PUT"
@@ -729,7 +729,7 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
         )
     owners = parse_codeowners(facts.codeowners.content.decode("utf-8", "replace"))
     if not owners:
-        return SetupCheck(
+        return SetupProbe(
             name,
             "change",
             f"{facts.codeowners.path} names no owner: name the maintainers"
@@ -767,10 +767,10 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
     if emails:
         unknown.append(f"the roles of {', '.join(emails)} (an email address: name the login)")
     if changes:
-        return SetupCheck(name, "change", "; ".join(changes) + f"; see {_CODEOWNERS_DOC}")
+        return SetupProbe(name, "change", "; ".join(changes) + f"; see {_CODEOWNERS_DOC}")
     if unknown:
-        return SetupCheck(name, "cannot-check", "; ".join(unknown))
-    return SetupCheck(
+        return SetupProbe(name, "cannot-check", "; ".join(unknown))
+    return SetupProbe(
         name,
         "ok",
         f"{len(facts.roles)} maintainer(s) in {facts.codeowners.path}, each admin or maintain",
@@ -782,17 +782,17 @@ def _maintainers(facts: SetupFacts) -> SetupCheck:
 _LABEL: dict[Status, str] = {"ok": "ok", "change": "CHANGE", "cannot-check": "CANNOT CHECK"}
 
 
-def render_checks(facts: SetupFacts, checks: Sequence[SetupCheck]) -> str:
+def render_probes(facts: SetupFacts, probes: Sequence[SetupProbe]) -> str:
     """The doctor's report: a header, one line per requirement, a total."""
     lines = [f"claims github doctor: {facts.repository} (default branch {facts.default_branch})"]
-    lines += [f"{_LABEL[c.status]:<12}  {c.name}: {' '.join(c.message.split())}" for c in checks]
-    changes = sum(c.status == "change" for c in checks)
-    unknown = sum(c.status == "cannot-check" for c in checks)
+    lines += [f"{_LABEL[c.status]:<12}  {c.name}: {' '.join(c.message.split())}" for c in probes]
+    changes = sum(c.status == "change" for c in probes)
+    unknown = sum(c.status == "cannot-check" for c in probes)
     if not changes and not unknown:
-        lines.append(f"all {len(checks)} requirements hold")
+        lines.append(f"all {len(probes)} requirements hold")
     else:
         lines.append(
-            f"{len(checks) - changes - unknown} of {len(checks)} requirements hold; {changes} to"
+            f"{len(probes) - changes - unknown} of {len(probes)} requirements hold; {changes} to"
             f" change, {unknown} not checked; see {DOCS}#check-the-setup-claims-github-doctor"
         )
     return "\n".join(lines) + "\n"

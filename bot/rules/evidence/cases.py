@@ -9,7 +9,7 @@ from msgspec import UNSET
 
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.models import Case
-from bot.rules.evidence.record_check import run_check
+from bot.rules.evidence.record_checker import run_checker
 from bot.rules.evidence.schema import validate
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
@@ -17,19 +17,19 @@ from bot.vocab.jsonl import SharedStrings
 from bot.vocab.typed import CaseLine
 from bot.vocab.values import JSONObject
 
-__all__ = ["CaseCheck", "check_cases"]
+__all__ = ["CaseChecker", "check_cases"]
 
 
 def check_cases(
     records: Sequence[Record], file: str, complete: bool = True
 ) -> tuple[dict[str, Case], list[Finding]]:
     """Schema, content hash and one line per case. Return cases by id and findings
-    (`CaseCheck`, over every record)."""
-    check = run_check(CaseCheck(file), records, complete)
+    (`CaseChecker`, over every record)."""
+    check = run_checker(CaseChecker(file), records, complete)
     return check.cases, check.findings
 
 
-class CaseCheck:
+class CaseChecker:
     """freeze-cases.jsonl checked one record at a time: schema, content hash and one line per
     case. `add` each record in file order, then `finish`; `cases` (by id) and `findings` hold
     the result.

@@ -82,7 +82,7 @@ class Case:
 
 
 class FoldedKeys(dict[str, object]):
-    """A trial's unit keys with every name folded already (`TrialCheck`): `bars.unit_structure`
+    """A trial's unit keys with every name folded already (`TrialChecker`): `bars.unit_structure`
     takes it as it is. A dict in all else (no per-instance attributes: no more memory)."""
 
     __slots__ = ()
@@ -96,7 +96,7 @@ class Trial:
     case_id: str
     system: str
     started_at: datetime
-    # The record's unit keys, names folded (`TrialCheck`; `bars.unit_structure` reads these
+    # The record's unit keys, names folded (`TrialChecker`; `bars.unit_structure` reads these
     # alone). Without `keys` to `from_data`, the record's own dict (its result too, which
     # `unit_structure` skips).
     keys: Mapping[str, object]

@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
-from bot.rules.evidence.record_check import run_check
+from bot.rules.evidence.record_checker import run_checker
 from bot.rules.evidence.schema import validate
 from bot.vocab.document import Record
 from bot.vocab.findings import Code, Finding
@@ -19,9 +19,9 @@ from bot.vocab.timestamps import parse_timestamp
 from bot.vocab.typed import TrialLine
 from bot.vocab.values import JSONValue
 
-__all__ = ["TrialCheck", "check_trials"]
+__all__ = ["TrialChecker", "check_trials"]
 
-_FOLDED = 4096  # distinct unit-key names whose folded form a `TrialCheck` keeps
+_FOLDED = 4096  # distinct unit-key names whose folded form a `TrialChecker` keeps
 
 
 def check_trials(
@@ -32,8 +32,8 @@ def check_trials(
     complete: bool = True,
 ) -> tuple[list[Trial], list[Finding]]:
     """Schema, one trial per case, known cases, unit keys present. Return trials and findings
-    (`TrialCheck`, over every record)."""
-    check = run_check(TrialCheck(cases, unit_keys, file), records, complete)
+    (`TrialChecker`, over every record)."""
+    check = run_checker(TrialChecker(cases, unit_keys, file), records, complete)
     return check.trials, check.findings
 
 
@@ -41,7 +41,7 @@ def check_trials(
 _LINKED = 100
 
 
-class TrialCheck:
+class TrialChecker:
     """trials.jsonl checked one record at a time: schema, one trial per case, known cases, unit
     keys present. `add` each record in file order, then `finish`; `trials` and `findings` hold
     the result. A trial keeps only the unit keys of its record, names folded (`Trial.keys`,

@@ -13,7 +13,7 @@ from bot.vocab.document import FieldPath
 from bot.vocab.findings import Code, Finding
 
 __all__ = [
-    "WithheldCheck",
+    "WithheldChecker",
     "check_withheld",
     "fold_key",
     "fold_text",
@@ -29,15 +29,15 @@ def check_withheld(
     """No withholdable field appears, at any depth, in a published file (seed, Hidden Suites).
 
     `documents` are (file, data, line_of) for every YAML document and JSONL record; each is
-    checked by `WithheldCheck`.
+    checked by `WithheldChecker`.
     """
     if not withholdable:
         return []
-    check = WithheldCheck(withholdable)
+    check = WithheldChecker(withholdable)
     return [finding for document in documents for finding in check(*document)]
 
 
-class WithheldCheck:
+class WithheldChecker:
     """One published document or record checked for withholdable fields (seed, Hidden Suites).
 
     Keys are compared after `fold_key`, so `Reference-Answer` and `referenceAnswer` are the

@@ -51,7 +51,13 @@ from bot.rules.judge.raw_log import check_raw_log_folder
 from bot.rules.judge.scores import check_score_table
 from bot.rules.models import Market, SharedRules
 from bot.rules.qualification import Evidence, qualify
-from bot.rules.records import CERTIFICATES, RECORD_FILES, RecordsCheck, RecordsNeeded, check_records
+from bot.rules.records import (
+    CERTIFICATES,
+    RECORD_FILES,
+    RecordsNeeded,
+    RecordsResult,
+    check_records,
+)
 from bot.rules.score_table import ScoreTable
 from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, Counts
 from bot.vocab.document import FieldPath
@@ -147,7 +153,7 @@ def _evidence_findings(
     facts: AttemptFacts,
     market: Market | None,
     rules: SharedRules,
-    records: RecordsCheck,
+    records: RecordsResult,
     withholdable: Sequence[str],
 ) -> list[Finding]:
     """Steps 1 to 8, every rule on the evidence itself, in the order the files were read."""
@@ -205,7 +211,7 @@ def _evidence_findings(
 
 
 def _evidence_verdict(
-    files: AttemptFiles, records: RecordsCheck, findings: Sequence[Finding]
+    files: AttemptFiles, records: RecordsResult, findings: Sequence[Finding]
 ) -> AttemptVerdict:
     """The verdict on the evidence alone: its findings and counts, no bars, no status."""
     attempt = files.attempt
@@ -226,7 +232,7 @@ def _evidence_verdict(
     )
 
 
-def _with_units(verdict: AttemptVerdict, records: RecordsCheck) -> AttemptVerdict:
+def _with_units(verdict: AttemptVerdict, records: RecordsResult) -> AttemptVerdict:
     """A verdict without bars still shows how the readable trials group into units."""
     return replace(verdict, units=records.unit_summary) if records.unit_summary else verdict
 
@@ -234,7 +240,7 @@ def _with_units(verdict: AttemptVerdict, records: RecordsCheck) -> AttemptVerdic
 def _bar_findings(
     files: AttemptFiles,
     attempt: Attempt,
-    records: RecordsCheck,
+    records: RecordsResult,
     bars: Sequence[BarResult],
     claimed: JSONObject | None,
     derived: ScoreTable,
@@ -264,7 +270,7 @@ def _evidence(
     files: AttemptFiles,
     attempt: Attempt,
     facts: AttemptFacts,
-    records: RecordsCheck,
+    records: RecordsResult,
     claimed: JSONObject | None,
 ) -> Evidence:
     """10. What qualification reads of valid evidence."""
@@ -303,14 +309,14 @@ def withholdable_of(market: Market | None, facts: AttemptFacts) -> list[str]:
 
 def records_of(
     files: AttemptFiles, market: Market | None, rules: SharedRules, withholdable: Sequence[str]
-) -> RecordsCheck:
+) -> RecordsResult:
     """freeze-cases.jsonl and trials.jsonl checked: as read back from the verification cache
-    (`files.records_check`), else checked now. Raises `RecordsNeeded` when the check read back
+    (`files.records_result`), else checked now. Raises `RecordsNeeded` when the check read back
     was made for other withholdable fields (then the shell judges from the files)."""
-    if files.records_check is not None:
-        if files.records_check.withholdable != tuple(withholdable):
+    if files.records_result is not None:
+        if files.records_result.withholdable != tuple(withholdable):
             raise RecordsNeeded("the cached check was made for other withholdable fields")
-        return files.records_check
+        return files.records_result
     return check_records(
         files.folder,
         files.case_records,
@@ -330,7 +336,7 @@ def _published_around_records(
     """The published documents read before freeze-cases.jsonl and trials.jsonl (attempt.yaml,
     freeze.yaml), between them and certificates.jsonl (scores.yaml, judgments.yaml), and after
     it (adapter.yaml); the JSONL records are left out: they are checked with their files
-    (`RecordsCheck`), so each check's findings keep the reading order."""
+    (`RecordsResult`), so each check's findings keep the reading order."""
     records = {files.path(name) for name in (*RECORD_FILES, CERTIFICATES)}
     head = {files.path("attempt.yaml"), files.path("freeze.yaml")}
     middle = {files.path("scores.yaml"), files.path("judgments.yaml")}
@@ -352,7 +358,7 @@ def _line(files: AttemptFiles, file: str, where: FieldPath) -> int | None:
 def _check_challenge(
     files: AttemptFiles,
     challenge: ChallengeFacts,
-    records: RecordsCheck,
+    records: RecordsResult,
     already: Sequence[Finding] = (),
 ) -> list[Finding]:
     """8. A challenge attempt: its run is valid and of its market, its cases are the run's,

@@ -11,7 +11,7 @@ from datetime import datetime
 from bot.rules.challenge.rules import ScoredCase
 from bot.rules.evidence.models import AdapterSpec, Attempt, Case, Certificate, Freeze, Judgment
 from bot.rules.models import Market
-from bot.rules.records import RecordsCheck
+from bot.rules.records import RecordsResult
 from bot.rules.verdict import AttemptVerdict
 from bot.vocab.commits import Landing
 from bot.vocab.config import Limits
@@ -55,11 +55,11 @@ class AttemptFiles:
     # Per JSONL file name: what reading it found (also among `problems`, in reading order).
     jsonl_problems: Mapping[str, Sequence[Finding]] = field(default_factory=dict)
     # freeze-cases.jsonl and trials.jsonl checked already: read back from the verification
-    # cache (bot/app/cache.py), or checked while they were read (`records_checked_now`,
+    # cache (bot/app/cache.py), or checked while they were read (`records_read_now`,
     # `RecordsChecker`). Their records were then not kept (`case_records` and `trial_records`
     # are None) and the judge takes this instead of checking them.
-    records_check: RecordsCheck | None = None
-    records_checked_now: bool = False
+    records_result: RecordsResult | None = None
+    records_read_now: bool = False
 
     def path(self, name: str) -> str:
         return f"{self.folder}/{name}"
@@ -91,7 +91,7 @@ class AttemptFacts:
     # With the GitHub API: per landing commit (sha), None when a merged pull request confirms
     # it as its merge (or squash) commit at its date, else what the API said. None (the whole
     # mapping): offline, so only the committer identity can be checked.
-    landing_checks: Mapping[str, str | None] | None = None
+    landing_confirmations: Mapping[str, str | None] | None = None
     challenge_withholdable: Sequence[str] = ()
     # A challenge attempt: its run as judged (None for other kinds).
     challenge: ChallengeFacts | None = None

@@ -15,7 +15,7 @@ from bot.rules.evidence.freeze_order import (
 from bot.rules.evidence.models import Attempt, Freeze
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
 from bot.rules.models import Market, SharedRules
-from bot.rules.records import RecordsCheck
+from bot.rules.records import RecordsResult
 from bot.vocab.commits import Landing
 from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.errors import Refusal
@@ -34,7 +34,7 @@ def check_freeze_order(
     files: AttemptFiles,
     attempt: Attempt,
     freeze: Freeze,
-    records: RecordsCheck,
+    records: RecordsResult,
     facts: AttemptFacts,
 ) -> list[Finding]:
     """7. Every trial after the freeze: git for run attempts, the paper's date for wrapped."""
@@ -68,7 +68,7 @@ def check_freeze_order(
         refused = _landing_refused(file, found, facts)
         if refused is not None:
             return [*findings, Finding(Code.FREEZE_ORDER, refused, file)]
-        if facts.landing_checks is None and not found.pending:
+        if facts.landing_confirmations is None and not found.pending:
             unconfirmed.append((file, found))
         if latest is None or found.committed_at > latest.committed_at:
             latest = found
@@ -97,7 +97,7 @@ def check_freeze_order(
     return findings
 
 
-def check_trials_in_future(records: RecordsCheck, facts: AttemptFacts, file: str) -> list[Finding]:
+def check_trials_in_future(records: RecordsResult, facts: AttemptFacts, file: str) -> list[Finding]:
     """7. No trial after its record was filed: after the evidence landed on the base branch.
     A pull request's evidence lands with its merge, judged at the run's time (docs/spec-notes.md,
     "A green pull request stays green"); a working tree without history has no filing time to
@@ -160,7 +160,7 @@ def merge_by_window_close(
 def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | None:
     """7. Why the commit a freeze landed in does not date it, or None when it does.
 
-    With the GitHub API (`facts.landing_checks`), the commit must be a merged pull request's
+    With the GitHub API (`facts.landing_confirmations`), the commit must be a merged pull request's
     merge (or squash) commit, merged at the commit's date; offline, GitHub's web flow must have
     written it. A filer's own commit fast-forwarded onto main carries dates its author chose.
     """
@@ -168,8 +168,8 @@ def _landing_refused(file: str, landing: Landing, facts: AttemptFacts) -> str | 
         # GitHub's web flow writes the merge, with a merge commit as the branch's rules ask.
         return None
     where = f"{file} reached {facts.base_ref} in {landing.sha[:12]}"
-    if facts.landing_checks is not None:
-        said = facts.landing_checks.get(landing.sha, "the GitHub API was not asked about it")
+    if facts.landing_confirmations is not None:
+        said = facts.landing_confirmations.get(landing.sha, "the GitHub API was not asked about it")
         if said is None:
             return None
         return (

@@ -402,7 +402,7 @@ def test_trials_before_their_filing_are_judged_from_the_cache(built: Any, tmp_pa
         registry = workspace.registry
         folder = registry.attempt_folders()[0]
         files = read_attempt(registry, folder, cached=lambda f: warm.lookup(registry, f)[0])
-    check = files.records_check
+    check = files.records_result
     assert check is not None and check.checked_trials is None  # read back: no trials kept
     assert check.trials.last_started_at is not None
     assert check.trials_from(check.trials.last_started_at + timedelta(seconds=1)) == ()
@@ -425,13 +425,13 @@ def test_a_check_made_for_other_files_stands_for_nothing(built: Any, unfit: str)
             return RecordsChecker(folder, market, registry.rules, withholdable, lean=True)
 
         plain = read_attempt(registry, folder, stream=stream)
-        check = plain.records_check
+        check = plain.records_result
         assert check is not None and check.certificates_read
         other = replace(check, **{unfit: not getattr(check, unfit)})
         files = read_attempt(registry, folder, cached=lambda _: other, stream=stream)
-    assert files.records_checked_now
+    assert files.records_read_now
     assert files.case_records is None and files.trial_records is None
-    assert files.records_check == check
+    assert files.records_result == check
     assert (files.problems, files.jsonl_problems) == (plain.problems, plain.jsonl_problems)
 
 

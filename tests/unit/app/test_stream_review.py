@@ -101,15 +101,15 @@ def test_a_warm_cache_words_a_score_table_mismatch_as_a_cold_run(
     ("first", "later"), [(1, True), (True, 1), (0, False), (False, 0.0), (1.0, True)]
 )
 def test_lean_public_values_keep_their_json_type(first: Any, later: Any) -> None:
-    """`CaseCheck(public_fields=...)` shares equal public dicts; Python's `True == 1` (and
+    """`CaseChecker(public_fields=...)` shares equal public dicts; Python's `True == 1` (and
     `hash(True) == hash(1)`) must not hand a later case an earlier case's value of another
     JSON type: `_matches` tells them apart."""
     from bot.faces.demo.specimen import AttemptSpec, attempt_files
-    from bot.rules.evidence.cases import CaseCheck
+    from bot.rules.evidence.cases import CaseChecker
     from bot.vocab.document import Record
 
     lines = attempt_files(AttemptSpec())["freeze-cases.jsonl"].decode().splitlines()
-    check = CaseCheck("freeze-cases.jsonl", frozenset({"tier"}))
+    check = CaseChecker("freeze-cases.jsonl", frozenset({"tier"}))
     for number, line in enumerate(lines[:2], start=1):
         data = json.loads(line)
         data["public"]["tier"] = first if number == 1 else later

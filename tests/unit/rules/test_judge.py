@@ -84,14 +84,14 @@ def _landing(
 
 
 def _facts(**changes: object) -> AttemptFacts:
-    """Honest facts, the freeze's landing confirmed by the GitHub API (`landing_checks`)."""
+    """Honest facts, the freeze's landing confirmed by the GitHub API (`landing_confirmations`)."""
     facts = AttemptFacts(
         base_ref="main",
         freeze_landings={
             f"{FOLDER}/freeze.yaml": _landing(),
             f"{FOLDER}/freeze-cases.jsonl": _landing(),
         },
-        landing_checks={LANDED: None},
+        landing_confirmations={LANDED: None},
         filed_at=FILED,
     )
     return replace(facts, **changes)  # type: ignore[arg-type]
@@ -179,7 +179,7 @@ def test_a_fast_forwarded_freeze_proves_nothing_offline() -> None:
     filer = _landing(merge=True, committer=("Mallory", "mallory@example.org"))
     verdict = _judge(
         freeze_landings={f"{FOLDER}/freeze.yaml": filer, f"{FOLDER}/freeze-cases.jsonl": filer},
-        landing_checks=None,
+        landing_confirmations=None,
     )
     assert _codes(verdict) == {"freeze-order"}
     assert "committed by Mallory <mallory@example.org>, not by GitHub" in (
@@ -193,7 +193,7 @@ def test_an_offline_web_flow_landing_counts_with_a_notice() -> None:
     squash = _landing(merge=False)
     verdict = _judge(
         freeze_landings={f"{FOLDER}/freeze.yaml": squash, f"{FOLDER}/freeze-cases.jsonl": squash},
-        landing_checks=None,
+        landing_confirmations=None,
     )
     assert verdict.evidence == "valid"
     assert verdict.status == "qualifying"
@@ -205,7 +205,7 @@ def test_an_offline_web_flow_landing_counts_with_a_notice() -> None:
 def test_a_landing_the_api_does_not_confirm_is_freeze_order() -> None:
     """With the API, even GitHub's committer identity is not enough: no merged PR has the
     commit as its merge commit (a forged web-flow committer)."""
-    verdict = _judge(landing_checks={LANDED: "the API lists no pull request for it"})
+    verdict = _judge(landing_confirmations={LANDED: "the API lists no pull request for it"})
     assert _codes(verdict) == {"freeze-order"}
     assert "no merged pull request confirms" in verdict.findings[0].message
     assert "the API lists no pull request for it" in verdict.findings[0].message

@@ -1,4 +1,4 @@
-"""Hostile review of verify's line prefilters (`plain_line`, `WithheldCheck.may_hold`) and
+"""Hostile review of verify's line prefilters (`plain_line`, `WithheldChecker.may_hold`) and
 of the withheld-field check they stand in for.
 
 The prefilters held: on a plain line (ASCII, no backslash, no DEL; the loader refuses raw
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from bot.rules.evidence.names import names_in
-from bot.rules.evidence.withheld import WithheldCheck, plain_line
+from bot.rules.evidence.withheld import WithheldChecker, plain_line
 from bot.vocab.jsonl import parse_jsonl
 
 FILE = "markets/m/attempts/a/trials.jsonl"
@@ -26,7 +26,7 @@ FIELD = ["reference_answer"]
 
 
 def _leaks(data: dict[str, Any], withholdable: list[str] = FIELD) -> list[str]:
-    return [f.code.value for f in WithheldCheck(withholdable)(FILE, data, lambda where: 1)]
+    return [f.code.value for f in WithheldChecker(withholdable)(FILE, data, lambda where: 1)]
 
 
 def _read(line: bytes) -> dict[str, Any]:
@@ -55,7 +55,7 @@ def test_a_plain_line_with_a_leak_is_not_passed_over(
 ) -> None:
     raw = json.dumps(record).encode()
     data = _read(raw)
-    check = WithheldCheck(withholdable)
+    check = WithheldChecker(withholdable)
     assert check(FILE, data, lambda where: 1), "the full check finds the leak"
     assert not plain_line(raw) or check.may_hold(raw)
 

@@ -108,7 +108,7 @@ def _judged(files: Files, facts: AttemptFacts, as_of: date) -> Any:
         base_ref="main",
         market_problems=problems,
         freeze_landings={f"{folder}/{name}": landed for name in FREEZE_FILES},
-        landing_checks={"a" * 40: None},
+        landing_confirmations={"a" * 40: None},
     )
     return judge_attempt(read, facts, market, RULES_MODEL, as_of)
 

@@ -31,10 +31,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
-from bot.rules.evidence.cases import CaseCheck
+from bot.rules.evidence.cases import CaseChecker
 from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import _validator, validate
-from bot.rules.evidence.trials import TrialCheck
+from bot.rules.evidence.trials import TrialChecker
 from bot.vocab.config import Limits
 from bot.vocab.jsonl import _over_record_caps, _shape, parse_jsonl
 from bot.vocab.timestamps import parse_timestamp
@@ -494,7 +494,7 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
     """freeze-cases.jsonl and trials.jsonl read and checked as `RecordsChecker` does, with the
     typed reading offered each line or not: the cases, trials and findings, as text."""
     decoder = LineDecoder()
-    cases = CaseCheck("c.jsonl", frozenset({"title", "probe"}) if lean else None)
+    cases = CaseChecker("c.jsonl", frozenset({"title", "probe"}) if lean else None)
 
     def typed_case(number: int, raw: bytes) -> bool:
         read = decoder.case(raw)
@@ -509,7 +509,7 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
         typed=typed_case if use_typed else None,
     )
     cases.finish(not problems)
-    trials = TrialCheck(cases.cases, UNIT_KEYS, "t.jsonl")
+    trials = TrialChecker(cases.cases, UNIT_KEYS, "t.jsonl")
 
     def typed_trial(number: int, raw: bytes) -> bool:
         read = decoder.trial(raw)

@@ -10,7 +10,7 @@ import io
 from typing import Any
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
-from bot.rules.evidence.cases import CaseCheck, check_cases
+from bot.rules.evidence.cases import CaseChecker, check_cases
 from bot.rules.evidence.trials import check_trials
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
@@ -118,7 +118,7 @@ def test_parse_round_trip_of_the_honest_trials_is_clean() -> None:
 
 def test_lean_cases_keep_only_the_public_fields_bars_select_by_and_no_content() -> None:
     cases, _ = _honest()
-    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    check = CaseChecker(CASES, public_fields=frozenset({"probe"}))
     for record in _records(cases):
         check.add(record)
     check.finish()
@@ -135,7 +135,7 @@ def test_lean_cases_share_equal_public_fields_but_never_true_with_one() -> None:
     publics = [{"probe": 1}, {"probe": True}, {"probe": 1.0}, {"probe": True}, {"probe": [1]}]
     for case, public in zip(cases, publics, strict=False):
         case["public"] = public
-    check = CaseCheck(CASES, public_fields=frozenset({"probe"}))
+    check = CaseChecker(CASES, public_fields=frozenset({"probe"}))
     for record in _records(cases[: len(publics)]):
         check.add(record)
     kept = [check.cases[case["case_id"]].public["probe"] for case in cases[: len(publics)]]

@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.rules.evidence.withheld import (
-    WithheldCheck,
+    WithheldChecker,
     check_withheld,
     fold_text,
     plain_line,
@@ -148,7 +148,7 @@ def test_string_values_are_checked_as_without_the_prefilter(text: str) -> None:
     assert found == bool(pattern.search(_slow_fold(text)))
 
 
-# ---- the line prefilter of verify's streaming (`WithheldCheck.may_hold`) ----------------------
+# ---- the line prefilter of verify's streaming (`WithheldChecker.may_hold`) ----------------------
 
 _ASCII_LEAKY = st.sampled_from(
     ["reference_answer", "Reference-Answer", "referenceAnswer", "REF", "ref-erence", "answer"]
@@ -170,14 +170,14 @@ def test_a_line_the_prefilter_passes_over_holds_no_withheld_field(
 ) -> None:
     """`may_hold` is False only for lines in which the full check finds nothing."""
     raw = json.dumps(record).encode() + b"\n"
-    check = WithheldCheck(withholdable)
+    check = WithheldChecker(withholdable)
     if plain_line(raw) and not check.may_hold(raw):
         assert check(FILE, record, lambda where: 1) == []
 
 
 def test_the_prefilter_sees_a_key_split_by_separators() -> None:
     raw = b'{"Ref-Erence_answer": 1}\n'
-    check = WithheldCheck(["reference_answer"])
+    check = WithheldChecker(["reference_answer"])
     assert plain_line(raw) and check.may_hold(raw)
     assert [f.code for f in check(FILE, {"Ref-Erence_answer": 1}, lambda where: 1)] == [
         Code.WITHHELD_FIELD_LEAK

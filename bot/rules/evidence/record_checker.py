@@ -1,4 +1,4 @@
-"""A check fed one JSONL record at a time (`CaseCheck`, `TrialCheck`), and running one over
+"""A checker fed one JSONL record at a time (`CaseChecker`, `TrialChecker`), and running one over
 records already read."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from typing import Protocol, TypeVar
 from bot.vocab.document import Record
 from bot.vocab.jsonl import paused_gc
 
-__all__ = ["RecordCheck", "run_check"]
+__all__ = ["RecordChecker", "run_checker"]
 
 
-class RecordCheck(Protocol):
+class RecordChecker(Protocol):
     """Fed each record in file order (`add`), then told the file is read (`finish`)."""
 
     def add(self, record: Record) -> None: ...
@@ -20,14 +20,14 @@ class RecordCheck(Protocol):
     def finish(self, complete: bool = True) -> None: ...
 
 
-_Check = TypeVar("_Check", bound=RecordCheck)
+_Checker = TypeVar("_Checker", bound=RecordChecker)
 
 
-def run_check(check: _Check, records: Sequence[Record], complete: bool) -> _Check:
-    """`check` run over every record, then finished: `complete` is False when some line of the
+def run_checker(checker: _Checker, records: Sequence[Record], complete: bool) -> _Checker:
+    """`checker` run over every record, then finished: `complete` is False when some line of the
     file could not be read."""
     with paused_gc():  # one model per line, all acyclic (bot/vocab/jsonl.py)
         for record in records:
-            check.add(record)
-    check.finish(complete)
-    return check
+            checker.add(record)
+    checker.finish(complete)
+    return checker
