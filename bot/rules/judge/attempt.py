@@ -117,7 +117,10 @@ def _judge(
 
     # 9. bars and the score table
     if records.bars is None or records.units is None or records.derived is None:
-        raise RecordsNeeded("the bars were not evaluated")  # a bug: valid records have them
+        # A bug, never a cache miss: records without errors, of a known market, always have
+        # their bars (RecordsChecker.finish), in the cache too. RecordsNeeded would have the
+        # shell read the files again and hide it.
+        raise AssertionError("valid records reached the bars without their evaluation")
     bars, units = records.bars, records.units
     derived = records.derived
     scores = files.scores
