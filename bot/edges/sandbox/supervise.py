@@ -10,6 +10,7 @@ started (its own session); bwrap's `--die-with-parent` and the PID namespace tak
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import selectors
@@ -23,7 +24,6 @@ from typing import Literal
 from bot.edges.sandbox.outputs import measure
 from bot.edges.sandbox.streams import Tail
 from bot.vocab.errors import ClaimsError
-from bot.vocab.jsonl import loads as json_loads
 
 __all__ = ["BwrapStatus", "Observed", "execute"]
 
@@ -90,8 +90,8 @@ def _report(fd: int) -> dict[str, float]:
         pass
     for line in reversed(data.splitlines()):
         try:
-            found = json_loads(line)
-        except ValueError:
+            found = json.loads(line)
+        except (ValueError, RecursionError):
             continue
         if isinstance(found, dict) and all(
             isinstance(found.get(key), int | float) for key in ("status", "cpu")

@@ -10,7 +10,6 @@ from typing import Any
 
 from bot.vocab.errors import ClaimsError
 from bot.vocab.jsonl import DuplicateKeyError, object_without_duplicates
-from bot.vocab.jsonl import loads as json_loads
 from bot.vocab.timestamps import is_naive_timestamp, parse_timestamp
 
 __all__ = [
@@ -36,7 +35,7 @@ class InspectLogError(ClaimsError):
 def parse_json(data: bytes, what: str) -> dict[str, Any]:
     """A JSON object from `data`, or InspectLogError naming `what` and the problem."""
     try:
-        value = json_loads(data.decode("utf-8"), object_pairs_hook=object_without_duplicates)
+        value = json.loads(data.decode("utf-8"), object_pairs_hook=object_without_duplicates)
     except UnicodeDecodeError as error:
         raise InspectLogError(
             f"{what}: not UTF-8 text ({error.reason} at byte {error.start})"
