@@ -139,13 +139,13 @@ def main() -> None:
         from docs_section import captured, write_section
 
         with captured() as printed:
-            _run(args)
+            _bench(args)
         write_section("startup", printed.getvalue(), "python bench/startup.py")
     else:
-        _run(args)
+        _bench(args)
 
 
-def _run(args: argparse.Namespace) -> None:
+def _bench(args: argparse.Namespace) -> None:
     python = [sys.executable]
     claims = [*python, "-m", "bot"]
     work = args.keep or Path(tempfile.mkdtemp(prefix="startup-"))
