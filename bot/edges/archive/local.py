@@ -9,7 +9,7 @@ dated by the annulment date).
 It implements the `Archive` protocol (bot/edges/archive/port.py) like `ZenodoArchive`, so the
 scheduled job runs offline: `archive()` copies the tarball to `<folder>/files/<file name>` and
 writes the record (`tag`, `id`, `file`, `checksum`, `created` and the Zenodo `metadata` the
-copy would carry); `check()` reads them back. The record is written last, so a crash before it
+copy would carry); `copy_state()` reads them back. The record is written last, so a crash before it
 leaves no record and the rerun copies the file again.
 
 A market's copy (one per market, `ArchiveMetadata.market`) is `<folder>/<tag>-market-NN.json`
@@ -147,7 +147,7 @@ class LocalArchive:
         )
         return record
 
-    def check(self, record: ArchivedRecord) -> CopyState:
+    def copy_state(self, record: ArchivedRecord) -> CopyState:
         """Whether the folder still holds `record`: its record file, and the same file."""
         stored = self._read(f"{record.record_id.removeprefix('local-')}.json")
         if stored is None or stored.get("id") != record.record_id:

@@ -10,7 +10,7 @@ Three operations, each safe to repeat after a crash at any point:
 - `archive(tag, tarball, metadata)`: make (or finish) the copy and return an `ArchivedRecord`.
   The caller records "archived" only from a returned record: every failure raises
   `ArchiveError` (never a half-made record).
-- `check(record)`: whether a recorded copy is still there, published, with the same file.
+- `copy_state(record)`: whether a recorded copy is still there, published, with the same file.
 - `fetch(record, target)`: the published copy's file, written to `target` (its checksum
   compared with the record's): a run that finds a market's copy published but no record on
   the branch adopts the record inside it instead of deciding the market again.
@@ -250,7 +250,7 @@ class Archive(Protocol):
 
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord: ...
 
-    def check(self, record: ArchivedRecord) -> CopyState: ...
+    def copy_state(self, record: ArchivedRecord) -> CopyState: ...
 
     def fetch(self, record: ArchivedRecord, target: Path) -> Path: ...
 

@@ -188,7 +188,7 @@ class ZenodoArchive:
         self._reached("published", published)
         return self._record(tag, published, metadata.file_name, local, self.clock())
 
-    def check(self, record: ArchivedRecord) -> CopyState:
+    def copy_state(self, record: ArchivedRecord) -> CopyState:
         """Whether `record` is still published on Zenodo with the same file. A 404 or 410
         (deleted, withdrawn) is `missing`; an outage raises `ZenodoError` (it proves
         nothing about the copy)."""

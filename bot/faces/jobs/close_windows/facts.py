@@ -168,7 +168,7 @@ def _check(
     if recorded is None or record.archive_kind != job.archive_kind:
         return find(record.tag, key)
     try:
-        state = job.archive.check(recorded)
+        state = job.archive.copy_state(recorded)
     except ClaimsError as error:
         return CopyFact(error=error.message)
     if state.ok:

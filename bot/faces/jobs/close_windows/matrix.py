@@ -47,7 +47,7 @@ class _Unasked:
     def archive(self, tag: str, tarball: Path, metadata: ArchiveMetadata) -> ArchivedRecord:
         raise AssertionError("the rerun plan archives nothing")
 
-    def check(self, record: ArchivedRecord) -> CopyState:
+    def copy_state(self, record: ArchivedRecord) -> CopyState:
         return CopyState("ok")
 
     def fetch(self, record: ArchivedRecord, target: Path) -> Path:

@@ -81,7 +81,7 @@ def test_the_local_store_archives_finds_and_checks_a_copy(tmp_path: Path) -> Non
     assert stored.read_bytes() == b"tarball bytes"
     found = archive.find(TAG, "https://github.com/acme/registry")
     assert found is not None and found.published and found.record_id == f"local-{TAG}"
-    assert archive.check(record).ok
+    assert archive.copy_state(record).ok
     # What resolution reads: the record file, dated by `created`, with the Zenodo metadata.
     data = LocalArchive(tmp_path / "archive").record(TAG)
     assert data is not None and data["created"] == "2027-07-02T09:30:00Z"
@@ -107,11 +107,11 @@ def test_the_local_store_notices_a_copy_deleted_or_changed(tmp_path: Path) -> No
     record = archive.archive(TAG, tarball, _metadata())
     stored = tmp_path / "archive" / "files" / record.file_name
     stored.write_bytes(b"edited")
-    assert archive.check(record).status == "changed"
+    assert archive.copy_state(record).status == "changed"
     stored.unlink()
-    assert archive.check(record).status == "changed"
+    assert archive.copy_state(record).status == "changed"
     (tmp_path / "archive" / f"{TAG}.json").unlink()
-    assert archive.check(record).status == "missing"
+    assert archive.copy_state(record).status == "missing"
 
 
 def test_the_local_store_refuses_metadata_of_another_tag(tmp_path: Path) -> None:

@@ -402,14 +402,14 @@ def test_find_sees_a_draft_the_search_index_does_not(
 def test_check_sees_a_copy_deleted_or_changed(fake_zenodo: FakeZenodo, tarball: Path) -> None:
     archive = client(fake_zenodo)
     record = archive.archive(TAG, tarball, metadata())
-    assert archive.check(record).ok
+    assert archive.copy_state(record).ok
     fake_zenodo.replace_file(1001, record.file_name, b"other bytes")
-    changed = archive.check(record)
+    changed = archive.copy_state(record)
     assert changed.status == "changed" and record.checksum in changed.detail
     fake_zenodo.delete_record(1001)
-    missing = archive.check(record)
+    missing = archive.copy_state(record)
     assert missing.status == "missing" and missing.detail == "record 1001 answers 410"
-    unknown = archive.check(ArchivedRecord(TAG, "10.5072/zenodo.9", "9", "f", "md5:0", NOW))
+    unknown = archive.copy_state(ArchivedRecord(TAG, "10.5072/zenodo.9", "9", "f", "md5:0", NOW))
     assert unknown.status == "missing"
 
 
@@ -421,7 +421,7 @@ def test_check_in_an_outage_raises_rather_than_says_missing(
     fake_zenodo.fail("record", "500")
     fake_zenodo.fail("record", "500")
     with pytest.raises(ZenodoError) as caught:
-        archive.check(record)
+        archive.copy_state(record)
     assert caught.value.step == "check"
 
 
