@@ -249,16 +249,25 @@ class AttemptVerdict:
             raise ImpossibleVerdict(
                 f"{where}: a {self.status} attempt has no qualification reasons"
             )
+        if self.status == "not-qualifying" and not self.qualification:
+            raise ImpossibleVerdict(
+                f"{where}: a not-qualifying attempt has a qualification reason saying why"
+            )
         unpassed = sorted(name for name, check in self.checks.items() if check.state != "pass")
         if self.status == "qualifying" and unpassed:
             raise ImpossibleVerdict(
                 f"{where}: a qualifying attempt passed every human check, not {unpassed[0]!r}"
             )
-        # An outcome met needs every bar met. (Missed is not checked against the bars: a
-        # verdict read back from a report, or built for a test, may leave its bars out.)
+        if self.status == "pending-judgment" and not unpassed:
+            raise ImpossibleVerdict(
+                f"{where}: a pending-judgment attempt waits for a human check not yet passed"
+            )
+        # An outcome met needs every bar met; missed, a bar not met (the report keeps the bars).
         missed = [bar.bar_id for bar in self.bars if not bar.met]
         if self.outcome == "met" and missed:
             raise ImpossibleVerdict(f"{where}: outcome met, but bar {missed[0]!r} was not met")
+        if self.outcome == "missed" and not missed:
+            raise ImpossibleVerdict(f"{where}: outcome missed, but every bar was met")
 
     @property
     def evidence(self) -> Literal["valid", "invalid"]:

@@ -17,7 +17,7 @@ from bot.faces.github.cli import _repost
 from bot.faces.github.events import IssueCommentEvent
 from bot.faces.github.publish import VERDICT_AUTHOR, build_publication
 from bot.faces.github.responder import PAGES_WORKFLOW, AttemptAtHead, Outcome, respond
-from bot.rules.verdict import AttemptVerdict
+from bot.rules.verdict import AttemptVerdict, CheckState
 from tests.github.fakehub import FakeHub
 
 FOLDER = "attempts/market-03/alice-lab/monitor-v1"
@@ -25,6 +25,8 @@ DIGEST = "d" * 64
 HEAD = "a" * 40
 NOW = datetime(2027, 3, 4, 5, 6, 7, tzinfo=UTC)
 REQUIRED = ("reconstructible", "not-toy-only")
+# The verdict a /judge answers: pending, every required check not yet judged.
+WAITING = {name: CheckState("missing") for name in REQUIRED}
 VERIFY = {"workflow": "verify.yml", "ref": "main", "inputs": {"pr": "7"}}
 PAGES = {"workflow": PAGES_WORKFLOW, "ref": "main", "inputs": {}}
 
@@ -34,7 +36,9 @@ def hub(fakehub: FakeHub) -> FakeHub:
     """PR #7 from a fork, the bot's verdict for its evidence posted, a maintainer `maint`."""
     fakehub.repo.commit_files("main", {"README.md": b"registry\n"})
     fakehub.repo.add_pull(7, "alice", HEAD, head_repo="alice/registry", head_branch="attempt")
-    verdict = AttemptVerdict(FOLDER, 3, "run", digest=DIGEST, status="pending-judgment")
+    verdict = AttemptVerdict(
+        FOLDER, 3, "run", digest=DIGEST, status="pending-judgment", checks=WAITING
+    )
     shown = build_publication(VerifyReport((verdict,)), HEAD).comment
     fakehub.repo.add_comment(7, shown, VERDICT_AUTHOR, "Bot")
     fakehub.repo.roles.update({"maint": "maintain", "filer": "write"})

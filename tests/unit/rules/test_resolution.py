@@ -17,7 +17,7 @@ from bot.faces.demo.specimen import load_market, market_document
 from bot.rules.evidence.schema import validate
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot, resolve_market
 from bot.rules.resolution import three_way as three_way_of_summaries
-from bot.rules.verdict import AttemptVerdict, ImpossibleVerdict
+from bot.rules.verdict import AttemptVerdict, BarResult, CheckState, ImpossibleVerdict
 from bot.vocab.commits import Tag
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Code, Finding, Severity
@@ -29,18 +29,25 @@ CLOSED = date(2027, 9, 1)
 AFTER_ANNULMENT = date(2027, 9, 29)
 INVALID = Finding(Code.SCHEMA, "result: not an object", "attempts/x/trials.jsonl", 1)
 WARNING = Finding(Code.FREEZE_ONLY, "only the freeze", "attempts/x", severity=Severity.WARNING)
+NOT_ENOUGH = Finding(Code.SAMPLE_SIZE, "too few units", "attempts/x/trials.jsonl")
+MISSED_BAR = BarResult("fnr", "rate_upper", 0.05, exercised=True, failures=9, units=100, met=False)
 
 
 def _verdict(
     name: str, status: str | None, outcome: str | None = None, valid: bool = True
 ) -> AttemptVerdict:
+    """A verdict as the judge gives it: a not-qualifying attempt says why, a pending one
+    waits for a check, a missed one missed a bar."""
     return AttemptVerdict(
         attempt=f"attempts/market-03/lab/{name}",
         market=3,
         kind="run",
         findings=() if valid else (INVALID,),
+        qualification=(NOT_ENOUGH,) if status == "not-qualifying" else (),
         status=status,  # type: ignore[arg-type]
         outcome=outcome,  # type: ignore[arg-type]
+        bars=(MISSED_BAR,) if outcome == "missed" else (),
+        checks={"not-toy-only": CheckState("missing")} if status == "pending-judgment" else {},
     )
 
 

@@ -89,6 +89,24 @@ def test_qualifying_or_pending_has_no_qualification_reasons(status: str) -> None
     )
 
 
+def test_not_qualifying_says_why() -> None:
+    _refused(
+        lambda: replace(QUALIFYING, status="not-qualifying", outcome=None),
+        "a not-qualifying attempt has a qualification reason saying why",
+    )
+
+
+def test_pending_judgment_waits_for_a_check_not_passed() -> None:
+    def pending(checks: dict[str, CheckState]) -> AttemptVerdict:
+        return replace(QUALIFYING, status="pending-judgment", outcome=None, checks=checks)
+
+    _refused(lambda: pending({"review": PASSED}), "waits for a human check not yet passed")
+    _refused(lambda: pending({}), "waits for a human check not yet passed")
+    stale = CheckState("stale", "pass", "maintainer", "2027-07-01")
+    for waiting in (CheckState("missing"), CheckState("unsettled", "unsettled"), stale):
+        assert pending({"review": PASSED, "wrapping": waiting}).status == "pending-judgment"
+
+
 def test_qualifying_passed_every_human_check() -> None:
     waiting = {"review": PASSED, "wrapping": CheckState("missing")}
     _refused(lambda: replace(QUALIFYING, checks=waiting), "passed every human check")
@@ -97,6 +115,12 @@ def test_qualifying_passed_every_human_check() -> None:
 def test_outcome_met_needs_every_bar_met() -> None:
     _refused(lambda: replace(QUALIFYING, bars=(MET, MISSED)), "bar 'false-safe' was not met")
     _refused(lambda: replace(QUALIFYING, bars=(MET, UNTESTED)), "bar 'caught' was not met")
+
+
+def test_outcome_missed_needs_a_bar_not_met() -> None:
+    _refused(lambda: replace(QUALIFYING, outcome="missed"), "outcome missed, but every bar was met")
+    _refused(lambda: replace(QUALIFYING, outcome="missed", bars=()), "every bar was met")
+    assert replace(QUALIFYING, outcome="missed", bars=(MET, MISSED)).outcome == "missed"
 
 
 def test_a_warning_does_not_make_evidence_invalid() -> None:

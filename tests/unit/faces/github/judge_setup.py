@@ -15,7 +15,7 @@ from bot.edges.github.port import CommentRef, PullRequestInfo
 from bot.faces.github.events import IssueCommentEvent
 from bot.faces.github.publish import build_publication
 from bot.faces.github.responder import AttemptAtHead, respond
-from bot.rules.verdict import AttemptVerdict
+from bot.rules.verdict import AttemptVerdict, CheckState
 from tests.unit.faces.github.memory_port import MemoryPort
 
 REPO = "registry-org/registry"
@@ -39,6 +39,10 @@ NOW = datetime(2027, 3, 4, 5, 6, 7, tzinfo=UTC)
 REQUIRED = ("reconstructible", "per-instance-certificate", "not-toy-only", "broadly-capable")
 
 
+# The verdict a /judge answers: pending, every required check not yet judged.
+WAITING = {name: CheckState("missing") for name in REQUIRED}
+
+
 COMMENT_ID = 500  # the /judge comment's id; the bot's verdict comment before it is 400
 
 
@@ -49,7 +53,9 @@ def verdict_comment(
     digest: str, comment_id: int = 400, author: str = BOT, kind: str = "Bot"
 ) -> Any:
     """The bot's sticky verdict comment as publish writes it, showing `digest`."""
-    verdict = AttemptVerdict(FOLDER, 3, "run", digest=digest, status="pending-judgment")
+    verdict = AttemptVerdict(
+        FOLDER, 3, "run", digest=digest, status="pending-judgment", checks=WAITING
+    )
     body = build_publication(VerifyReport((verdict,)), HEAD).comment
     return CommentRef(comment_id, author, kind, body)
 

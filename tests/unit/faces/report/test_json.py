@@ -169,6 +169,15 @@ def _qualification_reason(attempt: dict[str, Any]) -> None:
         (lambda a: a["units"].update(count=0), "a unit holds at least one trial"),
         (lambda a: a["units"].update(joined_most_by=None), "joined_most_by is null"),
         (_qualification_reason, "a qualifying attempt has no qualification reasons"),
+        (
+            lambda a: a.update(status="not-qualifying", outcome=None),
+            "a not-qualifying attempt has a qualification reason",
+        ),
+        (
+            lambda a: a.update(status="pending-judgment", outcome=None),
+            "waits for a human check not yet passed",
+        ),
+        (lambda a: a.update(outcome="missed"), "outcome missed, but every bar was met"),
     ],
 )
 def test_an_impossible_verdict_read_back_is_a_report_error(change: Any, says: str) -> None:

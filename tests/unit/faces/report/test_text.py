@@ -11,11 +11,14 @@ from hypothesis import strategies as st
 from bot.app.api import ResolveReport, VerifyReport
 from bot.faces.report.text import render_resolution, render_text
 from bot.rules.resolution import AttemptSummary, MarketResolution, Snapshot
-from bot.rules.verdict import AttemptVerdict, BarResult
+from bot.rules.verdict import AttemptVerdict, BarResult, CheckState
 from bot.vocab.dates import MarketDates
 from bot.vocab.findings import Code, Finding, Severity
 from tests.support import small_sample_bar
 
+NOT_ENOUGH = Finding(
+    Code.SAMPLE_SIZE, "3 independent units, the market needs 400", "a/trials.jsonl"
+)
 _counts = st.one_of(st.none(), st.integers(0, 10**6))
 _numbers = st.one_of(st.none(), st.floats(0, 1), st.integers(0, 10**6))
 
@@ -53,14 +56,21 @@ _bars = st.builds(
     st.sampled_from(["qualifying", "not-qualifying", "pending-judgment"]),
 )
 def test_any_bar_entry_renders(bars: list[BarResult], status: str) -> None:
+    # The rest of the verdict as the judge gives it: the outcome the bars make, a reason why an
+    # attempt does not qualify, a check a pending one waits for.
+    outcome = (
+        ("met" if all(bar.met for bar in bars) else "missed") if status == "qualifying" else None
+    )
     verdict = AttemptVerdict(
         "attempts/market-03/a/b",
         3,
         "run",
         (),
+        qualification=(NOT_ENOUGH,) if status == "not-qualifying" else (),
         status=status,  # type: ignore[arg-type]
-        outcome="missed" if status == "qualifying" else None,
+        outcome=outcome,
         bars=bars,
+        checks={"review": CheckState("missing")} if status == "pending-judgment" else {},
     )
     text = render_text(VerifyReport([verdict]))
     assert status.upper() in text
@@ -203,7 +213,10 @@ def test_auroc_bar_not_exercised_shows_its_units_per_class() -> None:
         negatives=9,
         note="10 positive and 9 negative units: the market's min_per_class is 10 in each class",
     )
-    verdict = AttemptVerdict("a", 3, "run", (), status="not-qualifying", bars=[bar])
+    reason = Finding(Code.BAR_NOT_EXERCISED, f"bar 'discrimination': {bar.note}", "a/trials.jsonl")
+    verdict = AttemptVerdict(
+        "a", 3, "run", (), qualification=(reason,), status="not-qualifying", bars=[bar]
+    )
     text = render_text(VerifyReport([verdict]))
     assert (
         "    bar discrimination: not exercised (10 positive and 9 negative units: the market's"
