@@ -55,6 +55,7 @@ class CaseChecker:
         self._by_hash: dict[str, Case] = {}
         self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
+        self._public_names = sorted(public_fields or ())
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -144,10 +145,9 @@ class CaseChecker:
     def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the
         same types: JSON's `true` is not 1, though Python's `True == 1`)."""
-        names = [name for name in sorted(self.public_fields or ()) if name in public]
-        kept = {name: public[name] for name in names}
+        kept = {name: public[name] for name in self._public_names if name in public}
         try:
-            key = tuple((name, type(public[name]), public[name]) for name in names)
+            key = tuple([(name, type(value), value) for name, value in kept.items()])
             return self._publics.setdefault(key, kept)
         except TypeError:  # a list or object among the values: not shared
             return kept

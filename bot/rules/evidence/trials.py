@@ -88,6 +88,47 @@ class TrialChecker:
             return
         self._tried.add(line.case_id)
 
+    def add_typed_lines(self, first: int, read: Sequence[tuple[TrialLine, datetime]]) -> None:
+        """Lines `first`, `first + 1`... as `add_typed` takes each (`LineDecoder.trials`):
+        the same checks in the same order, `_kept`'s steps written out with every lookup
+        hoisted out of the loop (bench/verify_scale.py). A line that is not simply kept
+        (blank system, second trial, unknown case) goes through `_kept`, which says why."""
+        if self._unfielded or self.cases is None:  # rare: the general path
+            for number, (line, started_at) in enumerate(read, start=first):
+                self.add_typed(number, line, started_at)
+            return
+        self.count += len(read)
+        cases, first_line, trials = self.cases, self._first_line, self.trials
+        folded = self._folded
+        systems = folded.setdefault("system", {})
+        unit_keys = [(key, folded.setdefault(key, {})) for key in self.unit_keys]
+        shared = self._strings
+        one, share = shared.one, shared.fields
+        for number, (line, started_at) in enumerate(read, start=first):
+            system, case_id = line.system, line.case_id
+            if (
+                not (systems.get(system) or self._fold("system", system))
+                or (case := cases.get(case_id)) is None
+                or case_id in first_line
+            ):
+                if not self._kept(number, case_id, system, started_at, line, line.result):
+                    self._tried.add(case_id)
+                continue
+            first_line[case_id] = number
+            keys = FoldedKeys()
+            for key, memo in unit_keys:
+                value = getattr(line, key)
+                if type(value) is str:
+                    name = memo.get(value)
+                    keys[key] = self._fold(key, value) if name is None else name
+                else:
+                    keys[key] = value
+            result = line.result
+            share(result, "result")
+            trials.append(
+                Trial(number, case.case_id, one("system", system), started_at, keys, result)
+            )
+
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
         memo = self._folded.get(key)
