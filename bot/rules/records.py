@@ -297,9 +297,7 @@ class RecordsChecker:
         if read is None:
             return False
         self._published_block(self.cases_file, first, block, lines)
-        add = self._cases.add_typed
-        for number, (line, digest) in enumerate(read, start=first):
-            add(number, line, digest)
+        self._cases.add_typed_lines(first, *read)
         return True
 
     def _published_block(self, file: str, first: int, block: bytes, lines: list[bytes]) -> None:
@@ -353,7 +351,7 @@ class RecordsChecker:
         if read is None:
             return False
         self._published_block(self.trials_file, first, block, lines)
-        self._trial_checker().add_typed_lines(first, read)
+        self._trial_checker().add_typed_lines(first, *read)
         return True
 
     @property

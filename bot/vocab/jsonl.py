@@ -379,16 +379,21 @@ def parse_jsonl(
         return _parse_jsonl(stream, path, limits, sink, typed, block_bytes)
 
 
+_BLOCK_CONTAINERS = 3  # arrays and objects of a line a `Typed` block reader may take
+
+
 class Typed(NamedTuple):
     """A typed reader of lines (`parse_jsonl`): each takes what it is offered (True) or
     declines it (False), which then is read here.
 
     `line`: one line, its number and bytes. `block`: consecutive lines, the first's number,
-    the block's bytes and its lines; offered only lines each within the line and record caps
-    and no deeper than `Limits.max_json_depth` (counted on the bytes, as `_shape` does), with
-    no byte order mark and no CR, whose counts keep the file within its caps. True means it
-    took every line of the block (each as `line` would have), False none of them: they are
-    then offered to `line` one by one.
+    the block's bytes and its lines; offered only lines each within the line cap and with no
+    more values than the record cap, with no byte order mark and no CR, whose counts keep the
+    file within its caps. It must decline any line that holds more than `_BLOCK_CONTAINERS`
+    arrays and objects, or one in a member of another (what it takes is then within the
+    record cap on them and two levels deep). True means it took every line of the block
+    (each as `line` would have), False none of them: they are then offered to `line` one by
+    one.
     """
 
     line: Callable[[int, bytes], bool]
@@ -449,14 +454,15 @@ class _Reading:
         limits = self.limits
         if not lines or _TOO_LONG in lines or b"\r" in block or _BOM in block:
             return False
-        depth = limits.max_json_depth
-        # Within the record caps: no more arrays and objects than `depth` (below the cap on
-        # them), and no more values than a line has bytes (a value is at least one byte).
-        if max(map(len, lines)) >= limits.max_jsonl_record_values or depth > (
-            limits.max_jsonl_record_containers
+        # The reader takes lines of at most `_BLOCK_CONTAINERS` arrays and objects, none
+        # nested in another's member (`Typed`), so each is within the record cap on them and
+        # no deeper than two levels; and no line has more values than bytes (a value is at
+        # least one byte), so each within the cap on values.
+        if (
+            limits.max_json_depth < 2
+            or limits.max_jsonl_record_containers < _BLOCK_CONTAINERS
+            or max(map(len, lines)) >= limits.max_jsonl_record_values
         ):
-            return False
-        if max(line.count(b"[") + line.count(b"{") for line in lines) > depth:
             return False
         containers = block.count(b"[") + block.count(b"{")
         values = containers + block.count(b",") + len(lines)  # `_shape`'s, summed

@@ -260,12 +260,18 @@ class LineDecoder:
             return None
         return line, started_at
 
-    def cases(self, block: bytes, lines: list[bytes]) -> list[tuple[CaseLine, str | None]] | None:
-        """`case` of each of `lines`, which are `block`'s (joined by LFs): all of them or,
-        where some line would get None (or may hash otherwise: a float, a character outside
-        the basic plane), None. The checks of `case` are made once on the block: each is a
-        count or a search whose sum over the lines is the block's, and for the counts each
-        line's is at least what its decoding gives, so equal sums make each line's equal."""
+    def cases(
+        self, block: bytes, lines: list[bytes]
+    ) -> tuple[list[CaseLine], list[str | None]] | None:
+        """`case` of each of `lines`, which are `block`'s (joined by LFs), as two lists (the
+        lines, their contents' hashes): all of them, or None where some line would get None,
+        may hash otherwise (a float, a character outside the basic plane) or nests an array or
+        object in its `public` or `content` (those `case` reads alone: the loader gives no
+        block whose lines it has not counted, `parse_jsonl`'s `Typed`).
+
+        The checks of `case` are made once on the block: each is a count or a search whose
+        sum over the lines is the block's, and for the counts each line's is at least what its
+        decoding gives, so equal sums make each line's equal."""
         if not _in_domain(block) or not _basic_plane(block):
             return None
         floats = self._floats
@@ -278,38 +284,36 @@ class LineDecoder:
             return None
         unset = msgspec.UNSET
         contents = [line.content for line in decoded if line.content is not unset]
-        publics = [line.public for line in decoded]
-        # Each line's `{` and `[` are at least its object and its `public` (and `content`).
-        flat = block.count(b"{") + block.count(b"[") == len(decoded) + len(publics) + len(contents)
-        try:
-            members = 4 * len(decoded) + sum(
-                1 + (len(item) if flat else _members(item)) for item in (*publics, *contents)
-            )
-        except RecursionError:
+        # Each line's `{` and `[` are at least its object, its `public` and its `content`.
+        if block.count(b"{") + block.count(b"[") != 2 * len(decoded) + len(contents):
             return None
+        members = 5 * len(decoded) + len(contents)  # four fields, `public`, `content`
+        members += sum(map(len, [line.public for line in decoded])) + sum(map(len, contents))
         if block.count(b'":') != members:
             return None
-        return [
-            (line, None if line.content is unset else _digest(line.content)) for line in decoded
-        ]
+        digests = [None if line.content is unset else _digest(line.content) for line in decoded]
+        return decoded, digests
 
-    def trials(self, block: bytes, lines: list[bytes]) -> list[tuple[TrialLine, datetime]] | None:
-        """`trial` of each of `lines`, which are `block`'s, or None (as `cases`)."""
+    def trials(
+        self, block: bytes, lines: list[bytes]
+    ) -> tuple[list[TrialLine], list[datetime]] | None:
+        """`trial` of each of `lines`, which are `block`'s, as two lists (the lines, their
+        starts), or None (as `cases`: a `result` nesting an array or object gets None)."""
         if not _in_domain(block):
             return None
         try:
             decoded = list(map(self._trial.decode, lines))
-            results = [line.result for line in decoded]
-            flat = block.count(b"{") + block.count(b"[") == 2 * len(decoded)
-            members = 7 * len(decoded) + sum(map(len, results) if flat else map(_members, results))
         except _DECLINED:
             return None
+        if block.count(b"{") + block.count(b"[") != 2 * len(decoded):
+            return None
+        members = 7 * len(decoded) + sum(map(len, [line.result for line in decoded]))
         if block.count(b'":') != members:
             return None
         starts = list(map(parse_timestamp, [line.started_at for line in decoded]))
         if None in starts:
             return None
-        return list(zip(decoded, starts, strict=True))  # type: ignore[arg-type]  # no None
+        return decoded, starts  # type: ignore[return-value]  # no None among them
 
     def certificate(self, raw: bytes) -> CertificateLine | None:
         """The certificate of `raw`."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import rfc8785
@@ -84,6 +85,39 @@ class CaseChecker:
         self._keep(
             number, line.case_id, line.sha256, line.family, line.kind, line.public, content, digest
         )
+
+    def add_typed_lines(
+        self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
+    ) -> None:
+        """Lines `first`, `first + 1`... and their contents' hashes, as `add_typed` takes
+        each (`LineDecoder.cases`): `_keep`'s steps written out with every lookup hoisted out
+        of the loop (bench/verify_scale.py). A line that is not simply kept (a case repeated,
+        a content whose hash differs, no hash taken) goes through `_keep`, which says why."""
+        self.count += len(lines)
+        cases, by_hash = self.cases, self._by_hash
+        lean = self.public_fields is not None
+        one, public_of = self._strings.one, self._public
+        for number, line, digest in zip(itertools.count(first), lines, digests):
+            case_id, sha256 = line.case_id, line.sha256
+            content = None if line.content is UNSET else line.content
+            if case_id in cases or sha256 in by_hash or (digest != sha256 and content is not None):
+                self._keep(
+                    number, case_id, sha256, line.family, line.kind, line.public, content, digest
+                )
+                continue
+            if lean:
+                case = Case(
+                    number,
+                    case_id,
+                    sha256,
+                    one("family", line.family),
+                    one("kind", line.kind),
+                    public_of(line.public),
+                    None,
+                )
+            else:
+                case = Case(number, case_id, sha256, line.family, line.kind, line.public, content)
+            cases[case_id] = by_hash[sha256] = case
 
     def _keep(
         self,

@@ -4,6 +4,7 @@ present."""
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -88,23 +89,26 @@ class TrialChecker:
             return
         self._tried.add(line.case_id)
 
-    def add_typed_lines(self, first: int, read: Sequence[tuple[TrialLine, datetime]]) -> None:
-        """Lines `first`, `first + 1`... as `add_typed` takes each (`LineDecoder.trials`):
+    def add_typed_lines(
+        self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
+    ) -> None:
+        """Lines `first`, `first + 1`... and their starts, as `add_typed` takes each
+        (`LineDecoder.trials`):
         the same checks in the same order, `_kept`'s steps written out with every lookup
         hoisted out of the loop (bench/verify_scale.py). A line that is not simply kept
         (blank system, second trial, unknown case) goes through `_kept`, which says why."""
         if self._unfielded or self.cases is None:  # rare: the general path
-            for number, (line, started_at) in enumerate(read, start=first):
+            for number, line, started_at in zip(itertools.count(first), lines, starts):
                 self.add_typed(number, line, started_at)
             return
-        self.count += len(read)
+        self.count += len(lines)
         cases, first_line, trials = self.cases, self._first_line, self.trials
         folded = self._folded
         systems = folded.setdefault("system", {})
         unit_keys = [(key, folded.setdefault(key, {})) for key in self.unit_keys]
         shared = self._strings
         one, share = shared.one, shared.fields
-        for number, (line, started_at) in enumerate(read, start=first):
+        for number, line, started_at in zip(itertools.count(first), lines, starts):
             system, case_id = line.system, line.case_id
             if (
                 not (systems.get(system) or self._fold("system", system))

@@ -514,8 +514,8 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool, block: int = 0
 
     def typed_cases(first: int, raw: bytes, lines: list[bytes]) -> bool:
         read = decoder.cases(raw, lines)
-        for number, (line, digest) in enumerate(read or (), start=first):
-            cases.add_typed(number, line, digest)
+        if read is not None:
+            cases.add_typed_lines(first, *read)
         return read is not None
 
     _, problems = parse_jsonl(
@@ -537,7 +537,7 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool, block: int = 0
     def typed_trials(first: int, raw: bytes, lines: list[bytes]) -> bool:
         read = decoder.trials(raw, lines)
         if read is not None:
-            trials.add_typed_lines(first, read)
+            trials.add_typed_lines(first, *read)
         return read is not None
 
     _, more = parse_jsonl(
@@ -721,3 +721,15 @@ def test_the_scan_finds_every_long_number(raw: bytes) -> None:
     """Every 16-digit number `_LONG_NUMBER` finds, `_in_domain`'s scan finds too."""
     if _LONG_NUMBER.search(raw):
         assert _LONG_NUMBER_SCANNED in raw.translate(_SCAN)
+
+
+def test_the_specimen_s_files_are_read_a_block_at_a_time() -> None:
+    """The comparisons above are not vacuous: clean files are taken a block per call."""
+    files = attempt_files(AttemptSpec())
+    decoder = LineDecoder()
+    for name, read in (("freeze-cases.jsonl", decoder.cases), ("trials.jsonl", decoder.trials)):
+        block = files[name]
+        lines = block.rstrip(b"\n").split(b"\n")
+        taken = read(block, lines)
+        assert taken is not None, name
+        assert len(taken[0]) == len(taken[1]) == len(lines) > 1
