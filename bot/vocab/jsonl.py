@@ -36,7 +36,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, BinaryIO, NamedTuple
 
 import orjson
@@ -124,6 +124,26 @@ class SharedStrings:
     def fields(self, fields: dict[str, Any], parent: str) -> None:
         """Each string of `fields` (an object under key `parent`) kept once, in place."""
         _share_fields(fields, self.memos, parent)
+
+    def objects(self, objects: Iterable[dict[str, Any]], parent: str) -> None:
+        """`fields` of each of `objects` in turn (each under key `parent`), with each field's
+        memo looked up once for them all."""
+        memos = self.memos
+        found: dict[str, dict[str, str]] = {}  # key -> its memo
+        for fields in objects:
+            for key, value in fields.items():
+                if type(value) is not str:
+                    continue
+                memo = found.get(key)
+                if memo is None:
+                    memo = found[key] = memos.setdefault((parent, key), {})
+                if memo is _UNSHARED:
+                    continue
+                kept = memo.setdefault(value, value)
+                if kept is not value:
+                    fields[key] = kept  # an existing key: the dict keeps its size and order
+                elif len(memo) > _SHARED_VALUES:
+                    memos[(parent, key)] = found[key] = _UNSHARED
 
 
 def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:

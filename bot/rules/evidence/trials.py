@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from itertools import repeat
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.evidence.record_checker import run_checker
@@ -101,6 +102,8 @@ class TrialChecker:
             for number, line, started_at in zip(itertools.count(first), lines, starts):
                 self.add_typed(number, line, started_at)
             return
+        if self._add_columns(first, lines, starts):
+            return
         self.count += len(lines)
         cases, first_line, trials = self.cases, self._first_line, self.trials
         folded = self._folded
@@ -132,6 +135,57 @@ class TrialChecker:
             trials.append(
                 Trial(number, case.case_id, one("system", system), started_at, keys, result)
             )
+
+    def _add_columns(
+        self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
+    ) -> bool:
+        """`add_typed_lines` by column, for a block where every line is simply kept (each
+        names a frozen case no other trial names, and a system that is not blank): each check
+        and each step once per column, not per line. False (nothing done) for another block.
+        """
+        cases, first_line = self.cases, self._first_line
+        assert cases is not None  # `add_typed_lines` takes the general path without cases
+        case_ids = [line.case_id for line in lines]
+        found = list(map(cases.get, case_ids))
+        systems = [line.system for line in lines]
+        folded = self._column("system", systems)
+        if (
+            None in found
+            or not all(folded)
+            or len(set(case_ids)) != len(case_ids)
+            or not first_line.keys().isdisjoint(case_ids)
+        ):
+            return False
+        self.count += len(lines)
+        numbers = range(first, first + len(lines))
+        first_line.update(zip(case_ids, numbers, strict=True))
+        unit_keys = self.unit_keys
+        columns = [self._column(key, [getattr(line, key) for line in lines]) for key in unit_keys]
+        rows = zip(*columns, strict=True) if columns else repeat(())
+        keys = list(map(FoldedKeys, map(zip, repeat(unit_keys, len(lines)), rows)))
+        results = [line.result for line in lines]
+        self._strings.objects(results, "result")
+        one = self._strings.one
+        self.trials.extend(
+            map(
+                Trial,
+                numbers,
+                [case.case_id for case in found],  # type: ignore[union-attr]  # no None
+                [one("system", system) for system in systems],
+                starts,
+                keys,
+                results,
+            )
+        )
+        return True
+
+    def _column(self, key: str, values: Sequence[object]) -> list[object]:
+        """Each of `values` (of unit key `key`) with its name folded (`_fold`)."""
+        memo, fold = self._folded.setdefault(key, {}), self._fold
+        return [
+            (memo.get(value) or fold(key, value)) if type(value) is str else value
+            for value in values
+        ]
 
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
