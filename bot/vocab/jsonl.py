@@ -125,6 +125,19 @@ class SharedStrings:
         """Each string of `fields` (an object under key `parent`) kept once, in place."""
         _share_fields(fields, self.memos, parent)
 
+    def column(self, where: object, values: list[str]) -> list[str]:
+        """`one` of each of `values`, in one `map`: once field `where` holds more than
+        `_SHARED_VALUES` distinct values (checked after each column), it is not shared."""
+        memo = self.memos.get(where)
+        if memo is None:
+            memo = self.memos[where] = {}
+        elif memo is _UNSHARED:
+            return values
+        kept = list(map(memo.setdefault, values, values))
+        if len(memo) > _SHARED_VALUES:
+            self.memos[where] = _UNSHARED
+        return kept
+
     def objects(self, objects: Iterable[dict[str, Any]], parent: str) -> None:
         """`fields` of each of `objects` in turn (each under key `parent`), with each field's
         memo looked up once for them all."""

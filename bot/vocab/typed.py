@@ -265,14 +265,15 @@ class LineDecoder:
     ) -> tuple[list[CaseLine], list[str | None]] | None:
         """`case` of each of `lines`, which are `block`'s (joined by LFs), as two lists (the
         lines, their contents' hashes): all of them, or None where some line would get None,
-        may hash otherwise (a float, a character outside the basic plane) or nests an array or
-        object in its `public` or `content` (those `case` reads alone: the loader gives no
-        block whose lines it has not counted, `parse_jsonl`'s `Typed`).
+        may hash otherwise (a block with contents and a float or a character outside the basic
+        plane) or nests an array or object in its `public` or `content` (those `case` reads
+        alone: the loader gives no block whose lines it has not counted, `parse_jsonl`'s
+        `Typed`).
 
         The checks of `case` are made once on the block: each is a count or a search whose
         sum over the lines is the block's, and for the counts each line's is at least what its
         decoding gives, so equal sums make each line's equal."""
-        if not _in_domain(block) or not _basic_plane(block):
+        if not _in_domain(block):
             return None
         floats = self._floats
         floats.count = 0
@@ -280,10 +281,10 @@ class LineDecoder:
             decoded = list(map(self._case.decode, lines))
         except _DECLINED:
             return None
-        if floats.count:  # which line holds it is not known here: `case` decides, line by line
-            return None
         unset = msgspec.UNSET
         contents = [line.content for line in decoded if line.content is not unset]
+        if contents and (floats.count or not _basic_plane(block)):  # `case` decides, by line
+            return None
         # Each line's `{` and `[` are at least its object, its `public` and its `content`.
         if block.count(b"{") + block.count(b"[") != 2 * len(decoded) + len(contents):
             return None

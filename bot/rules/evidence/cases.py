@@ -20,6 +20,8 @@ from bot.vocab.values import JSONObject
 
 __all__ = ["CaseChecker", "check_cases"]
 
+_ABSENT = object()  # a public field a case does not have (`_flat_publics`)
+
 
 def check_cases(
     records: Sequence[Record], file: str, complete: bool = True
@@ -57,6 +59,7 @@ class CaseChecker:
         self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
         self._public_names = sorted(public_fields or ())
+        self._flat: dict[tuple[object, ...], JSONObject] = {}  # `_flat_publics`'s shared ones
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -93,6 +96,8 @@ class CaseChecker:
         each (`LineDecoder.cases`): `_keep`'s steps written out with every lookup hoisted out
         of the loop (bench/verify_scale.py). A line that is not simply kept (a case repeated,
         a content whose hash differs, no hash taken) goes through `_keep`, which says why."""
+        if self._add_columns(first, lines, digests):
+            return
         self.count += len(lines)
         cases, by_hash = self.cases, self._by_hash
         lean = self.public_fields is not None
@@ -118,6 +123,60 @@ class CaseChecker:
             else:
                 case = Case(number, case_id, sha256, line.family, line.kind, line.public, content)
             cases[case_id] = by_hash[sha256] = case
+
+    def _add_columns(
+        self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
+    ) -> bool:
+        """`add_typed_lines` by column, for a block where every case is simply kept (no id
+        or hash seen before or twice in it, each content's hash taken and equal to its
+        `sha256`): each check and step once per column. False (nothing done) otherwise."""
+        cases, by_hash = self.cases, self._by_hash
+        case_ids = [line.case_id for line in lines]
+        hashes = [line.sha256 for line in lines]
+        contents = [None if line.content is UNSET else line.content for line in lines]
+        if (
+            not cases.keys().isdisjoint(case_ids)
+            or not by_hash.keys().isdisjoint(hashes)
+            or len(set(case_ids)) != len(lines)
+            or len(set(hashes)) != len(lines)
+            or any(
+                content is not None and digest != sha256
+                for content, digest, sha256 in zip(contents, digests, hashes, strict=True)
+            )
+        ):
+            return False
+        self.count += len(lines)
+        families = [line.family for line in lines]
+        kinds = [line.kind for line in lines]
+        publics: list[JSONObject] = [line.public for line in lines]
+        if self.public_fields is not None:  # lean: no content, only the public fields
+            families = self._strings.column("family", families)
+            kinds = self._strings.column("kind", kinds)
+            publics = self._flat_publics(publics)
+            contents = [None] * len(lines)
+        numbers = range(first, first + len(lines))
+        kept = list(map(Case, numbers, case_ids, hashes, families, kinds, publics, contents))
+        cases.update(zip(case_ids, kept, strict=True))
+        by_hash.update(zip(hashes, kept, strict=True))
+        return True
+
+    def _flat_publics(self, publics: list[JSONObject]) -> list[JSONObject]:
+        """`_public` of each of `publics`, whose values are no arrays or objects (a block's:
+        `LineDecoder.cases`), one object for the same values of the same types."""
+        names, memo = self._public_names, self._flat
+        kept = []
+        for public in publics:
+            values = tuple([public.get(name, _ABSENT) for name in names])
+            key = values + tuple(map(type, values))  # JSON's true is not 1
+            shared = memo.get(key)
+            if shared is None:
+                shared = memo[key] = {
+                    name: value  # type: ignore[misc]  # the public's own value
+                    for name, value in zip(names, values, strict=True)
+                    if value is not _ABSENT
+                }
+            kept.append(shared)
+        return kept
 
     def _keep(
         self,

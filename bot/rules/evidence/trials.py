@@ -165,13 +165,12 @@ class TrialChecker:
         keys = list(map(FoldedKeys, map(zip, repeat(unit_keys, len(lines)), rows)))
         results = [line.result for line in lines]
         self._strings.objects(results, "result")
-        one = self._strings.one
         self.trials.extend(
             map(
                 Trial,
                 numbers,
                 [case.case_id for case in found],  # type: ignore[union-attr]  # no None
-                [one("system", system) for system in systems],
+                self._strings.column("system", systems),
                 starts,
                 keys,
                 results,
