@@ -423,7 +423,9 @@ def _run(args: argparse.Namespace) -> None:
             again = [sys.executable, __file__, "--reuse", str(attempt)]
             again += ["--profile", str(args.profile)] if args.profile else []
             again += ["--claims", args.claims] if args.claims else []
-            subprocess.run(again, check=True)
+            # Captured and printed here, so that --write-docs keeps the figures it printed.
+            timed = subprocess.run(again, check=True, stdout=subprocess.PIPE, text=True)
+            print(timed.stdout, end="")
             return
         attempt = args.reuse
         with (attempt / "trials.jsonl").open("rb") as lines:

@@ -237,9 +237,10 @@ def _read_records(
         reader.checked_jsonl("trials.jsonl", check.trial_read_problems)
         return None, None, False
     if checker is not None:
-        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case, checker.typed_case):
+        if reader.streamed_jsonl("freeze-cases.jsonl", checker.case, checker.case_reader):
             checker.cases_read(reader.jsonl_problems["freeze-cases.jsonl"])
-        return None, None, reader.streamed_jsonl("trials.jsonl", checker.trial, checker.typed_trial)
+        streamed = reader.streamed_jsonl("trials.jsonl", checker.trial, checker.trial_reader)
+        return None, None, streamed
     cases = reader.jsonl("freeze-cases.jsonl", required=True)
     trials = reader.jsonl("trials.jsonl", required=True)
     if cases and trials:

@@ -43,7 +43,7 @@ from bot.rules.stats.units import UnitStructure
 from bot.rules.verdict import BarResult, UnitSummary
 from bot.vocab.document import FieldPath, Record
 from bot.vocab.findings import Code, Finding, Severity
-from bot.vocab.jsonl import paused_gc
+from bot.vocab.jsonl import Typed, paused_gc
 from bot.vocab.names import fold_name
 from bot.vocab.typed import LineDecoder
 
@@ -290,6 +290,27 @@ class RecordsChecker:
         self._cases.add_typed(number, *read)
         return True
 
+    def typed_cases(self, first: int, block: bytes, lines: list[bytes]) -> bool:
+        """Lines `first`... of freeze-cases.jsonl (`block`'s) read typed at once, as
+        `typed_case` reads each: False when the typed reading declines any of them."""
+        read = self._lines.cases(block, lines)
+        if read is None:
+            return False
+        self._published_block(self.cases_file, first, block, lines)
+        self._cases.add_typed_lines(first, *read)
+        return True
+
+    def _published_block(self, file: str, first: int, block: bytes, lines: list[bytes]) -> None:
+        """`_published_line` for each of `lines` (`block`'s), passed over at once where the
+        block's bytes show there is nothing to find in any of them: a block is `plain_line`
+        when each of its lines is, and `may_hold` finds in each line's bytes what it finds in
+        the block's (the block only adds LFs, which it drops, so it may find more: then the
+        lines are looked at one by one)."""
+        if plain_line(block) and not self._withheld_checker.may_hold(block):
+            return
+        for number, raw in enumerate(lines, start=first):
+            self._published_line(file, number, raw)
+
     def _published_line(self, file: str, number: int, raw: bytes) -> None:
         """`_published` for a line read typed: its record is built only where the bytes do
         not show there is nothing to find (a line in the typed reading's domain is valid
@@ -323,6 +344,25 @@ class RecordsChecker:
         self._published_line(self.trials_file, number, raw)
         self._trial_checker().add_typed(number, *read)
         return True
+
+    def typed_trials(self, first: int, block: bytes, lines: list[bytes]) -> bool:
+        """Lines `first`... of trials.jsonl read typed at once, as `typed_cases`."""
+        read = self._lines.trials(block, lines)
+        if read is None:
+            return False
+        self._published_block(self.trials_file, first, block, lines)
+        self._trial_checker().add_typed_lines(first, *read)
+        return True
+
+    @property
+    def case_reader(self) -> Typed:
+        """The typed readers of freeze-cases.jsonl's lines (`parse_jsonl`'s `typed`)."""
+        return Typed(self.typed_case, self.typed_cases)
+
+    @property
+    def trial_reader(self) -> Typed:
+        """The typed readers of trials.jsonl's lines."""
+        return Typed(self.typed_trial, self.typed_trials)
 
     def finish(
         self,

@@ -36,8 +36,8 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any, BinaryIO
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, NamedTuple
 
 import orjson
 
@@ -124,6 +124,39 @@ class SharedStrings:
     def fields(self, fields: dict[str, Any], parent: str) -> None:
         """Each string of `fields` (an object under key `parent`) kept once, in place."""
         _share_fields(fields, self.memos, parent)
+
+    def column(self, where: object, values: list[str]) -> list[str]:
+        """`one` of each of `values`, in one `map`: once field `where` holds more than
+        `_SHARED_VALUES` distinct values (checked after each column), it is not shared."""
+        memo = self.memos.get(where)
+        if memo is None:
+            memo = self.memos[where] = {}
+        elif memo is _UNSHARED:
+            return values
+        kept = list(map(memo.setdefault, values, values))
+        if len(memo) > _SHARED_VALUES:
+            self.memos[where] = _UNSHARED
+        return kept
+
+    def objects(self, objects: Iterable[dict[str, Any]], parent: str) -> None:
+        """`fields` of each of `objects` in turn (each under key `parent`), with each field's
+        memo looked up once for them all."""
+        memos = self.memos
+        found: dict[str, dict[str, str]] = {}  # key -> its memo
+        for fields in objects:
+            for key, value in fields.items():
+                if type(value) is not str:
+                    continue
+                memo = found.get(key)
+                if memo is None:
+                    memo = found[key] = memos.setdefault((parent, key), {})
+                if memo is _UNSHARED:
+                    continue
+                kept = memo.setdefault(value, value)
+                if kept is not value:
+                    fields[key] = kept  # an existing key: the dict keeps its size and order
+                elif len(memo) > _SHARED_VALUES:
+                    memos[(parent, key)] = found[key] = _UNSHARED
 
 
 def share_values(source: Sequence[Record], target: Sequence[Record], key: str) -> None:
@@ -292,23 +325,51 @@ def _over_record_caps(containers: int, values: int, limits: Limits) -> str | Non
     return None
 
 
-def _lines(stream: BinaryIO, cap: int) -> Iterator[tuple[bytes, bool]]:
-    """Yield (line without its newline, too_long). A too-long line is skipped, not buffered.
+_BLOCK = 1 << 20  # bytes read at once (`_blocks`): a line longer than this spans blocks
 
-    The cap counts the line's bytes without its LF or CRLF, so a line of exactly `cap` bytes
-    is read whichever line ending it has: read up to cap + 2 bytes (the line and "\r\n").
+
+def _blocks(stream: BinaryIO, cap: int, size: int = _BLOCK) -> Iterator[tuple[bytes, list[bytes]]]:
+    """Yield (block, its lines): the file's whole lines, read `size` bytes at a time. `block`
+    is the lines' bytes as read, each line's LF included (the last line of a file may have
+    none); each line is yielded without its LF, and one longer than `cap` bytes (without its
+    LF or CRLF) as `_TOO_LONG`, never buffered whole: a line past `cap + 1` bytes is skipped.
     """
+    carry = b""
+    skipping = False  # inside a line already too long: drop bytes up to its LF
     while True:
-        raw = stream.readline(cap + 2)
-        if not raw:
+        data = stream.read(size)
+        if not data:
+            if carry:  # the last line, without a LF
+                too_long = len(carry.removesuffix(b"\r")) > cap
+                yield carry, [_TOO_LONG if too_long else carry]
+            elif skipping:
+                yield b"", [_TOO_LONG]
             return
-        line = raw.removesuffix(b"\n").removesuffix(b"\r")
-        if len(line) <= cap:
-            yield line, False
-            continue
-        while raw and not raw.endswith(b"\n"):  # drain the rest of the line in chunks
-            raw = stream.readline(_CHUNK)
-        yield b"", True
+        if skipping:
+            end = data.find(b"\n")
+            if end < 0:
+                continue
+            skipping = False
+            yield b"", [_TOO_LONG]
+            data = data[end + 1 :]
+        buffer = carry + data if carry else data
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            carry = buffer
+        else:
+            block, carry = buffer[: end + 1], buffer[end + 1 :]
+            lines = block.split(b"\n")
+            lines.pop()  # what follows the last LF: carried
+            for index, line in enumerate(lines):
+                if len(line) > cap and len(line.removesuffix(b"\r")) > cap:
+                    lines[index] = _TOO_LONG
+            yield block, lines
+        if len(carry) > cap + 1:  # a line longer than the cap, even without a CR
+            carry, skipping = b"", True
+
+
+# The line `_blocks` yields for one longer than the cap: a bytes object no other line is.
+_TOO_LONG = bytes(bytearray(b"\n"))
 
 
 @contextlib.contextmanager
@@ -330,6 +391,7 @@ def parse_jsonl(
     limits: Limits = Limits(),
     sink: Callable[[Record, bytes], None] | None = None,
     typed: Typed | None = None,
+    block_bytes: int = _BLOCK,
 ) -> tuple[list[Record], list[Finding]]:
     """Read JSONL from a binary stream. Return the object records and the refused lines.
 
@@ -339,16 +401,36 @@ def parse_jsonl(
     shared (`_share`): the sink shares those it keeps (`SharedStrings`).
 
     With `typed` too, each line within the caps and no deeper than `Limits.max_json_depth`
-    is offered to it first, with its number: True means it read the line itself (a typed
-    reading, `bot/vocab/typed.py`, which says yes only where this reading and the schema would
-    both accept the line), False that the line is read here and goes to `sink`.
+    is offered to its `line` reader first, with its number: True means it read the line itself
+    (a typed reading, `bot/vocab/typed.py`, which says yes only where this reading and the
+    schema would both accept the line), False that the line is read here and goes to `sink`.
+    Before that, each block of whole lines the file is read in (`block_bytes` at a time) is
+    offered to its `block` reader, where every line of the block is one `line` would be
+    offered (`Typed`): the typed reading of many lines in one call (bench/verify_scale.py).
     """
     with paused_gc():
-        return _parse_jsonl(stream, path, limits, sink, typed)
+        return _parse_jsonl(stream, path, limits, sink, typed, block_bytes)
 
 
-# A reader of lines that takes a line (its number, its bytes) or declines it (`parse_jsonl`).
-Typed = Callable[[int, bytes], bool]
+_BLOCK_CONTAINERS = 3  # arrays and objects of a line a `Typed` block reader may take
+
+
+class Typed(NamedTuple):
+    """A typed reader of lines (`parse_jsonl`): each takes what it is offered (True) or
+    declines it (False), which then is read here.
+
+    `line`: one line, its number and bytes. `block`: consecutive lines, the first's number,
+    the block's bytes and its lines; offered only lines each within the line cap and with no
+    more values than the record cap, with no byte order mark and no CR, whose counts keep the
+    file within its caps. It must decline any line that holds more than `_BLOCK_CONTAINERS`
+    arrays and objects, or one in a member of another (what it takes is then within the
+    record cap on them and two levels deep). True means it took every line of the block
+    (each as `line` would have), False none of them: they are then offered to `line` one by
+    one.
+    """
+
+    line: Callable[[int, bytes], bool]
+    block: Callable[[int, bytes, list[bytes]], bool] | None = None
 
 
 def _parse_jsonl(
@@ -357,39 +439,105 @@ def _parse_jsonl(
     limits: Limits,
     sink: Callable[[Record, bytes], None] | None,
     typed: Typed | None = None,
+    block_bytes: int = _BLOCK,
 ) -> tuple[list[Record], list[Finding]]:
-    records: list[Record] = []
-    findings: list[Finding] = []
-    cap = limits.max_jsonl_line_bytes
-
-    def refuse(message: str, line: int) -> None:
-        findings.append(Finding(Code.JSONL_INVALID, message, path, line))
-
-    file_containers = file_values = 0
-    memos: dict[object, dict[str, str]] = {}
-    for number, (raw, too_long) in enumerate(_lines(stream, cap), start=1):
-        if too_long:
-            refuse(f"line longer than {cap} bytes", number)
+    reading = _Reading(path, limits, sink, typed)
+    block_reader = typed.block if typed is not None else None
+    number = 0  # the last line's
+    for block, lines in _blocks(stream, limits.max_jsonl_line_bytes, block_bytes):
+        if block_reader is not None and reading.offer(block_reader, number + 1, block, lines):
+            number += len(lines)
             continue
+        for raw in lines:
+            number += 1
+            if not reading.line(number, raw):
+                return reading.records, reading.findings
+    return reading.records, reading.findings
+
+
+class _Reading:
+    """One file being read (`_parse_jsonl`): the records kept, the refusals, the file's
+    running totals."""
+
+    def __init__(
+        self,
+        path: str,
+        limits: Limits,
+        sink: Callable[[Record, bytes], None] | None,
+        typed: Typed | None,
+    ) -> None:
+        self.path, self.limits, self.sink, self.typed = path, limits, sink, typed
+        self.records: list[Record] = []
+        self.findings: list[Finding] = []
+        self.file_containers = self.file_values = 0
+        self.memos: dict[object, dict[str, str]] = {}
+
+    def refuse(self, message: str, line: int) -> None:
+        self.findings.append(Finding(Code.JSONL_INVALID, message, self.path, line))
+
+    def offer(
+        self,
+        reader: Callable[[int, bytes, list[bytes]], bool],
+        first: int,
+        block: bytes,
+        lines: list[bytes],
+    ) -> bool:
+        """Offer the block of `lines` (the first numbered `first`) to `reader` where each line
+        is one `line` would offer to the typed reader (`Typed`); True: it took them."""
+        limits = self.limits
+        if not lines or _TOO_LONG in lines or b"\r" in block or _BOM in block:
+            return False
+        # The reader takes lines of at most `_BLOCK_CONTAINERS` arrays and objects, none
+        # nested in another's member (`Typed`), so each is within the record cap on them and
+        # no deeper than two levels; and no line has more values than bytes (a value is at
+        # least one byte), so each within the cap on values.
+        if (
+            limits.max_json_depth < 2
+            or limits.max_jsonl_record_containers < _BLOCK_CONTAINERS
+            or max(map(len, lines)) >= limits.max_jsonl_record_values
+        ):
+            return False
+        containers = block.count(b"[") + block.count(b"{")
+        values = containers + block.count(b",") + len(lines)  # `_shape`'s, summed
+        file_containers = self.file_containers + containers
+        file_values = self.file_values + values
+        if (
+            file_containers > limits.max_jsonl_file_containers
+            or file_values > limits.max_jsonl_file_values
+        ):
+            return False  # line by line: the line that crosses a cap is refused
+        if not reader(first, block, lines):
+            return False
+        self.file_containers, self.file_values = file_containers, file_values
+        return True
+
+    def line(self, number: int, raw: bytes) -> bool:
+        """Read line `number`; False when the rest of the file is not to be read."""
+        limits, refuse, typed = self.limits, self.refuse, self.typed
+        cap = limits.max_jsonl_line_bytes
+        if raw is _TOO_LONG:
+            refuse(f"line longer than {cap} bytes", number)
+            return True
+        raw = raw.removesuffix(b"\r")
         if raw.startswith(_BOM):
             refuse(
                 "byte order mark (BOM) at the start of the line; save as UTF-8 without BOM", number
             )
-            continue
+            return True
         if not raw.strip():
             refuse("blank line (every line must hold one JSON object)", number)
-            continue
+            return True
         containers, values = _shape(raw, limits)
         over = _over_record_caps(containers, values, limits)
         if over is not None:
             refuse(over, number)
-            continue
-        file_containers += containers
-        file_values += values
+            return True
+        self.file_containers += containers
+        self.file_values += values
         over_file = None
-        if file_containers > limits.max_jsonl_file_containers:
+        if self.file_containers > limits.max_jsonl_file_containers:
             over_file = f"{limits.max_jsonl_file_containers} arrays and objects"
-        elif file_values > limits.max_jsonl_file_values:
+        elif self.file_values > limits.max_jsonl_file_values:
             over_file = f"{limits.max_jsonl_file_values} values"
         if over_file is not None:
             refuse(
@@ -397,48 +545,48 @@ def _parse_jsonl(
                 " the rest of the file is not read",
                 number,
             )
-            break
+            return False
         shallow = containers <= limits.max_json_depth  # so no deeper than the cap
-        if typed is not None and shallow and typed(number, raw):
-            continue
+        if typed is not None and shallow and typed.line(number, raw):
+            return True
         value = _fast_decode(raw) if shallow else None
         try:
             if value is None:
                 value = _decode(raw)
         except UnicodeDecodeError as error:
             refuse(f"not UTF-8 text ({error.reason} at byte {error.start})", number)
-            continue
+            return True
         except _Bad as error:
             refuse(str(error), number)
-            continue
+            return True
         except json.JSONDecodeError as error:
             refuse(f"not JSON: {error.msg} at column {error.colno}", number)
-            continue
+            return True
         except (ValueError, RecursionError) as error:
             refuse(f"not readable JSON: {type(error).__name__}: {str(error)[:120]}", number)
-            continue
+            return True
         if not isinstance(value, dict):
             refuse(f"got a JSON {type(value).__name__}, expected an object", number)
-            continue
+            return True
         try:
             # Walk only a line that could fail: deep enough, or with a surrogate escape.
             if containers > limits.max_json_depth or _SURROGATE_ESCAPE.search(raw):
                 _check_tree(value, limits.max_json_depth)
         except _Bad as error:
             refuse(str(error), number)
-            continue
+            return True
         # Look for integers only on a line with 16 digits in a row (bot/vocab/values.py).
         long_number = _UNSAFE_INTEGER in raw.translate(_DIGITS_AS_ZERO)
         unsafe = unsafe_value(value) if long_number else None
         if unsafe is not None:
             refuse(unsafe, number)
-            continue
-        if sink is None:
-            _share(value, memos)
-            records.append(Record(number, value))
+            return True
+        if self.sink is None:
+            _share(value, self.memos)
+            self.records.append(Record(number, value))
         else:  # the sink shares the strings it keeps (`SharedStrings`)
-            sink(Record(number, value), raw)
-    return records, findings
+            self.sink(Record(number, value), raw)
+        return True
 
 
 def loads(text: str | bytes, **hooks: Any) -> object:

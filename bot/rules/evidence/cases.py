@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import rfc8785
@@ -18,6 +19,8 @@ from bot.vocab.typed import CaseLine
 from bot.vocab.values import JSONObject
 
 __all__ = ["CaseChecker", "check_cases"]
+
+_ABSENT = object()  # a public field a case does not have (`_flat_publics`)
 
 
 def check_cases(
@@ -55,6 +58,8 @@ class CaseChecker:
         self._by_hash: dict[str, Case] = {}
         self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
+        self._public_names = sorted(public_fields or ())
+        self._flat: dict[tuple[object, ...], JSONObject] = {}  # `_flat_publics`'s shared ones
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -83,6 +88,95 @@ class CaseChecker:
         self._keep(
             number, line.case_id, line.sha256, line.family, line.kind, line.public, content, digest
         )
+
+    def add_typed_lines(
+        self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
+    ) -> None:
+        """Lines `first`, `first + 1`... and their contents' hashes, as `add_typed` takes
+        each (`LineDecoder.cases`): `_keep`'s steps written out with every lookup hoisted out
+        of the loop (bench/verify_scale.py). A line that is not simply kept (a case repeated,
+        a content whose hash differs, no hash taken) goes through `_keep`, which says why."""
+        if self._add_columns(first, lines, digests):
+            return
+        self.count += len(lines)
+        cases, by_hash = self.cases, self._by_hash
+        lean = self.public_fields is not None
+        one, public_of = self._strings.one, self._public
+        for number, line, digest in zip(itertools.count(first), lines, digests):
+            case_id, sha256 = line.case_id, line.sha256
+            content = None if line.content is UNSET else line.content
+            if case_id in cases or sha256 in by_hash or (digest != sha256 and content is not None):
+                self._keep(
+                    number, case_id, sha256, line.family, line.kind, line.public, content, digest
+                )
+                continue
+            if lean:
+                case = Case(
+                    number,
+                    case_id,
+                    sha256,
+                    one("family", line.family),
+                    one("kind", line.kind),
+                    public_of(line.public),
+                    None,
+                )
+            else:
+                case = Case(number, case_id, sha256, line.family, line.kind, line.public, content)
+            cases[case_id] = by_hash[sha256] = case
+
+    def _add_columns(
+        self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
+    ) -> bool:
+        """`add_typed_lines` by column, for a block where every case is simply kept (no id
+        or hash seen before or twice in it, each content's hash taken and equal to its
+        `sha256`): each check and step once per column. False (nothing done) otherwise."""
+        cases, by_hash = self.cases, self._by_hash
+        case_ids = [line.case_id for line in lines]
+        hashes = [line.sha256 for line in lines]
+        contents = [None if line.content is UNSET else line.content for line in lines]
+        if (
+            not cases.keys().isdisjoint(case_ids)
+            or not by_hash.keys().isdisjoint(hashes)
+            or len(set(case_ids)) != len(lines)
+            or len(set(hashes)) != len(lines)
+            or any(
+                content is not None and digest != sha256
+                for content, digest, sha256 in zip(contents, digests, hashes, strict=True)
+            )
+        ):
+            return False
+        self.count += len(lines)
+        families = [line.family for line in lines]
+        kinds = [line.kind for line in lines]
+        publics: list[JSONObject] = [line.public for line in lines]
+        if self.public_fields is not None:  # lean: no content, only the public fields
+            families = self._strings.column("family", families)
+            kinds = self._strings.column("kind", kinds)
+            publics = self._flat_publics(publics)
+            contents = [None] * len(lines)
+        numbers = range(first, first + len(lines))
+        kept = list(map(Case, numbers, case_ids, hashes, families, kinds, publics, contents))
+        cases.update(zip(case_ids, kept, strict=True))
+        by_hash.update(zip(hashes, kept, strict=True))
+        return True
+
+    def _flat_publics(self, publics: list[JSONObject]) -> list[JSONObject]:
+        """`_public` of each of `publics`, whose values are no arrays or objects (a block's:
+        `LineDecoder.cases`), one object for the same values of the same types."""
+        names, memo = self._public_names, self._flat
+        kept = []
+        for public in publics:
+            values = tuple([public.get(name, _ABSENT) for name in names])
+            key = values + tuple(map(type, values))  # JSON's true is not 1
+            shared = memo.get(key)
+            if shared is None:
+                shared = memo[key] = {
+                    name: value  # type: ignore[misc]  # the public's own value
+                    for name, value in zip(names, values, strict=True)
+                    if value is not _ABSENT
+                }
+            kept.append(shared)
+        return kept
 
     def _keep(
         self,
@@ -144,10 +238,9 @@ class CaseChecker:
     def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the
         same types: JSON's `true` is not 1, though Python's `True == 1`)."""
-        names = [name for name in sorted(self.public_fields or ()) if name in public]
-        kept = {name: public[name] for name in names}
+        kept = {name: public[name] for name in self._public_names if name in public}
         try:
-            key = tuple((name, type(public[name]), public[name]) for name in names)
+            key = tuple([(name, type(value), value) for name, value in kept.items()])
             return self._publics.setdefault(key, kept)
         except TypeError:  # a list or object among the values: not shared
             return kept

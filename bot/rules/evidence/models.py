@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+import msgspec
+
 from bot.vocab.document import Document
 from bot.vocab.fields import (
     flag,
@@ -46,9 +48,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    """One line of freeze-cases.jsonl that passed its schema."""
+class Case(msgspec.Struct, frozen=True, gc=False):
+    """One line of freeze-cases.jsonl that passed its schema.
+
+    A msgspec Struct, as `Trial`: one is kept per line (docs/performance.md).
+    """
 
     line: int
     case_id: str
@@ -88,9 +92,13 @@ class FoldedKeys(dict[str, object]):
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Trial:
-    """One line of trials.jsonl that passed its schema (started_at is aware, in UTC)."""
+class Trial(msgspec.Struct, frozen=True, gc=False):
+    """One line of trials.jsonl that passed its schema (started_at is aware, in UTC).
+
+    A msgspec Struct, not a dataclass: one is kept per line, and a Struct is built ~7x faster
+    than a frozen dataclass and is 16 bytes smaller, untracked by the cyclic garbage collector
+    (`gc=False`: it holds no reference back to itself; bench/verify_scale.py).
+    """
 
     line: int
     case_id: str

@@ -4,9 +4,11 @@ present."""
 from __future__ import annotations
 
 import difflib
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from itertools import repeat
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.evidence.record_checker import run_checker
@@ -87,6 +89,110 @@ class TrialChecker:
         elif self._kept(number, line.case_id, line.system, started_at, line, line.result):
             return
         self._tried.add(line.case_id)
+
+    def add_typed_lines(
+        self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
+    ) -> None:
+        """Lines `first`, `first + 1`... and their starts, as `add_typed` takes each
+        (`LineDecoder.trials`):
+        the same checks in the same order, `_kept`'s steps written out with every lookup
+        hoisted out of the loop (bench/verify_scale.py). A line that is not simply kept
+        (blank system, second trial, unknown case) goes through `_kept`, which says why."""
+        if self._unfielded or self.cases is None:  # rare: the general path
+            for number, line, started_at in zip(itertools.count(first), lines, starts):
+                self.add_typed(number, line, started_at)
+            return
+        if self._add_columns(first, lines, starts):
+            return
+        self.count += len(lines)
+        cases, first_line, trials = self.cases, self._first_line, self.trials
+        folded = self._folded
+        systems = folded.setdefault("system", {})
+        unit_keys = [(key, folded.setdefault(key, {})) for key in self.unit_keys]
+        shared = self._strings
+        one, share = shared.one, shared.fields
+        for number, line, started_at in zip(itertools.count(first), lines, starts):
+            system, case_id = line.system, line.case_id
+            if (
+                not (systems.get(system) or self._fold("system", system))
+                or (case := cases.get(case_id)) is None
+                or case_id in first_line
+            ):
+                if not self._kept(number, case_id, system, started_at, line, line.result):
+                    self._tried.add(case_id)
+                continue
+            first_line[case_id] = number
+            keys = FoldedKeys()
+            for key, memo in unit_keys:
+                value = getattr(line, key)
+                if type(value) is str:
+                    name = memo.get(value)
+                    keys[key] = self._fold(key, value) if name is None else name
+                else:
+                    keys[key] = value
+            result = line.result
+            share(result, "result")
+            trials.append(
+                Trial(number, case.case_id, one("system", system), started_at, keys, result)
+            )
+
+    def _add_columns(
+        self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
+    ) -> bool:
+        """`add_typed_lines` by column, for a block where every line is simply kept (each
+        names a frozen case no other trial names, and a system that is not blank): each check
+        and each step once per column, not per line. False (nothing done) for another block.
+        """
+        cases, first_line = self.cases, self._first_line
+        assert cases is not None  # `add_typed_lines` takes the general path without cases
+        case_ids = [line.case_id for line in lines]
+        found = list(map(cases.get, case_ids))
+        systems = [line.system for line in lines]
+        folded = self._column("system", systems)
+        if (
+            None in found
+            or not all(folded)
+            or len(set(case_ids)) != len(case_ids)
+            or not first_line.keys().isdisjoint(case_ids)
+        ):
+            return False
+        self.count += len(lines)
+        numbers = range(first, first + len(lines))
+        first_line.update(zip(case_ids, numbers, strict=True))
+        unit_keys = self.unit_keys
+        columns = [self._column(key, [getattr(line, key) for line in lines]) for key in unit_keys]
+        rows = zip(*columns, strict=True) if columns else repeat(())
+        keys = list(map(FoldedKeys, map(zip, repeat(unit_keys, len(lines)), rows)))
+        results = [line.result for line in lines]
+        self._strings.objects(results, "result")
+        self.trials.extend(
+            map(
+                Trial,
+                numbers,
+                [case.case_id for case in found],  # type: ignore[union-attr]  # no None
+                self._strings.column("system", systems),
+                starts,
+                keys,
+                results,
+            )
+        )
+        return True
+
+    def _column(self, key: str, values: Sequence[object]) -> list[object]:
+        """Each of `values` (of unit key `key`) with its name folded, as `_fold` folds it (a
+        column of names all seen before is one `map`)."""
+        memo = self._folded.setdefault(key, {})
+        got: list[object] = list(map(memo.get, values))  # type: ignore[arg-type]
+        if None not in got:
+            return got
+        for index, (name, value) in enumerate(zip(got, values, strict=True)):
+            if name is None and type(value) is str:
+                got[index] = folded = fold_name(value)
+                if len(memo) < _FOLDED:
+                    memo[value] = folded
+            elif name is None:
+                got[index] = value
+        return got
 
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""

@@ -7,7 +7,7 @@ attempt, of hand-made hostile lines and of Hypothesis's mutations of them, for e
 - a line the typed reading takes is one today's path accepts, with equal values (of equal
   types, in equal order), and the content hash it takes is `case_hash`'s;
 - a line today's path accepts is taken by the typed reading wherever it is in its domain
-  (ASCII, no escaped surrogate, no 16-digit run, no white space before a key's colon, no
+  (ASCII, no escaped surrogate, no 16-digit number, no white space before a key's colon, no
   `":` inside a string), so the two accept and refuse the same lines there.
 The Structs are also compared with the schemas keyword by keyword, and the guarded content
 hash with `rfc8785` on floats, -0.0, exponents and keys outside the basic plane.
@@ -36,9 +36,18 @@ from bot.rules.evidence.hashing import case_hash
 from bot.rules.evidence.schema import _validator, validate
 from bot.rules.evidence.trials import TrialChecker
 from bot.vocab.config import Limits
-from bot.vocab.jsonl import _over_record_caps, _shape, parse_jsonl
+from bot.vocab.jsonl import Typed, _over_record_caps, _shape, parse_jsonl
 from bot.vocab.timestamps import parse_timestamp
-from bot.vocab.typed import CaseLine, CertificateLine, LineDecoder, TrialLine, content_sha256
+from bot.vocab.typed import (
+    _LONG_NUMBER,
+    _LONG_NUMBER_SCANNED,
+    _SCAN,
+    CaseLine,
+    CertificateLine,
+    LineDecoder,
+    TrialLine,
+    content_sha256,
+)
 from tests.adversarial.generate import CORPUS, Context
 from tests.adversarial.mutate import mutate
 
@@ -403,7 +412,7 @@ def test_the_hash_taken_while_a_case_is_read_is_rfc8785s(
 
 
 _BMP = st.text(st.characters(max_codepoint=0xFFFF, exclude_categories=["Cs"]), max_size=6)
-# Integers of up to 15 digits: a 16-digit run is declined whatever its value (bot/vocab/typed.py).
+# Integers of up to 15 digits: a 16-digit number is declined whatever its value (typed.py).
 _PLAIN = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**15) + 1, 10**15 - 1) | _BMP,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_BMP, inner, max_size=4),
@@ -490,9 +499,10 @@ def test_each_struct_equals_its_schema(kind: str) -> None:
 UNIT_KEYS = ("system", "trajectory", "evaluator", "attack_family")
 
 
-def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
+def checked(files: dict[str, bytes], use_typed: bool, lean: bool, block: int = 0) -> str:
     """freeze-cases.jsonl and trials.jsonl read and checked as `RecordsChecker` does, with the
-    typed reading offered each line or not: the cases, trials and findings, as text."""
+    typed reading offered each line or not, and (`block`: bytes read at once) each block of
+    lines: the cases, trials and findings, as text."""
     decoder = LineDecoder()
     cases = CaseChecker("c.jsonl", frozenset({"title", "probe"}) if lean else None)
 
@@ -502,11 +512,18 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
             cases.add_typed(number, *read)
         return read is not None
 
+    def typed_cases(first: int, raw: bytes, lines: list[bytes]) -> bool:
+        read = decoder.cases(raw, lines)
+        if read is not None:
+            cases.add_typed_lines(first, *read)
+        return read is not None
+
     _, problems = parse_jsonl(
         io.BytesIO(files.get("freeze-cases.jsonl", b"")),
         "c.jsonl",
         sink=lambda record, _: cases.add(record),
-        typed=typed_case if use_typed else None,
+        typed=Typed(typed_case, typed_cases if block else None) if use_typed else None,
+        block_bytes=block or 1 << 20,
     )
     cases.finish(not problems)
     trials = TrialChecker(cases.cases, UNIT_KEYS, "t.jsonl")
@@ -517,11 +534,18 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool) -> str:
             trials.add_typed(number, *read)
         return read is not None
 
+    def typed_trials(first: int, raw: bytes, lines: list[bytes]) -> bool:
+        read = decoder.trials(raw, lines)
+        if read is not None:
+            trials.add_typed_lines(first, *read)
+        return read is not None
+
     _, more = parse_jsonl(
         io.BytesIO(files.get("trials.jsonl", b"")),
         "t.jsonl",
         sink=lambda record, _: trials.add(record),
-        typed=typed_trial if use_typed else None,
+        typed=Typed(typed_trial, typed_trials if block else None) if use_typed else None,
+        block_bytes=block or 1 << 20,
     )
     trials.finish(not more)
     return repr((cases.cases, cases.findings, problems, trials.trials, trials.findings, more))
@@ -542,6 +566,18 @@ def test_the_checks_are_the_same_read_typed_or_not(lean: bool) -> None:
     assert checked(files, True, lean) == checked(files, False, lean)
 
 
+# Bytes read at once: less than a line, a few lines, many lines (a block holding a hostile
+# line is read line by line; the blocks around it in one call).
+BLOCKS = (7, 300, 1500, 1 << 16)
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+@pytest.mark.parametrize("lean", [False, True])
+def test_the_checks_are_the_same_read_by_blocks(lean: bool, block: int) -> None:
+    files = _hostile_files()
+    assert checked(files, True, lean, block) == checked(files, False, lean)
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.data(), st.booleans())
 def test_the_checks_are_the_same_on_mutated_files(data: st.DataObject, lean: bool) -> None:
@@ -552,7 +588,10 @@ def test_the_checks_are_the_same_on_mutated_files(data: st.DataObject, lean: boo
     }
     for _ in range(data.draw(st.integers(1, 4), label="mutations")):
         mutate(files, _Draws(data))
-    assert checked(files, True, lean) == checked(files, False, lean)
+    block = data.draw(st.sampled_from(BLOCKS), label="block")
+    untyped = checked(files, False, lean)
+    assert checked(files, True, lean) == untyped
+    assert checked(files, True, lean, block) == untyped
 
 
 def _nested(depth: int) -> bytes:
@@ -674,3 +713,23 @@ def test_lines_spelled_every_way_are_read_alike(data: st.DataObject, kind: str, 
         record["result"] = {"r": extra}
     raw = _Spelling(data).value(record)
     check_line(kind, raw)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.binary(max_size=60) | st.text('0123456789-:,[ \t\n\r"a{}', max_size=60).map(str.encode))
+def test_the_scan_finds_every_long_number(raw: bytes) -> None:
+    """Every 16-digit number `_LONG_NUMBER` finds, `_in_domain`'s scan finds too."""
+    if _LONG_NUMBER.search(raw):
+        assert _LONG_NUMBER_SCANNED in raw.translate(_SCAN)
+
+
+def test_the_specimen_s_files_are_read_a_block_at_a_time() -> None:
+    """The comparisons above are not vacuous: clean files are taken a block per call."""
+    files = attempt_files(AttemptSpec())
+    decoder = LineDecoder()
+    for name, read in (("freeze-cases.jsonl", decoder.cases), ("trials.jsonl", decoder.trials)):
+        block = files[name]
+        lines = block.rstrip(b"\n").split(b"\n")
+        taken = read(block, lines)
+        assert taken is not None, name
+        assert len(taken[0]) == len(taken[1]) == len(lines) > 1

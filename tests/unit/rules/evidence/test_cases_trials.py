@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+import orjson
+
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
 from bot.rules.evidence.trials import check_trials
@@ -160,3 +162,47 @@ def test_a_trial_keeps_its_unit_keys_folded_and_its_cases_id_string() -> None:
     }
     assert first.case_id is checked[first.case_id].case_id  # one string per case id
     assert first.system == trials[0]["system"]  # shown as written
+
+
+def test_lean_cases_read_by_blocks_share_as_line_by_line() -> None:
+    """The block path (`CaseChecker.add_typed_lines`) keeps what `add` keeps, sharing one
+    public object for equal values of equal types only, an absent field apart from null."""
+    from bot.vocab.typed import LineDecoder
+
+    cases, _ = _honest()
+    publics: list[dict[str, Any]] = [
+        {"probe": 1},
+        {"probe": True},
+        {"probe": 1.0},
+        {"probe": True},
+        {"probe": None},
+        {},
+        {"probe": True, "other": 2},
+    ]
+    chosen = cases[: len(publics)]
+    for case, public in zip(chosen, publics, strict=True):
+        case["public"] = public
+        case.pop("content", None)  # a float in `public` hashes no content here
+    block = b"\n".join(orjson.dumps(case) for case in chosen)
+    read = LineDecoder().cases(block, block.split(b"\n"))
+    assert read is not None  # taken as a block: no float in a content
+    by_block = CaseChecker(CASES, public_fields=frozenset({"probe"}))
+    by_block.add_typed_lines(1, *read)
+    by_line = CaseChecker(CASES, public_fields=frozenset({"probe"}))
+    for record in _records(chosen):
+        by_line.add(record)
+    assert repr(by_block.cases) == repr(by_line.cases)
+    assert by_block.findings == by_line.findings == []
+    kept = [by_block.cases[case["case_id"]].public for case in chosen]
+    assert [type(public.get("probe")) for public in kept] == [
+        int,
+        bool,
+        float,
+        bool,
+        type(None),
+        type(None),
+        bool,
+    ]
+    assert kept[1] is kept[3] is kept[6]  # {"probe": true}, also with a field not kept
+    assert kept[4] is not kept[5] and kept[4] == {"probe": None} and kept[5] == {}
+    assert kept[0] is not kept[1] and kept[0] is not kept[2]
