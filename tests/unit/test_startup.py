@@ -111,11 +111,16 @@ for argv in (["resolve", "--no-rerun-adapters"], ["verify"]):
 
 
 def test_the_app_layer_imports_no_jsonschema_and_no_sandbox_runner() -> None:
-    # jsonschema words the findings of a refused document (bot.rules.evidence.schema) and the
-    # sandbox's runner runs adapters: neither is imported to open the app layer.
+    # jsonschema words the findings of a refused document (bot.rules.evidence.schema), the
+    # sandbox's runner runs adapters, the ports talk to GitHub and archives: none is imported
+    # to open the app layer and build the parser (what `claims verify` does first).
     loaded = imported_after(
         "import sys, bot.app.api\n"
-        "assert 'bot.edges.sandbox.runner' not in sys.modules, 'the sandbox runner'\n"
+        "from bot.faces.cli import _parser\n"
+        "_parser()\n"
+        "for name in ('bot.edges.sandbox.runner', 'bot.edges.github.port',"
+        " 'bot.edges.archive.port'):\n"
+        "    assert name not in sys.modules, name\n"
     )
     assert {"jsonschema", "referencing"} & loaded == set()
     assert "jsonschema_rs" in loaded  # the probe sees the validator that is imported
