@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import git
 from gitdb.exc import BadName  # type: ignore[import-untyped]
@@ -31,7 +32,6 @@ from bot.app.gather import challenge_run
 from bot.app.identity import Filer, check_identity
 from bot.app.options import NO_PORTS, Ports
 from bot.app.registry import Registry, load_registry
-from bot.edges.archive.port import ArchiveRecords
 from bot.edges.history import (
     GitHistory,
     History,
@@ -54,6 +54,9 @@ from bot.vocab.config import Limits
 from bot.vocab.dates import MarketDates, end_of_day
 from bot.vocab.errors import ClaimsError, Refusal
 from bot.vocab.findings import Code, Finding, Severity
+
+if TYPE_CHECKING:  # a type only: `verify` reads no archive
+    from bot.edges.archive.port import ArchiveRecords
 
 __all__ = [
     "ResolveReport",

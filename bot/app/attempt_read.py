@@ -15,7 +15,6 @@ from bot.edges.history import History
 from bot.edges.load.folder import scan_folder
 from bot.edges.load.records import load_jsonl
 from bot.edges.load.yaml_ import load_yaml, parse_yaml
-from bot.edges.sandbox.command import command_problem, names_problem
 from bot.rules.evidence.hashing import evidence_digest
 from bot.rules.evidence.models import AdapterSpec, Attempt, Certificate, Freeze, parse_judgments
 from bot.rules.evidence.schema import validate
@@ -336,6 +335,10 @@ def _command_problems(adapter: Document, entries: Mapping[str, object] = {}) -> 
     folder's top-level names, `entries`, beside the released data's): one it cannot start is
     refused here, on the PR, never first by a rerun. The document is kept, so a rerun still
     records the sandbox's refusal as `adapter-failed`."""
+    # Here, not at the top: bot.edges.sandbox's package imports its runner (~15 ms), which only
+    # an attempt with an adapter.yaml needs.
+    from bot.edges.sandbox.command import command_problem, names_problem
+
     data = adapter.data
     if not isinstance(data, dict):
         return []

@@ -108,3 +108,32 @@ for argv in (["resolve", "--no-rerun-adapters"], ["verify"]):
     assert {"requests", "urllib3"} & loaded == set()
     rerun = imported_after(code + "_rerun(_parser().parse_args(['resolve']))")
     assert "requests" in rerun
+
+
+def test_the_app_layer_imports_no_jsonschema_and_no_sandbox_runner() -> None:
+    # jsonschema words the findings of a refused document (bot.rules.evidence.schema), the
+    # sandbox's runner runs adapters, the ports talk to GitHub and archives: none is imported
+    # to open the app layer and build the parser (what `claims verify` does first).
+    loaded = imported_after(
+        "import sys, bot.app.api\n"
+        "from bot.faces.cli import _parser\n"
+        "_parser()\n"
+        "for name in ('bot.edges.sandbox.runner', 'bot.edges.github.port',"
+        " 'bot.edges.archive.port'):\n"
+        "    assert name not in sys.modules, name\n"
+    )
+    assert {"jsonschema", "referencing"} & loaded == set()
+    assert "jsonschema_rs" in loaded  # the probe sees the validator that is imported
+
+
+def test_a_bound_does_not_run_scipy_special_s_init() -> None:
+    # bot.rules.stats.special loads scipy.special's compiled ufuncs without the package's
+    # __init__ (whose array-API layer imports numpy.f2py, numpy.testing...).
+    loaded = imported_after(
+        "import sys\n"
+        "from bot.rules.stats import clopper_pearson\n"
+        "clopper_pearson.upper_bound(1, 10, 0.95)\n"
+        "assert 'scipy.special' not in sys.modules, 'scipy.special'\n"
+        "assert 'numpy.f2py' not in sys.modules, 'numpy.f2py'\n"
+    )
+    assert "scipy" in loaded

@@ -21,24 +21,26 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.edges.github.port import (
-    Annotation,
-    CheckRunRef,
-    CommentRef,
-    FileAtRef,
-    GitHubPort,
-    IssueRef,
-    PullRequestInfo,
-    Review,
-    Role,
-)
 from bot.faces.report.text import printable
 from bot.vocab.errors import ClaimsError, Refusal
 
 if TYPE_CHECKING:
+    # Types; the three records `_DryRunPort` makes are imported where it makes them: building
+    # the CLI's parser imports this module, and the port's ~5 ms is for `claims github` only.
     from bot.app.api import VerifyReport, Workspace
     from bot.app.identity import Filer
     from bot.app.options import LandingConfirmer
+    from bot.edges.github.port import (
+        Annotation,
+        CheckRunRef,
+        CommentRef,
+        FileAtRef,
+        GitHubPort,
+        IssueRef,
+        PullRequestInfo,
+        Review,
+        Role,
+    )
     from bot.faces.github.locate import Located
 
 __all__ = ["GitHubFacts", "VerifyRunner", "add_github_parser", "run_github", "verify_pull_request"]
@@ -560,6 +562,8 @@ class _DryRunPort:
     def pull_request(self, number: int) -> PullRequestInfo:
         if number != self.number or self.head is None:
             raise self._offline(f"read pull request #{number}: pass --head SHA")
+        from bot.edges.github.port import PullRequestInfo
+
         return PullRequestInfo(
             number, "", self.head, "", "", self.default_branch, "open", False, None, None
         )
@@ -568,6 +572,7 @@ class _DryRunPort:
         import git
         from gitdb.exc import BadName  # type: ignore[import-untyped]
 
+        from bot.edges.github.port import FileAtRef
         from bot.edges.history import open_repo
         from bot.edges.tree import GitTree, read_limited
 
@@ -599,6 +604,8 @@ class _DryRunPort:
     def create_comment(self, number: int, body: str) -> CommentRef:
         print(f"no GITHUB_TOKEN: would reply on #{number}:")
         print(printable(body))
+        from bot.edges.github.port import CommentRef
+
         return CommentRef(0, "", "Bot", body)
 
     # Not used by the responder.

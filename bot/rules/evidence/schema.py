@@ -16,34 +16,44 @@ Cost is bounded by the schemas and the validator together (docs/spec.md §4.2):
   values must differ say `distinctItems: true` instead, checked here with one hash per item
   (`distinct_key`: JSON equality, so 1 and 1.0 are the same value and true and 1 are not).
 
-Speed: the per-line schemas (`_FAST`: a frozen case, a trial, a certificate; one call per
-JSONL line) are first checked by jsonschema-rs, a compiled draft 2020-12 validator, with the
-same two format checks. A line it accepts is valid for `jsonschema` too (it is never more
-lenient here: its regexes anchor `$` at the very end, where Python's also allow a final
-newline, and it checks formats `jsonschema` is not asked to), so only the lines it refuses are
-validated again by `jsonschema`, which words the findings. Those schemas use no keyword of
-ours (`distinctItems`); `_fast_validator` refuses to compile one that does.
+Speed: every document and line is first checked by jsonschema-rs, a compiled draft 2020-12
+validator, with the same two format checks. A value it accepts is valid for `jsonschema` too
+(it is never more lenient here), so only what it refuses is validated again by `jsonschema`,
+imported then (~50 ms), which words the findings. The per-line schemas (`_FAST`: a frozen
+case, a trial, a certificate; one call per JSONL line) are checked natively: their regexes
+are ASCII classes, where jsonschema-rs anchors `$` at the very end (Python's also allows a
+final newline), and they use no keyword of ours (`_fast_validator` refuses to compile one
+that does). The other schemas (documents: a few per command) get `pattern` (`re.search`, as
+jsonschema) and `distinctItems` (`distinct_key`) as Python keywords: jsonschema-rs's `\\s`
+differs from Python's (`patternProperties`, matched by jsonschema-rs's own engine, is refused
+there). tests/unit/rules/evidence/test_schema_fast.py (lines) and test_schema_documents.py
+(the documents of the demo and the adversarial corpus, and mutations of them) compare the two.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from functools import cache
 from importlib.resources import files
-from urllib.parse import urljoin
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urljoin
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, FormatChecker
-from jsonschema.exceptions import ValidationError
-from jsonschema.protocols import Validator
-from jsonschema.validators import extend
-from referencing import Registry, Resource
 
 from bot.vocab.document import FieldPath
 from bot.vocab.findings import Code, Finding
 from bot.vocab.timestamps import is_naive_timestamp, parse_date, parse_timestamp
 from bot.vocab.values import JSONObject, JSONValue, json_key
+
+if TYPE_CHECKING:
+    # jsonschema (~50 ms to import) is imported when a document is refused: only then are its
+    # findings worded (module docstring).
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 __all__ = ["SCHEMA_NAMES", "distinct_key", "placeholder_message", "schema_files", "validate"]
 
@@ -74,15 +84,11 @@ SCHEMA_NAMES = (
 _MAX_ERRORS_PER_DOCUMENT = 20
 _MAX_MESSAGE = 300
 
-_FORMATS = FormatChecker(formats=())
 
-
-@_FORMATS.checks("date-time")
 def _is_timestamp(value: object) -> bool:
     return not isinstance(value, str) or parse_timestamp(value) is not None
 
 
-@_FORMATS.checks("date")
 def _is_date(value: object) -> bool:
     return not isinstance(value, str) or parse_date(value) is not None
 
@@ -105,6 +111,8 @@ def _distinct_items(
     for index, item in enumerate(instance):
         key = distinct_key(item)
         if key in seen:
+            from jsonschema.exceptions import ValidationError
+
             yield ValidationError(f"{_short(item)} is repeated (items {seen[key]} and {index})")
             return
         seen[key] = index
@@ -112,7 +120,9 @@ def _distinct_items(
 
 # A keyword's check, as jsonschema calls it: (validator, the keyword's value, the instance,
 # the schema object holding the keyword).
-_Keyword = Callable[[Validator, object, object, Mapping[str, object]], Iterator[ValidationError]]
+_Keyword = Callable[
+    ["Validator", object, object, Mapping[str, object]], Iterator["ValidationError"]
+]
 
 
 def _within_max_items(keyword: _Keyword) -> _Keyword:
@@ -130,18 +140,25 @@ def _within_max_items(keyword: _Keyword) -> _Keyword:
     return check
 
 
-_BASE_KEYWORDS = Draft202012Validator.VALIDATORS
-# jsonschema's `extend` is untyped; the class it returns is a Draft202012Validator subclass.
-_Validator: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator,
-    {
-        "distinctItems": _within_max_items(_distinct_items),
-        **{
-            name: _within_max_items(_BASE_KEYWORDS[name])
-            for name in ("items", "prefixItems", "contains", "unevaluatedItems", "allOf")
+@cache
+def _jsonschema_class() -> type[Draft202012Validator]:
+    """jsonschema's draft 2020-12 validator with our keywords, imported on first use."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.validators import extend
+
+    base = Draft202012Validator.VALIDATORS
+    # jsonschema's `extend` is untyped; the class it returns is a Draft202012Validator subclass.
+    extended: type[Draft202012Validator] = extend(  # type: ignore[no-untyped-call]
+        Draft202012Validator,
+        {
+            "distinctItems": _within_max_items(_distinct_items),
+            **{
+                name: _within_max_items(base[name])
+                for name in ("items", "prefixItems", "contains", "unevaluatedItems", "allOf")
+            },
         },
-    },
-)
+    )
+    return extended
 
 
 def schema_files() -> dict[str, bytes]:
@@ -154,31 +171,68 @@ def schema_files() -> dict[str, bytes]:
 
 
 @cache
-def _registry() -> Registry:
-    """Every schema file, by its `$id`: read once per process."""
-    resources = []
+def _contents() -> dict[str, JSONValue]:
+    """Every schema file's contents, by its `$id`: read once per process."""
     schemas = [f for f in files(_SCHEMAS_PACKAGE).iterdir() if f.name.endswith(".schema.json")]
+    by_id: dict[str, JSONValue] = {}
     for file in sorted(schemas, key=lambda file: file.name):
-        contents = json.loads(file.read_text(encoding="utf-8"))
-        resources.append((contents["$id"], Resource.from_contents(contents)))
+        contents = _object(json.loads(file.read_text(encoding="utf-8")), file.name)
+        by_id[str(contents["$id"])] = contents
+    return by_id
+
+
+@cache
+def _registry() -> Registry:
+    """Every schema file as a `referencing` registry, for jsonschema's validators."""
+    from referencing import Registry, Resource
+
+    resources = [(url, Resource.from_contents(contents)) for url, contents in _contents().items()]
     registry: Registry = Registry().with_resources(resources)
     return registry
 
 
+def _lookup(resource_url: str, fragment: str) -> JSONValue:
+    """The node `fragment` (a JSON pointer, as our `$ref`s all are) names in schema file
+    `resource_url`; what `referencing` resolves them to (a test compares the two)."""
+    node = _contents()[resource_url]
+    if fragment and not fragment.startswith("/"):  # pragma: no cover - no anchors in schemas/
+        raise KeyError(f"{resource_url}#{fragment}: only JSON pointers are resolved")
+    for token in fragment.split("/")[1:]:
+        key = unquote(token).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict):
+            node = node[key]
+        elif isinstance(node, list):
+            node = node[int(key)]
+        else:  # pragma: no cover - our pointers name objects
+            raise KeyError(f"{resource_url}#{fragment}")
+    return node
+
+
+@cache
+def _inlined(name: str) -> JSONObject:
+    """Schema `name` with every `$ref` inlined: what both validators are built from (resolving
+    `$ref`s per record cost ~70% of validating a trial)."""
+    if name not in SCHEMA_NAMES:
+        raise KeyError(name)
+    url = f"{_BASE}{name}.schema.json"
+    return _object(_inline(_contents()[url], url, _lookup, depth=0), url)
+
+
 @cache
 def _validator(name: str) -> Draft202012Validator:
-    """The validator for schema `name`, built the first time a command needs it.
+    """jsonschema's validator for schema `name`, built the first time a document is refused
+    (it words the findings).
 
     No `check_schema` here: the schemas are the package's own, so checking them against the
     draft 2020-12 meta-schema is a test (tests/unit/rules/evidence/test_schema.py), not ~0.2 s of
     every run."""
-    if name not in SCHEMA_NAMES:
-        raise KeyError(name)
-    registry = _registry()
-    url = f"{_BASE}{name}.schema.json"
-    # Inlined once here: resolving `$ref`s per record cost ~70% of validating a trial.
-    inlined = _object(_inline(registry.contents(url), url, registry, depth=0), url)
-    return _Validator(inlined, registry=registry, format_checker=_FORMATS)
+    from jsonschema import FormatChecker
+
+    inlined = _inlined(name)
+    formats = FormatChecker(formats=())
+    formats.checks("date-time")(_is_timestamp)
+    formats.checks("date")(_is_date)
+    return _jsonschema_class()(inlined, registry=_registry(), format_checker=formats)
 
 
 def _validators() -> dict[str, Draft202012Validator]:
@@ -186,7 +240,7 @@ def _validators() -> dict[str, Draft202012Validator]:
     return {name: _validator(name) for name in SCHEMA_NAMES}
 
 
-# The schemas validated once per JSONL line, first by jsonschema-rs (module docstring).
+# The schemas validated once per JSONL line: jsonschema-rs alone, no Python callback.
 _FAST = ("freeze-case", "trial", "certificate")
 _OWN_KEYWORDS = frozenset({"distinctItems"})
 
@@ -201,52 +255,98 @@ def _keywords(node: object) -> Iterator[str]:
             yield from _keywords(item)
 
 
+class _PythonPattern:
+    """`pattern` as jsonschema checks it (`re.search`), for jsonschema-rs's document schemas:
+    its regexes differ from Python's (`\\s` leaves out U+001C-U+001F and U+0085, so
+    `[^\\s]` and `\\S` accept them where Python refuses; `$` does not match before a final
+    newline)."""
+
+    def __init__(self, parent: object, value: object, path: object) -> None:
+        if not isinstance(value, str):  # pragma: no cover - the meta-schema test
+            raise TypeError(f"pattern {value!r} is not a string")
+        self._search = re.compile(value).search
+
+    def validate(self, instance: object) -> None:
+        if isinstance(instance, str) and self._search(instance) is None:
+            raise ValueError("does not match")
+
+
+class _DistinctItems:
+    """`distinctItems: true` (`_distinct_items`, the same `distinct_key`) for jsonschema-rs."""
+
+    def __init__(self, parent: object, value: object, path: object) -> None:
+        self._on = value is True
+
+    def validate(self, instance: object) -> None:
+        if not self._on or not isinstance(instance, list):
+            return
+        seen: set[Hashable] = set()
+        for item in instance:
+            key = distinct_key(item)
+            if key in seen:
+                raise ValueError("a repeated item")
+            seen.add(key)
+
+
 @cache
-def _fast_validator(name: str) -> Callable[[object], bool] | None:
-    """The jsonschema-rs validator for a `_FAST` schema (inlined, with our formats); None for
-    the others."""
-    if name not in _FAST:
-        return None
-    schema = _validator(name).schema
+def _fast_validator(name: str) -> Callable[[object], bool]:
+    """The jsonschema-rs validator for schema `name` (inlined, with our formats).
+
+    The per-line schemas (`_FAST`) are checked natively: their patterns are ASCII classes
+    with `$`, where jsonschema-rs is only stricter. The others (documents: a few per command,
+    where ~50 ms of importing jsonschema was most of the cost) get `pattern` and our
+    `distinctItems` as jsonschema checks them, in Python."""
+    schema = _inlined(name)
     if not isinstance(schema, dict):  # pragma: no cover - our schemas are objects
         raise TypeError(f"{name}: not an object schema")
-    if _OWN_KEYWORDS & set(_keywords(schema)):  # pragma: no cover - a schema change
-        raise ValueError(f"{name}: a keyword of ours that jsonschema-rs cannot check")
-    validator = jsonschema_rs.Draft202012Validator(
-        schema,
-        formats={"date-time": _is_timestamp, "date": _is_date},
-        validate_formats=True,
-    )
+    formats = {"date-time": _is_timestamp, "date": _is_date}
+    if name in _FAST:
+        if _OWN_KEYWORDS & set(_keywords(schema)):  # pragma: no cover - a schema change
+            raise ValueError(f"{name}: a keyword of ours that jsonschema-rs cannot check")
+        validator = jsonschema_rs.Draft202012Validator(
+            schema, formats=formats, validate_formats=True
+        )
+    else:
+        if "patternProperties" in set(_keywords(schema)):  # pragma: no cover - a schema change
+            raise ValueError(f"{name}: patternProperties would be matched by Rust's regexes")
+        validator = jsonschema_rs.Draft202012Validator(
+            schema,
+            formats=formats,
+            validate_formats=True,
+            keywords={"pattern": _PythonPattern, "distinctItems": _DistinctItems},
+        )
     is_valid: Callable[[object], bool] = validator.is_valid
     return is_valid
 
 
 def _fast_validators() -> dict[str, Callable[[object], bool]]:
-    """The `_FAST` schemas' jsonschema-rs validators (tests and benches)."""
-    return {name: fast for name in _FAST if (fast := _fast_validator(name)) is not None}
+    """Every named schema's jsonschema-rs validator (tests and benches)."""
+    return {name: _fast_validator(name) for name in SCHEMA_NAMES}
 
 
-def _inline(node: JSONValue, base: str, registry: Registry, depth: int) -> JSONValue:
+def _inline(
+    node: JSONValue, base: str, lookup: Callable[[str, str], JSONValue], depth: int
+) -> JSONValue:
     """`node` with every `$ref` replaced by its target (our schemas are not recursive)."""
     if depth > 32:
         raise RecursionError(f"schema references nest too deep near {base}")
     if isinstance(node, list):
-        return [_inline(item, base, registry, depth) for item in node]
+        return [_inline(item, base, lookup, depth) for item in node]
     if not isinstance(node, dict):
         return node
     reference = node.get("$ref")
     if isinstance(reference, str):
         target = urljoin(base, reference)
         resource_url, _, pointer = target.partition("#")
-        resolved: JSONValue = registry.resolver(resource_url).lookup(f"#{pointer}").contents
+        resolved = lookup(resource_url, pointer)
         rest = {key: value for key, value in node.items() if key != "$ref"}
-        inlined = _inline(resolved, resource_url, registry, depth + 1)
+        inlined = _inline(resolved, resource_url, lookup, depth + 1)
         if not rest:
             return inlined
         if not isinstance(inlined, dict):  # pragma: no cover - our $refs name objects
             raise TypeError(f"{target}: a $ref beside other keywords must name an object")
-        return {**inlined, **_object(_inline(rest, base, registry, depth), base)}
-    return {key: _inline(value, base, registry, depth) for key, value in node.items()}
+        return {**inlined, **_object(_inline(rest, base, lookup, depth), base)}
+    return {key: _inline(value, base, lookup, depth) for key, value in node.items()}
 
 
 def _object(node: JSONValue, where: str) -> JSONObject:
@@ -407,13 +507,11 @@ def validate(
 
     `lines` maps field paths to lines (a YAML document); `line` is the line of a JSONL record.
     """
-    fast = _fast_validator(name)
-    if fast is not None:
-        try:
-            if fast(data):
-                return []
-        except (ValueError, TypeError, OverflowError):  # a value it cannot take: jsonschema
-            pass
+    try:
+        if _fast_validator(name)(data):
+            return []
+    except (ValueError, TypeError, OverflowError):  # a value it cannot take: jsonschema
+        pass
     validator = _validator(name)
     errors = _one_per_placeholder(
         sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])

@@ -26,14 +26,13 @@ __all__ = ["lower_bound", "upper_bound"]
 
 
 def _betaincinv() -> Callable[[float, float, float], float]:
-    """scipy's `betaincinv`, imported on the first bound: scipy.special costs ~0.25 s to
-    import, which a command that computes no bound (`--help`, most of `verify`) should not pay.
-    scipy.special, not scipy.stats (~1 s more), and beta.ppf(q, a, b) is betaincinv(a, b, q)
-    for these arguments (same Boost routine, same bits)."""
-    from scipy.special import betaincinv  # type: ignore[import-untyped]
+    """scipy's `betaincinv`, imported on the first bound (bot.rules.stats.special: without
+    scipy.special's ~0.25 s `__init__`), so a command that computes no bound (`--help`, most of
+    `verify`) pays nothing. scipy.special, not scipy.stats (~1 s more), and beta.ppf(q, a, b) is
+    betaincinv(a, b, q) for these arguments (same Boost routine, same bits)."""
+    from bot.rules.stats.special import betaincinv
 
-    inverse: Callable[[float, float, float], float] = betaincinv  # a numpy float, for floats
-    return inverse
+    return betaincinv  # a numpy float, for floats
 
 
 def _check_counts(failures: int, n: int) -> tuple[int, int]:

@@ -55,9 +55,9 @@ def lower_bound(result: delong.DeLongResult, confidence: float) -> float:
     auc = result.auc
     if result.variance == 0.0 or auc <= 0.0 or auc >= 1.0:
         return nominal
-    # scipy.special (imported here, on the first bound: ~0.25 s at start-up), not
-    # scipy.stats (~1 s more): norm.ppf is ndtri.
-    from scipy.special import ndtri  # type: ignore[import-untyped]
+    # scipy's ndtri (bot.rules.stats.special, imported on the first bound), not scipy.stats
+    # (~1 s more): norm.ppf is ndtri.
+    from bot.rules.stats.special import ndtri
 
     z = float(ndtri(float(confidence)))
     spread = z * math.sqrt(result.variance) / (auc * (1.0 - auc))
