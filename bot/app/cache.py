@@ -66,12 +66,18 @@ _MAX_ENTRY_BYTES = 256 * 1024 * 1024  # an entry holds findings: 50,000 bad line
 
 
 @lru_cache(maxsize=1)
+def code_files() -> tuple[Path, list[Path]]:
+    """The `bot` package's folder and every Python file in it, every layer's (a check made by
+    older rules, models or readers is another key: tests/unit/app/test_cache.py)."""
+    package = Path(__file__).resolve().parents[1]
+    return package, sorted(package.rglob("*.py"))
+
+
 def code_fingerprint() -> str:
     """SHA-256 over the bot's own code and schemas, the Python and Unicode versions and the
     versions of the libraries it runs on: an upgrade of any of them is another key."""
     digest = hashlib.sha256()
-    package = Path(__file__).resolve().parent
-    sources = sorted(package.rglob("*.py"))
+    package, sources = code_files()
     schemas = sorted(
         (item for item in resource_files("bot.schemas").iterdir() if item.name.endswith(".json")),
         key=lambda item: item.name,
@@ -87,7 +93,18 @@ def code_fingerprint() -> str:
         "python": sys.version,
         "unicode": unicodedata.unidata_version,
     }
-    for name in ("jsonschema", "rfc8785", "PyYAML", "scipy", "numpy", "orjson"):
+    # Each library that reads or judges: msgspec and jsonschema-rs decide which lines and
+    # documents pass as much as jsonschema does.
+    for name in (
+        "jsonschema",
+        "jsonschema-rs",
+        "msgspec",
+        "rfc8785",
+        "PyYAML",
+        "scipy",
+        "numpy",
+        "orjson",
+    ):
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

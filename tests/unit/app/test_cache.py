@@ -503,3 +503,17 @@ def test_an_entry_resealed_by_hand_is_a_notice(entry: tuple[Path, Path, bytes], 
         path.write_bytes(raw)
     assert check is None
     assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
+
+
+def test_the_code_fingerprint_covers_every_layer() -> None:
+    """A change to the rules, the readers or the faces makes another cache key, not only a
+    change to bot/app/ (the fingerprint once hashed only the folder its own file is in)."""
+    import bot
+    from bot.app.cache import code_files
+
+    package, files = code_files()
+    assert package == Path(bot.__file__).resolve().parent
+    named = {path.relative_to(package).as_posix() for path in files}
+    for layer in ("vocab/jsonl.py", "rules/judge/attempt.py", "edges/tree.py", "app/cache.py"):
+        assert layer in named
+    assert "faces/cli.py" in named and "__init__.py" in named
