@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import attrgetter
 
 import orjson
 
@@ -81,16 +82,25 @@ class TrialSummary:
     last_started_at: datetime | None = None
 
     @classmethod
-    def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
-        # Each family folded once (a case's family is one of a few strings, shared).
-        families = frozenset(
-            map(
-                fold_name, {cases[t.case_id].family for t in trials if cases and t.case_id in cases}
-            )
-        )
-        first = min((trial.started_at for trial in trials), default=None)
-        last = max((trial.started_at for trial in trials), default=None)
-        return cls(len(trials), len(_tested(trials)), families, first, last)
+    def of(
+        cls,
+        trials: Sequence[Trial],
+        cases: Mapping[str, Case] | None,
+        tested: Mapping[str, str] | None = None,
+    ) -> TrialSummary:
+        """`tested`: `_tested(trials)`, when the caller has it already."""
+        # By column, in C: the known cases' families (each of a few strings, shared), folded
+        # once each; the first and last start.
+        families: frozenset[str] = frozenset()
+        if cases:
+            known = filter(None, map(cases.get, map(attrgetter("case_id"), trials)))
+            families = frozenset(map(fold_name, set(map(attrgetter("family"), known))))
+        started = attrgetter("started_at")
+        first = min(map(started, trials), default=None)
+        last = max(map(started, trials), default=None)
+        if tested is None:
+            tested = _tested(trials)
+        return cls(len(trials), len(tested), families, first, last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +115,18 @@ class CertificateSummary:
     all_abstain: bool  # every present certificate abstains
 
     @classmethod
-    def of(cls, certificates: Sequence[Certificate], trials: Sequence[Trial]) -> CertificateSummary:
+    def of(
+        cls,
+        certificates: Sequence[Certificate],
+        trials: Sequence[Trial],
+        tested: Mapping[str, str] | None = None,
+    ) -> CertificateSummary:
+        """`tested`: `_tested(trials)`, when the caller has it already."""
         by_system: dict[str, Certificate] = {}
         for certificate in certificates:
             by_system.setdefault(fold_name(certificate.instance), certificate)
-        tested = _tested(trials)
+        if tested is None:
+            tested = _tested(trials)
         missing = tuple(name for folded, name in sorted(tested.items()) if folded not in by_system)
         present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
         return cls(
@@ -123,7 +140,8 @@ class CertificateSummary:
 def _tested(trials: Sequence[Trial]) -> dict[str, str]:
     """Folded system name -> its first spelling, for messages that show names as written."""
     spellings: dict[str, str] = {}
-    for system in dict.fromkeys(trial.system for trial in trials):  # first spellings, in order
+    # First spellings, in order (found in C).
+    for system in dict.fromkeys(map(attrgetter("system"), trials)):
         spellings.setdefault(fold_name(system), system)
     return spellings
 
@@ -344,6 +362,7 @@ class RecordsChecker:
             check.finish(_complete(trial_problems))
             trials, trials_findings = check.trials, check.findings
         withholdable = self.withholdable
+        tested = _tested(trials)  # for both summaries
         structure = None
         if market and trials:
             structure = _unit_structure(trials, market.unit_keys)
@@ -358,7 +377,7 @@ class RecordsChecker:
             withheld=tuple(self._withheld),
             withholdable=withholdable,
             case_count=len(cases or {}),
-            trials=TrialSummary.of(trials, cases),
+            trials=TrialSummary.of(trials, cases, tested),
             certificates_read=certificates is not None,
             certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
             certificate_names=tuple(check_names(certificate_records)),
@@ -367,7 +386,7 @@ class RecordsChecker:
                 for entry in certificate_records
                 for finding in self._withheld_checker(*entry)
             ),
-            certificates=CertificateSummary.of(certificates or (), trials),
+            certificates=CertificateSummary.of(certificates or (), trials, tested),
             unit_summary=None
             if structure is None or market is None
             else summarize_units(structure, trials, market.unit_keys),
