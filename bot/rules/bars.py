@@ -219,13 +219,18 @@ class Selections:
             column = self._results[name] = [trial.result.get(name) for trial in self._trials]
         return column
 
+    def trial_cases(self) -> list[Case]:
+        """Each trial's case (a trial of a case not frozen is refused, never kept)."""
+        cases = self._trial_cases
+        if cases is None:
+            cases = self._trial_cases = [self._cases[trial.case_id] for trial in self._trials]
+        return cases
+
     def _case_column(self, name: str) -> list[JSONValue]:
         """Each trial's case's `Case.field(name)`."""
         column = self._case_columns.get(name)
         if column is None:
-            cases = self._trial_cases
-            if cases is None:
-                cases = self._trial_cases = [self._cases[trial.case_id] for trial in self._trials]
+            cases = self.trial_cases()
             column = self._case_columns[name] = (
                 list(map(attrgetter(name), cases))
                 if name in _CASE_ATTRIBUTES
@@ -768,13 +773,16 @@ def derived_table(
     confidence: float,
     file: str,
     units: UnitStructure | None = None,
+    selections: Selections | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
     """The bars and the score table the judge compares scores.yaml with (its step 9), and
     what `claims scores` prints: one function for both, so they cannot drift apart.
-    `units`: the trials' unit structure, when the caller has it already. The findings are the
-    bars' errors and, where there is none, `meaning_warnings`."""
+    `units`, `selections`: the trials' unit structure and the bars' selections (of these
+    cases, trials and the market's bars), when the caller has them already. The findings are
+    the bars' errors and, where there is none, `meaning_warnings`."""
     # Which trials each bar counts, found once for the three.
-    selections = Selections(cases, trials, market.bars)
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     bars, units, problems = evaluate_bars(
         market, cases, trials, confidence, file, units, selections
     )

@@ -24,14 +24,14 @@ attempt from its files. A challenge attempt's trials and cases are compared with
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from operator import attrgetter
 
 import orjson
 
-from bot.rules.bars import derived_table, unit_structure
+from bot.rules.bars import Selections, derived_table, unit_structure
 from bot.rules.evidence.cases import CaseChecker
 from bot.rules.evidence.models import Case, Certificate, Trial
 from bot.rules.evidence.names import check_names, names_in
@@ -88,13 +88,19 @@ class TrialSummary:
         trials: Sequence[Trial],
         cases: Mapping[str, Case] | None,
         tested: Mapping[str, str] | None = None,
+        trial_cases: Sequence[Case] | None = None,
     ) -> TrialSummary:
-        """`tested`: `_tested(trials)`, when the caller has it already."""
-        # By column, in C: the known cases' families (each of a few strings, shared), folded
-        # once each; the first and last start.
+        """`tested`: `_tested(trials)`; `trial_cases`: each trial's case: when the caller has
+        them already."""
+        # By column: the known cases' families (each of a few strings, shared), folded once
+        # each; the first and last start.
         families: frozenset[str] = frozenset()
         if cases:
-            known = filter(None, map(cases.get, map(attrgetter("case_id"), trials)))
+            known: Iterable[Case] = (
+                trial_cases
+                if trial_cases is not None
+                else filter(None, map(cases.get, map(attrgetter("case_id"), trials)))
+            )
             families = frozenset(map(fold_name, set(map(attrgetter("family"), known))))
         started = attrgetter("started_at")
         first = min(map(started, trials), default=None)
@@ -368,6 +374,10 @@ class RecordsChecker:
         structure = None
         if market and trials:
             structure = _unit_structure(trials, market.unit_keys)
+        # The bars' columns, read once: each trial's case serves the summary too.
+        selections = (
+            None if market is None or cases is None else Selections(cases, trials, market.bars)
+        )
         result = RecordsResult(
             cases_read=self._cases_read,
             trials_read=trials_read,
@@ -379,7 +389,9 @@ class RecordsChecker:
             withheld=tuple(self._withheld),
             withholdable=withholdable,
             case_count=len(cases or {}),
-            trials=TrialSummary.of(trials, cases, tested),
+            trials=TrialSummary.of(
+                trials, cases, tested, selections.trial_cases() if selections else None
+            ),
             certificates_read=certificates is not None,
             certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
             certificate_names=tuple(check_names(certificate_records)),
@@ -398,7 +410,13 @@ class RecordsChecker:
         if market is None or cases is None or result.has_error:
             return result
         bars, units, problems, derived = derived_table(
-            market, cases, trials, rules.confidence, self.trials_file, units=structure
+            market,
+            cases,
+            trials,
+            rules.confidence,
+            self.trials_file,
+            units=structure,
+            selections=selections,
         )
         return replace(
             result,
