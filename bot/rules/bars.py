@@ -204,6 +204,7 @@ class Selections:
         self, cases: Mapping[str, Case], trials: Sequence[Trial], bars: Sequence[Bar]
     ) -> None:
         self._cases, self._trials = cases, trials
+        self._trial_results: list[JSONObject] | None = None
         self._results: dict[str, list[JSONValue]] = {}
         self._case_columns: dict[str, list[JSONValue]] = {}
         self._trial_cases: list[Case] | None = None
@@ -216,7 +217,10 @@ class Selections:
         """Each trial's `result.get(name)`."""
         column = self._results.get(name)
         if column is None:
-            column = self._results[name] = [trial.result.get(name) for trial in self._trials]
+            results = self._trial_results
+            if results is None:  # each trial read once for all its result's fields
+                results = self._trial_results = [trial.result for trial in self._trials]
+            column = self._results[name] = [result.get(name) for result in results]
         return column
 
     def trial_cases(self) -> list[Case]:

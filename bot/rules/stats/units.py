@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import itemgetter, ne
+from operator import ne
 
 from bot.rules.stats.errors import StatisticsError
 from bot.vocab.values import json_key
@@ -105,7 +105,7 @@ def _column(trials: Sequence[Mapping[str, object]], key: str) -> list[object]:
             first problem in trial order, as a trial-by-trial pass would meet it.
     """
     try:
-        return list(map(itemgetter(key), trials))
+        return [trial[key] for trial in trials]
     except KeyError:
         pass
     for index, trial in enumerate(trials):
