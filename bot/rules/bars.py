@@ -242,6 +242,11 @@ class Selections:
             )
         return column
 
+    def result_matches(self, name: str, want: JSONValue) -> list[bool]:
+        """Whether each trial's `result.get(name)` matches `want` (`_matches`): a list kept,
+        to read, not to change."""
+        return self._meets("result", name, want)
+
     def _meets(self, side: str, name: str, want: JSONValue) -> list[bool]:
         """Whether each trial's value of the field (its case's, or its result's) matches
         `want` (`_matches`), asked once per distinct plain value."""
@@ -408,7 +413,9 @@ def _rate(
     lacking = _lacking(bar, trials, selected, file, values=values)
     if lacking:
         return _result(bar, False, note="results lack the bar's field"), lacking
-    hits = _answers(values, _one_of(list(bar.predicate_values)))
+    # The failure test over all trials, kept for `meaning_warnings`: read at the bar's.
+    matches = selections.result_matches(bar.predicate_field or "", list(bar.predicate_values))
+    hits = list(map(matches.__getitem__, selected))
     failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
     failing, count = unit_failures_among(units, selected, failed, max_rate)
     if bar.statistic == "rate_upper":
@@ -704,7 +711,7 @@ def meaning_warnings(
             continue
         chosen = selections.of(bar)  # increasing: a failure's index is looked up in it
         field = bar.predicate_field or ""
-        failures = _answers(selections.result_column(field), _one_of(list(bar.predicate_values)))
+        failures = selections.result_matches(field, list(bar.predicate_values))
         outside = [
             index
             for index in compress(range(len(trials)), failures)

@@ -102,9 +102,8 @@ class TrialSummary:
                 else filter(None, map(cases.get, map(attrgetter("case_id"), trials)))
             )
             families = frozenset(map(fold_name, set(map(attrgetter("family"), known))))
-        started = attrgetter("started_at")
-        first = min(map(started, trials), default=None)
-        last = max(map(started, trials), default=None)
+        started = [trial.started_at for trial in trials]  # each trial read once for both
+        first, last = min(started, default=None), max(started, default=None)
         if tested is None:
             tested = _tested(trials)
         return cls(len(trials), len(tested), families, first, last)
