@@ -26,7 +26,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from itertools import compress
-from operator import attrgetter
+from operator import and_, attrgetter
 from typing import TypedDict, Unpack, cast
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
@@ -108,18 +108,20 @@ def unit_structure(trials: Sequence[Trial], unit_keys: Sequence[str]) -> UnitStr
     Unit-key values that are names are compared folded (bot/vocab/names.py), so `Grader-1` and
     ` grader-1` join one unit; a value that folds to nothing is "not applicable", like null.
     """
-    folded: list[Mapping[str, object]] = []
+    keys = list(map(attrgetter("keys"), trials))
     plain = "result" not in unit_keys  # keys holds the record's result too: never a unit key
-    for trial in trials:  # only the unit keys: collapse_units reads no other field
-        keys = trial.keys
-        if plain and type(keys) is FoldedKeys:
-            folded.append(keys)  # folded already (`TrialChecker`): no copy per trial
+    if plain and {FoldedKeys}.issuperset(map(type, keys)):
+        return collapse_units(keys, unit_keys)  # all folded already (`TrialChecker`): as they are
+    folded: list[Mapping[str, object]] = []
+    for trial_keys in keys:  # only the unit keys: collapse_units reads no other field
+        if plain and type(trial_keys) is FoldedKeys:
+            folded.append(trial_keys)
             continue
         folded.append(
             {
-                key: fold_name(value) if isinstance(value := keys[key], str) else value
+                key: fold_name(value) if isinstance(value := trial_keys[key], str) else value
                 for key in unit_keys
-                if key in keys and key != "result"
+                if key in trial_keys and key != "result"
             }
         )
     return collapse_units(folded, unit_keys)
@@ -145,17 +147,6 @@ def _one_kind(values: Sequence[JSONValue]) -> bool:
     1, or 1 and 1.0, are never in one such column). Found in C."""
     kinds = set(map(type, values))
     return kinds <= _SCALARS and len(kinds - {_NULL}) <= 1
-
-
-def _plain_keys(values: list[JSONValue]) -> list[Hashable]:
-    """A key per value: equal keys for values every JSON-equality test answers alike; a key
-    of its own for a list or an object."""
-    if _one_kind(values):
-        return cast("list[Hashable]", values)  # plain values only: each hashable
-    return [
-        (type(value), value) if type(value) in _SCALARS else ("alone", index)
-        for index, value in enumerate(values)
-    ]
 
 
 def _answers(values: list[JSONValue], ask: Callable[[JSONValue], bool]) -> list[bool]:
@@ -202,57 +193,69 @@ class Selections:
     """The trials' columns the bars read, each read once: which trials each bar counts
     (`over.case`, `over.result`), the result fields, the class-conditional counts.
 
-    Selection is by column: the values of every field the `bars` select by are read once per
-    trial, trials with equal plain values grouped (in C), and each bar's condition asked once
-    per group. Bars with one condition share one list. A bar's list is the indexes of the
-    trials it counts, in trial order, as asking each trial would give it.
+    Selection is by column: the values of a field a bar selects by are read once per trial,
+    each condition (a field and the values wanted) is asked once per distinct plain value
+    (`_answers`), and a bar counts the trials every one of its conditions holds for. Bars
+    with one condition share one list. A bar's list is the indexes of the trials it counts,
+    in trial order, as asking each trial would give it.
     """
 
     def __init__(
         self, cases: Mapping[str, Case], trials: Sequence[Trial], bars: Sequence[Bar]
     ) -> None:
         self._cases, self._trials = cases, trials
-        self._case_fields = list(dict.fromkeys(name for bar in bars for name in bar.over_case))
-        self._result_fields = list(dict.fromkeys(n for bar in bars for n in bar.over_result))
+        self._trial_results: list[JSONObject] | None = None
         self._results: dict[str, list[JSONValue]] = {}
-        # Each group's values (by its first trial, then by field), and each trial's group.
-        self._groups: tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]] | None = None
+        self._case_columns: dict[str, list[JSONValue]] = {}
+        self._trial_cases: list[Case] | None = None
+        # Per condition (field, wanted value's key): whether each trial meets it.
+        self._holds: dict[tuple[str, str, Hashable], list[bool]] = {}
         self._chosen: dict[Hashable, list[int]] = {}
+        self._text: bool | None = None
 
     def result_column(self, name: str) -> list[JSONValue]:
         """Each trial's `result.get(name)`."""
         column = self._results.get(name)
         if column is None:
-            column = self._results[name] = [trial.result.get(name) for trial in self._trials]
+            results = self._trial_results
+            if results is None:  # each trial read once for all its result's fields
+                results = self._trial_results = [trial.result for trial in self._trials]
+            column = self._results[name] = [result.get(name) for result in results]
         return column
 
-    def _grouped(self) -> tuple[dict[int, dict[tuple[str, str], JSONValue]], list[int]]:
-        if self._groups is not None:
-            return self._groups
-        trials = self._trials
-        columns: dict[tuple[str, str], list[JSONValue]] = {}
-        if self._case_fields:
-            cases = list(map(self._cases.__getitem__, map(attrgetter("case_id"), trials)))
-            for name in self._case_fields:
-                columns["case", name] = (
-                    list(map(attrgetter(name), cases))
-                    if name in _CASE_ATTRIBUTES
-                    else [case.public.get(name) for case in cases]
-                )
-            del cases
-        for name in self._result_fields:
-            columns["result", name] = self.result_column(name)
-        keyed = [_plain_keys(column) for column in columns.values()]
-        keys = keyed[0] if len(keyed) == 1 else list(zip(*keyed, strict=True))
-        # Reversed, so that each key keeps its first trial.
-        first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
-        group_of = list(map(first_of.__getitem__, keys))
-        rows = {
-            first: {field: column[first] for field, column in columns.items()}
-            for first in first_of.values()
-        }
-        self._groups = rows, group_of
-        return self._groups
+    def trial_cases(self) -> list[Case]:
+        """Each trial's case (a trial of a case not frozen is refused, never kept)."""
+        cases = self._trial_cases
+        if cases is None:
+            cases = self._trial_cases = [self._cases[trial.case_id] for trial in self._trials]
+        return cases
+
+    def _case_column(self, name: str) -> list[JSONValue]:
+        """Each trial's case's `Case.field(name)`."""
+        column = self._case_columns.get(name)
+        if column is None:
+            cases = self.trial_cases()
+            column = self._case_columns[name] = (
+                list(map(attrgetter(name), cases))
+                if name in _CASE_ATTRIBUTES
+                else [case.public.get(name) for case in cases]
+            )
+        return column
+
+    def result_matches(self, name: str, want: JSONValue) -> list[bool]:
+        """Whether each trial's `result.get(name)` matches `want` (`_matches`): a list kept,
+        to read, not to change."""
+        return self._meets("result", name, want)
+
+    def _meets(self, side: str, name: str, want: JSONValue) -> list[bool]:
+        """Whether each trial's value of the field (its case's, or its result's) matches
+        `want` (`_matches`), asked once per distinct plain value."""
+        condition = (side, name, json_key(want))
+        holds = self._holds.get(condition)
+        if holds is None:
+            column = self._case_column(name) if side == "case" else self.result_column(name)
+            holds = self._holds[condition] = _answers(column, _one_of(want))
+        return holds
 
     def of(self, bar: Bar) -> list[int]:
         """The indexes of the trials `bar` (one of the `bars`) counts, in trial order: a list
@@ -266,23 +269,21 @@ class Selections:
         )
         chosen = self._chosen.get(condition)
         if chosen is None:
-            rows, group_of = self._grouped()
-            wants = [(("case", name), want) for name, want in over_case]
-            wants += [(("result", name), want) for name, want in over_result]
-            counted = {
-                first: all(_matches(row[field], want) for field, want in wants)
-                for first, row in rows.items()
-            }
-            chosen = self._chosen[condition] = list(
-                compress(range(len(group_of)), map(counted.__getitem__, group_of))
-            )
+            wanted = [("case", name, want) for name, want in over_case]
+            wanted += [("result", name, want) for name, want in over_result]
+            holds: Iterable[bool] = self._meets(*wanted[0])
+            for side, name, want in wanted[1:]:
+                holds = map(and_, holds, self._meets(side, name, want))
+            chosen = self._chosen[condition] = list(compress(range(len(self._trials)), holds))
         return chosen
 
     def _labels(self) -> tuple[list[JSONValue], list[JSONValue], bool]:
         """The certificate and truth columns, and whether all of both are text."""
         certificates = self.result_column(CERTIFICATE_FIELD)
         truths = self.result_column(TRUTH_FIELD)
-        text = {str}.issuperset(map(type, certificates)) and {str}.issuperset(map(type, truths))
+        text = self._text
+        if text is None:  # found once: every bar asks
+            text = self._text = _all_text(certificates) and _all_text(truths)
         return certificates, truths, text
 
     def unlabelled(self) -> list[int]:
@@ -324,6 +325,11 @@ class Selections:
                 certificate, truth = pair
                 table.setdefault(certificate, {})[truth] = count
         return table
+
+
+def _all_text(values: Iterable[JSONValue]) -> bool:
+    """Every value a string (found in C)."""
+    return {str}.issuperset(map(type, values))
 
 
 def _lacking(
@@ -407,7 +413,9 @@ def _rate(
     lacking = _lacking(bar, trials, selected, file, values=values)
     if lacking:
         return _result(bar, False, note="results lack the bar's field"), lacking
-    hits = _answers(values, _one_of(list(bar.predicate_values)))
+    # The failure test over all trials, kept for `meaning_warnings`: read at the bar's.
+    matches = selections.result_matches(bar.predicate_field or "", list(bar.predicate_values))
+    hits = list(map(matches.__getitem__, selected))
     failed = hits if bar.statistic == "rate_upper" else [not hit for hit in hits]
     failing, count = unit_failures_among(units, selected, failed, max_rate)
     if bar.statistic == "rate_upper":
@@ -703,7 +711,7 @@ def meaning_warnings(
             continue
         chosen = selections.of(bar)  # increasing: a failure's index is looked up in it
         field = bar.predicate_field or ""
-        failures = _answers(selections.result_column(field), _one_of(list(bar.predicate_values)))
+        failures = selections.result_matches(field, list(bar.predicate_values))
         outside = [
             index
             for index in compress(range(len(trials)), failures)
@@ -776,13 +784,16 @@ def derived_table(
     confidence: float,
     file: str,
     units: UnitStructure | None = None,
+    selections: Selections | None = None,
 ) -> tuple[list[BarResult], UnitStructure, list[Finding], ScoreTable]:
     """The bars and the score table the judge compares scores.yaml with (its step 9), and
     what `claims scores` prints: one function for both, so they cannot drift apart.
-    `units`: the trials' unit structure, when the caller has it already. The findings are the
-    bars' errors and, where there is none, `meaning_warnings`."""
+    `units`, `selections`: the trials' unit structure and the bars' selections (of these
+    cases, trials and the market's bars), when the caller has them already. The findings are
+    the bars' errors and, where there is none, `meaning_warnings`."""
     # Which trials each bar counts, found once for the three.
-    selections = Selections(cases, trials, market.bars)
+    if selections is None:
+        selections = Selections(cases, trials, market.bars)
     bars, units, problems = evaluate_bars(
         market, cases, trials, confidence, file, units, selections
     )

@@ -23,13 +23,15 @@ attempt from its files. A challenge attempt's trials and cases are compared with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import gc
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from operator import attrgetter
 
 import orjson
 
-from bot.rules.bars import derived_table, unit_structure
+from bot.rules.bars import Selections, derived_table, unit_structure
 from bot.rules.evidence.cases import CaseChecker
 from bot.rules.evidence.models import Case, Certificate, Trial
 from bot.rules.evidence.names import check_names, names_in
@@ -81,16 +83,30 @@ class TrialSummary:
     last_started_at: datetime | None = None
 
     @classmethod
-    def of(cls, trials: Sequence[Trial], cases: Mapping[str, Case] | None) -> TrialSummary:
-        # Each family folded once (a case's family is one of a few strings, shared).
-        families = frozenset(
-            map(
-                fold_name, {cases[t.case_id].family for t in trials if cases and t.case_id in cases}
+    def of(
+        cls,
+        trials: Sequence[Trial],
+        cases: Mapping[str, Case] | None,
+        tested: Mapping[str, str] | None = None,
+        trial_cases: Sequence[Case] | None = None,
+    ) -> TrialSummary:
+        """`tested`: `_tested(trials)`; `trial_cases`: each trial's case: when the caller has
+        them already."""
+        # By column: the known cases' families (each of a few strings, shared), folded once
+        # each; the first and last start.
+        families: frozenset[str] = frozenset()
+        if cases:
+            known: Iterable[Case] = (
+                trial_cases
+                if trial_cases is not None
+                else filter(None, map(cases.get, map(attrgetter("case_id"), trials)))
             )
-        )
-        first = min((trial.started_at for trial in trials), default=None)
-        last = max((trial.started_at for trial in trials), default=None)
-        return cls(len(trials), len(_tested(trials)), families, first, last)
+            families = frozenset(map(fold_name, set(map(attrgetter("family"), known))))
+        started = [trial.started_at for trial in trials]  # each trial read once for both
+        first, last = min(started, default=None), max(started, default=None)
+        if tested is None:
+            tested = _tested(trials)
+        return cls(len(trials), len(tested), families, first, last)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +121,18 @@ class CertificateSummary:
     all_abstain: bool  # every present certificate abstains
 
     @classmethod
-    def of(cls, certificates: Sequence[Certificate], trials: Sequence[Trial]) -> CertificateSummary:
+    def of(
+        cls,
+        certificates: Sequence[Certificate],
+        trials: Sequence[Trial],
+        tested: Mapping[str, str] | None = None,
+    ) -> CertificateSummary:
+        """`tested`: `_tested(trials)`, when the caller has it already."""
         by_system: dict[str, Certificate] = {}
         for certificate in certificates:
             by_system.setdefault(fold_name(certificate.instance), certificate)
-        tested = _tested(trials)
+        if tested is None:
+            tested = _tested(trials)
         missing = tuple(name for folded, name in sorted(tested.items()) if folded not in by_system)
         present = [by_system[folded] for folded in sorted(tested) if folded in by_system]
         return cls(
@@ -123,7 +146,8 @@ class CertificateSummary:
 def _tested(trials: Sequence[Trial]) -> dict[str, str]:
     """Folded system name -> its first spelling, for messages that show names as written."""
     spellings: dict[str, str] = {}
-    for system in dict.fromkeys(trial.system for trial in trials):  # first spellings, in order
+    # First spellings, in order (found in C).
+    for system in dict.fromkeys(map(attrgetter("system"), trials)):
         spellings.setdefault(fold_name(system), system)
     return spellings
 
@@ -373,6 +397,7 @@ class RecordsChecker:
     ) -> RecordsResult:
         """The check, once both files were offered (`trials_read`: trials.jsonl was there);
         `read_problems` and `certificates` as `check_records` takes them."""
+        _promote_kept()
         market, rules = self.market, self.rules
         case_problems = tuple(read_problems.get(RECORD_FILES[0], ()))
         trial_problems = tuple(read_problems.get(RECORD_FILES[1], ()))
@@ -384,9 +409,14 @@ class RecordsChecker:
             check.finish(_complete(trial_problems))
             trials, trials_findings = check.trials, check.findings
         withholdable = self.withholdable
+        tested = _tested(trials)  # for both summaries
         structure = None
         if market and trials:
             structure = _unit_structure(trials, market.unit_keys)
+        # The bars' columns, read once: each trial's case serves the summary too.
+        selections = (
+            None if market is None or cases is None else Selections(cases, trials, market.bars)
+        )
         result = RecordsResult(
             cases_read=self._cases_read,
             trials_read=trials_read,
@@ -398,7 +428,9 @@ class RecordsChecker:
             withheld=tuple(self._withheld),
             withholdable=withholdable,
             case_count=len(cases or {}),
-            trials=TrialSummary.of(trials, cases),
+            trials=TrialSummary.of(
+                trials, cases, tested, selections.trial_cases() if selections else None
+            ),
             certificates_read=certificates is not None,
             certificate_read_problems=tuple(read_problems.get(CERTIFICATES, ())),
             certificate_names=tuple(check_names(certificate_records)),
@@ -407,7 +439,7 @@ class RecordsChecker:
                 for entry in certificate_records
                 for finding in self._withheld_checker(*entry)
             ),
-            certificates=CertificateSummary.of(certificates or (), trials),
+            certificates=CertificateSummary.of(certificates or (), trials, tested),
             unit_summary=None
             if structure is None or market is None
             else summarize_units(structure, trials, market.unit_keys),
@@ -417,7 +449,13 @@ class RecordsChecker:
         if market is None or cases is None or result.has_error:
             return result
         bars, units, problems, derived = derived_table(
-            market, cases, trials, rules.confidence, self.trials_file, units=structure
+            market,
+            cases,
+            trials,
+            rules.confidence,
+            self.trials_file,
+            units=structure,
+            selections=selections,
         )
         return replace(
             result,
@@ -428,6 +466,21 @@ class RecordsChecker:
             bar_problems=tuple(problems),
             derived=derived,
         )
+
+
+def _promote_kept() -> None:
+    """Every object the collector tracks, moved to its oldest generation as it is.
+
+    The files were read with the collector paused (`paused_gc`): the models kept, a few per
+    line, all young, live until the check is done, and the first young collections after
+    it would each walk all of them again (and a full one follow, so many survived: at
+    100,000 trials about 0.2 s of CPU after reading). Moved, they are walked only by the
+    next full collection, when it comes. Nothing leaves the collector's care; `freeze` is
+    undone at once, and not used where something else froze objects for its own reasons.
+    """
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _complete(problems: Sequence[Finding]) -> bool:

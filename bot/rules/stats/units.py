@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from operator import itemgetter, ne
+from operator import ne
 
 from bot.rules.stats.errors import StatisticsError
 from bot.vocab.values import json_key
@@ -105,7 +105,7 @@ def _column(trials: Sequence[Mapping[str, object]], key: str) -> list[object]:
             first problem in trial order, as a trial-by-trial pass would meet it.
     """
     try:
-        return list(map(itemgetter(key), trials))
+        return [trial[key] for trial in trials]
     except KeyError:
         pass
     for index, trial in enumerate(trials):
@@ -119,9 +119,10 @@ def _column(trials: Sequence[Mapping[str, object]], key: str) -> list[object]:
     raise AssertionError("unreachable: some trial lacks the key")  # pragma: no cover
 
 
-def _firsts(values: list[object]) -> tuple[list[int], int]:
+def _firsts(values: list[object]) -> tuple[list[int] | None, int]:
     """For each trial, the first trial with an equal (JSON-equal) value of one key, itself
-    for a null; and the number of nulls.
+    for a null; and the number of nulls. None for the first when every value is distinct
+    (each trial is then its own first: no list of them is built).
 
     Raises:
         StatisticsError: a value cannot be compared (`_value_key`): the first in trial order.
@@ -139,6 +140,8 @@ def _firsts(values: list[object]) -> tuple[list[int], int]:
         for index, value in enumerate(values):
             if value is None or (value == "" and isinstance(value, str)):  # `_is_null`
                 keys[index] = ~index  # a key of its own (no other key is an int)
+    if len(set(keys)) == len(keys):
+        return None, nulls
     # Reversed, so that the first trial of each value is the one the dictionary keeps.
     first_of = dict(zip(reversed(keys), range(len(keys) - 1, -1, -1), strict=True))
     return list(map(first_of.__getitem__, keys)), nulls
@@ -216,7 +219,9 @@ def collapse_units(
     # trial order (they equal the drop in the number of components that key causes).
     for key in keys:
         firsts, nulls_per_key[key] = _firsts(_column(trials, key))
-        if alone:
+        if firsts is None:
+            joins = 0  # every value distinct (or null): this key joins no trials
+        elif alone:
             # The sets are this key's groups of equal values, each named by its first trial.
             label = firsts
             joins = size - len(set(firsts))
@@ -224,30 +229,40 @@ def collapse_units(
         else:
             # A trial and the first with its value, in different sets: one pair of sets to
             # join per distinct pair of labels (found in C), joined in a disjoint-set forest
-            # over those labels.
-            apart = map(ne, map(label.__getitem__, firsts), label)
-            pairs = set(compress(zip(map(label.__getitem__, firsts), label, strict=True), apart))
-            forest = _Forest()
-            joins = sum(forest.union(first, other) for first, other in pairs)
-            if joins:
-                roots = forest.roots()
-                label = list(map(roots.get, label, label))
+            # over those labels: none where each trial's first is in its set already.
+            joined = list(map(label.__getitem__, firsts))
+            joins = 0
+            if joined != label:
+                apart = map(ne, joined, label)
+                pairs = set(compress(zip(joined, label, strict=True), apart))
+                forest = _Forest()
+                joins = sum(forest.union(first, other) for first, other in pairs)
+                if joins:
+                    roots = forest.roots()
+                    label = list(map(roots.get, label, label))
         joins_per_key[key] = joins
 
-    # Units numbered by their first trial; members in increasing order.
-    number_of: dict[int, int] = {}
-    unit_of = [number_of.setdefault(item, len(number_of)) for item in label]
-    members: list[list[int]] = [[] for _ in number_of]
-    for index, unit in enumerate(unit_of):
-        members[unit].append(index)
+    # Units numbered by their first trial (the labels in order of first appearance, found
+    # in C); members in increasing order.
+    ordered = dict.fromkeys(label)
+    numbers = dict(zip(ordered, range(len(ordered)), strict=True))
+    unit_of = list(map(numbers.__getitem__, label))
+    members: tuple[tuple[int, ...], ...]
+    if len(numbers) == size:  # every trial its own unit: one 1-tuple each, made in C
+        members = tuple(zip(range(size)))
+    else:
+        groups: list[list[int]] = [[] for _ in numbers]
+        for index, unit in enumerate(unit_of):
+            groups[unit].append(index)
+        members = tuple(map(tuple, groups))
 
     return UnitStructure(
         unit_of=tuple(unit_of),
         count=len(members),
-        largest=max((len(group) for group in members), default=0),
+        largest=max(map(len, members), default=0),
         nulls_per_key=nulls_per_key,
         joins_per_key=joins_per_key,
-        members=tuple(tuple(group) for group in members),
+        members=members,
     )
 
 

@@ -342,3 +342,26 @@ def test_units_on_many_trials_and_merges_across_keys() -> None:
     ]
     for keys in (UNIT_KEYS, UNIT_KEYS[::-1], ("seed", "system", "evaluator")):
         assert collapse_units(trials, keys) == _old_collapse(trials, keys)
+
+
+def test_units_where_a_key_joins_nothing_or_every_trial_is_alone() -> None:
+    # A key whose values are all distinct (or null) joins nothing, before and after keys that
+    # join (its firsts are never built); with no join at all, every trial is its own unit.
+    trials: list[dict[str, object]] = [
+        {
+            "trajectory": f"t{i}",
+            "system": f"s{i % 3}",
+            "seed": None if i % 4 else i,
+            "attack": "" if i % 2 else f"a{i}",
+        }
+        for i in range(60)
+    ]
+    keys = ("trajectory", "system", "seed", "attack")
+    for order in (keys, keys[::-1], ("seed", "attack", "trajectory")):
+        structure = collapse_units(trials, order)
+        assert structure == _old_collapse(trials, order)
+    alone = collapse_units(trials, ("seed", "attack", "trajectory"))
+    assert alone.count == 60
+    assert alone.members == tuple((index,) for index in range(60))
+    assert alone.joins_per_key == {"seed": 0, "attack": 0, "trajectory": 0}
+    assert alone.nulls_per_key == {"seed": 45, "attack": 30, "trajectory": 0}
