@@ -584,7 +584,6 @@ def test_the_checks_are_the_same_read_by_blocks(lean: bool, block: int) -> None:
     assert checked(files, True, lean, block) == checked(files, False, lean)
 
 
-@pytest.mark.xfail(strict=True, reason="_add_columns hashes each unit key's value: a dict")
 @pytest.mark.parametrize("block", BLOCKS)
 def test_a_unit_key_naming_the_result_is_read_by_blocks(block: int) -> None:
     """The shared rules may name any trial field a unit key, `result` too (an object, which
