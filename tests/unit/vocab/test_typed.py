@@ -499,7 +499,13 @@ def test_each_struct_equals_its_schema(kind: str) -> None:
 UNIT_KEYS = ("system", "trajectory", "evaluator", "attack_family")
 
 
-def checked(files: dict[str, bytes], use_typed: bool, lean: bool, block: int = 0) -> str:
+def checked(
+    files: dict[str, bytes],
+    use_typed: bool,
+    lean: bool,
+    block: int = 0,
+    unit_keys: tuple[str, ...] = UNIT_KEYS,
+) -> str:
     """freeze-cases.jsonl and trials.jsonl read and checked as `RecordsChecker` does, with the
     typed reading offered each line or not, and (`block`: bytes read at once) each block of
     lines: the cases, trials and findings, as text."""
@@ -526,7 +532,7 @@ def checked(files: dict[str, bytes], use_typed: bool, lean: bool, block: int = 0
         block_bytes=block or 1 << 20,
     )
     cases.finish(not problems)
-    trials = TrialChecker(cases.cases, UNIT_KEYS, "t.jsonl")
+    trials = TrialChecker(cases.cases, unit_keys, "t.jsonl")
 
     def typed_trial(number: int, raw: bytes) -> bool:
         read = decoder.trial(raw)
@@ -576,6 +582,15 @@ BLOCKS = (7, 300, 1500, 1 << 16)
 def test_the_checks_are_the_same_read_by_blocks(lean: bool, block: int) -> None:
     files = _hostile_files()
     assert checked(files, True, lean, block) == checked(files, False, lean)
+
+
+@pytest.mark.parametrize("block", BLOCKS)
+def test_a_unit_key_naming_the_result_is_read_by_blocks(block: int) -> None:
+    """The shared rules may name any trial field a unit key, `result` too (an object, which
+    `bars.unit_structure` leaves out): a block is read as its lines are, without a crash."""
+    files = attempt_files(AttemptSpec())
+    keys = ("system", "result")
+    assert checked(files, True, False, block, keys) == checked(files, False, False, 0, keys)
 
 
 @settings(max_examples=100, deadline=None)
@@ -733,3 +748,45 @@ def test_the_specimen_s_files_are_read_a_block_at_a_time() -> None:
         taken = read(block, lines)
         assert taken is not None, name
         assert len(taken[0]) == len(taken[1]) == len(lines) > 1
+
+
+# Numbers of 16 digits or more anywhere a number may stand (after `:`, `[`, `,`, white space,
+# a minus sign), and digit runs where no number starts (fractions, exponents, strings): the
+# typed reading's domain lets the latter in and never an integer outside ±(2**53 - 1).
+_LONG_DIGITS = st.recursive(
+    st.integers(-(10**22), 10**22)
+    | st.sampled_from([2**53 - 1, 2**53, -(2**53), 10**15, 10**16, -(10**16), 0])
+    | st.sampled_from([1e16, -1e16, 0.1234567890123456789, 1e-17, 123456789012345.67, -0.0])
+    | st.text(st.sampled_from("0123456789-:[ "), max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("ab"), inner),
+    max_leaves=6,
+)
+
+
+def _spaced(value: Any, space: Callable[[], bytes]) -> bytes:
+    """`value` as JSON with white space drawn after each `:`, `[` and `,` (where a number may
+    start; none before a key's colon, which the typed reading declines whatever follows)."""
+    if isinstance(value, dict):
+        members = [
+            json.dumps(key).encode() + b":" + space() + _spaced(item, space)
+            for key, item in value.items()
+        ]
+        return b"{" + b",".join(space() + member for member in members) + b"}"
+    if isinstance(value, list):
+        return b"[" + b",".join(space() + _spaced(item, space) for item in value) + b"]"
+    return json.dumps(value).encode()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data(), st.sampled_from(["freeze-case", "trial"]), _LONG_DIGITS)
+def test_long_numbers_anywhere_are_read_alike(data: st.DataObject, kind: str, extra: Any) -> None:
+    """Lines with long integers and long digit runs, after spaces and in arrays: the typed
+    reading takes none that today's path refuses, and reads alike those it takes."""
+    record = dict(CASE if kind == "freeze-case" else TRIAL)
+    if kind == "freeze-case":
+        record["public"] = {"p": extra}
+        record["content"] = {"c": extra}
+    else:
+        record["result"] = {"r": extra}
+    spaces = st.sampled_from([b"", b"", b" ", b"\t", b" \r "])  # no LF: one line
+    check_line(kind, _spaced(record, lambda: data.draw(spaces)))
