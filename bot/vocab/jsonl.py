@@ -329,43 +329,30 @@ _BLOCK = 1 << 20  # bytes read at once (`_blocks`): a line longer than this span
 
 
 def _blocks(stream: BinaryIO, cap: int, size: int = _BLOCK) -> Iterator[tuple[bytes, list[bytes]]]:
-    """Yield (block, its lines): the file's whole lines, read `size` bytes at a time. `block`
-    is the lines' bytes as read, each line's LF included (the last line of a file may have
-    none); each line is yielded without its LF, and one longer than `cap` bytes (without its
-    LF or CRLF) as `_TOO_LONG`, never buffered whole: a line past `cap + 1` bytes is skipped.
+    """Yield (block, its lines): the file's whole lines, about `size` bytes at a time.
+    `block` is the lines' bytes as read, each line's LF included (the last line of a file may
+    have none); each line is yielded without its LF, and one longer than `cap` bytes (without
+    its LF or CRLF) as `_TOO_LONG`, never buffered whole: a block holds at most `size` bytes
+    and the `cap + 2` that end its last line, and the rest of a longer line is skipped.
     """
-    carry = b""
-    skipping = False  # inside a line already too long: drop bytes up to its LF
     while True:
-        data = stream.read(size)
-        if not data:
-            if carry:  # the last line, without a LF
-                too_long = len(carry.removesuffix(b"\r")) > cap
-                yield carry, [_TOO_LONG if too_long else carry]
-            elif skipping:
-                yield b"", [_TOO_LONG]
+        block = stream.read(size)
+        if not block:
             return
-        if skipping:
-            end = data.find(b"\n")
-            if end < 0:
-                continue
-            skipping = False
-            yield b"", [_TOO_LONG]
-            data = data[end + 1 :]
-        buffer = carry + data if carry else data
-        end = buffer.rfind(b"\n")
-        if end < 0:
-            carry = buffer
-        else:
-            block, carry = buffer[: end + 1], buffer[end + 1 :]
-            lines = block.split(b"\n")
-            lines.pop()  # what follows the last LF: carried
-            for index, line in enumerate(lines):
-                if len(line) > cap and len(line.removesuffix(b"\r")) > cap:
-                    lines[index] = _TOO_LONG
-            yield block, lines
-        if len(carry) > cap + 1:  # a line longer than the cap, even without a CR
-            carry, skipping = b"", True
+        if not block.endswith(b"\n"):  # the rest of its last line, up to the cap and a CRLF
+            block += stream.readline(cap + 2)
+        lines = block.split(b"\n")
+        last = lines.pop()  # empty, or a line the file ends without a LF, or one too long
+        for index, line in enumerate(lines):
+            if len(line) > cap and len(line.removesuffix(b"\r")) > cap:
+                lines[index] = _TOO_LONG
+        if last:
+            too_long = len(last.removesuffix(b"\r")) > cap
+            lines.append(_TOO_LONG if too_long else last)
+            rest = last
+            while too_long and rest and not rest.endswith(b"\n"):  # skip the line's rest
+                rest = stream.readline(_CHUNK)
+        yield block, lines
 
 
 # The line `_blocks` yields for one longer than the cap: a bytes object no other line is.
@@ -489,8 +476,8 @@ class _Reading:
             return False
         # The reader takes lines of at most `_BLOCK_CONTAINERS` arrays and objects, none
         # nested in another's member (`Typed`), so each is within the record cap on them and
-        # no deeper than two levels; and no line has more values than bytes (a value is at
-        # least one byte), so each within the cap on values.
+        # no deeper than two levels; and a line's values (`_shape`: its arrays, objects and
+        # commas, plus one) are at most its bytes plus one, so each within the cap on values.
         if (
             limits.max_json_depth < 2
             or limits.max_jsonl_record_containers < _BLOCK_CONTAINERS

@@ -147,7 +147,8 @@ def _in_domain(raw: bytes) -> bool:
     UTF-8, no escaped surrogate, no 16-digit number, no white space before a key's colon.
     The numbers are found by one `translate` and one search (each match of `_LONG_NUMBER`
     is one of `_LONG_NUMBER_SCANNED` in the scan, with more that are not: digits in strings
-    after a `-`, a `:` or a space): the regular expression takes ~10x longer on a block of lines."""
+    after any byte that may precede a number): the regular expression takes ~10x longer on a
+    block of lines."""
     if not _utf8(raw) or _LONG_NUMBER_SCANNED in raw.translate(_SCAN):
         return False
     if _LOOSE_KEY.search(raw):
@@ -270,9 +271,10 @@ class LineDecoder:
         alone: the loader gives no block whose lines it has not counted, `parse_jsonl`'s
         `Typed`).
 
-        The checks of `case` are made once on the block: each is a count or a search whose
-        sum over the lines is the block's, and for the counts each line's is at least what its
-        decoding gives, so equal sums make each line's equal."""
+        The checks of `case` are made once on the block: each is a count whose sum over the
+        lines is the block's, or a search that finds in the block whatever it finds in any of
+        its lines (maybe more, across a LF: the block is then declined). For the counts each
+        line's is at least what its decoding gives, so equal sums make each line's equal."""
         if not _in_domain(block):
             return None
         floats = self._floats
