@@ -161,6 +161,8 @@ def _set(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     [
         (("statistics", "confidence"), 1.0),
         (("statistics", "confidence"), 0),
+        # The result object's values join no trials (bars.unit_structure leaves it out).
+        (("statistics", "unit_keys"), ["system", "result"]),
         (("access_levels",), ["white-box", "grey-box", "black-box"]),
         (("adversarial_budget_by_market", "serious"), [1, 1]),
         (("adversarial_budget_by_market", "default"), [0]),
