@@ -41,9 +41,10 @@ class CaseChecker:
     `jsonl-invalid` the loader reported), so the file is not empty and that finding says why.
 
     `public_fields` (memory, for a caller that never compares contents: docs/performance.md):
-    each case is kept without its `content` once its hash is checked, and with only these
-    fields of its `public` (those the market's bars select cases by), equal ones shared.
-    None keeps every case whole.
+    each case is kept without its `content` once its hash is checked, without its `sha256`
+    (an empty string: compared with the content's hash and the other cases' as it is read),
+    and with only these fields of its `public` (those the market's bars select cases by),
+    equal ones shared. None keeps every case whole.
     """
 
     def __init__(self, file: str, public_fields: frozenset[str] | None = None) -> None:
@@ -100,27 +101,27 @@ class CaseChecker:
         file, cases = self.file, self.cases
         if self.public_fields is None:
             case = Case(number, case_id, sha256, family, kind, public, content)
-        else:  # lean: no content (hashed below), only the public fields
+        else:  # lean: no content (hashed below), no sha256 (compared below), the public fields
             strings = self._strings
             case = Case(
                 number,
                 case_id,
-                sha256,
+                "",
                 strings.one("family", family),
                 strings.one("kind", kind),
                 self._public(public),
                 None,
             )
-        if case.case_id in cases:
-            first = cases[case.case_id].line
-            message = f"case_id {case.case_id!r} appears again (first on line {first})"
+        if case_id in cases:
+            first = cases[case_id].line
+            message = f"case_id {case_id!r} appears again (first on line {first})"
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
-        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
-        same = self._by_hash.setdefault(case.sha256, case)
+        cases[case_id] = case  # kept, so its trial is not also an unknown case
+        same = self._by_hash.setdefault(sha256, case)
         if same is not case:
             message = (
-                f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
+                f"case {case_id!r} has the same content (sha256 {sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
@@ -129,13 +130,13 @@ class CaseChecker:
             try:
                 actual = digest if digest is not None else case_hash(content)
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
-                message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
+                message = f"content of case {case_id!r} has no RFC 8785 form: {error}"
                 self.findings.append(Finding(Code.SCHEMA, message, file, number))
                 return
-            if actual != case.sha256:
+            if actual != sha256:
                 folder = file.rpartition("/")[0] or "."
                 message = (
-                    f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
+                    f"case {case_id!r}: sha256 says {sha256}, the RFC 8785 form of"
                     f" its content hashes to {actual}; `claims hash-cases {folder} --write`"
                     " writes the computed hash"
                 )

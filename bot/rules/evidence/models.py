@@ -52,7 +52,7 @@ class Case:
 
     line: int
     case_id: str
-    sha256: str
+    sha256: str  # empty in a lean case (`CaseChecker`): compared while read, not kept
     family: str
     kind: str
     public: JSONObject

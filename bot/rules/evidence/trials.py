@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+import msgspec
+
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.evidence.record_checker import run_checker
 from bot.rules.evidence.schema import validate
@@ -22,6 +24,8 @@ from bot.vocab.values import JSONValue
 __all__ = ["TrialChecker", "check_trials"]
 
 _FOLDED = 4096  # distinct unit-key names whose folded form a `TrialChecker` keeps
+_RESULTS = 1 << 14  # distinct results a `TrialChecker` shares (`TrialChecker._result`)
+_encode = msgspec.json.Encoder().encode
 
 
 def check_trials(
@@ -73,6 +77,7 @@ class TrialChecker:
         fields = TrialLine.__struct_fields__
         self._unfielded = [key for key in self.unit_keys if key not in fields]  # so missing
         self._strings = SharedStrings()  # the system and the result's strings, kept once
+        self._results: dict[bytes, dict[str, JSONValue]] = {}  # by JSON text (`_result`)
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -147,15 +152,18 @@ class TrialChecker:
             )
             self.findings.append(Finding(Code.SCHEMA, message, file, number))
             return False
-        if case_id in self._first_line:
+        first = self._first_line.get(case_id)
+        if first is not None:
             message = (
                 f"a second trial for case {case_id!r} (first on line"
-                f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
+                f" {first}); the rules allow exactly one trial per case"
             )
             self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, number))
             return True
-        self._first_line[case_id] = number
         case = cases.get(case_id) if cases is not None else None
+        if case is not None:
+            case_id = case.case_id  # one string per id, here and in the trial
+        self._first_line[case_id] = number
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             if len(self._unknown) < _LINKED:
@@ -167,18 +175,35 @@ class TrialChecker:
         for key in self.unit_keys:
             value = getattr(values, key) if typed else values[key]  # type: ignore[index]
             keys[key] = self._fold(key, value) if isinstance(value, str) else value
-        self._strings.fields(result, "result")
         self.trials.append(
             Trial(
                 number,
-                case.case_id if case is not None else case_id,  # one string per id
+                case_id,
                 self._strings.one("system", system),
                 started_at,
                 keys,
-                result,
+                self._result(result),
             )
         )
         return True
+
+    def _result(self, result: dict[str, JSONValue]) -> dict[str, JSONValue]:
+        """`result`, or an equal one an earlier trial keeps (up to `_RESULTS` distinct ones):
+        a result is read, never changed, so trials with the same share one. Equal means the
+        same JSON text, key order and number types included (`true` is not 1, nor 1.0)."""
+        try:
+            # msgspec, not orjson: orjson's bytes keep a 4 KiB buffer each. (msgspec writes NaN
+            # and infinities as null: the loaders refuse them, so no result here holds one.)
+            text = _encode(result)
+        except (msgspec.EncodeError, ValueError, TypeError, OverflowError):  # no JSON text:
+            text = None  # not shared (a lone surrogate: no loader lets one in)
+        kept = self._results.get(text) if text is not None else None
+        if kept is not None:
+            return kept
+        self._strings.fields(result, "result")
+        if text is not None and len(self._results) < _RESULTS:
+            self._results[text] = result
+        return result
 
     def finish(self, complete: bool = True) -> None:
         """The file is read: `complete` is False when some line of it could not be."""

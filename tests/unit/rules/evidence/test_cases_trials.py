@@ -11,7 +11,7 @@ from typing import Any
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
-from bot.rules.evidence.trials import check_trials
+from bot.rules.evidence.trials import TrialChecker, check_trials
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
@@ -160,3 +160,67 @@ def test_a_trial_keeps_its_unit_keys_folded_and_its_cases_id_string() -> None:
     }
     assert first.case_id is checked[first.case_id].case_id  # one string per case id
     assert first.system == trials[0]["system"]  # shown as written
+
+
+def test_lean_cases_keep_no_sha256_yet_find_one_content_frozen_twice() -> None:
+    # The hash is compared as the line is read (with the content's, with the other cases'),
+    # then not kept: nothing after the check reads it.
+    cases, _ = _honest()
+    copy = dict(cases[0], case_id="sabotage-999")
+    wrong = dict(cases[1], sha256="0" * 64)
+    check = CaseChecker(CASES, public_fields=frozenset({"probe"}))
+    for record in _records([*cases[:1], wrong, *cases[2:], copy]):
+        check.add(record)
+    check.finish()
+    assert {case.sha256 for case in check.cases.values()} == {""}
+    assert [(f.code, f.line) for f in check.findings] == [
+        (Code.CASE_HASH_MISMATCH, 2),
+        (Code.DUPLICATE_CASE, len(cases) + 1),
+    ]
+    assert f"sha256 says {'0' * 64}, the RFC 8785 form" in check.findings[0].message
+    assert check.findings[1].message == (
+        f"case 'sabotage-999' has the same content (sha256 {cases[0]['sha256']}) as case"
+        f" '{cases[0]['case_id']}' on line 1: one case frozen twice is still one case"
+    )
+
+
+def test_trials_with_one_result_share_it_but_json_types_and_key_order_stay_apart() -> None:
+    cases, trials = _honest()
+    results: list[dict[str, Any]] = [
+        {"verdict": "passed", "score": 1},
+        {"verdict": "passed", "score": 1.0},
+        {"verdict": "passed", "score": True},
+        {"verdict": "passed", "score": 0.0},
+        {"verdict": "passed", "score": -0.0},
+        {"score": 1, "verdict": "passed"},
+        {"verdict": "passed", "score": 1},
+        {"verdict": "passed", "score": [1, {"a": None}]},
+        {"verdict": "passed", "score": [1, {"a": None}]},
+    ]
+    for trial, result in zip(trials, results, strict=False):
+        trial["result"] = result
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert findings == []
+    kept_results = [trial.result for trial in kept[: len(results)]]
+    assert kept_results == results
+    for one, other in zip(kept_results, results, strict=True):  # JSON types and key order
+        assert [(k, type(v), repr(v)) for k, v in one.items()] == [
+            (k, type(v), repr(v)) for k, v in other.items()
+        ]
+    assert kept_results[6] is kept_results[0]
+    assert kept_results[8] is kept_results[7]
+    assert len({id(result) for result in kept_results}) == 7
+
+
+def test_a_trial_is_first_for_its_case_under_the_cases_own_string() -> None:
+    # One string per case id: the one-trial-per-case memo keeps the case's, not the line's.
+    cases, trials = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    check = TrialChecker(checked, KEYS, TRIALS)
+    record = Record(1, dict(trials[0], case_id="".join(trials[0]["case_id"])))
+    check.add(record)
+    check.add(Record(2, dict(trials[0])))
+    (kept,) = check._first_line
+    assert kept is checked[kept].case_id
+    assert [(f.code, f.line) for f in check.findings] == [(Code.DUPLICATE_TRIAL, 2)]
