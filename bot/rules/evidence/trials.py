@@ -4,6 +4,7 @@ present."""
 from __future__ import annotations
 
 import difflib
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -41,6 +42,22 @@ def check_trials(
     return check.trials, check.findings
 
 
+_NO_TRIAL = -(2**63)  # in `TrialChecker._firsts`: no trial for the case yet
+
+
+def _by_case_line(cases: Mapping[str, Case] | None) -> array[int] | None:
+    """An array with a slot for each frozen case's line, each `_NO_TRIAL`: where the cases'
+    lines are distinct (as read from one file) and not far past their count (a gap is a line
+    refused); else None, and each case's first trial is kept by its id."""
+    if not cases:
+        return None
+    lines = [case.line for case in cases.values()]
+    top, count = max(lines), len(lines)
+    if min(lines) < 0 or top > 4 * count + 65536 or len(set(lines)) != count:
+        return None
+    return array("q", [_NO_TRIAL]) * (top + 1)
+
+
 # How many unknown case ids and frozen cases without a trial are compared to link them.
 _LINKED = 100
 
@@ -66,9 +83,12 @@ class TrialChecker:
         self.trials: list[Trial] = []
         self.findings: list[Finding] = []
         self.count = 0
+        # The line of each frozen case's first trial, by the case's own line (8 bytes a case,
+        # not a dict entry and its key: `_by_case_line`); other case ids in `_first_line`.
+        self._firsts = _by_case_line(cases)
         self._first_line: dict[str, int] = {}  # case id -> line of its first trial
         # Only strings can name a case (a list or object there is unhashable, and a schema
-        # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
+        # error): the case ids that refused lines name, for `missing-trial`.
         self._tried: set[str] = set()
         # The first trials naming a case that is not frozen: (case id, line, finding index),
         # to link each with the frozen case left without a trial (a misspelt id is both).
@@ -106,7 +126,7 @@ class TrialChecker:
         return folded
 
     def _add(self, record: Record) -> bool:
-        """Check one record; True when its case id is kept in `_first_line`."""
+        """Check one record; True when its case is counted as tried (`_firsts`, `_first_line`)."""
         file, data = self.file, record.data
         problems = validate("trial", data, file, line=record.line)
         missing = [key for key in self.unit_keys if key not in data]
@@ -143,7 +163,7 @@ class TrialChecker:
         result: dict[str, JSONValue],
     ) -> bool:
         """One trial that passed its schema (`values`: its record, or its typed line, for the
-        unit keys); True when its case id is kept in `_first_line`."""
+        unit keys); True when its case is counted as tried (`_firsts`, `_first_line`)."""
         file, cases = self.file, self.cases
         if not self._fold("system", system):  # fold_name, one string per system
             message = (
@@ -152,7 +172,19 @@ class TrialChecker:
             )
             self.findings.append(Finding(Code.SCHEMA, message, file, number))
             return False
-        first = self._first_line.get(case_id)
+        case = cases.get(case_id) if cases is not None else None
+        if case is not None:
+            case_id = case.case_id  # one string per id, here and in the trial
+            if case.line == number:  # trials written in the cases' order: one int a line
+                number = case.line
+        firsts = self._firsts
+        first: int | None
+        if case is not None and firsts is not None:
+            first = firsts[case.line]
+            if first == _NO_TRIAL:
+                firsts[case.line], first = number, None
+        elif (first := self._first_line.get(case_id)) is None:
+            self._first_line[case_id] = number
         if first is not None:
             message = (
                 f"a second trial for case {case_id!r} (first on line"
@@ -160,10 +192,6 @@ class TrialChecker:
             )
             self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, number))
             return True
-        case = cases.get(case_id) if cases is not None else None
-        if case is not None:
-            case_id = case.case_id  # one string per id, here and in the trial
-        self._first_line[case_id] = number
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             if len(self._unknown) < _LINKED:
@@ -214,10 +242,16 @@ class TrialChecker:
         elif self.cases is not None and complete:
             # Exactly one trial per frozen case: a case left out is a result withheld. (Not
             # judged while some line could not be read: that line may be the case's trial.)
+            firsts, tried = self._firsts, self._tried
             missing = [
                 case
                 for case in self.cases.values()
-                if case.case_id not in self._first_line and case.case_id not in self._tried
+                if (
+                    firsts[case.line] == _NO_TRIAL
+                    if firsts is not None
+                    else case.case_id not in self._first_line
+                )
+                and case.case_id not in tried
             ]
             pairs = self._pairs(missing)
             for case in missing:

@@ -7,10 +7,13 @@ every trial names a system (never null, never blank once trimmed).
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
+from bot.rules.evidence.models import Case
 from bot.rules.evidence.trials import TrialChecker, check_trials
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
@@ -213,14 +216,63 @@ def test_trials_with_one_result_share_it_but_json_types_and_key_order_stay_apart
     assert len({id(result) for result in kept_results}) == 7
 
 
-def test_a_trial_is_first_for_its_case_under_the_cases_own_string() -> None:
-    # One string per case id: the one-trial-per-case memo keeps the case's, not the line's.
+def _one_trial_per_case(
+    cases: Mapping[str, Case], trials: list[dict[str, Any]]
+) -> tuple[TrialChecker, list[tuple[Code, int | None, str]]]:
+    check = TrialChecker(cases, KEYS, TRIALS)
+    for record in _records(trials):
+        check.add(record)
+    check.finish()
+    return check, [(f.code, f.line, f.message) for f in check.findings]
+
+
+def test_one_trial_per_case_is_judged_alike_by_the_cases_lines_and_by_their_ids() -> None:
+    # A frozen case's first trial is kept by the case's line (an array) where the cases'
+    # lines are distinct, else by its id (a dict): the findings are the same.
     cases, trials = _honest()
     checked, _ = check_cases(_records(cases), CASES)
-    check = TrialChecker(checked, KEYS, TRIALS)
-    record = Record(1, dict(trials[0], case_id="".join(trials[0]["case_id"])))
-    check.add(record)
-    check.add(Record(2, dict(trials[0])))
-    (kept,) = check._first_line
-    assert kept is checked[kept].case_id
-    assert [(f.code, f.line) for f in check.findings] == [(Code.DUPLICATE_TRIAL, 2)]
+    unknown = dict(trials[1], case_id="not-frozen")
+    again = dict(trials[0], case_id="".join(trials[0]["case_id"]))  # an equal, other string
+    some = [trials[0], unknown, again, *trials[3:], unknown]
+    by_line, found = _one_trial_per_case(checked, some)
+    assert by_line._firsts is not None and by_line._first_line == {"not-frozen": 2}
+    one_line = {case_id: replace(case, line=7) for case_id, case in checked.items()}
+    by_id, found_by_id = _one_trial_per_case(one_line, some)
+    assert by_id._firsts is None
+    (kept,) = (key for key in by_id._first_line if key == trials[0]["case_id"])
+    assert kept is checked[kept].case_id  # the case's own string, not the line's
+    assert [(code, at) for code, at, _ in found] == [
+        (Code.UNKNOWN_CASE, 2),
+        (Code.DUPLICATE_TRIAL, 3),
+        (Code.DUPLICATE_TRIAL, len(some)),
+        (Code.MISSING_TRIAL, None),
+        (Code.MISSING_TRIAL, None),
+    ]
+    assert found[1][2] == (
+        f"a second trial for case {trials[0]['case_id']!r} (first on line 1); the rules allow"
+        " exactly one trial per case"
+    )
+    assert found[2][2].startswith("a second trial for case 'not-frozen' (first on line 2)")
+    assert f"frozen case {cases[1]['case_id']!r} (freeze-cases.jsonl line 2)" in found[3][2]
+    assert f"frozen case {cases[2]['case_id']!r} (freeze-cases.jsonl line 3)" in found[4][2]
+    assert found_by_id[:3] == found[:3]
+    assert [message.replace("line 7)", "line") for _, _, message in found_by_id[3:]] == [
+        message.replace("line 2)", "line").replace("line 3)", "line") for _, _, message in found[3:]
+    ]
+
+
+def test_a_trial_on_its_cases_line_number_shares_the_int() -> None:
+    # Trials written in the cases' order: each keeps its case's line object (ints past 256
+    # are objects of their own, 28 bytes each).
+    cases, trials = _honest()
+    case_records = [Record(1000 + index, case) for index, case in enumerate(cases)]
+    checked, _ = check_cases(case_records, CASES)
+    lines = [1000 + index for index in range(len(trials))]
+    lines[1] = 5000  # not its case's line
+    trial_records = [
+        Record(int(str(line)), trial) for line, trial in zip(lines, trials, strict=True)
+    ]
+    kept, findings = check_trials(trial_records, checked, KEYS, TRIALS)
+    assert findings == []
+    assert [trial.line for trial in kept] == lines
+    assert [trial.line is checked[trial.case_id].line for trial in kept[:3]] == [True, False, True]
