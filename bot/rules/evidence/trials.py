@@ -27,6 +27,7 @@ __all__ = ["TrialChecker", "check_trials"]
 _FOLDED = 4096  # distinct unit-key names whose folded form a `TrialChecker` keeps
 _RESULTS = 1 << 14  # distinct results a `TrialChecker` shares (`TrialChecker._result`)
 _encode = msgspec.json.Encoder().encode
+_new_keys = tuple.__new__
 
 
 def check_trials(
@@ -94,6 +95,7 @@ class TrialChecker:
         # to link each with the frozen case left without a trial (a misspelt id is both).
         self._unknown: list[tuple[str, int, int]] = []
         self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        self._positions = FoldedKeys.positions(self.unit_keys)  # one for every trial's keys
         fields = TrialLine.__struct_fields__
         self._unfielded = [key for key in self.unit_keys if key not in fields]  # so missing
         self._strings = SharedStrings()  # the system and the result's strings, kept once
@@ -198,11 +200,12 @@ class TrialChecker:
                 self._unknown.append((case_id, number, len(self.findings)))
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, number))
             return True
-        keys = FoldedKeys()
-        typed = isinstance(values, TrialLine)
+        typed, fold = isinstance(values, TrialLine), self._fold
+        folded: list[object] = [self._positions]
         for key in self.unit_keys:
             value = getattr(values, key) if typed else values[key]  # type: ignore[index]
-            keys[key] = self._fold(key, value) if isinstance(value, str) else value
+            folded.append(fold(key, value) if isinstance(value, str) else value)
+        keys = _new_keys(FoldedKeys, folded)  # `FoldedKeys(positions, values)`, in C
         self.trials.append(
             Trial(
                 number,

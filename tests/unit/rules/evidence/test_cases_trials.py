@@ -6,14 +6,18 @@ every trial names a system (never null, never blank once trimmed).
 
 from __future__ import annotations
 
+import copy
 import io
+import pickle
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
+
+import pytest
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
-from bot.rules.evidence.models import Case
+from bot.rules.evidence.models import Case, FoldedKeys
 from bot.rules.evidence.trials import TrialChecker, check_trials
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
@@ -276,3 +280,28 @@ def test_a_trial_on_its_cases_line_number_shares_the_int() -> None:
     assert findings == []
     assert [trial.line for trial in kept] == lines
     assert [trial.line is checked[trial.case_id].line for trial in kept[:3]] == [True, False, True]
+
+
+def test_folded_keys_read_as_the_dict_of_their_items() -> None:
+    items: dict[str, object] = {"system": "a", "trajectory": "t-1", "evaluator": None, "n": 1}
+    keys = FoldedKeys.of(items)
+    assert isinstance(keys, Mapping) and not isinstance(keys, dict)
+    assert keys == items and (keys != items) is False and keys != {**items, "n": 2}
+    assert (len(keys), list(keys), dict(keys), repr(keys)) == (4, list(items), items, repr(items))
+    assert ("system" in keys, "a" in keys, keys["n"], keys.get("absent", 7)) == (True, False, 1, 7)
+    with pytest.raises(KeyError):
+        keys["absent"]
+    with pytest.raises(TypeError):
+        hash(keys)
+    for again in (copy.copy(keys), pickle.loads(pickle.dumps(keys))):
+        assert type(again) is FoldedKeys and again == items
+    assert not FoldedKeys.of({}) and FoldedKeys.of({}) == {}
+
+
+def test_every_trial_of_a_file_shares_one_positions_dict() -> None:
+    cases, trials = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, _ = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert all(type(trial.keys) is FoldedKeys for trial in kept)
+    assert len({id(tuple.__getitem__(cast(FoldedKeys, trial.keys), 0)) for trial in kept}) == 1
+    assert [list(trial.keys) for trial in kept[:2]] == [list(KEYS)] * 2
