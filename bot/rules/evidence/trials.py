@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import difflib
 from array import array
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
+from itertools import repeat
+from operator import attrgetter
 
 import msgspec
 
@@ -52,11 +55,17 @@ def _by_case_line(cases: Mapping[str, Case] | None) -> array[int] | None:
     refused); else None, and each case's first trial is kept by its id."""
     if not cases:
         return None
-    lines = [case.line for case in cases.values()]
-    top, count = max(lines), len(lines)
-    if min(lines) < 0 or top > 4 * count + 65536 or len(set(lines)) != count:
+    count, top = len(cases), int(max(map(_line, cases.values())))
+    if min(map(_line, cases.values())) < 0 or top > 4 * count + 65536:
+        return None
+    seen = bytearray(top + 1)  # distinct lines, counted in C (a set of them: 32 bytes a case)
+    deque(map(seen.__setitem__, map(_line, cases.values()), repeat(1)), maxlen=0)
+    if top + 1 - seen.count(0) != count:
         return None
     return array("q", [_NO_TRIAL]) * (top + 1)
+
+
+_line = attrgetter("line")
 
 
 # How many unknown case ids and frozen cases without a trial are compared to link them.
