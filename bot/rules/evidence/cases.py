@@ -44,9 +44,10 @@ class CaseChecker:
     `jsonl-invalid` the loader reported), so the file is not empty and that finding says why.
 
     `public_fields` (memory, for a caller that never compares contents: docs/performance.md):
-    each case is kept without its `content` once its hash is checked, and with only these
-    fields of its `public` (those the market's bars select cases by), equal ones shared.
-    None keeps every case whole.
+    each case is kept without its `content` once its hash is checked, without its `sha256`
+    (an empty string: compared with the content's hash and the other cases' as it is read),
+    and with only these fields of its `public` (those the market's bars select cases by),
+    equal ones shared. None keeps every case whole.
     """
 
     def __init__(self, file: str, public_fields: frozenset[str] | None = None) -> None:
@@ -93,36 +94,11 @@ class CaseChecker:
         self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
     ) -> None:
         """Lines `first`, `first + 1`... and their contents' hashes, as `add_typed` takes
-        each (`LineDecoder.cases`): `_keep`'s steps written out with every lookup hoisted out
-        of the loop (bench/verify_scale.py). A line that is not simply kept (a case repeated,
-        a content whose hash differs, no hash taken) goes through `_keep`, which says why."""
-        if self._add_columns(first, lines, digests):
-            return
-        self.count += len(lines)
-        cases, by_hash = self.cases, self._by_hash
-        lean = self.public_fields is not None
-        one, public_of = self._strings.one, self._public
-        for number, line, digest in zip(itertools.count(first), lines, digests):
-            case_id, sha256 = line.case_id, line.sha256
-            content = None if line.content is UNSET else line.content
-            if case_id in cases or sha256 in by_hash or (digest != sha256 and content is not None):
-                self._keep(
-                    number, case_id, sha256, line.family, line.kind, line.public, content, digest
-                )
-                continue
-            if lean:
-                case = Case(
-                    number,
-                    case_id,
-                    sha256,
-                    one("family", line.family),
-                    one("kind", line.kind),
-                    public_of(line.public),
-                    None,
-                )
-            else:
-                case = Case(number, case_id, sha256, line.family, line.kind, line.public, content)
-            cases[case_id] = by_hash[sha256] = case
+        each (`LineDecoder.cases`): by column where every case of the block is simply kept
+        (`_add_columns`), else one by one."""
+        if not self._add_columns(first, lines, digests):
+            for number, line, digest in zip(itertools.count(first), lines, digests):
+                self.add_typed(number, line, digest)
 
     def _add_columns(
         self, first: int, lines: Sequence[CaseLine], digests: Sequence[str | None]
@@ -149,13 +125,15 @@ class CaseChecker:
         families = [line.family for line in lines]
         kinds = [line.kind for line in lines]
         publics: list[JSONObject] = [line.public for line in lines]
-        if self.public_fields is not None:  # lean: no content, only the public fields
+        kept_hashes = hashes
+        if self.public_fields is not None:  # lean, as `_keep` keeps a case
             families = self._strings.column("family", families)
             kinds = self._strings.column("kind", kinds)
             publics = self._flat_publics(publics)
             contents = [None] * len(lines)
+            kept_hashes = [""] * len(lines)
         numbers = range(first, first + len(lines))
-        kept = list(map(Case, numbers, case_ids, hashes, families, kinds, publics, contents))
+        kept = list(map(Case, numbers, case_ids, kept_hashes, families, kinds, publics, contents))
         cases.update(zip(case_ids, kept, strict=True))
         by_hash.update(zip(hashes, kept, strict=True))
         return True
@@ -194,27 +172,27 @@ class CaseChecker:
         file, cases = self.file, self.cases
         if self.public_fields is None:
             case = Case(number, case_id, sha256, family, kind, public, content)
-        else:  # lean: no content (hashed below), only the public fields
+        else:  # lean: no content (hashed below), no sha256 (compared below), the public fields
             strings = self._strings
             case = Case(
                 number,
                 case_id,
-                sha256,
+                "",
                 strings.one("family", family),
                 strings.one("kind", kind),
                 self._public(public),
                 None,
             )
-        if case.case_id in cases:
-            first = cases[case.case_id].line
-            message = f"case_id {case.case_id!r} appears again (first on line {first})"
+        if case_id in cases:
+            first = cases[case_id].line
+            message = f"case_id {case_id!r} appears again (first on line {first})"
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
             return
-        cases[case.case_id] = case  # kept, so its trial is not also an unknown case
-        same = self._by_hash.setdefault(case.sha256, case)
+        cases[case_id] = case  # kept, so its trial is not also an unknown case
+        same = self._by_hash.setdefault(sha256, case)
         if same is not case:
             message = (
-                f"case {case.case_id!r} has the same content (sha256 {case.sha256}) as case"
+                f"case {case_id!r} has the same content (sha256 {sha256}) as case"
                 f" {same.case_id!r} on line {same.line}: one case frozen twice is still one case"
             )
             self.findings.append(Finding(Code.DUPLICATE_CASE, message, file, number))
@@ -223,13 +201,13 @@ class CaseChecker:
             try:
                 actual = digest if digest is not None else case_hash(content)
             except (rfc8785.CanonicalizationError, ValueError, TypeError) as error:
-                message = f"content of case {case.case_id!r} has no RFC 8785 form: {error}"
+                message = f"content of case {case_id!r} has no RFC 8785 form: {error}"
                 self.findings.append(Finding(Code.SCHEMA, message, file, number))
                 return
-            if actual != case.sha256:
+            if actual != sha256:
                 folder = file.rpartition("/")[0] or "."
                 message = (
-                    f"case {case.case_id!r}: sha256 says {case.sha256}, the RFC 8785 form of"
+                    f"case {case_id!r}: sha256 says {sha256}, the RFC 8785 form of"
                     f" its content hashes to {actual}; `claims hash-cases {folder} --write`"
                     " writes the computed hash"
                 )

@@ -7,10 +7,10 @@ trusts the types (STYLE 2).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 import msgspec
 
@@ -56,7 +56,7 @@ class Case(msgspec.Struct, frozen=True, gc=False):
 
     line: int
     case_id: str
-    sha256: str
+    sha256: str  # empty in a lean case (`CaseChecker`): compared while read, not kept
     family: str
     kind: str
     public: JSONObject
@@ -85,11 +85,63 @@ class Case(msgspec.Struct, frozen=True, gc=False):
         return self.public.get(name)
 
 
-class FoldedKeys(dict[str, object]):
+class FoldedKeys(tuple[Any, ...], Mapping[str, object]):
     """A trial's unit keys with every name folded already (`TrialChecker`): `bars.unit_structure`
-    takes it as it is. A dict in all else (no per-instance attributes: no more memory)."""
+    takes it as it is. A read-only mapping (equal to a dict of the same items), held as one
+    tuple for memory, one per trial: the keys' positions (one dict, shared by the trials of a
+    file: `positions`), then the values in that order. 80 bytes for four keys, where a dict
+    takes 184."""
 
     __slots__ = ()
+
+    def __new__(cls, positions: Mapping[str, int], values: Iterable[object]) -> FoldedKeys:
+        """`values` in the order of `positions` (`FoldedKeys.positions` of the keys)."""
+        return tuple.__new__(cls, (positions, *values))
+
+    @staticmethod
+    def positions(keys: Iterable[str]) -> dict[str, int]:
+        """Where each of `keys` is held (its first place, if one repeats)."""
+        positions: dict[str, int] = {}
+        for position, key in enumerate(keys, start=1):
+            positions.setdefault(key, position)
+        return positions
+
+    @classmethod
+    def of(cls, items: Mapping[str, object]) -> FoldedKeys:
+        return cls(cls.positions(items), items.values())
+
+    def __getnewargs__(self) -> tuple[Any, ...]:  # copy, pickle
+        return (_item(self, 0), _item(self, slice(1, None)))
+
+    def __getitem__(self, key: str, _item: Any = tuple.__getitem__) -> object:  # type: ignore[override]
+        return _item(self, _item(self, 0)[key])
+
+    def get(self, key: str, default: object = None) -> object:
+        position = _item(self, 0).get(key)
+        return default if position is None else _item(self, position)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_item(self, 0))
+
+    def __len__(self) -> int:
+        return len(_item(self, 0))
+
+    def __contains__(self, key: object) -> bool:
+        return key in _item(self, 0)
+
+    def __eq__(self, other: object) -> bool:
+        return Mapping.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not Mapping.__eq__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]  # as a dict's
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+_item = tuple.__getitem__
 
 
 class Trial(msgspec.Struct, frozen=True, gc=False):

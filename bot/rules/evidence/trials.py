@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import difflib
 import itertools
+from array import array
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from itertools import repeat
+from operator import attrgetter
+
+import msgspec
 
 from bot.rules.evidence.models import Case, FoldedKeys, Trial
 from bot.rules.evidence.record_checker import run_checker
@@ -24,6 +29,9 @@ from bot.vocab.values import JSONValue
 __all__ = ["TrialChecker", "check_trials"]
 
 _FOLDED = 4096  # distinct unit-key names whose folded form a `TrialChecker` keeps
+_RESULTS = 1 << 14  # distinct results a `TrialChecker` shares (`TrialChecker._result`)
+_encode = msgspec.json.Encoder().encode
+_new_keys = tuple.__new__
 
 
 def check_trials(
@@ -37,6 +45,28 @@ def check_trials(
     (`TrialChecker`, over every record)."""
     check = run_checker(TrialChecker(cases, unit_keys, file), records, complete)
     return check.trials, check.findings
+
+
+_NO_TRIAL = -(2**63)  # in `TrialChecker._firsts`: no trial for the case yet
+
+
+def _by_case_line(cases: Mapping[str, Case] | None) -> array[int] | None:
+    """An array with a slot for each frozen case's line, each `_NO_TRIAL`: where the cases'
+    lines are distinct (as read from one file) and not far past their count (a gap is a line
+    refused); else None, and each case's first trial is kept by its id."""
+    if not cases:
+        return None
+    count, top = len(cases), int(max(map(_line, cases.values())))
+    if min(map(_line, cases.values())) < 0 or top > 4 * count + 65536:
+        return None
+    seen = bytearray(top + 1)  # distinct lines, counted in C (a set of them: 32 bytes a case)
+    deque(map(seen.__setitem__, map(_line, cases.values()), repeat(1)), maxlen=0)
+    if top + 1 - seen.count(0) != count:
+        return None
+    return array("q", [_NO_TRIAL]) * (top + 1)
+
+
+_line = attrgetter("line")
 
 
 # How many unknown case ids and frozen cases without a trial are compared to link them.
@@ -64,17 +94,22 @@ class TrialChecker:
         self.trials: list[Trial] = []
         self.findings: list[Finding] = []
         self.count = 0
+        # The line of each frozen case's first trial, by the case's own line (8 bytes a case,
+        # not a dict entry and its key: `_by_case_line`); other case ids in `_first_line`.
+        self._firsts = _by_case_line(cases)
         self._first_line: dict[str, int] = {}  # case id -> line of its first trial
         # Only strings can name a case (a list or object there is unhashable, and a schema
-        # error): the case ids that lines name beside `_first_line`'s, for `missing-trial`.
+        # error): the case ids that refused lines name, for `missing-trial`.
         self._tried: set[str] = set()
         # The first trials naming a case that is not frozen: (case id, line, finding index),
         # to link each with the frozen case left without a trial (a misspelt id is both).
         self._unknown: list[tuple[str, int, int]] = []
         self._folded: dict[str, dict[str, str]] = {}  # per unit key: names folded
+        self._positions = FoldedKeys.positions(self.unit_keys)  # one for every trial's keys
         fields = TrialLine.__struct_fields__
         self._unfielded = [key for key in self.unit_keys if key not in fields]  # so missing
         self._strings = SharedStrings()  # the system and the result's strings, kept once
+        self._results: dict[bytes, dict[str, JSONValue]] = {}  # by JSON text (`_result`)
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -94,88 +129,62 @@ class TrialChecker:
         self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
     ) -> None:
         """Lines `first`, `first + 1`... and their starts, as `add_typed` takes each
-        (`LineDecoder.trials`):
-        the same checks in the same order, `_kept`'s steps written out with every lookup
-        hoisted out of the loop (bench/verify_scale.py). A line that is not simply kept
-        (blank system, second trial, unknown case) goes through `_kept`, which says why."""
-        if self._unfielded or self.cases is None:  # rare: the general path
+        (`LineDecoder.trials`): by column where every line of the block is simply kept
+        (`_add_columns`), else one by one."""
+        if self._unfielded or self.cases is None or not self._add_columns(first, lines, starts):
             for number, line, started_at in zip(itertools.count(first), lines, starts):
                 self.add_typed(number, line, started_at)
-            return
-        if self._add_columns(first, lines, starts):
-            return
-        self.count += len(lines)
-        cases, first_line, trials = self.cases, self._first_line, self.trials
-        folded = self._folded
-        systems = folded.setdefault("system", {})
-        unit_keys = [(key, folded.setdefault(key, {})) for key in self.unit_keys]
-        shared = self._strings
-        one, share = shared.one, shared.fields
-        for number, line, started_at in zip(itertools.count(first), lines, starts):
-            system, case_id = line.system, line.case_id
-            if (
-                not (systems.get(system) or self._fold("system", system))
-                or (case := cases.get(case_id)) is None
-                or case_id in first_line
-            ):
-                if not self._kept(number, case_id, system, started_at, line, line.result):
-                    self._tried.add(case_id)
-                continue
-            first_line[case_id] = number
-            keys = FoldedKeys()
-            for key, memo in unit_keys:
-                value = getattr(line, key)
-                if type(value) is str:
-                    name = memo.get(value)
-                    keys[key] = self._fold(key, value) if name is None else name
-                else:
-                    keys[key] = value
-            result = line.result
-            share(result, "result")
-            trials.append(
-                Trial(number, case.case_id, one("system", system), started_at, keys, result)
-            )
 
     def _add_columns(
         self, first: int, lines: Sequence[TrialLine], starts: Sequence[datetime]
     ) -> bool:
         """`add_typed_lines` by column, for a block where every line is simply kept (each
         names a frozen case no other trial names, and a system that is not blank): each check
-        and each step once per column, not per line. False (nothing done) for another block.
-        """
-        cases, first_line = self.cases, self._first_line
+        and each step of `_kept` once per column, not per line. False (nothing done) for
+        another block, or where a unit key is the result (an object: not a name to fold)."""
+        cases, firsts = self.cases, self._firsts
         assert cases is not None  # `add_typed_lines` takes the general path without cases
-        if "result" in self.unit_keys:  # an object, no name to fold (`_column` hashes each)
+        if "result" in self.unit_keys:
             return False
         case_ids = [line.case_id for line in lines]
         found = list(map(cases.get, case_ids))
+        if None in found or len(set(case_ids)) != len(case_ids):
+            return False
+        kept: list[Case] = found  # type: ignore[assignment]  # no None among them
+        case_lines = [case.line for case in kept]
         systems = [line.system for line in lines]
-        folded = self._column("system", systems)
-        if (
-            None in found
-            or not all(folded)
-            or len(set(case_ids)) != len(case_ids)
-            or not first_line.keys().isdisjoint(case_ids)
-        ):
+        if not all(self._column("system", systems)):
+            return False
+        if firsts is not None:  # no trial yet for any of the cases (`_kept`)
+            if set(map(firsts.__getitem__, case_lines)) != {_NO_TRIAL}:
+                return False
+        elif not self._first_line.keys().isdisjoint(case_ids):
             return False
         self.count += len(lines)
-        numbers = range(first, first + len(lines))
-        first_line.update(zip(case_ids, numbers, strict=True))
-        unit_keys = self.unit_keys
-        columns = [self._column(key, [getattr(line, key) for line in lines]) for key in unit_keys]
-        rows = zip(*columns, strict=True) if columns else repeat(())
-        keys = list(map(FoldedKeys, map(zip, repeat(unit_keys, len(lines)), rows)))
-        results = [line.result for line in lines]
-        self._strings.objects(results, "result")
+        # A trial on its case's line keeps the case's int (`_kept`: memory).
+        numbers = [
+            line if line == number else number
+            for line, number in zip(case_lines, range(first, first + len(lines)), strict=True)
+        ]
+        if firsts is not None:
+            deque(map(firsts.__setitem__, case_lines, numbers), maxlen=0)
+        else:
+            self._first_line.update(zip(case_ids, numbers, strict=True))
+        columns = [
+            self._column(key, [getattr(line, key) for line in lines]) for key in self.unit_keys
+        ]
+        rows = zip(repeat(self._positions), *columns)  # `FoldedKeys(positions, values)`
+        keys = list(map(_new_keys, repeat(FoldedKeys), rows))
+        result = self._result
         self.trials.extend(
             map(
                 Trial,
                 numbers,
-                [case.case_id for case in found],  # type: ignore[union-attr]  # no None
+                [case.case_id for case in kept],
                 self._strings.column("system", systems),
                 starts,
                 keys,
-                results,
+                [result(line.result) for line in lines],
             )
         )
         return True
@@ -209,7 +218,7 @@ class TrialChecker:
         return folded
 
     def _add(self, record: Record) -> bool:
-        """Check one record; True when its case id is kept in `_first_line`."""
+        """Check one record; True when its case is counted as tried (`_firsts`, `_first_line`)."""
         file, data = self.file, record.data
         problems = validate("trial", data, file, line=record.line)
         missing = [key for key in self.unit_keys if key not in data]
@@ -246,7 +255,7 @@ class TrialChecker:
         result: dict[str, JSONValue],
     ) -> bool:
         """One trial that passed its schema (`values`: its record, or its typed line, for the
-        unit keys); True when its case id is kept in `_first_line`."""
+        unit keys); True when its case is counted as tried (`_firsts`, `_first_line`)."""
         file, cases = self.file, self.cases
         if not self._fold("system", system):  # fold_name, one string per system
             message = (
@@ -255,38 +264,67 @@ class TrialChecker:
             )
             self.findings.append(Finding(Code.SCHEMA, message, file, number))
             return False
-        if case_id in self._first_line:
+        case = cases.get(case_id) if cases is not None else None
+        if case is not None:
+            case_id = case.case_id  # one string per id, here and in the trial
+            if case.line == number:  # trials written in the cases' order: one int a line
+                number = case.line
+        firsts = self._firsts
+        first: int | None
+        if case is not None and firsts is not None:
+            first = firsts[case.line]
+            if first == _NO_TRIAL:
+                firsts[case.line], first = number, None
+        elif (first := self._first_line.get(case_id)) is None:
+            self._first_line[case_id] = number
+        if first is not None:
             message = (
                 f"a second trial for case {case_id!r} (first on line"
-                f" {self._first_line[case_id]}); the rules allow exactly one trial per case"
+                f" {first}); the rules allow exactly one trial per case"
             )
             self.findings.append(Finding(Code.DUPLICATE_TRIAL, message, file, number))
             return True
-        self._first_line[case_id] = number
-        case = cases.get(case_id) if cases is not None else None
         if cases is not None and case is None:
             message = f"trial names case {case_id!r}, which is not in freeze-cases.jsonl"
             if len(self._unknown) < _LINKED:
                 self._unknown.append((case_id, number, len(self.findings)))
             self.findings.append(Finding(Code.UNKNOWN_CASE, message, file, number))
             return True
-        keys = FoldedKeys()
-        typed = isinstance(values, TrialLine)
+        typed, fold = isinstance(values, TrialLine), self._fold
+        folded: list[object] = [self._positions]
         for key in self.unit_keys:
             value = getattr(values, key) if typed else values[key]  # type: ignore[index]
-            keys[key] = self._fold(key, value) if isinstance(value, str) else value
-        self._strings.fields(result, "result")
+            folded.append(fold(key, value) if isinstance(value, str) else value)
+        keys = _new_keys(FoldedKeys, folded)  # `FoldedKeys(positions, values)`, in C
         self.trials.append(
             Trial(
                 number,
-                case.case_id if case is not None else case_id,  # one string per id
+                case_id,
                 self._strings.one("system", system),
                 started_at,
                 keys,
-                result,
+                self._result(result),
             )
         )
         return True
+
+    def _result(self, result: dict[str, JSONValue]) -> dict[str, JSONValue]:
+        """`result`, or an equal one an earlier trial keeps (up to `_RESULTS` distinct ones):
+        a result is read, never changed, so trials with the same share one. Equal means the
+        same JSON text, key order and number types included (`true` is not 1, nor 1.0)."""
+        try:
+            # msgspec, not orjson: orjson's bytes keep a 4 KiB buffer each. (msgspec writes NaN
+            # and infinities as null: the loaders refuse them, so no result here holds one.)
+            text = _encode(result)
+        except (msgspec.EncodeError, ValueError, TypeError, OverflowError):  # no JSON text:
+            text = None  # not shared (a lone surrogate: no loader lets one in)
+        kept = self._results.get(text) if text is not None else None
+        if kept is not None:
+            return kept
+        self._strings.fields(result, "result")
+        if text is not None and len(self._results) < _RESULTS:
+            self._results[text] = result
+        return result
 
     def finish(self, complete: bool = True) -> None:
         """The file is read: `complete` is False when some line of it could not be."""
@@ -297,10 +335,16 @@ class TrialChecker:
         elif self.cases is not None and complete:
             # Exactly one trial per frozen case: a case left out is a result withheld. (Not
             # judged while some line could not be read: that line may be the case's trial.)
+            firsts, tried = self._firsts, self._tried
             missing = [
                 case
                 for case in self.cases.values()
-                if case.case_id not in self._first_line and case.case_id not in self._tried
+                if (
+                    firsts[case.line] == _NO_TRIAL
+                    if firsts is not None
+                    else case.case_id not in self._first_line
+                )
+                and case.case_id not in tried
             ]
             pairs = self._pairs(missing)
             for case in missing:

@@ -6,14 +6,20 @@ every trial names a system (never null, never blank once trimmed).
 
 from __future__ import annotations
 
+import copy
 import io
-from typing import Any
+import pickle
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, cast
 
 import orjson
+import pytest
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
-from bot.rules.evidence.trials import check_trials
+from bot.rules.evidence.models import Case, FoldedKeys
+from bot.rules.evidence.trials import TrialChecker, check_trials
 from bot.vocab.document import Record
 from bot.vocab.findings import Code
 from bot.vocab.jsonl import parse_jsonl
@@ -206,3 +212,141 @@ def test_lean_cases_read_by_blocks_share_as_line_by_line() -> None:
     assert kept[1] is kept[3] is kept[6]  # {"probe": true}, also with a field not kept
     assert kept[4] is not kept[5] and kept[4] == {"probe": None} and kept[5] == {}
     assert kept[0] is not kept[1] and kept[0] is not kept[2]
+
+
+def test_lean_cases_keep_no_sha256_yet_find_one_content_frozen_twice() -> None:
+    # The hash is compared as the line is read (with the content's, with the other cases'),
+    # then not kept: nothing after the check reads it.
+    cases, _ = _honest()
+    copy = dict(cases[0], case_id="sabotage-999")
+    wrong = dict(cases[1], sha256="0" * 64)
+    check = CaseChecker(CASES, public_fields=frozenset({"probe"}))
+    for record in _records([*cases[:1], wrong, *cases[2:], copy]):
+        check.add(record)
+    check.finish()
+    assert {case.sha256 for case in check.cases.values()} == {""}
+    assert [(f.code, f.line) for f in check.findings] == [
+        (Code.CASE_HASH_MISMATCH, 2),
+        (Code.DUPLICATE_CASE, len(cases) + 1),
+    ]
+    assert f"sha256 says {'0' * 64}, the RFC 8785 form" in check.findings[0].message
+    assert check.findings[1].message == (
+        f"case 'sabotage-999' has the same content (sha256 {cases[0]['sha256']}) as case"
+        f" '{cases[0]['case_id']}' on line 1: one case frozen twice is still one case"
+    )
+
+
+def test_trials_with_one_result_share_it_but_json_types_and_key_order_stay_apart() -> None:
+    cases, trials = _honest()
+    results: list[dict[str, Any]] = [
+        {"verdict": "passed", "score": 1},
+        {"verdict": "passed", "score": 1.0},
+        {"verdict": "passed", "score": True},
+        {"verdict": "passed", "score": 0.0},
+        {"verdict": "passed", "score": -0.0},
+        {"score": 1, "verdict": "passed"},
+        {"verdict": "passed", "score": 1},
+        {"verdict": "passed", "score": [1, {"a": None}]},
+        {"verdict": "passed", "score": [1, {"a": None}]},
+    ]
+    for trial, result in zip(trials, results, strict=False):
+        trial["result"] = result
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert findings == []
+    kept_results = [trial.result for trial in kept[: len(results)]]
+    assert kept_results == results
+    for one, other in zip(kept_results, results, strict=True):  # JSON types and key order
+        assert [(k, type(v), repr(v)) for k, v in one.items()] == [
+            (k, type(v), repr(v)) for k, v in other.items()
+        ]
+    assert kept_results[6] is kept_results[0]
+    assert kept_results[8] is kept_results[7]
+    assert len({id(result) for result in kept_results}) == 7
+
+
+def _one_trial_per_case(
+    cases: Mapping[str, Case], trials: list[dict[str, Any]]
+) -> tuple[TrialChecker, list[tuple[Code, int | None, str]]]:
+    check = TrialChecker(cases, KEYS, TRIALS)
+    for record in _records(trials):
+        check.add(record)
+    check.finish()
+    return check, [(f.code, f.line, f.message) for f in check.findings]
+
+
+def test_one_trial_per_case_is_judged_alike_by_the_cases_lines_and_by_their_ids() -> None:
+    # A frozen case's first trial is kept by the case's line (an array) where the cases'
+    # lines are distinct, else by its id (a dict): the findings are the same.
+    cases, trials = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    unknown = dict(trials[1], case_id="not-frozen")
+    again = dict(trials[0], case_id="".join(trials[0]["case_id"]))  # an equal, other string
+    some = [trials[0], unknown, again, *trials[3:], unknown]
+    by_line, found = _one_trial_per_case(checked, some)
+    assert by_line._firsts is not None and by_line._first_line == {"not-frozen": 2}
+    one_line = {case_id: replace(case, line=7) for case_id, case in checked.items()}
+    by_id, found_by_id = _one_trial_per_case(one_line, some)
+    assert by_id._firsts is None
+    (kept,) = (key for key in by_id._first_line if key == trials[0]["case_id"])
+    assert kept is checked[kept].case_id  # the case's own string, not the line's
+    assert [(code, at) for code, at, _ in found] == [
+        (Code.UNKNOWN_CASE, 2),
+        (Code.DUPLICATE_TRIAL, 3),
+        (Code.DUPLICATE_TRIAL, len(some)),
+        (Code.MISSING_TRIAL, None),
+        (Code.MISSING_TRIAL, None),
+    ]
+    assert found[1][2] == (
+        f"a second trial for case {trials[0]['case_id']!r} (first on line 1); the rules allow"
+        " exactly one trial per case"
+    )
+    assert found[2][2].startswith("a second trial for case 'not-frozen' (first on line 2)")
+    assert f"frozen case {cases[1]['case_id']!r} (freeze-cases.jsonl line 2)" in found[3][2]
+    assert f"frozen case {cases[2]['case_id']!r} (freeze-cases.jsonl line 3)" in found[4][2]
+    assert found_by_id[:3] == found[:3]
+    assert [message.replace("line 7)", "line") for _, _, message in found_by_id[3:]] == [
+        message.replace("line 2)", "line").replace("line 3)", "line") for _, _, message in found[3:]
+    ]
+
+
+def test_a_trial_on_its_cases_line_number_shares_the_int() -> None:
+    # Trials written in the cases' order: each keeps its case's line object (ints past 256
+    # are objects of their own, 28 bytes each).
+    cases, trials = _honest()
+    case_records = [Record(1000 + index, case) for index, case in enumerate(cases)]
+    checked, _ = check_cases(case_records, CASES)
+    lines = [1000 + index for index in range(len(trials))]
+    lines[1] = 5000  # not its case's line
+    trial_records = [
+        Record(int(str(line)), trial) for line, trial in zip(lines, trials, strict=True)
+    ]
+    kept, findings = check_trials(trial_records, checked, KEYS, TRIALS)
+    assert findings == []
+    assert [trial.line for trial in kept] == lines
+    assert [trial.line is checked[trial.case_id].line for trial in kept[:3]] == [True, False, True]
+
+
+def test_folded_keys_read_as_the_dict_of_their_items() -> None:
+    items: dict[str, object] = {"system": "a", "trajectory": "t-1", "evaluator": None, "n": 1}
+    keys = FoldedKeys.of(items)
+    assert isinstance(keys, Mapping) and not isinstance(keys, dict)
+    assert keys == items and (keys != items) is False and keys != {**items, "n": 2}
+    assert (len(keys), list(keys), dict(keys), repr(keys)) == (4, list(items), items, repr(items))
+    assert ("system" in keys, "a" in keys, keys["n"], keys.get("absent", 7)) == (True, False, 1, 7)
+    with pytest.raises(KeyError):
+        keys["absent"]
+    with pytest.raises(TypeError):
+        hash(keys)
+    for again in (copy.copy(keys), pickle.loads(pickle.dumps(keys))):
+        assert type(again) is FoldedKeys and again == items
+    assert not FoldedKeys.of({}) and FoldedKeys.of({}) == {}
+
+
+def test_every_trial_of_a_file_shares_one_positions_dict() -> None:
+    cases, trials = _honest()
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, _ = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert all(type(trial.keys) is FoldedKeys for trial in kept)
+    assert len({id(tuple.__getitem__(cast(FoldedKeys, trial.keys), 0)) for trial in kept}) == 1
+    assert [list(trial.keys) for trial in kept[:2]] == [list(KEYS)] * 2
