@@ -10,11 +10,11 @@ import copy
 import io
 import pickle
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, cast
 
 import orjson
 import pytest
+from msgspec import structs
 
 from bot.faces.demo.specimen import AttemptSpec, attempt_files
 from bot.rules.evidence.cases import CaseChecker, check_cases
@@ -285,7 +285,7 @@ def test_one_trial_per_case_is_judged_alike_by_the_cases_lines_and_by_their_ids(
     some = [trials[0], unknown, again, *trials[3:], unknown]
     by_line, found = _one_trial_per_case(checked, some)
     assert by_line._firsts is not None and by_line._first_line == {"not-frozen": 2}
-    one_line = {case_id: replace(case, line=7) for case_id, case in checked.items()}
+    one_line = {case_id: structs.replace(case, line=7) for case_id, case in checked.items()}
     by_id, found_by_id = _one_trial_per_case(one_line, some)
     assert by_id._firsts is None
     (kept,) = (key for key in by_id._first_line if key == trials[0]["case_id"])
