@@ -343,7 +343,6 @@ def test_folded_keys_read_as_the_dict_of_their_items() -> None:
     assert not FoldedKeys.of({}) and FoldedKeys.of({}) == {}
 
 
-@pytest.mark.xfail(strict=True, reason="FoldedKeys.__ne__ negates NotImplemented")
 def test_folded_keys_differ_from_what_is_no_mapping_as_a_dict_does() -> None:
     """`!=` against a value that is no mapping is True, as a dict's, and warns of nothing
     (`Mapping.__eq__` gives NotImplemented there: `not NotImplemented` is not an answer)."""
