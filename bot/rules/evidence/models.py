@@ -133,7 +133,8 @@ class FoldedKeys(tuple[Any, ...], Mapping[str, object]):
         return Mapping.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
-        return not Mapping.__eq__(self, other)
+        equal = Mapping.__eq__(self, other)  # NotImplemented for what is no mapping: as is
+        return equal if equal is NotImplemented else not equal
 
     __hash__ = None  # type: ignore[assignment]  # as a dict's
 
