@@ -47,23 +47,43 @@ def run_claims(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Callable[.
     return run
 
 
-@pytest.fixture(autouse=True)
-def _close_git_repositories(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Close every `git.Repo` a test opens. GitPython keeps `git cat-file` processes per
-    repository; left to the garbage collector they end the session with ResourceWarnings
-    (which `filterwarnings = error` turns into a failed run). The bot closes its own
-    (`Workspace.close`); this covers the repositories tests build and inspect."""
-    opened: list[git.Repo] = []
+_OPENED: list[git.Repo] = []  # every `git.Repo` opened while the tests run, until closed
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _track_git_repositories() -> Iterator[None]:
+    """Keep every `git.Repo` opened in the session, and close what is left at its end.
+    GitPython keeps `git cat-file` processes per repository; a repository left to the
+    garbage collector ends with ResourceWarnings for their pipes (which `filterwarnings =
+    error` turns into a failure of whichever test is running when the collector gets to it:
+    the bot moves young objects to the oldest generation after reading, so that can be much
+    later). Held here, none is garbage before it is closed, whatever the scope of the
+    fixture that opened it. The bot closes its own (`Workspace.close`)."""
     original = git.Repo.__init__
 
     def init(self: git.Repo, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
-        opened.append(self)
+        _OPENED.append(self)
 
-    monkeypatch.setattr(git.Repo, "__init__", init)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(git.Repo, "__init__", init)
+        yield
+    _close_from(0)
+
+
+@pytest.fixture(autouse=True)
+def _close_git_repositories() -> Iterator[None]:
+    """Close every `git.Repo` a test opens when it ends (those of wider fixtures stay open
+    for the tests that share them, and are closed at the session's end)."""
+    first = len(_OPENED)
     yield
-    for repo in opened:
+    _close_from(first)
+
+
+def _close_from(first: int) -> None:
+    for repo in _OPENED[first:]:
         repo.close()
+    del _OPENED[first:]
 
 
 # The loopback addresses of the tests' local HTTP servers (localhost may resolve to either).

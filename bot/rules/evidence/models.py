@@ -110,10 +110,10 @@ class FoldedKeys(tuple[Any, ...], Mapping[str, object]):
     def of(cls, items: Mapping[str, object]) -> FoldedKeys:
         return cls(cls.positions(items), items.values())
 
-    def __getnewargs__(self) -> tuple[Any, ...]:  # copy, pickle
+    def __getnewargs__(self) -> tuple[object, ...]:  # copy, pickle
         return (_item(self, 0), _item(self, slice(1, None)))
 
-    def __getitem__(self, key: str, _item: Any = tuple.__getitem__) -> object:  # type: ignore[override]
+    def __getitem__(self, key: str) -> object:  # type: ignore[override]
         return _item(self, _item(self, 0)[key])
 
     def get(self, key: str, default: object = None) -> object:
@@ -133,7 +133,8 @@ class FoldedKeys(tuple[Any, ...], Mapping[str, object]):
         return Mapping.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
-        return not Mapping.__eq__(self, other)
+        equal = Mapping.__eq__(self, other)  # NotImplemented for what is no mapping: as is
+        return equal if equal is NotImplemented else not equal
 
     __hash__ = None  # type: ignore[assignment]  # as a dict's
 

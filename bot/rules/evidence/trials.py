@@ -313,16 +313,17 @@ class TrialChecker:
         a result is read, never changed, so trials with the same share one. Equal means the
         same JSON text, key order and number types included (`true` is not 1, nor 1.0)."""
         try:
-            # msgspec, not orjson: orjson's bytes keep a 4 KiB buffer each. (msgspec writes NaN
-            # and infinities as null: the loaders refuse them, so no result here holds one.)
+            # msgspec, not orjson: orjson's bytes keep a 4 KiB buffer each.
             text = _encode(result)
         except (msgspec.EncodeError, ValueError, TypeError, OverflowError):  # no JSON text:
-            text = None  # not shared (a lone surrogate: no loader lets one in)
-        kept = self._results.get(text) if text is not None else None
-        if kept is not None:
+            text = b""  # not shared (a lone surrogate: no loader lets one in)
+        kept = self._results.get(text) if text else None
+        # msgspec writes NaN and infinities as null too (the loaders refuse them, a caller's
+        # own records may not): where the text has a null, the values decide as well.
+        if kept is not None and (b"null" not in text or kept == result):
             return kept
         self._strings.fields(result, "result")
-        if text is not None and len(self._results) < _RESULTS:
+        if kept is None and text and len(self._results) < _RESULTS:
             self._results[text] = result
         return result
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import io
+import math
 import pickle
 from collections.abc import Mapping
 from typing import Any, cast
@@ -265,6 +266,22 @@ def test_trials_with_one_result_share_it_but_json_types_and_key_order_stay_apart
     assert len({id(result) for result in kept_results}) == 7
 
 
+def test_a_null_result_is_not_shared_with_a_nan_or_infinite_one() -> None:
+    """`check_trials` over records its caller built (an adapter's, not the JSONL loaders',
+    which refuse NaN): msgspec writes NaN and infinities as `null`, so their JSON text is not
+    enough to share a result."""
+    cases, trials = _honest()
+    scores = [None, math.nan, None, math.inf, -math.inf, math.inf]
+    for trial, score in zip(trials, scores, strict=False):
+        trial["result"] = {"score": score}
+    checked, _ = check_cases(_records(cases), CASES)
+    kept, findings = check_trials(_records(trials), checked, KEYS, TRIALS)
+    assert findings == []
+    got = [trial.result["score"] for trial in kept[: len(scores)]]
+    assert [repr(score) for score in got] == [repr(score) for score in scores]
+    assert kept[2].result is kept[0].result  # nulls alike still share one
+
+
 def _one_trial_per_case(
     cases: Mapping[str, Case], trials: list[dict[str, Any]]
 ) -> tuple[TrialChecker, list[tuple[Code, int | None, str]]]:
@@ -341,6 +358,16 @@ def test_folded_keys_read_as_the_dict_of_their_items() -> None:
     for again in (copy.copy(keys), pickle.loads(pickle.dumps(keys))):
         assert type(again) is FoldedKeys and again == items
     assert not FoldedKeys.of({}) and FoldedKeys.of({}) == {}
+
+
+def test_folded_keys_differ_from_what_is_no_mapping_as_a_dict_does() -> None:
+    """`!=` against a value that is no mapping is True, as a dict's, and warns of nothing
+    (`Mapping.__eq__` gives NotImplemented there: `not NotImplemented` is not an answer)."""
+    items: dict[str, object] = {"system": "a", "n": 1}
+    keys = FoldedKeys.of(items)
+    for other in (None, 5, "system", ["system"]):
+        assert (keys != other, keys == other) == (items != other, items == other) == (True, False)
+        assert (other != keys) is True
 
 
 def test_every_trial_of_a_file_shares_one_positions_dict() -> None:
