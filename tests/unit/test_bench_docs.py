@@ -70,6 +70,12 @@ def test_captured_output_is_printed_and_kept(capsys: pytest.CaptureFixture[str])
 
 def test_the_page_has_the_markers_the_bench_scripts_write() -> None:
     text = (PROJECT / "docs" / "performance.md").read_text()
-    for name in ("verify_scale-100k", "verify_scale-1m", "startup"):
+    for name in (
+        "verify_scale-100k",
+        "verify_scale-1m",
+        "verify_stages-100k",
+        "verify_stages-1m",
+        "startup",
+    ):
         assert text.count(f"<!-- bench:{name} -->") == 1
         assert text.count(f"<!-- /bench:{name} -->") == 1
