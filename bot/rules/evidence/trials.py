@@ -190,20 +190,16 @@ class TrialChecker:
         return True
 
     def _column(self, key: str, values: Sequence[object]) -> list[object]:
-        """Each of `values` (of unit key `key`) with its name folded, as `_fold` folds it (a
-        column of names all seen before is one `map`)."""
-        memo = self._folded.setdefault(key, {})
+        """`_fold` of each of `values` (of unit key `key`) that is a name (a column of names
+        all seen before is one `map`)."""
+        memo, fold = self._folded.setdefault(key, {}), self._fold
         got: list[object] = list(map(memo.get, values))  # type: ignore[arg-type]
         if None not in got:
             return got
-        for index, (name, value) in enumerate(zip(got, values, strict=True)):
-            if name is None and type(value) is str:
-                got[index] = folded = fold_name(value)
-                if len(memo) < _FOLDED:
-                    memo[value] = folded
-            elif name is None:
-                got[index] = value
-        return got
+        return [
+            value if type(value) is not str else name if name is not None else fold(key, value)
+            for name, value in zip(got, values, strict=True)
+        ]
 
     def _fold(self, key: str, name: str) -> str:
         """`fold_name(name)`, one string for a name a unit key repeats (up to _FOLDED)."""
