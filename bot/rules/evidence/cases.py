@@ -20,7 +20,7 @@ from bot.vocab.values import JSONObject
 
 __all__ = ["CaseChecker", "check_cases"]
 
-_ABSENT = object()  # a public field a case does not have (`_flat_publics`)
+_ABSENT = object()  # a public field a case does not have (`CaseChecker._public`)
 
 
 def check_cases(
@@ -60,7 +60,6 @@ class CaseChecker:
         self._publics: dict[tuple[object, ...], JSONObject] = {}
         self._strings = SharedStrings()  # a lean case's family and kind, kept once
         self._public_names = sorted(public_fields or ())
-        self._flat: dict[tuple[object, ...], JSONObject] = {}  # `_flat_publics`'s shared ones
 
     def add(self, record: Record) -> None:
         self.count += 1
@@ -129,7 +128,7 @@ class CaseChecker:
         if self.public_fields is not None:  # lean, as `_keep` keeps a case
             families = self._strings.column("family", families)
             kinds = self._strings.column("kind", kinds)
-            publics = self._flat_publics(publics)
+            publics = list(map(self._public, publics))
             contents = [None] * len(lines)
             kept_hashes = [""] * len(lines)
         numbers = range(first, first + len(lines))
@@ -137,24 +136,6 @@ class CaseChecker:
         cases.update(zip(case_ids, kept, strict=True))
         by_hash.update(zip(hashes, kept, strict=True))
         return True
-
-    def _flat_publics(self, publics: list[JSONObject]) -> list[JSONObject]:
-        """`_public` of each of `publics`, whose values are no arrays or objects (a block's:
-        `LineDecoder.cases`), one object for the same values of the same types."""
-        names, memo = self._public_names, self._flat
-        kept = []
-        for public in publics:
-            values = tuple([public.get(name, _ABSENT) for name in names])
-            key = values + tuple(map(type, values))  # JSON's true is not 1
-            shared = memo.get(key)
-            if shared is None:
-                shared = memo[key] = {
-                    name: value  # type: ignore[misc]  # the public's own value
-                    for name, value in zip(names, values, strict=True)
-                    if value is not _ABSENT
-                }
-            kept.append(shared)
-        return kept
 
     def _keep(
         self,
@@ -215,11 +196,13 @@ class CaseChecker:
 
     def _public(self, public: JSONObject) -> JSONObject:
         """`public` with only `public_fields`, one object for the same plain values (of the
-        same types: JSON's `true` is not 1, though Python's `True == 1`)."""
-        kept = {name: public[name] for name in self._public_names if name in public}
+        same types: JSON's `true` is not 1, though Python's `True == 1`; an absent field is
+        not null)."""
+        names = self._public_names
+        values = tuple([public.get(name, _ABSENT) for name in names])
+        kept = {name: public[name] for name in names if name in public}
         try:
-            key = tuple([(name, type(value), value) for name, value in kept.items()])
-            return self._publics.setdefault(key, kept)
+            return self._publics.setdefault(values + tuple(map(type, values)), kept)
         except TypeError:  # a list or object among the values: not shared
             return kept
 
