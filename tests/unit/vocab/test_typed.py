@@ -39,7 +39,6 @@ from bot.vocab.config import Limits
 from bot.vocab.jsonl import Typed, _over_record_caps, _shape, parse_jsonl
 from bot.vocab.timestamps import parse_timestamp
 from bot.vocab.typed import (
-    _LONG_NUMBER,
     _LONG_NUMBER_SCANNED,
     _SCAN,
     CaseLine,
@@ -499,6 +498,31 @@ def test_each_struct_equals_its_schema(kind: str) -> None:
 UNIT_KEYS = ("system", "trajectory", "evaluator", "attack_family")
 
 
+def _typed(
+    one: Callable[[bytes], tuple[Any, Any] | None],
+    add_one: Callable[..., None],
+    many: Callable[[bytes, list[bytes]], tuple[Any, Any] | None],
+    add_many: Callable[..., None],
+    block: int,
+) -> Typed:
+    """The typed readers `RecordsChecker` gives `parse_jsonl`, over one checker: a line's
+    reading (`one`) kept by `add_one`, a block's (`many`, offered when `block`) by `add_many`."""
+
+    def line(number: int, raw: bytes) -> bool:
+        read = one(raw)
+        if read is not None:
+            add_one(number, *read)
+        return read is not None
+
+    def lines(first: int, raw: bytes, found: list[bytes]) -> bool:
+        read = many(raw, found)
+        if read is not None:
+            add_many(first, *read)
+        return read is not None
+
+    return Typed(line, lines if block else None)
+
+
 def checked(
     files: dict[str, bytes],
     use_typed: bool,
@@ -511,46 +535,22 @@ def checked(
     lines: the cases, trials and findings, as text."""
     decoder = LineDecoder()
     cases = CaseChecker("c.jsonl", frozenset({"title", "probe"}) if lean else None)
-
-    def typed_case(number: int, raw: bytes) -> bool:
-        read = decoder.case(raw)
-        if read is not None:
-            cases.add_typed(number, *read)
-        return read is not None
-
-    def typed_cases(first: int, raw: bytes, lines: list[bytes]) -> bool:
-        read = decoder.cases(raw, lines)
-        if read is not None:
-            cases.add_typed_lines(first, *read)
-        return read is not None
-
+    typed = _typed(decoder.case, cases.add_typed, decoder.cases, cases.add_typed_lines, block)
     _, problems = parse_jsonl(
         io.BytesIO(files.get("freeze-cases.jsonl", b"")),
         "c.jsonl",
         sink=lambda record, _: cases.add(record),
-        typed=Typed(typed_case, typed_cases if block else None) if use_typed else None,
+        typed=typed if use_typed else None,
         block_bytes=block or 1 << 20,
     )
     cases.finish(not problems)
     trials = TrialChecker(cases.cases, unit_keys, "t.jsonl")
-
-    def typed_trial(number: int, raw: bytes) -> bool:
-        read = decoder.trial(raw)
-        if read is not None:
-            trials.add_typed(number, *read)
-        return read is not None
-
-    def typed_trials(first: int, raw: bytes, lines: list[bytes]) -> bool:
-        read = decoder.trials(raw, lines)
-        if read is not None:
-            trials.add_typed_lines(first, *read)
-        return read is not None
-
+    typed = _typed(decoder.trial, trials.add_typed, decoder.trials, trials.add_typed_lines, block)
     _, more = parse_jsonl(
         io.BytesIO(files.get("trials.jsonl", b"")),
         "t.jsonl",
         sink=lambda record, _: trials.add(record),
-        typed=Typed(typed_trial, typed_trials if block else None) if use_typed else None,
+        typed=typed if use_typed else None,
         block_bytes=block or 1 << 20,
     )
     trials.finish(not more)
@@ -728,6 +728,10 @@ def test_lines_spelled_every_way_are_read_alike(data: st.DataObject, kind: str, 
         record["result"] = {"r": extra}
     raw = _Spelling(data).value(record)
     check_line(kind, raw)
+
+
+# What may start a number of 16 digits (the shortest integer past 2**53 - 1 has 16 digits).
+_LONG_NUMBER = re.compile(rb"[:,\[\s]-?[0-9]{16}")
 
 
 @settings(max_examples=500, deadline=None)
