@@ -44,6 +44,8 @@ from typing import Annotated, Any, Final
 import msgspec
 from msgspec import Meta
 
+# The loader's own checks of a line (`bot/vocab/jsonl.py`), which this reading must equal.
+from bot.vocab.jsonl import _LOOSE_KEY, _SURROGATE_ESCAPE, _members
 from bot.vocab.timestamps import parse_timestamp
 
 __all__ = [
@@ -98,27 +100,6 @@ class CertificateLine(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     version: Name | msgspec.UnsetType = msgspec.UNSET
     scope_reason: Text | msgspec.UnsetType = msgspec.UNSET
     label: str | msgspec.UnsetType | None = msgspec.UNSET
-
-
-_LOOSE_KEY: Final = re.compile(rb'"\s+:')
-_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F]")
-
-
-def _members(value: object) -> int:
-    """How many members the objects in `value` hold, all depths (for values no deeper than
-    the loader's `max_json_depth`, which the caller has bounded)."""
-    if type(value) is dict:
-        count = len(value)
-        children: Any = value.values()
-    elif type(value) is list:
-        count = 0
-        children = value
-    else:
-        return 0
-    for child in children:
-        if type(child) is dict or type(child) is list:
-            count += _members(child)
-    return count
 
 
 def _utf8(raw: bytes) -> bool:
