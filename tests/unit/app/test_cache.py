@@ -30,8 +30,8 @@ from bot.faces.demo.specimen import AttemptSpec, market_document
 from bot.faces.report.text import render_resolution
 from bot.rules.judge.attempt import withholdable_of
 from bot.rules.judge.inputs import AttemptFacts, AttemptFiles
-from bot.rules.records import RecordsChecker
-from bot.vocab.findings import Code
+from bot.rules.records import RecordsChecker, RecordsResult
+from bot.vocab.findings import Code, Finding
 from tests.support import RegistryFactory, rewrite, verdicts_json
 
 AS_OF = date(2027, 4, 15)  # inside market 3's window: judgments count as recorded
@@ -213,7 +213,6 @@ def test_any_damage_to_an_entry_is_found(
 ) -> None:
     """Property: a changed byte, a cut or appended bytes anywhere in an entry is reported as
     a notice and never trusted (and never raises)."""
-    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     how = data.draw(st.sampled_from(["byte", "cut", "append"]))
@@ -225,16 +224,7 @@ def test_any_damage_to_an_entry_is_found(
         damaged = raw[: data.draw(st.integers(0, len(raw) - 1))]
     else:
         damaged = raw + data.draw(st.binary(min_size=1, max_size=20))
-    path.write_bytes(damaged)
-    try:
-        cache = VerificationCache(path.parents[1])
-        with open_workspace(root) as workspace:
-            registry = workspace.registry
-            (folder,) = registry.attempt_folders()
-            files = read_attempt(registry, folder)
-            check, notices = cache.lookup(registry, files)
-    finally:
-        path.write_bytes(raw)
+    check, notices = _lookup_damaged(root, path, raw, damaged)
     assert check is None
     assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
 
@@ -440,24 +430,33 @@ def test_a_length_field_that_is_not_text_is_a_damaged_entry(
 ) -> None:
     """The header's length field holding a byte that is not UTF-8 (hypothesis found this one
     raising UnicodeDecodeError while the message was written) is a notice, never a traceback."""
-    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     header, _, body = raw.partition(b"\n")
     fields = header.split(b" ")
     fields[3] = b"\xff" + fields[3][1:]
-    path.write_bytes(b" ".join(fields) + b"\n" + body)
+    check, notices = _lookup_damaged(root, path, raw, b" ".join(fields) + b"\n" + body)
+    assert check is None
+    assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
+    assert "\\xff" in notices[0].message
+
+
+def _lookup_damaged(
+    root: Path, path: Path, raw: bytes, damaged: bytes
+) -> tuple[RecordsResult | None, list[Finding]]:
+    """The cache's answer for the registry at `root` with its one entry (`path`, written as
+    `raw`) replaced by `damaged`; the entry is put back afterwards."""
+    from bot.app.attempt_read import read_attempt
+
+    path.write_bytes(damaged)
     try:
         cache = VerificationCache(path.parents[1])
         with open_workspace(root) as workspace:
             registry = workspace.registry
             (folder,) = registry.attempt_folders()
-            check, notices = cache.lookup(registry, read_attempt(registry, folder))
+            return cache.lookup(registry, read_attempt(registry, folder))
     finally:
         path.write_bytes(raw)
-    assert check is None
-    assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
-    assert "\\xff" in notices[0].message
 
 
 def _resealed(header: bytes, body: bytes) -> bytes:
@@ -488,19 +487,10 @@ def test_an_entry_resealed_by_hand_is_a_notice(entry: tuple[Path, Path, bytes], 
     """An entry whose header agrees with a body the bot never writes (a cache restored from
     elsewhere): JSON nested past the parser's recursion, a unit summary no judge gives. A
     notice, never a traceback."""
-    from bot.app.attempt_read import read_attempt
 
     root, path, raw = entry
     header, _, body = raw.partition(b"\n")
-    path.write_bytes(_resealed(header, forge(body)))
-    try:
-        cache = VerificationCache(path.parents[1])
-        with open_workspace(root) as workspace:
-            registry = workspace.registry
-            (folder,) = registry.attempt_folders()
-            check, notices = cache.lookup(registry, read_attempt(registry, folder))
-    finally:
-        path.write_bytes(raw)
+    check, notices = _lookup_damaged(root, path, raw, _resealed(header, forge(body)))
     assert check is None
     assert [n.code for n in notices] == [Code.CACHE_ENTRY_INVALID]
 
